@@ -1,0 +1,232 @@
+// buildApp(config): the whole service as a Fastify instance, without listening. Tests drive it with inject().
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
+import type { Config } from './config.js';
+import { type Database, migrate, openDatabase } from './db/database.js';
+import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
+import { ulid } from './domain/ids.js';
+import { parseLeadInput } from './domain/lead-input.js';
+import { parseStatusChange } from './domain/leads.js';
+import authPlugin from './http/plugins/auth.js';
+import errorsPlugin from './http/plugins/errors.js';
+import metricsPlugin from './http/plugins/metrics.js';
+import { sendProblem } from './http/problem.js';
+import operationRoutes from './http/routes/operations.js';
+import type { RouteDeps } from './http/routes/types.js';
+import addressRoutes from './http/routes/v1/addresses.js';
+import leadRoutes from './http/routes/v1/leads.js';
+import workItemRoutes from './http/routes/v1/work-items.js';
+import { ProblemSchema } from './http/schemas/common.js';
+
+export interface BuildOptions {
+  /** Use this database instead of opening the configured one (tests share one across apps). */
+  database?: Database;
+  /** Run migrations on start (default true). */
+  migrate?: boolean;
+  /** Pino logger options, or false for silence. */
+  logger?: boolean | Record<string, unknown>;
+  /** Collect process metrics (default true; tests building many apps turn it off). */
+  defaultMetrics?: boolean;
+}
+
+export interface App extends FastifyInstance {
+  deps: RouteDeps;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BODY_VALIDATORS: Record<string, (body: unknown) => unknown> = {
+  'lead-create': parseLeadInput,
+  'status-change': parseStatusChange,
+};
+
+// ajv-formats is CommonJS with a default export: take it either way.
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ??
+  (addFormatsModule as unknown as AddFormats);
+
+function compileValidators() {
+  // Bodies: no type coercion (a number is not a string), no silent stripping of unknown fields, every error.
+  const bodyAjv = addFormats(
+    new Ajv({
+      coerceTypes: false,
+      removeAdditional: false,
+      allErrors: true,
+      useDefaults: false,
+      strict: false,
+    }),
+  );
+  // Query strings and path parameters arrive as text: coerce "20" to 20, still report unknown parameters.
+  const paramAjv = addFormats(
+    new Ajv({
+      coerceTypes: true,
+      removeAdditional: false,
+      allErrors: true,
+      useDefaults: true,
+      strict: false,
+    }),
+  );
+  for (const ajv of [bodyAjv, paramAjv]) ajv.addKeyword('x-validator');
+  return ({ schema, httpPart }: { schema: FastifySchema & Record<string, unknown>; httpPart?: string }) => {
+    const custom = httpPart === 'body' ? BODY_VALIDATORS[String(schema['x-validator'])] : undefined;
+    if (custom) {
+      return (data: unknown) => {
+        try {
+          return { value: custom(data) };
+        } catch (error) {
+          return { error: error as Error };
+        }
+      };
+    }
+    const validate: ValidateFunction = (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema);
+    return validate;
+  };
+}
+
+export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
+  const database = options.database ?? openDatabase(config.database, config.sqliteSynchronous);
+  const ownsDatabase = !options.database;
+  if (options.migrate !== false) {
+    await migrate(database, config.database.dialect === 'postgres' ? config.database.schema : undefined);
+  }
+
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+            ...(typeof options.logger === 'object' ? options.logger : {}),
+          },
+    bodyLimit: 64 * 1024,
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.requestTimeoutMs + 5000,
+    keepAliveTimeout: 72_000,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${ulid()}`;
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    return503OnClosing: true,
+  }) as unknown as App;
+
+  app.setValidatorCompiler(compileValidators() as never);
+  app.addSchema(ProblemSchema);
+
+  const keys = new ApiKeyResolver(database.db, config.keyCacheTtlMs, (error) =>
+    app.log.warn({ err: error }, 'could not record lastUsedAt'),
+  );
+  const deps: RouteDeps = { config, database, db: database.db, keys, hooks: {} };
+  app.decorate('deps', deps);
+
+  // Every response names its request, so a client can quote it.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    return payload;
+  });
+
+  // JSON only: no text/plain fallback that would turn a mislabelled body into a string.
+  app.removeContentTypeParser('text/plain');
+
+  // A known path with the wrong method is a 405 with Allow, not a 404.
+  const routes: { pattern: RegExp; method: string }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(
+      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`,
+    );
+    for (const method of [route.method].flat()) routes.push({ pattern, method });
+  });
+  // A POST or PATCH that carries no JSON at all is told what to send, not that its (absent) body is invalid.
+  app.addHook('preValidation', async (request, reply) => {
+    if (
+      request.body === undefined &&
+      (request.method === 'POST' || request.method === 'PATCH') &&
+      request.routeOptions.schema?.body
+    ) {
+      return sendProblem(
+        request,
+        reply,
+        'unsupported_media_type',
+        'Send a JSON body with Content-Type: application/json.',
+      );
+    }
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(metricsPlugin, { defaultMetrics: options.defaultMetrics ?? true });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'lead-intake API',
+        version: '1.0.0',
+        description:
+          'Take in job requests (leads) from website forms and hand leads and work items to CRMs, BI tools, spreadsheets and automation tools. Authenticate with the X-API-Key header; each key belongs to one brand and has scopes. Errors are RFC 9457 problem+json.',
+      },
+      servers: [{ url: config.publicUrl }],
+      tags: [
+        { name: 'Leads', description: 'Job requests in states request and quoted.' },
+        {
+          name: 'Work items',
+          description: 'Leads that have been scheduled: scheduled, planned, in_progress, completed.',
+        },
+        { name: 'Addresses', description: 'Where the work is done.' },
+        { name: 'Operations', description: 'Health and readiness probes.' },
+      ],
+      components: {
+        securitySchemes: {
+          ApiKeyAuth: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: `API key (lik_…). Scopes: ${Object.entries(SCOPE_DESCRIPTIONS)
+              .map(([scope, text]) => `\`${scope}\`: ${text}`)
+              .join(' ')}`,
+          },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    uiConfig: { url: '/v1/openapi.json' } as never,
+  });
+  await app.register(authPlugin, { resolver: keys });
+
+  await app.register(operationRoutes, { deps });
+  await app.register(leadRoutes, { deps });
+  await app.register(workItemRoutes, { deps });
+  await app.register(addressRoutes, { deps });
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    if (allowed.length) {
+      reply.header('Allow', allowed.join(', '));
+      return sendProblem(
+        request,
+        reply,
+        'method_not_allowed',
+        `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`,
+      );
+    }
+    return sendProblem(request, reply, 'not_found', `No route ${request.method} ${path}.`);
+  });
+
+  app.addHook('onClose', async () => {
+    if (ownsDatabase) await database.close();
+  });
+  return app;
+}

@@ -1,0 +1,93 @@
+// Reads and validates the environment once; everything else receives the frozen result.
+import path from 'node:path';
+
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; file: string }
+  | { dialect: 'postgres'; url: string; schema: string; poolMax: number };
+
+export interface Config {
+  host: string;
+  port: number;
+  database: DatabaseConfig;
+  dataDir: string;
+  logLevel: string;
+  /** Public base URL used in logged links (setup URL). */
+  publicUrl: string;
+  metricsToken: string | undefined;
+  /** How long a resolved API key is trusted before it is looked up again (revocation delay). */
+  keyCacheTtlMs: number;
+  requestTimeoutMs: number;
+  /** SQLite's synchronous pragma: FULL makes every acknowledged commit survive power loss. */
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  trustProxy: boolean;
+  rateLimit: { readsPerMinute: number; writesPerMinute: number };
+  redisUrl: string | undefined;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').toLowerCase();
+  return raw === '1' || raw === 'true' || raw === 'yes';
+}
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const host = env.HOST || '127.0.0.1';
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL;
+  let database: DatabaseConfig;
+  if (databaseUrl) {
+    if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+      throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+    }
+    const schema = env.DATABASE_SCHEMA || 'public';
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      throw new ConfigError('DATABASE_SCHEMA must be a lower-case SQL identifier');
+    }
+    database = {
+      dialect: 'postgres',
+      url: databaseUrl,
+      schema,
+      poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 2, 1000),
+    };
+  } else {
+    database = { dialect: 'sqlite', file: path.join(dataDir, 'lead-intake.sqlite') };
+  }
+  const sync = (env.SQLITE_SYNCHRONOUS || 'FULL').toUpperCase();
+  if (sync !== 'FULL' && sync !== 'NORMAL')
+    throw new ConfigError('SQLITE_SYNCHRONOUS must be FULL or NORMAL');
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return Object.freeze({
+    host,
+    port,
+    database,
+    dataDir,
+    logLevel: env.LOG_LEVEL || 'info',
+    publicUrl: (
+      env.PUBLIC_URL || `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`
+    ).replace(/\/$/, ''),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 5000, 0, 300_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    sqliteSynchronous: sync,
+    trustProxy: bool(env, 'TRUST_PROXY'),
+    rateLimit: {
+      readsPerMinute: integer(env, 'RATE_LIMIT_READS_PER_MINUTE', 600, 1, 1_000_000),
+      writesPerMinute: integer(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 120, 1, 1_000_000),
+    },
+    redisUrl: env.REDIS_URL || undefined,
+  });
+}

@@ -1,0 +1,129 @@
+// Opens the configured database (SQLite file or PostgreSQL pool) behind one Kysely interface, and migrates it.
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import {
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { migrations } from './migrations/index.js';
+import type { Database as Schema } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type DB = Kysely<Schema>;
+
+export interface Database {
+  db: DB;
+  dialect: Dialect;
+  /** Resolves when the database answers a trivial query within the timeout. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) columns hold epoch milliseconds: well within Number's exact range.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+
+export function openDatabase(
+  config: DatabaseConfig,
+  sqliteSynchronous: 'FULL' | 'NORMAL' = 'FULL',
+): Database {
+  return config.dialect === 'sqlite' ? openSqlite(config.file, sqliteSynchronous) : openPostgres(config);
+}
+
+export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma(`synchronous = ${synchronous}`);
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    async ping() {
+      sqlite.prepare('select 1').get();
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openPostgres(config: Extract<DatabaseConfig, { dialect: 'postgres' }>): Database {
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolMax,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    // Every session works inside the configured schema; statements that hang are cut off.
+    options: `-c search_path=${config.schema} -c statement_timeout=15000 -c idle_in_transaction_session_timeout=30000`,
+  });
+  // An idle client losing its connection must not crash the process; the next query reports the error.
+  pool.on('error', () => {});
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    async ping(timeoutMs = 2000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('database ping timed out')), timeoutMs);
+      });
+      try {
+        await Promise.race([sql`select 1`.execute(db), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly list: Record<string, Migration>) {}
+  async getMigrations() {
+    return this.list;
+  }
+}
+
+// Arbitrary constant: the session-level advisory lock every instance takes before migrating.
+const MIGRATION_LOCK_KEY = 7_310_512_026;
+
+/**
+ * Brings the schema up to date. On PostgreSQL several instances may call this at once: they queue on an
+ * advisory lock, and all but the first find nothing left to do.
+ */
+export async function migrate(database: Database, schema?: string): Promise<string[]> {
+  const { db, dialect } = database;
+  const run = async (): Promise<string[]> => {
+    const migrator = new Migrator({
+      db,
+      provider: new StaticProvider(migrations(dialect)),
+      ...(dialect === 'postgres' && schema ? { migrationTableSchema: schema } : {}),
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  };
+  if (dialect === 'sqlite') return run();
+
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    try {
+      if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(connection);
+      return await run();
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    }
+  });
+}

@@ -1,0 +1,113 @@
+// Table interfaces for Kysely. Times are stored as integer milliseconds since the epoch (UTC) on both dialects.
+import type { Generated } from 'kysely';
+
+export interface BrandTable {
+  id: string;
+  name: string;
+  default_country: string;
+  created_at: number;
+}
+
+export interface UserTable {
+  id: string;
+  brand_id: string;
+  email: string;
+  email_normalized: string;
+  password_hash: string;
+  role: string;
+  created_at: number;
+  disabled_at: number | null;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  brand_id: string;
+  name: string;
+  /** First 8 characters after the lik_ prefix, for recognising a key in lists. */
+  display_prefix: string;
+  key_hash: string;
+  /** Space-separated scope names. */
+  scopes: string;
+  created_at: number;
+  created_by: string | null;
+  last_used_at: number | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  reads_per_minute: number | null;
+  writes_per_minute: number | null;
+}
+
+export interface CustomerTable {
+  id: string;
+  brand_id: string;
+  type: string;
+  name: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  email_normalized: string | null;
+  phone: string | null;
+  company_name: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AddressTable {
+  id: string;
+  brand_id: string;
+  customer_id: string;
+  street: string;
+  street_number: string | null;
+  street_number_addition: string | null;
+  postal_code: string;
+  city: string;
+  country: string;
+  /** postal code (upper case, no spaces) | number | addition | country: what makes two addresses the same. */
+  match_key: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LeadTable {
+  id: string;
+  brand_id: string;
+  customer_id: string;
+  address_id: string;
+  title: string;
+  description: string | null;
+  category: string | null;
+  priority: string;
+  budget_quote: string | null;
+  notes: string | null;
+  status: string;
+  /** 'lead' (request, quoted), 'work' (scheduled and later) or 'closed' (cancelled): which list shows it. */
+  stage: string;
+  source: string;
+  source_key_id: string | null;
+  source_key_name: string | null;
+  received_at: number;
+  created_at: number;
+  updated_at: number;
+  scheduled_at: number | null;
+}
+
+export interface LeadStatusHistoryTable {
+  lead_id: string;
+  seq: number;
+  status: string;
+  at: number;
+  actor: string | null;
+}
+
+export interface Database {
+  brands: BrandTable;
+  users: UserTable;
+  api_keys: ApiKeyTable;
+  customers: CustomerTable;
+  addresses: AddressTable;
+  leads: LeadTable;
+  lead_status_history: LeadStatusHistoryTable;
+}
+
+// Kept for tables added later that use generated columns.
+export type { Generated };

@@ -1,0 +1,107 @@
+// Addresses: linking a lead's address to one the customer already has, and the brand's address list.
+import type { DB } from '../db/database.js';
+import { newId } from './ids.js';
+import { addressMatchKey, type LeadInput } from './lead-input.js';
+import { decodeCursor, type Page, type SortOrder, toPage } from './paging.js';
+
+export interface Address {
+  id: string;
+  customerId: string;
+  street: string;
+  streetNumber: string | null;
+  streetNumberAddition: string | null;
+  postalCode: string;
+  city: string;
+  country: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Same customer, postal code (upper case, no spaces), number, addition and country: the same address. */
+export async function findOrCreateAddress(
+  trx: DB,
+  brandId: string,
+  customerId: string,
+  input: LeadInput & { country: string },
+  now: number,
+): Promise<{ id: string; created: boolean }> {
+  const matchKey = addressMatchKey(input);
+  const find = () =>
+    trx
+      .selectFrom('addresses')
+      .select('id')
+      .where('customer_id', '=', customerId)
+      .where('match_key', '=', matchKey)
+      .executeTakeFirst();
+  const existing = await find();
+  if (existing) return { id: existing.id, created: false };
+  const id = newId('address', now);
+  const inserted = await trx
+    .insertInto('addresses')
+    .values({
+      id,
+      brand_id: brandId,
+      customer_id: customerId,
+      street: input.street,
+      street_number: input.streetNumber,
+      street_number_addition: input.streetNumberAddition,
+      postal_code: input.postalCode,
+      city: input.city,
+      country: input.country,
+      match_key: matchKey,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return { id, created: true };
+  const winner = await find();
+  if (!winner) throw new Error('address insert conflicted but no matching address was found');
+  return { id: winner.id, created: false };
+}
+
+export interface AddressListQuery {
+  limit: number;
+  order: SortOrder;
+  cursor?: string;
+  createdAfter?: number;
+  createdBefore?: number;
+}
+
+export async function listAddresses(
+  db: DB,
+  brandId: string,
+  query: AddressListQuery,
+): Promise<Page<Address>> {
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const op = query.order === 'asc' ? '>' : '<';
+  let q = db
+    .selectFrom('addresses')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .orderBy('created_at', query.order)
+    .orderBy('id', query.order)
+    .limit(query.limit + 1);
+  if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
+  if (query.createdBefore !== undefined) q = q.where('created_at', '<', query.createdBefore);
+  if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), op, eb.tuple(after.time, after.id)));
+  const rows = await q.execute();
+  return toPage(
+    rows,
+    query.limit,
+    (r) => ({ time: r.created_at, id: r.id }),
+    (r) => ({
+      id: r.id,
+      customerId: r.customer_id,
+      street: r.street,
+      streetNumber: r.street_number,
+      streetNumberAddition: r.street_number_addition,
+      postalCode: r.postal_code,
+      city: r.city,
+      country: r.country,
+      createdAt: new Date(r.created_at).toISOString(),
+      updatedAt: new Date(r.updated_at).toISOString(),
+    }),
+  );
+}

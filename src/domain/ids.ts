@@ -1,0 +1,76 @@
+// Prefixed, time-ordered identifiers: <prefix>_<26 chars Crockford base32>, a monotonic ULID in lower case.
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export const ID_PREFIXES = {
+  lead: 'wrk',
+  brand: 'brd',
+  customer: 'cus',
+  address: 'adr',
+  apiKey: 'key',
+  user: 'usr',
+  event: 'evt',
+  webhookEndpoint: 'whk',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+let lastTime = -1;
+// 80 random bits kept as five 16-bit limbs so they can be incremented within one millisecond.
+const lastRandom = new Uint16Array(5);
+
+function encodeTime(time: number): string {
+  let out = '';
+  let t = time;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+function encodeRandom(limbs: Uint16Array): string {
+  // 80 bits -> 16 base32 characters, 5 bits at a time, most significant first.
+  let bits = 0n;
+  for (const limb of limbs) bits = (bits << 16n) | BigInt(limb);
+  let out = '';
+  for (let i = 0; i < 16; i++) {
+    out = ALPHABET[Number(bits & 31n)] + out;
+    bits >>= 5n;
+  }
+  return out;
+}
+
+/** Returns the 26-character opaque part; strictly increasing within this process. */
+export function ulid(now: number = Date.now()): string {
+  if (now <= lastTime) {
+    // Same (or earlier, clock went back) millisecond: increment the random part to stay ordered.
+    for (let i = 4; i >= 0; i--) {
+      const limb = lastRandom[i]!;
+      if (limb === 0xffff) {
+        lastRandom[i] = 0;
+        continue;
+      }
+      lastRandom[i] = limb + 1;
+      break;
+    }
+    return encodeTime(lastTime) + encodeRandom(lastRandom);
+  }
+  lastTime = now;
+  const bytes = randomBytes(10);
+  for (let i = 0; i < 5; i++) lastRandom[i] = (bytes[i * 2]! << 8) | bytes[i * 2 + 1]!;
+  // Leave headroom so increments within a millisecond never overflow the top limb.
+  lastRandom[0] = lastRandom[0]! & 0x7fff;
+  return encodeTime(now) + encodeRandom(lastRandom);
+}
+
+export function newId(kind: IdKind, now?: number): string {
+  return `${ID_PREFIXES[kind]}_${ulid(now)}`;
+}
+
+const ID_PATTERN = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}$/;
+
+export function isId(kind: IdKind, value: string): boolean {
+  return value.startsWith(`${ID_PREFIXES[kind]}_`) && ID_PATTERN.test(value);
+}

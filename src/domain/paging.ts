@@ -1,0 +1,77 @@
+// Keyset paging shared by every list: limit rules, opaque cursors, and time filters.
+import { ValidationError } from './errors.js';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 100;
+
+export type SortOrder = 'asc' | 'desc';
+
+export interface Position {
+  /** The sort time in epoch milliseconds. */
+  time: number;
+  id: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  limit: number;
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** `l1.` + base64url("<time>.<id>"): opaque to clients, versioned so its shape can change later. */
+export function encodeCursor(position: Position): string {
+  return `l1.${Buffer.from(`${position.time}.${position.id}`).toString('base64url')}`;
+}
+
+export function decodeCursor(cursor: string, field = 'cursor'): Position {
+  const fail = () => new ValidationError([{ field, message: 'is not a cursor this API issued' }]);
+  if (!cursor.startsWith('l1.') || cursor.length > 200) throw fail();
+  const text = Buffer.from(cursor.slice(3), 'base64url').toString('utf8');
+  const match = /^(\d{1,15})\.([a-z]{3}_[0-9a-z]{26})$/.exec(text);
+  if (!match) throw fail();
+  return { time: Number(match[1]), id: match[2]! };
+}
+
+export function normalizeLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT;
+  return Math.min(limit, MAX_LIMIT);
+}
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Parses an ISO 8601 timestamp filter into epoch ms. A value without zone is taken as UTC. */
+export function parseTimestamp(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (!ISO_TIMESTAMP.test(trimmed)) {
+    throw new ValidationError([
+      { field, message: 'must be an ISO 8601 timestamp such as 2026-11-21T09:30:00.000Z' },
+    ]);
+  }
+  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(trimmed);
+  const normalized = trimmed.includes('T') && !hasZone ? `${trimmed}Z` : trimmed;
+  const ms = Date.parse(normalized);
+  if (Number.isNaN(ms)) {
+    throw new ValidationError([{ field, message: 'is not a valid date and time' }]);
+  }
+  return ms;
+}
+
+/** Builds a page from limit+1 fetched rows. */
+export function toPage<R, T>(
+  rows: R[],
+  limit: number,
+  position: (row: R) => Position,
+  map: (row: R) => T,
+): Page<T> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    data: pageRows.map(map),
+    limit,
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor(position(last)) : null,
+  };
+}

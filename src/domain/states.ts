@@ -1,0 +1,39 @@
+// The lead lifecycle: which states exist, which list shows each, and which changes are allowed.
+
+export const LEAD_STATUSES = ['request', 'quoted'] as const;
+export const WORK_ITEM_STATUSES = ['scheduled', 'planned', 'in_progress', 'completed'] as const;
+export const ALL_STATUSES = [...LEAD_STATUSES, ...WORK_ITEM_STATUSES, 'cancelled'] as const;
+export type Status = (typeof ALL_STATUSES)[number];
+
+export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export type Stage = 'lead' | 'work' | 'closed';
+
+const TRANSITIONS: Record<Status, readonly Status[]> = {
+  request: ['quoted', 'scheduled', 'cancelled'],
+  quoted: ['scheduled', 'cancelled'],
+  scheduled: ['planned', 'cancelled'],
+  planned: ['in_progress', 'cancelled'],
+  in_progress: ['completed', 'cancelled'],
+  completed: [],
+  cancelled: [],
+};
+
+export function isStatus(value: unknown): value is Status {
+  return typeof value === 'string' && (ALL_STATUSES as readonly string[]).includes(value);
+}
+
+export function allowedTransitions(from: Status): readonly Status[] {
+  return TRANSITIONS[from];
+}
+
+export function canTransition(from: Status, to: Status): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export function stageOf(status: Status): Stage {
+  if ((LEAD_STATUSES as readonly string[]).includes(status)) return 'lead';
+  if ((WORK_ITEM_STATUSES as readonly string[]).includes(status)) return 'work';
+  return 'closed';
+}

@@ -1,0 +1,174 @@
+// One error handler: every thrown error becomes problem+json; unknown errors become a bare 500.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import {
+  DomainError,
+  type FieldError,
+  InvalidTransitionError,
+  ValidationError,
+} from '../../domain/errors.js';
+import { type ProblemCode, sendProblem } from '../problem.js';
+
+interface AjvError {
+  instancePath?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** Turns ajv errors into one { field, message } per failing field. */
+export function ajvToFieldErrors(errors: AjvError[], context: string | undefined): FieldError[] {
+  const out = new Map<string, string>();
+  for (const e of errors) {
+    let field = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      field = [field, String(e.params.missingProperty)].filter(Boolean).join('.');
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      field = [field, String(e.params.additionalProperty)].filter(Boolean).join('.');
+      message = context === 'querystring' ? 'is not a known query parameter' : 'is not a known field';
+    } else if (e.keyword === 'type') {
+      message = `must be ${e.params.type === 'integer' ? 'a whole number' : `of type ${String(e.params.type)}`}`;
+    } else if (e.keyword === 'enum') {
+      message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    } else if (e.keyword === 'minimum') {
+      message = `must be ${String(e.params.limit)} or more`;
+    }
+    if (!field) field = context === 'body' ? '(body)' : `(${context ?? 'request'})`;
+    if (!out.has(field)) out.set(field, message);
+  }
+  return [...out].map(([field, message]) => ({ field, message }));
+}
+
+const DOMAIN_TO_PROBLEM: Record<string, ProblemCode> = {
+  validation: 'validation',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  invalid_state_transition: 'invalid_state_transition',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  unavailable: 'service_unavailable',
+};
+
+const DB_UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57014', // query_canceled (statement timeout)
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+]);
+
+/** True for errors that mean "the database cannot answer right now" rather than a bug. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && DB_UNAVAILABLE_CODES.has(code)) return true;
+  const message = (error as { message?: unknown }).message;
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error|database ping timed out|the database system is (starting up|shutting down)/i.test(
+      message,
+    )
+  );
+}
+
+export default fp(
+  async function errorsPlugin(app: FastifyInstance) {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error instanceof ValidationError) {
+        return sendProblem(request, reply, 'validation', error.message, { errors: error.errors });
+      }
+      if (error instanceof InvalidTransitionError) {
+        return sendProblem(request, reply, 'invalid_state_transition', error.message, error.extra);
+      }
+      if (error instanceof DomainError) {
+        return sendProblem(
+          request,
+          reply,
+          DOMAIN_TO_PROBLEM[error.code] ?? 'internal',
+          error.message,
+          error.extra,
+        );
+      }
+      if (error.validation) {
+        const errors = ajvToFieldErrors(error.validation as AjvError[], error.validationContext);
+        const detail =
+          errors.length === 1
+            ? `${errors[0]!.field}: ${errors[0]!.message}`
+            : `${errors.length} fields are invalid: ${errors.map((e) => e.field).join(', ')}`;
+        return sendProblem(request, reply, 'validation', detail, { errors });
+      }
+      switch (error.code) {
+        case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        case 'FST_ERR_CTP_INVALID_TYPE':
+          return sendProblem(
+            request,
+            reply,
+            'unsupported_media_type',
+            'The body must be JSON, sent with Content-Type: application/json.',
+          );
+        case 'FST_ERR_CTP_BODY_TOO_LARGE':
+          return sendProblem(request, reply, 'payload_too_large', 'The body must be at most 64 KiB.');
+        case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+          return sendProblem(request, reply, 'malformed_json', 'The body is empty; send a JSON object.');
+        case 'FST_ERR_CTP_INVALID_JSON_BODY':
+          return sendProblem(request, reply, 'malformed_json', 'The body is not valid JSON.');
+        case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+          return sendProblem(request, reply, 'bad_request', 'Content-Length does not match the body.');
+      }
+      if (error instanceof SyntaxError && error.statusCode === 400) {
+        return sendProblem(request, reply, 'malformed_json', 'The body is not valid JSON.');
+      }
+      if (isDatabaseUnavailable(error)) {
+        request.log.warn({ err: error }, 'database unavailable');
+        reply.header('Retry-After', '5');
+        return sendProblem(
+          request,
+          reply,
+          'service_unavailable',
+          'The database is not reachable right now; nothing was stored. Retry later.',
+        );
+      }
+      const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+      if (status >= 400 && status < 500) {
+        // Other client errors Fastify raises (bad headers, prototype poisoning, ...): their messages are safe.
+        const code: ProblemCode =
+          status === 404
+            ? 'not_found'
+            : status === 413
+              ? 'payload_too_large'
+              : status === 415
+                ? 'unsupported_media_type'
+                : 'bad_request';
+        request.log.info({ err: error }, 'client error');
+        return sendProblem(request, reply, code, error.message, {}, status);
+      }
+      if (status === 503) {
+        reply.header('Retry-After', reply.getHeader('Retry-After') ?? '5');
+        return sendProblem(request, reply, 'service_unavailable', 'The service is overloaded. Retry later.');
+      }
+      request.log.error({ err: error }, 'unhandled error');
+      return sendProblem(
+        request,
+        reply,
+        'internal',
+        `Something went wrong on our side. Quote request id ${request.id} when you report it.`,
+      );
+    });
+  },
+  { name: 'errors' },
+);

@@ -1,0 +1,87 @@
+// Health, readiness and metrics: for load balancers, orchestrators and Prometheus.
+import { timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sendProblem } from '../problem.js';
+import type { RouteDeps } from './types.js';
+
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const expected = Buffer.from(`Bearer ${token}`);
+  const given = Buffer.from(header ?? '');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Extra readiness checks other subsystems contribute (e.g. Redis): name -> detail, never failing the probe. */
+export type ReadinessDetail = () => Record<string, string>;
+
+export default async function operationRoutes(
+  app: FastifyInstance,
+  { deps, readinessDetails = [] }: { deps: RouteDeps; readinessDetails?: ReadinessDetail[] },
+) {
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        operationId: 'health',
+        tags: ['Operations'],
+        summary: 'Liveness: the process is up',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  const Ready = Type.Object({
+    status: Type.String(),
+    database: Type.String(),
+    checks: Type.Record(Type.String(), Type.String()),
+  });
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        operationId: 'ready',
+        tags: ['Operations'],
+        summary: 'Readiness: the database answers',
+        response: { 200: Ready, 503: Ready },
+      },
+    },
+    async (_request, reply) => {
+      const checks: Record<string, string> = {};
+      for (const detail of readinessDetails) Object.assign(checks, detail());
+      try {
+        await deps.database.ping(2000);
+        return { status: 'ready', database: 'ok', checks };
+      } catch (error) {
+        reply.header('Retry-After', '5');
+        return reply.code(503).send({
+          status: 'not_ready',
+          database: `unreachable: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`,
+          checks,
+        });
+      }
+    },
+  );
+
+  app.get('/metrics', { schema: { hide: true } }, async (request: FastifyRequest, reply) => {
+    const token = deps.config.metricsToken;
+    if (token) {
+      if (!tokenMatches(request.headers.authorization, token)) {
+        reply.header('WWW-Authenticate', 'Bearer');
+        return sendProblem(request, reply, 'unauthorized', 'Send Authorization: Bearer <METRICS_TOKEN>.');
+      }
+    } else if (
+      !isLoopback(request.socket.remoteAddress ?? '') ||
+      request.headers['x-forwarded-for'] !== undefined
+    ) {
+      // A forwarded request came through a proxy, so loopback says nothing about who asked.
+      return sendProblem(request, reply, 'not_found', 'Not found.');
+    }
+    reply.type(app.metrics.contentType);
+    return app.metrics.metrics();
+  });
+}

@@ -1,0 +1,13 @@
+import type { Config } from '../../config.js';
+import type { Database, DB } from '../../db/database.js';
+import type { ApiKeyResolver } from '../../domain/api-keys.js';
+
+/** What route plugins need from the app, passed explicitly instead of through decorators. */
+export interface RouteDeps {
+  config: Readonly<Config>;
+  database: Database;
+  db: DB;
+  keys: ApiKeyResolver;
+  /** Notifications after a change commits (webhooks, dashboard); optional so routes work without them. */
+  hooks: { leadCreated?: (id: string) => void; leadChanged?: (id: string) => void };
+}

@@ -1,0 +1,62 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import { listAddresses } from '../../../domain/addresses.js';
+import { principalOf } from '../../plugins/auth.js';
+import { errorResponses, ListQuery, listEnvelope, NullableString, Timestamp } from '../../schemas/common.js';
+import type { RouteDeps } from '../types.js';
+import { pagingFrom, timestampsFrom } from './list-query.js';
+
+export const AddressSchema = Type.Object(
+  {
+    id: Type.String(),
+    customerId: Type.String(),
+    street: Type.String(),
+    streetNumber: NullableString(),
+    streetNumberAddition: NullableString(),
+    postalCode: Type.String(),
+    city: Type.String(),
+    country: Type.String(),
+    createdAt: Timestamp(),
+    updatedAt: Timestamp(),
+  },
+  { additionalProperties: false, title: 'Address' },
+);
+
+const AddressListQuery = Type.Object(
+  {
+    ...ListQuery,
+    createdAfter: Type.Optional(Type.String({ description: 'ISO 8601; only addresses created after it.' })),
+    createdBefore: Type.Optional(Type.String({ description: 'ISO 8601; only addresses created before it.' })),
+  },
+  { additionalProperties: false },
+);
+
+export default async function addressRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const options = (alias: boolean): RouteShorthandOptions => ({
+    config: { scope: 'full' },
+    schema: {
+      operationId: alias ? 'listAddressesAlias' : 'listAddresses',
+      tags: ['Addresses'],
+      summary: alias
+        ? 'List addresses (alias of /v1/addresses, as named in the original overview)'
+        : 'List addresses',
+      description:
+        'The brand’s addresses, newest first by (createdAt, id), with the list envelope and cursor paging.',
+      security: [{ ApiKeyAuth: ['full'] }],
+      querystring: AddressListQuery,
+      response: {
+        200: listEnvelope(AddressSchema, 'AddressList'),
+        ...errorResponses([401, 403, 422, 429, 503]),
+      },
+    },
+  });
+  const handler = async (request: FastifyRequest) => {
+    const query = request.query as Record<string, unknown>;
+    return listAddresses(deps.db, principalOf(request).brandId, {
+      ...pagingFrom(query),
+      ...timestampsFrom(query, ['createdAfter', 'createdBefore'] as const),
+    });
+  };
+  app.get('/v1/addresses', options(false), handler);
+  app.get('/address', options(true), handler);
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance } from 'fastify';
+import type { LeadInput } from '../../../domain/lead-input.js';
+import { changeLeadStatus, createLead, getLead, listLeads } from '../../../domain/leads.js';
+import type { Status } from '../../../domain/states.js';
+import { principalOf } from '../../plugins/auth.js';
+import { errorResponses, IdParams } from '../../schemas/common.js';
+import {
+  CreatedLeadSchema,
+  LeadCreateBody,
+  LeadDetailSchema,
+  LeadListQuery,
+  LeadListResponse,
+  StatusChangeBody,
+} from '../../schemas/leads.js';
+import type { RouteDeps } from '../types.js';
+import { listQueryFrom } from './list-query.js';
+
+const security = (scope: string) => [{ ApiKeyAuth: [scope] }];
+
+export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  app.post(
+    '/v1/leads',
+    {
+      config: { scope: 'leads:write' },
+      schema: {
+        operationId: 'createLead',
+        tags: ['Leads'],
+        summary: 'Create a lead',
+        description:
+          'Creates a lead in status `request` from a flat body of address, customer and job fields. The customer is linked to an existing one of the brand by email, then phone; the address to an existing one of that customer. Everything is stored in one transaction.',
+        security: security('leads:write'),
+        body: LeadCreateBody,
+        response: {
+          201: { ...CreatedLeadSchema, description: 'The lead was stored. Location points at it.' },
+          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 503]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const lead = await createLead(
+        deps.db,
+        { brandId: principal.brandId, source: 'website', keyId: principal.keyId, keyName: principal.keyName },
+        request.body as LeadInput,
+      );
+      deps.hooks.leadCreated?.(lead.id);
+      return reply.code(201).header('Location', `/v1/leads/${lead.id}`).send(lead);
+    },
+  );
+
+  app.get(
+    '/v1/leads',
+    {
+      config: { scope: 'leads:read' },
+      schema: {
+        operationId: 'listLeads',
+        tags: ['Leads'],
+        summary: 'List leads (request, quoted)',
+        description:
+          'Newest first by (receivedAt, id); `order=asc` for oldest first. Follow `nextCursor` to page; cursors never skip or repeat an item while new leads arrive.',
+        security: security('leads:read'),
+        querystring: LeadListQuery,
+        response: { 200: LeadListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+      },
+    },
+    async (request) =>
+      listLeads(
+        deps.db,
+        principalOf(request).brandId,
+        'lead',
+        listQueryFrom(request.query as Record<string, unknown>),
+      ),
+  );
+
+  app.get(
+    '/v1/leads/:id',
+    {
+      config: { scope: 'leads:read' },
+      schema: {
+        operationId: 'getLead',
+        tags: ['Leads'],
+        summary: 'Read one lead, in any state',
+        security: security('leads:read'),
+        params: IdParams,
+        response: { 200: LeadDetailSchema, ...errorResponses([401, 403, 404, 429, 503]) },
+      },
+    },
+    async (request) => getLead(deps.db, principalOf(request).brandId, (request.params as { id: string }).id),
+  );
+
+  app.patch(
+    '/v1/leads/:id',
+    {
+      config: { scope: 'full' },
+      schema: {
+        operationId: 'changeLeadStatus',
+        tags: ['Leads'],
+        summary: 'Change the state of a lead',
+        description:
+          'Allowed: request → quoted → scheduled → planned → in_progress → completed; request → scheduled; any state before completed → cancelled. Anything else is a 409 naming the current state.',
+        security: security('full'),
+        params: IdParams,
+        body: StatusChangeBody,
+        response: { 200: LeadDetailSchema, ...errorResponses([400, 401, 403, 404, 409, 415, 422, 429, 503]) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { id } = request.params as { id: string };
+      await changeLeadStatus(deps.db, principal.brandId, id, request.body as Status, principal.keyId);
+      deps.hooks.leadChanged?.(id);
+      return getLead(deps.db, principal.brandId, id);
+    },
+  );
+}

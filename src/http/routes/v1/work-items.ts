@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import { getLead, listLeads } from '../../../domain/leads.js';
+import { principalOf } from '../../plugins/auth.js';
+import { errorResponses, IdParams } from '../../schemas/common.js';
+import { LeadDetailSchema, WorkItemListQuery, WorkItemListResponse } from '../../schemas/leads.js';
+import type { RouteDeps } from '../types.js';
+import { listQueryFrom } from './list-query.js';
+
+export default async function workItemRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  app.get(
+    '/v1/work-items',
+    {
+      config: { scope: 'work-items:read' },
+      schema: {
+        operationId: 'listWorkItems',
+        tags: ['Work items'],
+        summary: 'List work items (scheduled, planned, in_progress, completed)',
+        description: 'Same envelope, order, paging and filters as the lead list. Items carry scheduledAt.',
+        security: [{ ApiKeyAuth: ['work-items:read'] }],
+        querystring: WorkItemListQuery,
+        response: { 200: WorkItemListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+      },
+    },
+    async (request) =>
+      listLeads(
+        deps.db,
+        principalOf(request).brandId,
+        'work',
+        listQueryFrom(request.query as Record<string, unknown>),
+      ),
+  );
+
+  app.get(
+    '/v1/work-items/:id',
+    {
+      config: { scope: 'work-items:read' },
+      schema: {
+        operationId: 'getWorkItem',
+        tags: ['Work items'],
+        summary: 'Read one work item',
+        description:
+          'Any record that has been scheduled, including one cancelled later. A lead never scheduled is a 404 here.',
+        security: [{ ApiKeyAuth: ['work-items:read'] }],
+        params: IdParams,
+        response: { 200: LeadDetailSchema, ...errorResponses([401, 403, 404, 429, 503]) },
+      },
+    },
+    async (request) =>
+      getLead(deps.db, principalOf(request).brandId, (request.params as { id: string }).id, {
+        workItemsOnly: true,
+      }),
+  );
+}

@@ -1,0 +1,103 @@
+// Schemas shared by every resource: problem bodies, list envelopes, paging parameters.
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** A JSON value that is a string or null (one schema keyword, fast to serialise). */
+export function NullableString(options: { description?: string; format?: string } = {}) {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+}
+
+export const Timestamp = (description?: string) =>
+  Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+
+export const FieldErrorSchema = Type.Object(
+  {
+    field: Type.String({ description: 'The body field or query parameter that failed, e.g. "postalCode".' }),
+    message: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({
+      description: 'Stable URI-like error code, e.g. https://lead-intake.dev/errors/validation',
+    }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    requestId: Type.String(),
+    errors: Type.Optional(
+      Type.Array(FieldErrorSchema, { description: 'On 422: one entry per failing field.' }),
+    ),
+    currentStatus: Type.Optional(
+      Type.String({ description: 'On 409 for a state change: the state the lead is in.' }),
+    ),
+    allowedStatuses: Type.Optional(Type.Array(Type.String())),
+    requiredScope: Type.Optional(Type.String({ description: 'On 403: the scope the route needs.' })),
+  },
+  {
+    $id: 'Problem',
+    title: 'Problem',
+    description: 'RFC 9457 problem details, sent as application/problem+json.',
+    additionalProperties: true,
+  },
+);
+
+export const ProblemRef = Type.Ref('Problem');
+
+const problem = (description: string) => ({ ...ProblemRef, description });
+
+/** Error responses a route can give, for the OpenAPI document. */
+export function errorResponses(statuses: number[]): Record<number, TSchema> {
+  const text: Record<number, string> = {
+    400: 'Malformed JSON or a bad header.',
+    401: 'API key missing, unknown, revoked or expired.',
+    403: 'The API key lacks the scope this route needs.',
+    404: 'Unknown path or id, or an id of another brand.',
+    409: 'State change not allowed from the current state.',
+    413: 'Body over 64 KiB.',
+    415: 'Body is not application/json.',
+    422: 'Validation failed; `errors` lists every failing field.',
+    429: 'Rate limit reached; see Retry-After.',
+    503: 'Database unreachable or server overloaded; see Retry-After.',
+  };
+  const out: Record<number, TSchema> = {};
+  for (const status of statuses) out[status] = problem(text[status] ?? 'Error.') as unknown as TSchema;
+  return out;
+}
+
+export const ListQuery = {
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'Items per page: default 50; values above 100 are served as 100.',
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ maxLength: 200, description: 'Opaque cursor from a previous page’s nextCursor.' }),
+  ),
+  order: Type.Optional(
+    Type.Union([Type.Literal('desc'), Type.Literal('asc')], {
+      description: 'desc (default): newest first; asc: oldest first.',
+    }),
+  ),
+};
+
+export function listEnvelope<T extends TSchema>(item: T, name: string) {
+  return Type.Object(
+    {
+      data: Type.Array(item),
+      limit: Type.Integer({ description: 'The page size that was served (at most 100).' }),
+      hasMore: Type.Boolean({ description: 'True when another page follows.' }),
+      nextCursor: NullableString({
+        description: 'Pass as cursor= to get the next page; null on the last page.',
+      }),
+    },
+    { additionalProperties: false, title: name },
+  );
+}
+
+export const IdParams = Type.Object(
+  { id: Type.String({ maxLength: 100, description: 'The identifier returned on creation.' }) },
+  { additionalProperties: false },
+);

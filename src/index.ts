@@ -1,0 +1,3 @@
+// The package's public surface for embedding and for receivers.
+export { buildApp } from './app.js';
+export { loadConfig } from './config.js';

@@ -1,0 +1,44 @@
+// Process entry: read config, build the app, listen, and shut down gracefully on SIGTERM/SIGINT.
+import { buildApp } from './app.js';
+import { type Config, loadConfig } from './config.js';
+
+export async function serve(config: Readonly<Config> = loadConfig()): Promise<void> {
+  const app = await buildApp(config);
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Hard stop if something hangs: exit within 10 s whatever happens.
+    const timer = setTimeout(() => {
+      app.log.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    timer.unref();
+    try {
+      await app.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  await app.listen({ host: config.host, port: config.port });
+  const where =
+    config.database.dialect === 'sqlite'
+      ? config.database.file
+      : `PostgreSQL (schema ${config.database.schema})`;
+  app.log.info(
+    `lead-intake listening on ${config.publicUrl} with ${where}; API docs at ${config.publicUrl}/docs`,
+  );
+}
+
+const isEntry = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntry) {
+  serve().catch((error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

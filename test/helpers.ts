@@ -1,0 +1,140 @@
+// Builds the app against real databases: SQLite in memory always, PostgreSQL when TEST_DATABASE_URL is set.
+// Under CI=true a missing TEST_DATABASE_URL fails the run instead of skipping PostgreSQL.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { type App, buildApp } from '../src/app.js';
+import { type Config, type DatabaseConfig, loadConfig } from '../src/config.js';
+import { createApiKey, revokeApiKey, type Scope } from '../src/domain/api-keys.js';
+import { createBrand } from '../src/domain/brands.js';
+
+export type TestDialect = 'sqlite' | 'postgres';
+
+export function dialects(): TestDialect[] {
+  const ci = process.env.CI === 'true' || process.env.CI === '1';
+  if (!process.env.TEST_DATABASE_URL) {
+    if (ci) throw new Error('CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests must run in CI');
+    return ['sqlite'];
+  }
+  return ['sqlite', 'postgres'];
+}
+
+export function testSchemaName(): string {
+  return `t_${randomBytes(6).toString('hex')}`;
+}
+
+export function testDatabaseConfig(dialect: TestDialect, schema = testSchemaName()): DatabaseConfig {
+  return dialect === 'sqlite'
+    ? { dialect: 'sqlite', file: ':memory:' }
+    : { dialect: 'postgres', url: process.env.TEST_DATABASE_URL!, schema, poolMax: 10 };
+}
+
+export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({}),
+    database: testDatabaseConfig(dialect),
+    keyCacheTtlMs: 0,
+    logLevel: 'silent',
+    sqliteSynchronous: 'NORMAL',
+    ...overrides,
+  };
+}
+
+/** Drops a test's PostgreSQL schema (no-op on SQLite). */
+export async function dropSchema(app: App): Promise<void> {
+  const database = app.deps.config.database;
+  if (database.dialect === 'postgres') {
+    await sql`drop schema if exists ${sql.id(database.schema)} cascade`.execute(app.deps.db);
+  }
+}
+
+export const ALL_SCOPES: Scope[] = ['leads:read', 'leads:write', 'work-items:read', 'full'];
+
+export interface TestContext {
+  app: App;
+  dialect: TestDialect;
+  brandId: string;
+  otherBrandId: string;
+  /** One key per scope, plus `all` (every scope) and `other` (full, of the other brand). */
+  keys: Record<Scope | 'other' | 'revoked' | 'expired', string>;
+  keyIds: Record<string, string>;
+  close(): Promise<void>;
+  /** POST /v1/leads with the full key (unless another is given) and a valid body merged with `fields`. */
+  createLead(fields?: Record<string, unknown>, key?: string): Promise<Record<string, unknown>>;
+  setStatus(id: string, status: string): Promise<void>;
+}
+
+let counter = 0;
+export function validLead(fields: Record<string, unknown> = {}): Record<string, unknown> {
+  counter++;
+  return {
+    street: 'Keizersgracht',
+    streetNumber: '123',
+    postalCode: '1015 CJ',
+    city: 'Amsterdam',
+    customerName: `Customer ${counter}`,
+    email: `customer${counter}-${randomBytes(3).toString('hex')}@example.com`,
+    title: `Leaking tap ${counter}`,
+    ...fields,
+  };
+}
+
+export async function createTestContext(dialect: TestDialect, overrides: Partial<Config> = {}): Promise<TestContext> {
+  const app = await buildApp(testConfig(dialect, overrides), { logger: false, defaultMetrics: false });
+  await app.ready();
+  const db = app.deps.db;
+  const brand = await createBrand(db, { name: 'Acme Plumbing', country: 'NL' });
+  const other = await createBrand(db, { name: 'Other Builders', country: 'BE' });
+  const keys = {} as TestContext['keys'];
+  const keyIds: Record<string, string> = {};
+  for (const scope of ALL_SCOPES) {
+    const created = await createApiKey(db, { brandId: brand.id, name: `key ${scope}`, scopes: [scope] });
+    keys[scope] = created.key;
+    keyIds[scope] = created.id;
+  }
+  const otherKey = await createApiKey(db, { brandId: other.id, name: 'other', scopes: ['full'] });
+  keys.other = otherKey.key;
+  const revoked = await createApiKey(db, { brandId: brand.id, name: 'revoked', scopes: ['full'] });
+  await revokeApiKey(db, revoked.id);
+  keys.revoked = revoked.key;
+  const expiring = await createApiKey(db, {
+    brandId: brand.id,
+    name: 'expired',
+    scopes: ['full'],
+    expiresAt: new Date(Date.now() + 1000),
+  });
+  await db.updateTable('api_keys').set({ expires_at: Date.now() - 1000 }).where('id', '=', expiring.id).execute();
+  keys.expired = expiring.key;
+
+  const ctx: TestContext = {
+    app,
+    dialect,
+    brandId: brand.id,
+    otherBrandId: other.id,
+    keys,
+    keyIds,
+    async close() {
+      await dropSchema(app);
+      await app.close();
+    },
+    async createLead(fields = {}, key = keys.full) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/leads',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        payload: validLead(fields),
+      });
+      if (res.statusCode !== 201) throw new Error(`createLead failed: ${res.statusCode} ${res.body}`);
+      return res.json();
+    },
+    async setStatus(id, status) {
+      const res = await app.inject({
+        method: 'PATCH',
+        url: `/v1/leads/${id}`,
+        headers: { 'x-api-key': keys.full, 'content-type': 'application/json' },
+        payload: { status },
+      });
+      if (res.statusCode !== 200) throw new Error(`setStatus failed: ${res.statusCode} ${res.body}`);
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+
+describe.each(dialects())('POST /v1/leads on %s', (dialect) => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect);
+  });
+  afterAll(async () => ctx?.close());
+
+  const post = (payload: unknown, headers: Record<string, string> = {}) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/v1/leads',
+      headers: { 'x-api-key': ctx.keys['leads:write'], 'content-type': 'application/json', ...headers },
+      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    });
+
+  it('creates a lead: 201, Location, the spec 2.2 record', async () => {
+    const res = await post(validLead({ title: '  Boiler repair  ', description: 'No hot water', priority: 'high' }));
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(res.headers.location).toBe(`/v1/leads/${body.id}`);
+    expect(Object.keys(body).sort()).toEqual(
+      ['id', 'brandId', 'customerId', 'addressId', 'title', 'description', 'status', 'priority', 'source', 'receivedAt', 'createdAt'].sort(),
+    );
+    expect(body.id).toMatch(/^wrk_[0-9a-z]{26}$/);
+    expect(body.brandId).toBe(ctx.brandId);
+    expect(body.customerId).toMatch(/^cus_[0-9a-z]{26}$/);
+    expect(body.addressId).toMatch(/^adr_[0-9a-z]{26}$/);
+    expect(body.title).toBe('Boiler repair');
+    expect(body.description).toBe('No hot water');
+    expect(body.status).toBe('request');
+    expect(body.priority).toBe('high');
+    expect(body.source).toBe('website');
+    expect(body.receivedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(body.createdAt).toBe(body.receivedAt);
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('defaults priority to medium and country to the brand default; stores phone as E.164', async () => {
+    const created = (await post(validLead({ phone: '+31 (6) 12-34.56 78' }))).json();
+    expect(created.priority).toBe('medium');
+    const detail = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/leads/${created.id}`,
+      headers: { 'x-api-key': ctx.keys['leads:read'] },
+    });
+    expect(detail.statusCode).toBe(200);
+    const lead = detail.json();
+    expect(lead.address.country).toBe('NL');
+    expect(lead.customer.phone).toBe('+31612345678');
+    expect(lead.customer.type).toBe('person');
+    expect(lead.sourceKeyName).toBe('key leads:write');
+    expect(lead.statusHistory).toEqual([{ status: 'request', at: lead.receivedAt }]);
+  });
+
+  it('upper-cases a given country and makes a business customer when companyName is sent', async () => {
+    const created = (await post(validLead({ country: 'de', companyName: 'Bau GmbH' }))).json();
+    const lead = (
+      await ctx.app.inject({ method: 'GET', url: `/v1/leads/${created.id}`, headers: { 'x-api-key': ctx.keys.full } })
+    ).json();
+    expect(lead.address.country).toBe('DE');
+    expect(lead.customer.type).toBe('business');
+    expect(lead.customer.companyName).toBe('Bau GmbH');
+  });
+
+  it('links an existing customer by email (case-insensitive), then by phone', async () => {
+    const first = (await post(validLead({ email: 'Piet@Example.com', phone: '+31201234567' }))).json();
+    const byEmail = (await post(validLead({ email: 'piet@example.COM', phone: '+32470123456' }))).json();
+    expect(byEmail.customerId).toBe(first.customerId);
+    const byPhone = (await post(validLead({ email: 'someone-else@example.com', phone: '+31 20 123 4567' }))).json();
+    expect(byPhone.customerId).toBe(first.customerId);
+    const stranger = (await post(validLead({ email: 'new@example.com', phone: '+31207654321' }))).json();
+    expect(stranger.customerId).not.toBe(first.customerId);
+  });
+
+  it('links the same address of a customer; a different number is a new address', async () => {
+    const email = 'address-test@example.com';
+    const a = (await post(validLead({ email, postalCode: '1015 cj', streetNumber: '5' }))).json();
+    const b = (await post(validLead({ email, postalCode: '1015CJ', streetNumber: '5' }))).json();
+    const c = (await post(validLead({ email, postalCode: '1015CJ', streetNumber: '7' }))).json();
+    expect(b.addressId).toBe(a.addressId);
+    expect(c.addressId).not.toBe(a.addressId);
+  });
+
+  it('does not link customers across brands', async () => {
+    const email = 'cross-brand@example.com';
+    const mine = (await post(validLead({ email }))).json();
+    const theirs = (await post(validLead({ email }), { 'x-api-key': ctx.keys.other })).json();
+    expect(theirs.customerId).not.toBe(mine.customerId);
+    expect(theirs.brandId).toBe(ctx.otherBrandId);
+  });
+
+  it('treats empty optional strings and null as absent', async () => {
+    const res = await post(validLead({ email: '', phone: '   ', description: null, country: '' }));
+    expect(res.statusCode).toBe(201);
+    expect(res.json().description).toBeNull();
+  });
+});
