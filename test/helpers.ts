@@ -78,7 +78,10 @@ export function validLead(fields: Record<string, unknown> = {}): Record<string, 
   };
 }
 
-export async function createTestContext(dialect: TestDialect, overrides: Partial<Config> = {}): Promise<TestContext> {
+export async function createTestContext(
+  dialect: TestDialect,
+  overrides: Partial<Config> = {},
+): Promise<TestContext> {
   const app = await buildApp(testConfig(dialect, overrides), { logger: false, defaultMetrics: false });
   await app.ready();
   const db = app.deps.db;
@@ -102,7 +105,11 @@ export async function createTestContext(dialect: TestDialect, overrides: Partial
     scopes: ['full'],
     expiresAt: new Date(Date.now() + 1000),
   });
-  await db.updateTable('api_keys').set({ expires_at: Date.now() - 1000 }).where('id', '=', expiring.id).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ expires_at: Date.now() - 1000 })
+    .where('id', '=', expiring.id)
+    .execute();
   keys.expired = expiring.key;
 
   const ctx: TestContext = {

@@ -17,12 +17,26 @@ describe.each(dialects())('POST /v1/leads on %s', (dialect) => {
     });
 
   it('creates a lead: 201, Location, the spec 2.2 record', async () => {
-    const res = await post(validLead({ title: '  Boiler repair  ', description: 'No hot water', priority: 'high' }));
+    const res = await post(
+      validLead({ title: '  Boiler repair  ', description: 'No hot water', priority: 'high' }),
+    );
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(res.headers.location).toBe(`/v1/leads/${body.id}`);
     expect(Object.keys(body).sort()).toEqual(
-      ['id', 'brandId', 'customerId', 'addressId', 'title', 'description', 'status', 'priority', 'source', 'receivedAt', 'createdAt'].sort(),
+      [
+        'id',
+        'brandId',
+        'customerId',
+        'addressId',
+        'title',
+        'description',
+        'status',
+        'priority',
+        'source',
+        'receivedAt',
+        'createdAt',
+      ].sort(),
     );
     expect(body.id).toMatch(/^wrk_[0-9a-z]{26}$/);
     expect(body.brandId).toBe(ctx.brandId);
@@ -58,7 +72,11 @@ describe.each(dialects())('POST /v1/leads on %s', (dialect) => {
   it('upper-cases a given country and makes a business customer when companyName is sent', async () => {
     const created = (await post(validLead({ country: 'de', companyName: 'Bau GmbH' }))).json();
     const lead = (
-      await ctx.app.inject({ method: 'GET', url: `/v1/leads/${created.id}`, headers: { 'x-api-key': ctx.keys.full } })
+      await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/leads/${created.id}`,
+        headers: { 'x-api-key': ctx.keys.full },
+      })
     ).json();
     expect(lead.address.country).toBe('DE');
     expect(lead.customer.type).toBe('business');
@@ -69,7 +87,9 @@ describe.each(dialects())('POST /v1/leads on %s', (dialect) => {
     const first = (await post(validLead({ email: 'Piet@Example.com', phone: '+31201234567' }))).json();
     const byEmail = (await post(validLead({ email: 'piet@example.COM', phone: '+32470123456' }))).json();
     expect(byEmail.customerId).toBe(first.customerId);
-    const byPhone = (await post(validLead({ email: 'someone-else@example.com', phone: '+31 20 123 4567' }))).json();
+    const byPhone = (
+      await post(validLead({ email: 'someone-else@example.com', phone: '+31 20 123 4567' }))
+    ).json();
     expect(byPhone.customerId).toBe(first.customerId);
     const stranger = (await post(validLead({ email: 'new@example.com', phone: '+31207654321' }))).json();
     expect(stranger.customerId).not.toBe(first.customerId);
