@@ -9,4 +9,8 @@ if (!existsSync(fileURLToPath(entry))) {
   process.exit(1);
 }
 const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// A failed command exits at once: an open pool or a half-started server must not keep the process alive.
+// A successful "serve" returns while still listening, so success only sets the code.
+if (code !== 0) process.exit(code);
+process.exitCode = 0;

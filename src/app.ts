@@ -100,6 +100,14 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
         : {
             level: config.logLevel,
             redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+            ...(config.logFormat === 'pretty'
+              ? {
+                  transport: {
+                    target: 'pino-pretty',
+                    options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' },
+                  },
+                }
+              : {}),
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: 64 * 1024,
@@ -114,8 +122,27 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
+    // The router's own refusals skip hooks and the error handler: give them the same problem+json shape.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        return sendProblem(request, reply, 'not_found', 'No resource has an id that long.');
+      }
+      if (error.code === 'FST_ERR_BAD_URL') {
+        return sendProblem(request, reply, 'bad_request', 'The URL is not validly percent-encoded.');
+      }
+      request.log.error({ err: error }, 'router error');
+      return sendProblem(
+        request,
+        reply,
+        'internal',
+        `Something went wrong on our side. Quote request id ${request.id} when you report it.`,
+      );
+    },
   }) as unknown as App;
 
+  // Slow-loris protection: headers must arrive within 10 s, the whole request within REQUEST_TIMEOUT_MS.
+  app.server.headersTimeout = Math.min(10_000, config.requestTimeoutMs);
   app.setValidatorCompiler(compileValidators() as never);
   app.addSchema(ProblemSchema);
 

@@ -11,6 +11,8 @@ export interface Config {
   database: DatabaseConfig;
   dataDir: string;
   logLevel: string;
+  /** json for log collectors; pretty for a person at a terminal (the default when stdout is a TTY). */
+  logFormat: 'json' | 'pretty';
   /** Public base URL used in logged links (setup URL). */
   publicUrl: string;
   metricsToken: string | undefined;
@@ -41,6 +43,12 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 function bool(env: Env, name: string): boolean {
   const raw = (env[name] ?? '').toLowerCase();
   return raw === '1' || raw === 'true' || raw === 'yes';
+}
+
+function logFormat(env: Env): 'json' | 'pretty' {
+  const raw = (env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json')).toLowerCase();
+  if (raw !== 'json' && raw !== 'pretty') throw new ConfigError('LOG_FORMAT must be json or pretty');
+  return raw;
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -76,6 +84,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     database,
     dataDir,
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: logFormat(env),
     publicUrl: (
       env.PUBLIC_URL || `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`
     ).replace(/\/$/, ''),

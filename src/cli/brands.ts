@@ -1,16 +1,29 @@
-import { parseArgs } from 'node:util';
 import { createBrand, listBrands } from '../domain/brands.js';
-import { type Io, UsageError, withDatabase } from './context.js';
+import { type Io, parseFlags, runGroup, UsageError, withDatabase } from './context.js';
 
-const HELP = `Usage:
+export const BRANDS_HELP = `Usage:
   lead-intake brands create --name NAME [--country CC] [--json]
-      Create a brand. --country is the default country of its addresses (ISO 3166-1 alpha-2, default NL).
-  lead-intake brands list [--json]`;
+      Create a brand. --country is the default country of its addresses
+      (ISO 3166-1 alpha-2, default NL). --json prints the brand as one JSON object.
+  lead-intake brands list [--json]
+      List brands.`;
 
-export async function brandsCommand(argv: string[], io: Io): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values } = parseArgs({
-    args: rest,
+export function brandsCommand(argv: string[], io: Io): Promise<number> {
+  return runGroup(
+    'brands',
+    BRANDS_HELP,
+    {
+      create: (args) => createCommand(args, io),
+      list: (args) => listCommand(args, io),
+    },
+    argv,
+    io,
+  );
+}
+
+async function createCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseFlags('brands create', {
+    args,
     options: {
       name: { type: 'string' },
       country: { type: 'string' },
@@ -19,26 +32,36 @@ export async function brandsCommand(argv: string[], io: Io): Promise<number> {
     },
     strict: true,
   });
-  if (values.help || !sub || sub === '--help' || sub === '-h') {
-    io.out(HELP);
-    return values.help || sub === '--help' || sub === '-h' ? 0 : 1;
-  }
-  if (sub === 'create') {
-    if (!values.name) throw new UsageError('--name is required.\n\n' + HELP);
-    const brand = await withDatabase((database) =>
-      createBrand(database.db, { name: values.name, country: values.country }),
-    );
-    if (values.json) io.out(JSON.stringify(brand));
-    else io.out(`Created brand ${brand.id} "${brand.name}" (default country ${brand.defaultCountry}).`);
+  if (values.help) {
+    io.out(BRANDS_HELP);
     return 0;
   }
-  if (sub === 'list') {
-    const brands = await withDatabase((database) => listBrands(database.db));
-    if (values.json) io.out(JSON.stringify(brands));
-    else if (!brands.length)
-      io.out('No brands yet. Create one: lead-intake brands create --name "Your company"');
-    else for (const b of brands) io.out(`${b.id}  ${b.defaultCountry}  ${b.name}`);
+  if (values.name === undefined) throw new UsageError(`--name is required.\n\n${BRANDS_HELP}`);
+  const brand = await withDatabase((database) =>
+    createBrand(database.db, { name: values.name, country: values.country }),
+  );
+  if (values.json) io.out(JSON.stringify(brand));
+  else io.out(`Created brand ${brand.id} "${brand.name}" (default country ${brand.defaultCountry}).`);
+  return 0;
+}
+
+async function listCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseFlags('brands list', {
+    args,
+    options: {
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    io.out(BRANDS_HELP);
     return 0;
   }
-  throw new UsageError(`Unknown brands command "${sub}".\n\n${HELP}`);
+  const brands = await withDatabase((database) => listBrands(database.db));
+  if (values.json) io.out(JSON.stringify(brands));
+  else if (!brands.length)
+    io.out('No brands yet. Create one: lead-intake brands create --name "Your company"');
+  else for (const brand of brands) io.out(`${brand.id}  ${brand.defaultCountry}  ${brand.name}`);
+  return 0;
 }

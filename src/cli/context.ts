@@ -1,8 +1,10 @@
-// What every sub-command shares: config, an open and migrated database, output helpers.
+// What every sub-command shares: argument parsing, output, an open and migrated database, brand resolution.
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, migrate, openDatabase } from '../db/database.js';
 import { listBrands } from '../domain/brands.js';
 
+/** A mistake the person at the keyboard can fix: printed as "Error: …", exit code 1. */
 export class UsageError extends Error {}
 
 export interface Io {
@@ -17,6 +19,56 @@ export const defaultIo: Io = {
   stdin: process.stdin,
 };
 
+function isParseArgsError(error: unknown): error is Error {
+  return error instanceof Error && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+}
+
+/** parseArgs, with its errors turned into a UsageError that points at the command's help. */
+export function parseFlags<const T extends ParseArgsConfig>(
+  command: string,
+  config: T,
+): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    if (!isParseArgsError(error)) throw error;
+    throw new UsageError(
+      `${error.message.replace(/\.$/, '')}.\nRun "lead-intake ${command} --help" for its options.`,
+    );
+  }
+}
+
+/** True when the arguments are only a request for help. */
+export function wantsHelp(args: readonly string[]): boolean {
+  return args.length === 1 && (args[0] === '--help' || args[0] === '-h' || args[0] === 'help');
+}
+
+/**
+ * Runs a command group (`keys create …`): help for `keys`, `keys --help` and `keys help`, the sub-command's
+ * handler otherwise. A missing sub-command is a usage error; asking for help is not.
+ */
+export async function runGroup(
+  group: string,
+  help: string,
+  handlers: Record<string, (args: string[]) => Promise<number>>,
+  argv: string[],
+  io: Io,
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined) {
+    io.err(help);
+    return 1;
+  }
+  if (wantsHelp([sub])) {
+    io.out(help);
+    return 0;
+  }
+  const handler = Object.hasOwn(handlers, sub) ? handlers[sub] : undefined;
+  if (!handler) throw new UsageError(`Unknown command "${group} ${sub}".\n\n${help}`);
+  return handler(rest);
+}
+
+/** Opens the configured database, brings its schema up to date, runs fn, and always closes it. */
 export async function withDatabase<T>(
   fn: (database: Database, config: Readonly<Config>) => Promise<T>,
 ): Promise<T> {

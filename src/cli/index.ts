@@ -1,14 +1,16 @@
-// lead-intake <command>: serve, migrate, brands, keys, users. One file per command group.
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
-import { migrate, openDatabase } from '../db/database.js';
-import { ValidationError } from '../domain/errors.js';
+// lead-intake <command>: serve, migrate, brands, keys, users. One file per command.
+// Exit codes: 0 done, 1 a mistake in the command or its input (nothing was changed), 2 anything else.
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../config.js';
+import { DomainError, type FieldError, ValidationError } from '../domain/errors.js';
 import { brandsCommand } from './brands.js';
-import { defaultIo, type Io, UsageError } from './context.js';
+import { defaultIo, type Io, UsageError, wantsHelp } from './context.js';
 import { keysCommand } from './keys.js';
+import { migrateCommand } from './migrate.js';
+import { serveCommand } from './serve.js';
 import { usersCommand } from './users.js';
 
-const HELP = `Usage: lead-intake <command> [options]
+export const HELP = `Usage: lead-intake <command> [options]
 
 Commands:
   serve                       Start the HTTP server (migrates first)
@@ -17,79 +19,77 @@ Commands:
   keys create|list|revoke     Manage API keys
   users create                Add a dashboard user to a brand
 
-Run "lead-intake <command> --help" for a command's options.
-Configuration comes from the environment (DATABASE_URL, DATA_DIR, ...): see the README.`;
+Run "lead-intake <command> --help" for a command's options, "lead-intake --version" for the version.
+Configuration comes from the environment (DATA_DIR, DATABASE_URL, ...), the same as the server's:
+see the README.`;
+
+const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+  serve: serveCommand,
+  migrate: migrateCommand,
+  brands: brandsCommand,
+  keys: keysCommand,
+  users: usersCommand,
+};
+
+// Domain validation names fields as the API does; on the command line they are flags.
+const FLAG_OF_FIELD: Record<string, string> = {
+  name: '--name',
+  country: '--country',
+  scopes: '--scopes',
+  email: '--email',
+  expiresAt: '--expires-at',
+  readsPerMinute: '--reads-per-minute',
+  writesPerMinute: '--writes-per-minute',
+  password: 'The password',
+};
+
+function describeFieldError({ field, message }: FieldError): string {
+  const flag = FLAG_OF_FIELD[field] ?? field;
+  return /^(is|must) /.test(message) ? `${flag} ${message}` : `${flag}: ${message}`;
+}
+
+function version(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
 
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    switch (command) {
-      case 'serve': {
-        if (rest.includes('--help') || rest.includes('-h')) {
-          io.out(
-            'Usage: lead-intake serve\n\nStarts the server on HOST:PORT (default 127.0.0.1:3000). See the README for the environment.',
-          );
-          return 0;
-        }
-        const { serve } = await import('../server.js');
-        await serve(loadConfig());
-        return 0;
-      }
-      case 'migrate': {
-        parseArgs({ args: rest, options: { help: { type: 'boolean', short: 'h' } }, strict: true });
-        if (rest.length) {
-          io.out(
-            'Usage: lead-intake migrate\n\nApplies pending migrations (safe to run while instances start) and exits.',
-          );
-          return 0;
-        }
-        const config = loadConfig();
-        const database = openDatabase(config.database, config.sqliteSynchronous);
-        try {
-          const applied = await migrate(
-            database,
-            config.database.dialect === 'postgres' ? config.database.schema : undefined,
-          );
-          io.out(
-            applied.length
-              ? `Applied ${applied.length} migration(s): ${applied.join(', ')}`
-              : 'The database is up to date.',
-          );
-        } finally {
-          await database.close();
-        }
-        return 0;
-      }
-      case 'brands':
-        return await brandsCommand(rest, io);
-      case 'keys':
-        return await keysCommand(rest, io);
-      case 'users':
-        return await usersCommand(rest, io);
-      case undefined:
-      case '--help':
-      case '-h':
-      case 'help':
-        io.out(HELP);
-        return command === undefined ? 1 : 0;
-      default:
-        io.err(`Unknown command "${command}".\n\n${HELP}`);
-        return 1;
+    if (command === undefined) {
+      io.err(HELP);
+      return 1;
     }
+    if (wantsHelp([command])) {
+      // "lead-intake help keys" is "lead-intake keys --help".
+      const topic = rest[0];
+      if (command === 'help' && topic !== undefined && Object.hasOwn(COMMANDS, topic)) {
+        return await COMMANDS[topic]!(['--help'], io);
+      }
+      io.out(HELP);
+      return 0;
+    }
+    if (command === '--version' || command === '-v') {
+      io.out(version());
+      return 0;
+    }
+    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (!run) throw new UsageError(`Unknown command "${command}".\n\n${HELP}`);
+    return await run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError) {
-      io.err(`Error: ${error.message}`);
-      return 1;
-    }
-    if (error instanceof ValidationError) {
-      io.err(`Error: ${error.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
-      return 1;
-    }
-    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      io.err(`Error: ${error.message}. Use --help for the options.`);
-      return 1;
-    }
-    io.err(`Error: ${error instanceof Error ? error.message : String(error)}`);
-    return 2;
+    return report(error, io);
   }
+}
+
+function report(error: unknown, io: Io): number {
+  if (error instanceof ValidationError) {
+    for (const fieldError of error.errors) io.err(`Error: ${describeFieldError(fieldError)}.`);
+    return 1;
+  }
+  if (error instanceof UsageError || error instanceof ConfigError || error instanceof DomainError) {
+    io.err(`Error: ${error.message}`);
+    return 1;
+  }
+  io.err(`Error: ${error instanceof Error ? error.message : String(error)}`);
+  return 2;
 }

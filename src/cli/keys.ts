@@ -1,29 +1,50 @@
-import { parseArgs } from 'node:util';
-import { createApiKey, listApiKeys, revokeApiKey, SCOPES } from '../domain/api-keys.js';
-import { type Io, resolveBrand, UsageError, withDatabase } from './context.js';
+import { type ApiKey, createApiKey, listApiKeys, revokeApiKey, SCOPES } from '../domain/api-keys.js';
+import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
-const HELP = `Usage:
+export const KEYS_HELP = `Usage:
   lead-intake keys create --name NAME --scopes SCOPE[,SCOPE...] [--brand brd_...] [--json]
                           [--reads-per-minute N] [--writes-per-minute N] [--expires-at ISO-8601]
       Create an API key. The key is printed once; only its hash is stored.
       Scopes: ${SCOPES.join(', ')} (full grants everything).
       --brand may be left out when there is exactly one brand.
+      --json prints one JSON object: id, key, brandId, name, scopes, ...
   lead-intake keys list [--brand brd_...] [--json]
-      List keys (never the secret).
+      List keys with their state and last use (never the secret).
   lead-intake keys revoke KEY_ID
-      Revoke a key; every instance refuses it within KEY_CACHE_TTL_MS (default 5 s).`;
+      Revoke a key. Running servers refuse it within KEY_CACHE_TTL_MS (default 5000 ms).`;
 
-function positiveInt(value: string | undefined, flag: string): number | undefined {
+export function keysCommand(argv: string[], io: Io): Promise<number> {
+  return runGroup(
+    'keys',
+    KEYS_HELP,
+    {
+      create: (args) => createCommand(args, io),
+      list: (args) => listCommand(args, io),
+      revoke: (args) => revokeCommand(args, io),
+    },
+    argv,
+    io,
+  );
+}
+
+function perMinute(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1)
-    throw new UsageError(`${flag} must be a whole number of 1 or more.`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000)
+    throw new UsageError(`${flag} must be a whole number from 1 to 1000000.`);
   return Number(value);
 }
 
-export async function keysCommand(argv: string[], io: Io): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
+function expiry(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()))
+    throw new UsageError('--expires-at must be an ISO 8601 date and time, e.g. 2027-01-31T00:00:00Z.');
+  return date;
+}
+
+async function createCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseFlags('keys create', {
+    args,
     options: {
       name: { type: 'string' },
       scopes: { type: 'string' },
@@ -34,99 +55,119 @@ export async function keysCommand(argv: string[], io: Io): Promise<number> {
       'expires-at': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
+    strict: true,
+  });
+  if (values.help) {
+    io.out(KEYS_HELP);
+    return 0;
+  }
+  if (values.name === undefined) throw new UsageError(`--name is required.\n\n${KEYS_HELP}`);
+  if (values.scopes === undefined)
+    throw new UsageError(`--scopes is required (comma-separated, from: ${SCOPES.join(', ')}).`);
+  const expiresAt = expiry(values['expires-at']);
+  const readsPerMinute = perMinute(values['reads-per-minute'], '--reads-per-minute');
+  const writesPerMinute = perMinute(values['writes-per-minute'], '--writes-per-minute');
+  const key = await withDatabase(async (database) =>
+    createApiKey(database.db, {
+      brandId: await resolveBrand(database, values.brand),
+      name: values.name,
+      scopes: values.scopes,
+      createdBy: 'cli',
+      expiresAt,
+      readsPerMinute,
+      writesPerMinute,
+    }),
+  );
+  if (values.json) {
+    io.out(
+      JSON.stringify({
+        id: key.id,
+        key: key.key,
+        brandId: key.brandId,
+        name: key.name,
+        scopes: key.scopes,
+        displayPrefix: key.displayPrefix,
+        createdAt: key.createdAt,
+        expiresAt: key.expiresAt,
+        readsPerMinute: key.readsPerMinute,
+        writesPerMinute: key.writesPerMinute,
+      }),
+    );
+    return 0;
+  }
+  io.out(
+    `Created API key ${key.id} "${key.name}" for brand ${key.brandId} with scopes ${key.scopes.join(', ')}.`,
+  );
+  io.out('');
+  io.out(`  ${key.key}`);
+  io.out('');
+  io.out('Copy it now: it is shown only this once. Send it in the X-API-Key header.');
+  return 0;
+}
+
+function describeState(key: ApiKey): string {
+  if (key.revokedAt) return `revoked ${key.revokedAt}`;
+  if (key.expiresAt)
+    return `${Date.parse(key.expiresAt) <= Date.now() ? 'expired' : 'expires'} ${key.expiresAt}`;
+  return 'active';
+}
+
+async function listCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseFlags('keys list', {
+    args,
+    options: {
+      brand: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    io.out(KEYS_HELP);
+    return 0;
+  }
+  const keys = await withDatabase(async (database) =>
+    listApiKeys(
+      database.db,
+      values.brand === undefined ? undefined : await resolveBrand(database, values.brand),
+    ),
+  );
+  if (values.json) {
+    io.out(JSON.stringify(keys));
+  } else if (!keys.length) {
+    io.out('No API keys yet. Create one: lead-intake keys create --name "Website form" --scopes leads:write');
+  } else {
+    for (const key of keys) {
+      io.out(
+        `${key.id}  lik_${key.displayPrefix}…  ${key.brandId}  ${key.scopes.join(',')}  ${describeState(key)}  last used ${key.lastUsedAt ?? 'never'}  "${key.name}"`,
+      );
+    }
+  }
+  return 0;
+}
+
+async function revokeCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseFlags('keys revoke', {
+    args,
+    options: { help: { type: 'boolean', short: 'h', default: false } },
     allowPositionals: true,
     strict: true,
   });
-  if (values.help || !sub || sub === '--help' || sub === '-h') {
-    io.out(HELP);
-    return values.help || sub === '--help' || sub === '-h' ? 0 : 1;
-  }
-  if (sub === 'create') {
-    if (!values.name) throw new UsageError(`--name is required.\n\n${HELP}`);
-    if (!values.scopes) throw new UsageError(`--scopes is required (comma-separated: ${SCOPES.join(', ')}).`);
-    let expiresAt: Date | undefined;
-    if (values['expires-at']) {
-      expiresAt = new Date(values['expires-at']);
-      if (Number.isNaN(expiresAt.getTime()))
-        throw new UsageError('--expires-at must be an ISO 8601 date and time.');
-    }
-    const readsPerMinute = positiveInt(values['reads-per-minute'], '--reads-per-minute');
-    const writesPerMinute = positiveInt(values['writes-per-minute'], '--writes-per-minute');
-    const key = await withDatabase(async (database) => {
-      const brandId = await resolveBrand(database, values.brand);
-      return createApiKey(database.db, {
-        brandId,
-        name: values.name,
-        scopes: values.scopes,
-        createdBy: 'cli',
-        expiresAt,
-        readsPerMinute,
-        writesPerMinute,
-      });
-    });
-    if (values.json) {
-      io.out(
-        JSON.stringify({
-          id: key.id,
-          key: key.key,
-          brandId: key.brandId,
-          name: key.name,
-          scopes: key.scopes,
-          displayPrefix: key.displayPrefix,
-          createdAt: key.createdAt,
-          expiresAt: key.expiresAt,
-          readsPerMinute: key.readsPerMinute,
-          writesPerMinute: key.writesPerMinute,
-        }),
-      );
-    } else {
-      io.out(
-        `Created API key ${key.id} "${key.name}" for brand ${key.brandId} with scopes ${key.scopes.join(', ')}.`,
-      );
-      io.out('');
-      io.out(`  ${key.key}`);
-      io.out('');
-      io.out('Copy it now: it is shown only this once. Send it in the X-API-Key header.');
-    }
+  if (values.help) {
+    io.out(KEYS_HELP);
     return 0;
   }
-  if (sub === 'list') {
-    const keys = await withDatabase(async (database) =>
-      listApiKeys(database.db, values.brand ? await resolveBrand(database, values.brand) : undefined),
-    );
-    if (values.json) {
-      io.out(JSON.stringify(keys));
-    } else if (!keys.length) {
-      io.out(
-        'No API keys yet. Create one: lead-intake keys create --name "Website form" --scopes leads:write',
-      );
-    } else {
-      for (const k of keys) {
-        const state = k.revokedAt
-          ? `revoked ${k.revokedAt}`
-          : k.expiresAt
-            ? `expires ${k.expiresAt}`
-            : 'active';
-        io.out(
-          `${k.id}  lik_${k.displayPrefix}…  ${k.brandId}  ${k.scopes.join(',')}  ${state}  last used ${k.lastUsedAt ?? 'never'}  "${k.name}"`,
-        );
-      }
-    }
-    return 0;
-  }
-  if (sub === 'revoke') {
-    const id = positionals[0];
-    if (!id || positionals.length > 1)
-      throw new UsageError(`Say which key: lead-intake keys revoke KEY_ID\n\n${HELP}`);
-    try {
-      const key = await withDatabase((database) => revokeApiKey(database.db, id));
-      io.out(`Revoked API key ${key.id} "${key.name}" (revoked at ${key.revokedAt}).`);
-    } catch (error) {
-      if (error instanceof Error && error.message.startsWith('No API key'))
-        throw new UsageError(error.message);
-      throw error;
-    }
-    return 0;
-  }
-  throw new UsageError(`Unknown keys command "${sub}".\n\n${HELP}`);
+  const [id, ...extra] = positionals;
+  if (!id || extra.length) throw new UsageError('Say which key, by id: lead-intake keys revoke key_...');
+  const { before, after } = await withDatabase(async (database) => {
+    const before = (await listApiKeys(database.db)).find((key) => key.id === id);
+    if (!before) throw new UsageError(`No API key with id ${id}. "lead-intake keys list" shows them.`);
+    return { before, after: await revokeApiKey(database.db, id) };
+  });
+  io.out(
+    before.revokedAt
+      ? `API key ${after.id} "${after.name}" was already revoked at ${after.revokedAt}.`
+      : `Revoked API key ${after.id} "${after.name}" at ${after.revokedAt}.`,
+  );
+  return 0;
 }

@@ -1,41 +1,57 @@
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
-import { DomainError } from '../domain/errors.js';
-import { createUser } from '../domain/users.js';
-import { type Io, resolveBrand, UsageError, withDatabase } from './context.js';
+import { isValidEmail } from '../domain/lead-input.js';
+import { createUser, MIN_PASSWORD_LENGTH } from '../domain/users.js';
+import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
-const HELP = `Usage:
+export const USERS_HELP = `Usage:
   lead-intake users create --email EMAIL [--brand brd_...] [--role owner|member] [--json]
-      Add a dashboard user. The password is read from standard input (one line) or asked for at the prompt.
+      Add a dashboard user to a brand (role owner by default).
+      The password (at least ${MIN_PASSWORD_LENGTH} characters) is read from standard input, first line,
+      or asked for twice at a hidden prompt when standard input is a terminal:
+        printf '%s\\n' "$PASSWORD" | lead-intake users create --email owner@example.com
       --brand may be left out when there is exactly one brand.`;
 
-async function readPassword(io: Io): Promise<string> {
-  const stdin = io.stdin;
-  if (!stdin.isTTY) {
-    let text = '';
-    for await (const chunk of stdin) text += chunk.toString();
-    return text.replace(/\r?\n$/, '').split(/\r?\n/)[0] ?? '';
-  }
-  // Interactive: prompt without echoing the password.
-  const rl = createInterface({ input: stdin, output: process.stdout, terminal: true });
-  const write = (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput;
-  let prompted = false;
-  (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (s: string) => {
-    if (!prompted) {
-      write.call(rl, s);
-      prompted = true;
-    }
-  };
-  const answer = await new Promise<string>((resolve) => rl.question('Password: ', resolve));
-  rl.close();
-  process.stdout.write('\n');
-  return answer;
+export function usersCommand(argv: string[], io: Io): Promise<number> {
+  return runGroup('users', USERS_HELP, { create: (args) => createCommand(args, io) }, argv, io);
 }
 
-export async function usersCommand(argv: string[], io: Io): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values } = parseArgs({
-    args: rest,
+async function readPassword(io: Io): Promise<string> {
+  if (!io.stdin.isTTY) {
+    let text = '';
+    for await (const chunk of io.stdin) text += chunk.toString();
+    return text.split(/\r?\n/)[0] ?? '';
+  }
+  const password = await promptHidden(io.stdin, 'Password: ');
+  const again = await promptHidden(io.stdin, 'Password again: ');
+  if (password !== again) throw new UsageError('The two passwords differ; nothing was created.');
+  return password;
+}
+
+/** Asks on stderr (stdout stays clean for --json) without echoing what is typed. */
+function promptHidden(input: NodeJS.ReadableStream, question: string): Promise<string> {
+  const output = process.stderr;
+  const rl = createInterface({ input, output, terminal: true });
+  output.write(question);
+  // readline echoes each keystroke through this method; silencing it hides the password.
+  (rl as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = () => {};
+  return new Promise<string>((resolve, reject) => {
+    let answered = false;
+    rl.once('line', (line) => {
+      answered = true;
+      rl.close();
+      resolve(line);
+    });
+    rl.once('SIGINT', () => rl.close());
+    rl.once('close', () => {
+      output.write('\n');
+      if (!answered) reject(new UsageError('Cancelled; nothing was created.'));
+    });
+  });
+}
+
+async function createCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseFlags('users create', {
+    args,
     options: {
       email: { type: 'string' },
       brand: { type: 'string' },
@@ -45,28 +61,25 @@ export async function usersCommand(argv: string[], io: Io): Promise<number> {
     },
     strict: true,
   });
-  if (values.help || !sub || sub === '--help' || sub === '-h') {
-    io.out(HELP);
-    return values.help || sub === '--help' || sub === '-h' ? 0 : 1;
-  }
-  if (sub !== 'create') throw new UsageError(`Unknown users command "${sub}".\n\n${HELP}`);
-  if (!values.email) throw new UsageError(`--email is required.\n\n${HELP}`);
-  if (values.role !== 'owner' && values.role !== 'member')
-    throw new UsageError('--role must be owner or member.');
-  const role = values.role;
-  const password = await readPassword(io);
-  if (!password)
-    throw new UsageError('No password given: send it on standard input or type it at the prompt.');
-  try {
-    const user = await withDatabase(async (database) => {
-      const brandId = await resolveBrand(database, values.brand);
-      return createUser(database.db, { brandId, email: values.email!, password, role });
-    });
-    if (values.json) io.out(JSON.stringify(user));
-    else io.out(`Created ${user.role} ${user.email} (${user.id}) for brand ${user.brandId}.`);
+  if (values.help) {
+    io.out(USERS_HELP);
     return 0;
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'conflict') throw new UsageError(error.message);
-    throw error;
   }
+  const email = values.email?.trim();
+  if (!email) throw new UsageError(`--email is required.\n\n${USERS_HELP}`);
+  if (!isValidEmail(email)) throw new UsageError(`--email must be a valid email address, got "${email}".`);
+  const role = values.role;
+  if (role !== 'owner' && role !== 'member') throw new UsageError('--role must be owner or member.');
+  // The brand is checked before the password is asked for, so nobody types a password in vain.
+  const user = await withDatabase(async (database) => {
+    const brandId = await resolveBrand(database, values.brand);
+    const password = await readPassword(io);
+    if (!password) {
+      throw new UsageError('No password given: send it on standard input or type it at the prompt.');
+    }
+    return createUser(database.db, { brandId, email, password, role });
+  });
+  if (values.json) io.out(JSON.stringify(user));
+  else io.out(`Created ${user.role} ${user.email} (${user.id}) for brand ${user.brandId}.`);
+  return 0;
 }

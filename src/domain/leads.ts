@@ -275,7 +275,11 @@ export async function listLeads(
   );
 }
 
-/** One lead in any state, or (workItemsOnly) one that has been scheduled. NotFoundError for another brand's id. */
+/**
+ * One lead in any state, or (workItemsOnly) one that has been scheduled. NotFoundError for another brand's id.
+ * Lead and history come from one statement, so the status always matches the last history entry even while the
+ * lead is being changed.
+ */
 export async function getLead(
   db: DB,
   brandId: string,
@@ -286,6 +290,7 @@ export async function getLead(
     .selectFrom('leads as l')
     .innerJoin('customers as c', 'c.id', 'l.customer_id')
     .innerJoin('addresses as a', 'a.id', 'l.address_id')
+    .leftJoin('lead_status_history as h', 'h.lead_id', 'l.id')
     .select([
       'l.id',
       'l.brand_id',
@@ -317,19 +322,15 @@ export async function getLead(
       'a.postal_code',
       'a.city',
       'a.country',
+      'h.status as history_status',
+      'h.at as history_at',
     ])
     .where('l.id', '=', id)
-    .where('l.brand_id', '=', brandId);
+    .where('l.brand_id', '=', brandId)
+    .orderBy('h.seq');
   if (options.workItemsOnly) q = q.where('l.scheduled_at', 'is not', null);
-  const [row, history] = await Promise.all([
-    q.executeTakeFirst(),
-    db
-      .selectFrom('lead_status_history')
-      .select(['status', 'at'])
-      .where('lead_id', '=', id)
-      .orderBy('seq')
-      .execute(),
-  ]);
+  const rows = await q.execute();
+  const row = rows[0];
   if (!row) throw new NotFoundError(`No ${options.workItemsOnly ? 'work item' : 'lead'} with id ${id}`);
   return {
     id: row.id,
@@ -368,7 +369,11 @@ export async function getLead(
       city: row.city,
       country: row.country,
     },
-    statusHistory: history.map((h) => ({ status: h.status as Status, at: iso(h.at) })),
+    statusHistory: rows.flatMap((h) =>
+      h.history_status === null || h.history_at === null
+        ? []
+        : [{ status: h.history_status as Status, at: iso(h.history_at) }],
+    ),
   };
 }
 
@@ -391,6 +396,7 @@ export function parseStatusChange(body: unknown): Status {
 /**
  * Moves a lead to another state. The update is conditional on the state it was read in, so of two concurrent
  * changes from the same state exactly one wins; the other gets InvalidTransitionError naming the new state.
+ * Returns the single-lead read as this change left it.
  */
 export async function changeLeadStatus(
   db: DB,
@@ -398,7 +404,7 @@ export async function changeLeadStatus(
   id: string,
   to: Status,
   actor: string | null,
-): Promise<{ from: Status; to: Status; at: number }> {
+): Promise<{ from: Status; to: Status; at: number; lead: LeadDetail }> {
   return db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('leads')
@@ -436,6 +442,7 @@ export async function changeLeadStatus(
       .insertInto('lead_status_history')
       .values({ lead_id: id, seq: Number(last?.seq ?? 0) + 1, status: to, at: now, actor })
       .execute();
-    return { from, to, at: now };
+    // Read before commit: the row lock held since the update means this is exactly the state this change made.
+    return { from, to, at: now, lead: await getLead(trx, brandId, id) };
   });
 }

@@ -40,6 +40,13 @@ export function normalizeLimit(limit: number | undefined): number {
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+// Date.parse rolls impossible days over (2026-02-30 becomes 2026-03-02): a filter must not silently move.
+function isCalendarDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 /** Parses an ISO 8601 timestamp filter into epoch ms. A value without zone is taken as UTC. */
 export function parseTimestamp(value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined;
@@ -52,7 +59,7 @@ export function parseTimestamp(value: string | undefined, field: string): number
   const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(trimmed);
   const normalized = trimmed.includes('T') && !hasZone ? `${trimmed}Z` : trimmed;
   const ms = Date.parse(normalized);
-  if (Number.isNaN(ms)) {
+  if (Number.isNaN(ms) || !isCalendarDate(trimmed)) {
     throw new ValidationError([{ field, message: 'is not a valid date and time' }]);
   }
   return ms;

@@ -104,6 +104,10 @@ export default fp(
           error.extra,
         );
       }
+      if (error.validation && error.validationContext === 'params') {
+        // Path parameters name a resource: one that cannot exist is not found, like any unknown id.
+        return sendProblem(request, reply, 'not_found', `Nothing exists at ${request.url.split('?')[0]}.`);
+      }
       if (error.validation) {
         const errors = ajvToFieldErrors(error.validation as AjvError[], error.validationContext);
         const detail =

@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendProblem } from '../problem.js';
+import { errorResponses } from '../schemas/common.js';
 import type { RouteDeps } from './types.js';
 
 function isLoopback(address: string): boolean {
@@ -47,20 +48,21 @@ export default async function operationRoutes(
         operationId: 'ready',
         tags: ['Operations'],
         summary: 'Readiness: the database answers',
-        response: { 200: Ready, 503: Ready },
+        response: { 200: Ready, ...errorResponses([503]) },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       const checks: Record<string, string> = {};
       for (const detail of readinessDetails) Object.assign(checks, detail());
       try {
         await deps.database.ping(2000);
         return { status: 'ready', database: 'ok', checks };
       } catch (error) {
+        // The probe is public: the driver's message (hosts, ports, paths) goes to the log, not to the caller.
+        request.log.warn({ err: error }, 'readiness check: database unreachable');
         reply.header('Retry-After', '5');
-        return reply.code(503).send({
-          status: 'not_ready',
-          database: `unreachable: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`,
+        return sendProblem(request, reply, 'service_unavailable', 'The database is not reachable.', {
+          database: 'unreachable',
           checks,
         });
       }

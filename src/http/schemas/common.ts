@@ -45,7 +45,11 @@ export const ProblemSchema = Type.Object(
 
 export const ProblemRef = Type.Ref('Problem');
 
-const problem = (description: string) => ({ ...ProblemRef, description });
+// Errors are sent as application/problem+json, so the document names that media type, not application/json.
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ProblemRef } },
+});
 
 /** Error responses a route can give, for the OpenAPI document. */
 export function errorResponses(statuses: number[]): Record<number, TSchema> {
@@ -97,7 +101,15 @@ export function listEnvelope<T extends TSchema>(item: T, name: string) {
   );
 }
 
+// Printable ASCII only: a control character would reach the database (PostgreSQL rejects NUL in text).
+// A path parameter that fails this is answered 404 like any other unknown id (see the error handler).
 export const IdParams = Type.Object(
-  { id: Type.String({ maxLength: 100, description: 'The identifier returned on creation.' }) },
+  {
+    id: Type.String({
+      maxLength: 100,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: 'The identifier returned on creation.',
+    }),
+  },
   { additionalProperties: false },
 );

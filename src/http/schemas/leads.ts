@@ -8,7 +8,7 @@ export const LeadCreateBody = (() => {
   const properties: TProperties = {};
   for (const f of LEAD_FIELDS) {
     const base = { description: `${f.description} (${f.group})`, maxLength: f.maxLength };
-    properties[f.name] =
+    const schema =
       f.format === 'priority'
         ? Type.String({ ...base, enum: [...PRIORITIES], default: 'medium' })
         : f.format === 'email'
@@ -18,10 +18,11 @@ export const LeadCreateBody = (() => {
             : f.format === 'country'
               ? Type.String({ ...base, minLength: 2, pattern: '^[A-Za-z]{2}$' })
               : Type.String({ ...base, ...(f.required ? { minLength: 1 } : {}) });
+    // TypeBox derives `required` from the properties: optional fields must be marked, or the document requires all.
+    properties[f.name] = f.required ? schema : Type.Optional(schema);
   }
   return Type.Object(properties, {
     additionalProperties: false,
-    required: LEAD_FIELDS.filter((f) => f.required).map((f) => f.name),
     title: 'LeadCreate',
     description:
       'Address, customer and job fields sent flat. Strings are trimmed; empty optional fields count as absent; unknown fields are rejected.',

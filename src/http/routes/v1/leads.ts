@@ -107,9 +107,15 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     async (request) => {
       const principal = principalOf(request);
       const { id } = request.params as { id: string };
-      await changeLeadStatus(deps.db, principal.brandId, id, request.body as Status, principal.keyId);
+      const change = await changeLeadStatus(
+        deps.db,
+        principal.brandId,
+        id,
+        request.body as Status,
+        principal.keyId,
+      );
       deps.hooks.leadChanged?.(id);
-      return getLead(deps.db, principal.brandId, id);
+      return change.lead;
     },
   );
 }

@@ -1,0 +1,36 @@
+import { loadConfig } from '../config.js';
+import { migrate, openDatabase } from '../db/database.js';
+import { type Io, parseFlags } from './context.js';
+
+export const MIGRATE_HELP = `Usage: lead-intake migrate
+
+Brings the database schema up to date and exits. On PostgreSQL the migrations run under an advisory lock,
+so this is safe while instances start; "serve" migrates too, so running it first is optional.`;
+
+export async function migrateCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseFlags('migrate', {
+    args,
+    options: { help: { type: 'boolean', short: 'h', default: false } },
+    strict: true,
+  });
+  if (values.help) {
+    io.out(MIGRATE_HELP);
+    return 0;
+  }
+  const config = loadConfig();
+  const database = openDatabase(config.database, config.sqliteSynchronous);
+  try {
+    const applied = await migrate(
+      database,
+      config.database.dialect === 'postgres' ? config.database.schema : undefined,
+    );
+    io.out(
+      applied.length
+        ? `Applied ${applied.length} migration(s): ${applied.join(', ')}`
+        : 'The database is up to date.',
+    );
+  } finally {
+    await database.close();
+  }
+  return 0;
+}

@@ -1,0 +1,392 @@
+// The one security matrix every API route goes through: authentication, scopes, brand isolation, key cache.
+import { randomBytes } from 'node:crypto';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Scope } from '../../src/domain/api-keys.js';
+import { ALL_SCOPES, createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+
+/** Ids the routes need: brand A's (the main brand) and brand B's (the other brand). */
+interface Fixtures {
+  leadId: string;
+  workItemId: string;
+  addressId: string;
+  /** A lead only the PATCH route touches, so state changes do not disturb the other routes. */
+  patchLeadId: string;
+  otherLeadId: string;
+  otherWorkItemId: string;
+  otherAddressId: string;
+}
+
+interface RouteCase {
+  name: string;
+  scope: Scope;
+  /** Routes that address one record by id: another brand's id must be a 404. */
+  idRoute: boolean;
+  success: number;
+  request(fx: Fixtures): InjectOptions;
+  /** Checks the body of an allowed request. */
+  expectBody(body: Record<string, unknown>, fx: Fixtures): void;
+}
+
+const json = { 'content-type': 'application/json' };
+
+const expectList = (body: Record<string, unknown>) => {
+  expect(Array.isArray(body.data)).toBe(true);
+  expect(body.limit).toBe(50);
+};
+
+const ROUTES: RouteCase[] = [
+  {
+    name: 'POST /v1/leads',
+    scope: 'leads:write',
+    idRoute: false,
+    success: 201,
+    request: () => ({ method: 'POST', url: '/v1/leads', headers: json, payload: validLead() }),
+    expectBody: (body) => expect(body.id).toMatch(/^wrk_[0-9a-z]{26}$/),
+  },
+  {
+    name: 'GET /v1/leads',
+    scope: 'leads:read',
+    idRoute: false,
+    success: 200,
+    request: () => ({ method: 'GET', url: '/v1/leads' }),
+    expectBody: expectList,
+  },
+  {
+    name: 'GET /v1/leads/{id}',
+    scope: 'leads:read',
+    idRoute: true,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/leads/${fx.leadId}` }),
+    expectBody: (body, fx) => expect(body.id).toBe(fx.leadId),
+  },
+  {
+    name: 'PATCH /v1/leads/{id}',
+    scope: 'full',
+    idRoute: true,
+    success: 200,
+    request: (fx) => ({
+      method: 'PATCH',
+      url: `/v1/leads/${fx.patchLeadId}`,
+      headers: json,
+      payload: { status: 'quoted' },
+    }),
+    expectBody: (body, fx) => {
+      expect(body.id).toBe(fx.patchLeadId);
+      expect(body.status).toBe('quoted');
+    },
+  },
+  {
+    name: 'GET /v1/work-items',
+    scope: 'work-items:read',
+    idRoute: false,
+    success: 200,
+    request: () => ({ method: 'GET', url: '/v1/work-items' }),
+    expectBody: expectList,
+  },
+  {
+    name: 'GET /v1/work-items/{id}',
+    scope: 'work-items:read',
+    idRoute: true,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/work-items/${fx.workItemId}` }),
+    expectBody: (body, fx) => expect(body.id).toBe(fx.workItemId),
+  },
+  {
+    name: 'GET /v1/addresses',
+    scope: 'full',
+    idRoute: false,
+    success: 200,
+    request: () => ({ method: 'GET', url: '/v1/addresses' }),
+    expectBody: expectList,
+  },
+  {
+    name: 'GET /address',
+    scope: 'full',
+    idRoute: false,
+    success: 200,
+    request: () => ({ method: 'GET', url: '/address' }),
+    expectBody: expectList,
+  },
+];
+
+/** List routes and how to find brand A's and brand B's record in them. */
+const LISTS = [
+  { url: '/v1/leads', mine: (fx: Fixtures) => fx.leadId, theirs: (fx: Fixtures) => fx.otherLeadId },
+  {
+    url: '/v1/work-items',
+    mine: (fx: Fixtures) => fx.workItemId,
+    theirs: (fx: Fixtures) => fx.otherWorkItemId,
+  },
+  {
+    url: '/v1/addresses',
+    mine: (fx: Fixtures) => fx.addressId,
+    theirs: (fx: Fixtures) => fx.otherAddressId,
+  },
+  { url: '/address', mine: (fx: Fixtures) => fx.addressId, theirs: (fx: Fixtures) => fx.otherAddressId },
+];
+
+const changeLastCharacter = (key: string) => key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+const unknownKey = () => `lik_${randomBytes(32).toString('base64url')}`;
+
+/** Every 401 is problem+json naming the request, and tells the client how to authenticate. */
+function expectUnauthorized(res: LightMyRequestResponse, detail: RegExp) {
+  expect(res.statusCode).toBe(401);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.headers['www-authenticate']).toMatch(/X-API-Key/);
+  const body = res.json();
+  expect(body).toMatchObject({
+    type: 'https://lead-intake.dev/errors/unauthorized',
+    title: expect.any(String),
+    status: 401,
+    requestId: res.headers['x-request-id'],
+  });
+  expect(body.detail).toMatch(detail);
+}
+
+async function poll<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe.each(dialects())('security matrix on %s', (dialect) => {
+  let ctx: TestContext;
+  const fx = {} as Fixtures;
+
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect);
+    const lead = await ctx.createLead();
+    fx.leadId = lead.id as string;
+    fx.addressId = lead.addressId as string;
+    fx.patchLeadId = (await ctx.createLead()).id as string;
+    fx.workItemId = (await ctx.createLead()).id as string;
+    await ctx.setStatus(fx.workItemId, 'scheduled');
+
+    const other = await ctx.createLead({}, ctx.keys.other);
+    fx.otherLeadId = other.id as string;
+    fx.otherAddressId = other.addressId as string;
+    fx.otherWorkItemId = (await ctx.createLead({}, ctx.keys.other)).id as string;
+    const scheduled = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/leads/${fx.otherWorkItemId}`,
+      headers: { ...json, 'x-api-key': ctx.keys.other },
+      payload: { status: 'scheduled' },
+    });
+    expect(scheduled.statusCode).toBe(200);
+  });
+  afterAll(async () => ctx?.close());
+
+  const send = (route: RouteCase, headers: Record<string, string | undefined>) => {
+    const options = route.request(fx);
+    const merged = { ...(options.headers as Record<string, string>), ...headers };
+    for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
+    return ctx.app.inject({ ...options, headers: merged });
+  };
+
+  describe.each(ROUTES)('$name (scope $scope)', (route) => {
+    const refusals: { label: string; key: () => string | undefined; detail: RegExp }[] = [
+      { label: 'no key', key: () => undefined, detail: /X-API-Key/ },
+      { label: 'an empty key', key: () => '', detail: /X-API-Key/ },
+      { label: 'an unknown key', key: unknownKey, detail: /not valid/ },
+      { label: 'a malformed key', key: () => 'not-a-key', detail: /not valid/ },
+      { label: 'a truncated key', key: () => ctx.keys.full.slice(0, -1), detail: /not valid/ },
+      {
+        label: 'a key with one character changed',
+        key: () => changeLastCharacter(ctx.keys.full),
+        detail: /not valid/,
+      },
+      { label: 'a revoked key', key: () => ctx.keys.revoked, detail: /revoked/ },
+      { label: 'an expired key', key: () => ctx.keys.expired, detail: /expired/ },
+    ];
+
+    it.each(refusals)('401 with $label', async ({ key, detail }) => {
+      expectUnauthorized(await send(route, { 'x-api-key': key() }), detail);
+    });
+
+    it.each(ALL_SCOPES)('with a key of scope %s: allowed only when the scope fits', async (scope) => {
+      const res = await send(route, { 'x-api-key': ctx.keys[scope] });
+      if (scope === route.scope || scope === 'full') {
+        expect(res.statusCode, res.body).toBe(route.success);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        route.expectBody(res.json(), fx);
+        return;
+      }
+      expect(res.statusCode).toBe(403);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      const body = res.json();
+      expect(body).toMatchObject({
+        type: 'https://lead-intake.dev/errors/forbidden',
+        title: expect.any(String),
+        status: 403,
+        requestId: res.headers['x-request-id'],
+        requiredScope: route.scope,
+      });
+      expect(body.detail).toContain(`"${route.scope}"`);
+    });
+  });
+
+  describe.each(ROUTES.filter((route) => route.idRoute))('$name', (route) => {
+    it("another brand's id is a 404, exactly like an unknown id", async () => {
+      const res = await send(route, { 'x-api-key': ctx.keys.other });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      const body = res.json();
+      expect(body).toMatchObject({
+        type: 'https://lead-intake.dev/errors/not-found',
+        status: 404,
+        requestId: res.headers['x-request-id'],
+      });
+
+      // Same answer as for an id nobody has: nothing tells the other brand that the record exists.
+      const request = route.request(fx);
+      const realId = String(request.url).split('/').pop()!;
+      const unknownId = `wrk_${'0'.repeat(26)}`;
+      const unknown = await ctx.app.inject({
+        ...request,
+        url: String(request.url).replace(realId, unknownId),
+        headers: { ...(request.headers as Record<string, string>), 'x-api-key': ctx.keys.other },
+      });
+      expect(unknown.statusCode).toBe(404);
+      const { requestId: _a, ...rest } = body;
+      const { requestId: _b, ...unknownRest } = unknown.json();
+      expect(JSON.stringify(rest).replaceAll(realId, 'ID')).toBe(
+        JSON.stringify(unknownRest).replaceAll(unknownId, 'ID'),
+      );
+    });
+  });
+
+  it("a state change with another brand's key changes nothing", async () => {
+    const res = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/leads/${fx.leadId}`,
+      headers: { ...json, 'x-api-key': ctx.keys.other },
+      payload: { status: 'cancelled' },
+    });
+    expect(res.statusCode).toBe(404);
+    const lead = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/leads/${fx.leadId}`,
+      headers: { 'x-api-key': ctx.keys.full },
+    });
+    expect(lead.json().status).toBe('request');
+  });
+
+  it.each(LISTS)('$url shows each brand only its own records', async ({ url, mine, theirs }) => {
+    const ids = async (key: string) => {
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `${url}?limit=100`,
+        headers: { 'x-api-key': key },
+      });
+      expect(res.statusCode).toBe(200);
+      return (res.json().data as { id: string }[]).map((item) => item.id);
+    };
+    const brandA = await ids(ctx.keys.full);
+    const brandB = await ids(ctx.keys.other);
+    expect(brandA).toContain(mine(fx));
+    expect(brandA).not.toContain(theirs(fx));
+    expect(brandB).toContain(theirs(fx));
+    expect(brandB).not.toContain(mine(fx));
+    expect(brandB.filter((id) => brandA.includes(id))).toEqual([]);
+  });
+
+  describe('authentication comes before reading the body', () => {
+    const post = (payload: string, headers: Record<string, string>) =>
+      ctx.app.inject({ method: 'POST', url: '/v1/leads', headers, payload });
+
+    it.each([
+      { label: 'an invalid lead', payload: JSON.stringify({ postcode: 'x' }), type: 'application/json' },
+      { label: 'malformed JSON', payload: '{"street": ', type: 'application/json' },
+      { label: 'an empty body', payload: '', type: 'application/json' },
+      { label: 'a text body', payload: 'hello', type: 'text/plain' },
+      {
+        label: 'a body over 64 KiB',
+        payload: JSON.stringify({ notes: 'x'.repeat(70_000) }),
+        type: 'application/json',
+      },
+    ])('no key and $label: 401, not a body error', async ({ payload, type }) => {
+      expectUnauthorized(await post(payload, { 'content-type': type }), /X-API-Key/);
+    });
+
+    it('a revoked key and an invalid body: 401', async () => {
+      const res = await post('{"postcode": "x"}', { ...json, 'x-api-key': ctx.keys.revoked });
+      expectUnauthorized(res, /revoked/);
+    });
+
+    it('no key and an invalid state change: 401', async () => {
+      const res = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/leads/${fx.leadId}`,
+        headers: json,
+        payload: { status: 'nonsense' },
+      });
+      expectUnauthorized(res, /X-API-Key/);
+    });
+
+    it('a key without the scope and an invalid body: 403, not 422', async () => {
+      const res = await post('{"postcode": "x"}', { ...json, 'x-api-key': ctx.keys['leads:read'] });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().requiredScope).toBe('leads:write');
+    });
+  });
+});
+
+describe.each(dialects())('API key cache and lastUsedAt on %s', (dialect) => {
+  const ttlMs = 200;
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect, { keyCacheTtlMs: ttlMs });
+  });
+  afterAll(async () => ctx?.close());
+
+  const list = (key: string) =>
+    ctx.app.inject({ method: 'GET', url: '/v1/leads', headers: { 'x-api-key': key } });
+
+  it('a key revoked in the database is refused once the cache TTL has passed', async () => {
+    const key = ctx.keys['leads:read'];
+    const started = Date.now();
+    expect((await list(key)).statusCode).toBe(200);
+    await ctx.app.deps.db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('id', '=', ctx.keyIds['leads:read']!)
+      .execute();
+    const cached = await list(key);
+    // Only when this ran within the TTL must the cached answer still stand; a slow machine proves nothing.
+    if (Date.now() - started < ttlMs) expect(cached.statusCode).toBe(200);
+
+    const refused = await poll(async () => {
+      const res = await list(key);
+      return res.statusCode === 401 ? res : undefined;
+    });
+    expect(refused, 'the revoked key was still accepted after the cache TTL').toBeDefined();
+    expectUnauthorized(refused!, /revoked/);
+  });
+
+  it('records lastUsedAt when a key is used', async () => {
+    const id = ctx.keyIds['work-items:read']!;
+    const lastUsed = () =>
+      ctx.app.deps.db
+        .selectFrom('api_keys')
+        .select('last_used_at')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+        .then((row) => row.last_used_at);
+    expect(await lastUsed()).toBeNull();
+    const before = Date.now();
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/work-items',
+      headers: { 'x-api-key': ctx.keys['work-items:read'] },
+    });
+    expect(res.statusCode).toBe(200);
+    const recorded = await poll(async () => (await lastUsed()) ?? undefined);
+    expect(recorded, 'lastUsedAt was never written').toBeDefined();
+    expect(recorded!).toBeGreaterThanOrEqual(before);
+    expect(recorded!).toBeLessThanOrEqual(Date.now());
+  });
+});

@@ -1,0 +1,252 @@
+// The state table of the contract, through PATCH /v1/leads/{id}: every allowed change, every refused one,
+// bad bodies, other brands, and parallel changes of one lead.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, dialects, type TestContext } from '../helpers.js';
+
+const STATES = [
+  'request',
+  'quoted',
+  'scheduled',
+  'planned',
+  'in_progress',
+  'completed',
+  'cancelled',
+] as const;
+type State = (typeof STATES)[number];
+
+// Written out from the contract ("States"), not imported from the code under test.
+const ALLOWED: [State, State][] = [
+  ['request', 'quoted'],
+  ['request', 'scheduled'],
+  ['request', 'cancelled'],
+  ['quoted', 'scheduled'],
+  ['quoted', 'cancelled'],
+  ['scheduled', 'planned'],
+  ['scheduled', 'cancelled'],
+  ['planned', 'in_progress'],
+  ['planned', 'cancelled'],
+  ['in_progress', 'completed'],
+  ['in_progress', 'cancelled'],
+];
+const isAllowed = (from: State, to: State) => ALLOWED.some(([f, t]) => f === from && t === to);
+const REFUSED: [State, State][] = STATES.flatMap((from) =>
+  STATES.filter((to) => !isAllowed(from, to)).map((to): [State, State] => [from, to]),
+);
+
+/** The changes that bring a new lead (in request) to each state. */
+const PATH_TO: Record<State, State[]> = {
+  request: [],
+  quoted: ['quoted'],
+  scheduled: ['scheduled'],
+  planned: ['scheduled', 'planned'],
+  in_progress: ['scheduled', 'planned', 'in_progress'],
+  completed: ['scheduled', 'planned', 'in_progress', 'completed'],
+  cancelled: ['cancelled'],
+};
+
+interface History {
+  status: State;
+  at: string;
+}
+
+describe.each(dialects())('lead states on %s', (dialect) => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect);
+  });
+  afterAll(async () => ctx?.close());
+
+  const patch = (id: string, payload: unknown, key: string = ctx.keys.full) =>
+    ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/leads/${id}`,
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+    });
+
+  async function read(id: string) {
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/leads/${id}`,
+      headers: { 'x-api-key': ctx.keys['leads:read'] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  }
+
+  async function leadIn(state: State): Promise<string> {
+    const id = (await ctx.createLead()).id as string;
+    for (const step of PATH_TO[state]) {
+      const res = await patch(id, { status: step });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    return id;
+  }
+
+  function expectRefusal(res: Awaited<ReturnType<typeof patch>>, current: State) {
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const body = res.json();
+    expect(body).toMatchObject({ status: 409, currentStatus: current });
+    expect(body.type).toMatch(/^https:\/\/lead-intake\.dev\/errors\//);
+    expect(body.detail).toContain(`"${current}"`);
+    expect(typeof body.requestId).toBe('string');
+  }
+
+  it.each(ALLOWED)(
+    '%s → %s is allowed: 200 with the single-lead read, history grows by one',
+    async (from, to) => {
+      const id = await leadIn(from);
+      const before = await read(id);
+      const res = await patch(id, { status: to });
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json();
+      expect(body).toEqual(await read(id));
+      expect(body.status).toBe(to);
+
+      const history: History[] = body.statusHistory;
+      expect(history.slice(0, -1)).toEqual(before.statusHistory);
+      const added = history.at(-1)!;
+      expect(Object.keys(added).sort()).toEqual(['at', 'status']);
+      expect(added.status).toBe(to);
+      expect(Date.parse(added.at)).toBeGreaterThanOrEqual(Date.parse(before.statusHistory.at(-1).at));
+      expect(body.updatedAt).toBe(added.at);
+      expect(body.receivedAt).toBe(before.receivedAt);
+      // scheduledAt is the moment the lead became a work item, and stays that.
+      expect(body.scheduledAt).toBe(to === 'scheduled' ? added.at : before.scheduledAt);
+    },
+  );
+
+  it.each(REFUSED)('%s → %s is refused: 409 naming the current state, nothing changes', async (from, to) => {
+    const id = await leadIn(from);
+    const before = await read(id);
+    expectRefusal(await patch(id, { status: to }), from);
+    expect(await read(id)).toEqual(before);
+  });
+
+  it('the whole way: request → quoted → scheduled → planned → in_progress → completed, history oldest first', async () => {
+    const created = await ctx.createLead();
+    const id = created.id as string;
+    const path: State[] = ['quoted', 'scheduled', 'planned', 'in_progress', 'completed'];
+    for (const status of path) expect((await patch(id, { status })).statusCode).toBe(200);
+    const lead = await read(id);
+    expect(lead.status).toBe('completed');
+    const history: History[] = lead.statusHistory;
+    expect(history.map((h) => h.status)).toEqual(['request', ...path]);
+    expect(history[0]!.at).toBe(created.receivedAt);
+    const times = history.map((h) => Date.parse(h.at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(lead.scheduledAt).toBe(history[2]!.at);
+  });
+
+  it.each([
+    [{ status: 'done' }, 'status'],
+    [{ status: 'Quoted' }, 'status'],
+    [{ status: 3 }, 'status'],
+    [{ status: null }, 'status'],
+    [{}, 'status'],
+    [{ status: 'quoted', note: 'call first' }, 'note'],
+    [{ state: 'quoted' }, 'state'],
+  ])('body %j is a 422 naming %s, nothing changes', async (payload, field) => {
+    const id = await leadIn('request');
+    const before = await read(id);
+    const res = await patch(id, payload);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(await read(id)).toEqual(before);
+  });
+
+  it('a body that is not an object is a 422', async () => {
+    const id = await leadIn('request');
+    for (const payload of [['quoted'], 'quoted', 42]) {
+      expect((await patch(id, payload)).statusCode).toBe(422);
+    }
+    expect((await read(id)).statusHistory).toHaveLength(1);
+  });
+
+  it('another brand’s id, or an unknown id, is a 404 and changes nothing', async () => {
+    const ours = await leadIn('request');
+    const res = await patch(ours, { status: 'quoted' }, ctx.keys.other);
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect((await read(ours)).status).toBe('request');
+
+    const theirs = (await ctx.createLead({}, ctx.keys.other)).id as string;
+    expect((await patch(theirs, { status: 'quoted' })).statusCode).toBe(404);
+    expect((await patch(`wrk_${'0'.repeat(26)}`, { status: 'quoted' })).statusCode).toBe(404);
+  });
+
+  it('needs the full scope', async () => {
+    const id = await leadIn('request');
+    for (const scope of ['leads:read', 'leads:write', 'work-items:read'] as const) {
+      expect((await patch(id, { status: 'quoted' }, ctx.keys[scope])).statusCode).toBe(403);
+    }
+    expect((await read(id)).status).toBe('request');
+  });
+
+  describe('parallel changes of one lead', () => {
+    it.each([2, 10])('%i parallel changes to the same state: exactly one 200, the rest 409', async (n) => {
+      const id = await leadIn('request');
+      const results = await Promise.all(Array.from({ length: n }, () => patch(id, { status: 'scheduled' })));
+      expect(results.map((r) => r.statusCode).sort()).toEqual([200, ...Array(n - 1).fill(409)]);
+      for (const res of results.filter((r) => r.statusCode === 409)) expectRefusal(res, 'scheduled');
+      const lead = await read(id);
+      expect(lead.statusHistory.map((h: History) => h.status)).toEqual(['request', 'scheduled']);
+    });
+
+    // PATCH names only the target state, so two changes that the table allows one after the other (request →
+    // quoted, then quoted → scheduled) may both succeed. What must hold is that the outcome is some serial order
+    // of the changes that succeeded: no two changes from the same state, no lost history entry.
+    it.each([
+      [['quoted', 'scheduled']],
+      [
+        [
+          'quoted',
+          'scheduled',
+          'cancelled',
+          'quoted',
+          'scheduled',
+          'cancelled',
+          'quoted',
+          'planned',
+          'completed',
+          'scheduled',
+        ],
+      ],
+    ] as [State[]][])(
+      'parallel changes to %j end as a serial order of the ones that succeeded',
+      async (targets) => {
+        const id = await leadIn('request');
+        const results = await Promise.all(targets.map((status) => patch(id, { status })));
+        const lead = await read(id);
+        const history: State[] = lead.statusHistory.map((h: History) => h.status);
+        const succeeded = targets.filter((_, i) => results[i]!.statusCode === 200);
+        expect(results.every((r) => r.statusCode === 200 || r.statusCode === 409)).toBe(true);
+        expect(succeeded.length).toBeGreaterThanOrEqual(1);
+        expect(history).toHaveLength(succeeded.length + 1);
+        expect(history[0]).toBe('request');
+        expect(sortStates(history.slice(1))).toEqual(sortStates(succeeded));
+        for (let i = 1; i < history.length; i++) expect(isAllowed(history[i - 1]!, history[i]!)).toBe(true);
+        expect(lead.status).toBe(history.at(-1));
+        for (const res of results.filter((r) => r.statusCode === 409)) {
+          expect(history).toContain(res.json().currentStatus);
+        }
+        // Each success answers with the lead as that change left it, history and status in agreement.
+        results.forEach((res, i) => {
+          if (res.statusCode !== 200) return;
+          const body = res.json();
+          expect(body.status).toBe(targets[i]);
+          expect(body.statusHistory.at(-1).status).toBe(targets[i]);
+          expect(history.slice(0, body.statusHistory.length)).toEqual(
+            body.statusHistory.map((h: History) => h.status),
+          );
+        });
+      },
+    );
+  });
+});
+
+function sortStates(states: State[]): State[] {
+  return [...states].sort();
+}
