@@ -4,12 +4,15 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
+import secureJson from 'secure-json-parse';
 import type { Config } from './config.js';
 import { type Database, migrate, openDatabase } from './db/database.js';
 import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
+import { ValidationError } from './domain/errors.js';
 import { ulid } from './domain/ids.js';
 import { parseLeadInput } from './domain/lead-input.js';
 import { parseStatusChange } from './domain/leads.js';
+import { isCursor, isTimestamp } from './domain/paging.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
@@ -48,6 +51,34 @@ const addFormats: AddFormats =
   (addFormatsModule as unknown as { default?: AddFormats }).default ??
   (addFormatsModule as unknown as AddFormats);
 
+/**
+ * ajv's coercion turns "1e2", "0x10" and "Infinity" into numbers; a whole-number parameter must be written as one.
+ * Wraps a query validator so such values fail as "must be a whole number" alongside ajv's own errors.
+ */
+function strictIntegers(schema: Record<string, unknown>, validate: ValidateFunction) {
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const integers = Object.keys(properties).filter((k) => properties[k]?.type === 'integer');
+  if (!integers.length) return validate;
+  const wrapped = (data: Record<string, unknown>) => {
+    const bad = integers.filter(
+      (k) => typeof data?.[k] === 'string' && !/^\s*[+-]?\d{1,15}\s*$/.test(data[k] as string),
+    );
+    const valid = validate(data);
+    const errors = [
+      ...bad.map((k) => ({
+        instancePath: `/${k}`,
+        keyword: 'type',
+        params: { type: 'integer' },
+        message: 'must be integer',
+      })),
+      ...(validate.errors ?? []).filter((e) => !bad.some((k) => e.instancePath === `/${k}`)),
+    ];
+    (wrapped as unknown as { errors: unknown }).errors = errors.length ? errors : null;
+    return valid && !bad.length;
+  };
+  return wrapped;
+}
+
 function compileValidators() {
   // Bodies: no type coercion (a number is not a string), no silent stripping of unknown fields, every error.
   const bodyAjv = addFormats(
@@ -67,9 +98,13 @@ function compileValidators() {
       allErrors: true,
       useDefaults: true,
       strict: false,
+      verbose: true,
     }),
   );
-  for (const ajv of [bodyAjv, paramAjv]) ajv.addKeyword('x-validator');
+  // The filters' own rules, so one 422 names every bad parameter at once.
+  paramAjv.addFormat('date-time', { type: 'string', validate: isTimestamp });
+  paramAjv.addFormat('cursor', { type: 'string', validate: isCursor });
+  for (const ajv of [bodyAjv, paramAjv]) ajv.addKeyword('x-validator').addKeyword('x-error');
   return ({ schema, httpPart }: { schema: FastifySchema & Record<string, unknown>; httpPart?: string }) => {
     const custom = httpPart === 'body' ? BODY_VALIDATORS[String(schema['x-validator'])] : undefined;
     if (custom) {
@@ -82,7 +117,7 @@ function compileValidators() {
       };
     }
     const validate: ValidateFunction = (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema);
-    return validate;
+    return httpPart === 'querystring' ? strictIntegers(schema, validate) : validate;
   };
 }
 
@@ -163,6 +198,32 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   // JSON only: no text/plain fallback that would turn a mislabelled body into a string.
   app.removeContentTypeParser('text/plain');
+  // Our own JSON parser so a body carrying __proto__ or constructor.prototype is told which key is refused,
+  // instead of Fastify's "invalid JSON".
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') {
+      done(
+        Object.assign(new Error('empty JSON body'), { statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY' }),
+        undefined,
+      );
+      return;
+    }
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (error) {
+      if (error instanceof SyntaxError && !/prototype property/.test(error.message)) {
+        done(Object.assign(error, { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
+        return;
+      }
+      const field = /"__proto__"\s*:/.test(text) ? '__proto__' : 'constructor';
+      done(
+        new ValidationError([{ field, message: 'is not allowed: it could alter object prototypes' }]),
+        undefined,
+      );
+    }
+  });
 
   // A known path with the wrong method is a 405 with Allow, not a 404.
   const routes: { pattern: RegExp; method: string }[] = [];

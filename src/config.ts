@@ -41,8 +41,18 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 }
 
 function bool(env: Env, name: string): boolean {
-  const raw = (env[name] ?? '').toLowerCase();
-  return raw === '1' || raw === 'true' || raw === 'yes';
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '1' || raw === 'true' || raw === 'yes') return true;
+  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
+  throw new ConfigError(`${name} must be 1/true/yes or 0/false/no, got "${env[name]}"`);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(env: Env): string {
+  const level = (env.LOG_LEVEL || 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  return level;
 }
 
 function logFormat(env: Env): 'json' | 'pretty' {
@@ -83,7 +93,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     port,
     database,
     dataDir,
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env),
     logFormat: logFormat(env),
     publicUrl: (
       env.PUBLIC_URL || `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`

@@ -25,14 +25,14 @@ export async function serve(config: Readonly<Config> = loadConfig()): Promise<vo
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  await app.listen({ host: config.host, port: config.port });
+  const address = await app.listen({ host: config.host, port: config.port });
+  // With PORT=0 the real port is only known now; PUBLIC_URL, when set, is what people should open.
+  const base = process.env.PUBLIC_URL ? config.publicUrl : address;
   const where =
     config.database.dialect === 'sqlite'
       ? config.database.file
       : `PostgreSQL (schema ${config.database.schema})`;
-  app.log.info(
-    `lead-intake listening on ${config.publicUrl} with ${where}; API docs at ${config.publicUrl}/docs`,
-  );
+  app.log.info(`lead-intake listening on ${base} with ${where}; API docs at ${base}/docs`);
 }
 
 const isEntry = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;

@@ -90,6 +90,7 @@ export async function listAddresses(
   return toPage(
     rows,
     query.limit,
+    query.order,
     (r) => ({ time: r.created_at, id: r.id }),
     (r) => ({
       id: r.id,

@@ -1,7 +1,7 @@
 import type { DB } from '../db/database.js';
 import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
-import { isCountryCode } from './lead-input.js';
+import { normalizeCountry } from './lead-input.js';
 
 export interface Brand {
   id: string;
@@ -29,14 +29,12 @@ export function validateBrandInput(input: { name: unknown; country?: unknown }):
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (!name) errors.push({ field: 'name', message: 'is required' });
   else if (name.length > 200) errors.push({ field: 'name', message: 'must be at most 200 characters' });
-  const country =
-    input.country === undefined || input.country === null || input.country === ''
-      ? 'NL'
-      : String(input.country).trim().toUpperCase();
-  if (!isCountryCode(country)) {
+  const given = input.country === undefined || input.country === null ? '' : String(input.country).trim();
+  const country = given === '' ? 'NL' : normalizeCountry(given);
+  if (!country) {
     errors.push({ field: 'country', message: 'must be an ISO 3166-1 alpha-2 country code such as "NL"' });
   }
-  if (errors.length) throw new ValidationError(errors);
+  if (errors.length || !country) throw new ValidationError(errors);
   return { name, country };
 }
 

@@ -164,6 +164,16 @@ export function isCountryCode(value: string): boolean {
   return COUNTRY_CODES.has(value);
 }
 
+/**
+ * Upper-cases a country code and maps UK (exceptionally reserved by ISO for the United Kingdom, and what people
+ * type) to GB. Returns undefined for anything that is not an assigned code.
+ */
+export function normalizeCountry(value: string): string | undefined {
+  const upper = value.trim().toUpperCase();
+  const code = upper === 'UK' ? 'GB' : upper;
+  return COUNTRY_CODES.has(code) ? code : undefined;
+}
+
 /** Code points, so an emoji counts as one character as a person would count it. */
 export function characterLength(value: string): number {
   let n = 0;
@@ -239,15 +249,15 @@ export function parseLeadInput(body: unknown): LeadInput {
         continue;
       }
       case 'country': {
-        const upper = value.toUpperCase();
-        if (!isCountryCode(upper)) {
+        const code = normalizeCountry(value);
+        if (!code) {
           errors.push({
             field: rule.name,
             message: 'must be an ISO 3166-1 alpha-2 country code such as "NL"',
           });
           continue;
         }
-        out[rule.name] = upper;
+        out[rule.name] = code;
         continue;
       }
       case 'priority':

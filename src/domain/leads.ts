@@ -246,6 +246,7 @@ export async function listLeads(
   return toPage(
     rows,
     query.limit,
+    query.order,
     (r) => ({ time: r.received_at, id: r.id }),
     (r) => {
       const item: LeadListItem = {

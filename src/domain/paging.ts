@@ -19,18 +19,51 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/** `l1.` + base64url("<time>.<id>"): opaque to clients, versioned so its shape can change later. */
-export function encodeCursor(position: Position): string {
-  return `l1.${Buffer.from(`${position.time}.${position.id}`).toString('base64url')}`;
+export interface Cursor extends Position {
+  /** The order the cursor's page was listed in; continuing in the other order would skip items. */
+  order: SortOrder;
 }
 
-export function decodeCursor(cursor: string, field = 'cursor'): Position {
-  const fail = () => new ValidationError([{ field, message: 'is not a cursor this API issued' }]);
-  if (!cursor.startsWith('l1.') || cursor.length > 200) throw fail();
+/** `l1.` + base64url("<a|d>.<time>.<id>"): opaque to clients, versioned so its shape can change later. */
+export function encodeCursor(position: Position, order: SortOrder): string {
+  const text = `${order === 'asc' ? 'a' : 'd'}.${position.time}.${position.id}`;
+  return `l1.${Buffer.from(text).toString('base64url')}`;
+}
+
+function parseCursor(cursor: string): Cursor | undefined {
+  if (!cursor.startsWith('l1.') || cursor.length > 200) return undefined;
   const text = Buffer.from(cursor.slice(3), 'base64url').toString('utf8');
-  const match = /^(\d{1,15})\.([a-z]{3}_[0-9a-z]{26})$/.exec(text);
-  if (!match) throw fail();
-  return { time: Number(match[1]), id: match[2]! };
+  const match = /^([ad])\.(\d{1,15})\.([a-z]{3}_[0-9a-z]{26})$/.exec(text);
+  if (!match) return undefined;
+  return { order: match[1] === 'a' ? 'asc' : 'desc', time: Number(match[2]), id: match[3]! };
+}
+
+export function isCursor(value: string): boolean {
+  return parseCursor(value) !== undefined;
+}
+
+export function decodeCursor(cursor: string, field = 'cursor'): Cursor {
+  const parsed = parseCursor(cursor);
+  if (!parsed) throw new ValidationError([{ field, message: 'is not a cursor this API issued' }]);
+  return parsed;
+}
+
+/**
+ * Resolves the order of a list request: a cursor continues in the order it was issued for, and an explicit
+ * order= that contradicts it is refused rather than silently skipping items.
+ */
+export function resolveOrder(order: SortOrder | undefined, cursor: string | undefined): SortOrder {
+  if (!cursor) return order ?? 'desc';
+  const parsed = decodeCursor(cursor);
+  if (order && order !== parsed.order) {
+    throw new ValidationError([
+      {
+        field: 'order',
+        message: `the cursor continues an order=${parsed.order} listing; drop order= or use ${parsed.order}`,
+      },
+    ]);
+  }
+  return parsed.order;
 }
 
 export function normalizeLimit(limit: number | undefined): number {
@@ -45,6 +78,15 @@ function isCalendarDate(value: string): boolean {
   const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+export function isTimestamp(value: string): boolean {
+  try {
+    parseTimestamp(value, 'value');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Parses an ISO 8601 timestamp filter into epoch ms. A value without zone is taken as UTC. */
@@ -69,6 +111,7 @@ export function parseTimestamp(value: string | undefined, field: string): number
 export function toPage<R, T>(
   rows: R[],
   limit: number,
+  order: SortOrder,
   position: (row: R) => Position,
   map: (row: R) => T,
 ): Page<T> {
@@ -79,6 +122,6 @@ export function toPage<R, T>(
     data: pageRows.map(map),
     limit,
     hasMore,
-    nextCursor: hasMore && last ? encodeCursor(position(last)) : null,
+    nextCursor: hasMore && last ? encodeCursor(position(last), order) : null,
   };
 }

@@ -14,6 +14,8 @@ interface AjvError {
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
+  /** With ajv's verbose option: the schema that failed, whose x-error says what a person should read. */
+  parentSchema?: Record<string, unknown>;
 }
 
 /** Turns ajv errors into one { field, message } per failing field. */
@@ -34,6 +36,8 @@ export function ajvToFieldErrors(errors: AjvError[], context: string | undefined
       message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
     } else if (e.keyword === 'minimum') {
       message = `must be ${String(e.params.limit)} or more`;
+    } else if (typeof e.parentSchema?.['x-error'] === 'string') {
+      message = e.parentSchema['x-error'];
     }
     if (!field) field = context === 'body' ? '(body)' : `(${context ?? 'request'})`;
     if (!out.has(field)) out.set(field, message);

@@ -70,6 +70,17 @@ export function errorResponses(statuses: number[]): Record<number, TSchema> {
   return out;
 }
 
+/** An ISO 8601 filter parameter; a value without a zone is taken as UTC. */
+export function TimestampParam(description: string) {
+  return Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description,
+      'x-error': 'must be an ISO 8601 timestamp such as 2026-11-21T09:30:00.000Z',
+    }),
+  );
+}
+
 export const ListQuery = {
   limit: Type.Optional(
     Type.Integer({
@@ -78,7 +89,13 @@ export const ListQuery = {
     }),
   ),
   cursor: Type.Optional(
-    Type.String({ maxLength: 200, description: 'Opaque cursor from a previous page’s nextCursor.' }),
+    Type.String({
+      maxLength: 200,
+      format: 'cursor',
+      description:
+        'Opaque cursor from a previous page’s nextCursor; the listing continues in the order it was issued for.',
+      'x-error': 'is not a cursor this API issued',
+    }),
   ),
   order: Type.Optional(
     Type.Union([Type.Literal('desc'), Type.Literal('asc')], {

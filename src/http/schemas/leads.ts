@@ -1,7 +1,7 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import { LEAD_FIELDS } from '../../domain/lead-input.js';
 import { ALL_STATUSES, LEAD_STATUSES, PRIORITIES, WORK_ITEM_STATUSES } from '../../domain/states.js';
-import { ListQuery, listEnvelope, NullableString, Timestamp } from './common.js';
+import { ListQuery, listEnvelope, NullableString, Timestamp, TimestampParam } from './common.js';
 
 /** The lead body, generated from the same field table the validator uses, so docs and rules cannot drift. */
 export const LeadCreateBody = (() => {
@@ -133,19 +133,15 @@ function listQuery(statuses: readonly string[]) {
   return Type.Object(
     {
       ...ListQuery,
-      receivedAfter: Type.Optional(
-        Type.String({ description: 'ISO 8601; only items received after it (exclusive).' }),
-      ),
-      receivedBefore: Type.Optional(
-        Type.String({ description: 'ISO 8601; only items received before it (exclusive).' }),
-      ),
-      updatedAfter: Type.Optional(
-        Type.String({ description: 'ISO 8601; only items changed after it (exclusive).' }),
-      ),
+      receivedAfter: TimestampParam('ISO 8601; only items received after it (exclusive).'),
+      receivedBefore: TimestampParam('ISO 8601; only items received before it (exclusive).'),
+      updatedAfter: TimestampParam('ISO 8601; only items changed after it (exclusive).'),
       status: Type.Optional(
         Type.String({
           description: `One or more of ${statuses.join(', ')}, comma-separated.`,
           maxLength: 200,
+          pattern: `^\\s*(${statuses.join('|')})\\s*(,\\s*(${statuses.join('|')})\\s*)*$`,
+          'x-error': `must be one or more of ${statuses.join(', ')} (comma-separated)`,
         }),
       ),
     },

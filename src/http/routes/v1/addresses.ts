@@ -2,7 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { listAddresses } from '../../../domain/addresses.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses, ListQuery, listEnvelope, NullableString, Timestamp } from '../../schemas/common.js';
+import {
+  errorResponses,
+  ListQuery,
+  listEnvelope,
+  NullableString,
+  Timestamp,
+  TimestampParam,
+} from '../../schemas/common.js';
 import type { RouteDeps } from '../types.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
 
@@ -25,8 +32,8 @@ export const AddressSchema = Type.Object(
 const AddressListQuery = Type.Object(
   {
     ...ListQuery,
-    createdAfter: Type.Optional(Type.String({ description: 'ISO 8601; only addresses created after it.' })),
-    createdBefore: Type.Optional(Type.String({ description: 'ISO 8601; only addresses created before it.' })),
+    createdAfter: TimestampParam('ISO 8601; only addresses created after it (exclusive).'),
+    createdBefore: TimestampParam('ISO 8601; only addresses created before it (exclusive).'),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 import { type FieldError, ValidationError } from '../../../domain/errors.js';
 import type { LeadListQuery } from '../../../domain/leads.js';
-import { normalizeLimit, parseTimestamp, type SortOrder } from '../../../domain/paging.js';
+import { normalizeLimit, parseTimestamp, resolveOrder, type SortOrder } from '../../../domain/paging.js';
 
 /** Parses the named ISO timestamp parameters, reporting every bad one at once. */
 export function timestampsFrom<K extends string>(
@@ -25,7 +25,7 @@ export function timestampsFrom<K extends string>(
 export function pagingFrom(query: Record<string, unknown>) {
   return {
     limit: normalizeLimit(query.limit as number | undefined),
-    order: (query.order as SortOrder | undefined) ?? 'desc',
+    order: resolveOrder(query.order as SortOrder | undefined, query.cursor as string | undefined),
     cursor: query.cursor as string | undefined,
   };
 }
