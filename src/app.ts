@@ -16,7 +16,7 @@ import { isCursor, isTimestamp } from './domain/paging.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
-import { sendProblem } from './http/problem.js';
+import { sendInternalError, sendProblem } from './http/problem.js';
 import operationRoutes from './http/routes/operations.js';
 import type { RouteDeps } from './http/routes/types.js';
 import addressRoutes from './http/routes/v1/addresses.js';
@@ -167,12 +167,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
         return sendProblem(request, reply, 'bad_request', 'The URL is not validly percent-encoded.');
       }
       request.log.error({ err: error }, 'router error');
-      return sendProblem(
-        request,
-        reply,
-        'internal',
-        `Something went wrong on our side. Quote request id ${request.id} when you report it.`,
-      );
+      return sendInternalError(request, reply);
     },
   }) as unknown as App;
 

@@ -59,3 +59,13 @@ export function sendProblem(
   const body = problemBody(code, detail, String(request.id), extras, statusOverride);
   return reply.code(body.status).type('application/problem+json').send(JSON.stringify(body));
 }
+
+/** The only thing a 500 says: that it was our fault, and which request to quote. */
+export function sendInternalError(request: FastifyRequest, reply: FastifyReply) {
+  return sendProblem(
+    request,
+    reply,
+    'internal',
+    `Something went wrong on our side. Quote request id ${request.id} when you report it.`,
+  );
+}

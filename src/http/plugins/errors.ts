@@ -7,7 +7,7 @@ import {
   InvalidTransitionError,
   ValidationError,
 } from '../../domain/errors.js';
-import { type ProblemCode, sendProblem } from '../problem.js';
+import { type ProblemCode, sendInternalError, sendProblem } from '../problem.js';
 
 interface AjvError {
   instancePath?: string;
@@ -170,12 +170,7 @@ export default fp(
         return sendProblem(request, reply, 'service_unavailable', 'The service is overloaded. Retry later.');
       }
       request.log.error({ err: error }, 'unhandled error');
-      return sendProblem(
-        request,
-        reply,
-        'internal',
-        `Something went wrong on our side. Quote request id ${request.id} when you report it.`,
-      );
+      return sendInternalError(request, reply);
     });
   },
   { name: 'errors' },
