@@ -1,0 +1,103 @@
+// A tiny browser for app.inject(): keeps cookies, remembers the last form token, posts forms.
+import type { LightMyRequestResponse } from 'fastify';
+import type { App } from '../../src/app.js';
+import { createUser } from '../../src/domain/users.js';
+
+export const PASSWORD = 'correct horse battery';
+
+export class Browser {
+  readonly cookies = new Map<string, string>();
+  /** The _csrf value of the last HTML page that had one. */
+  csrf = '';
+  lastPage = '';
+
+  constructor(
+    private readonly app: App,
+    private readonly baseHeaders: Record<string, string> = {},
+  ) {}
+
+  private cookieHeader(): Record<string, string> {
+    if (!this.cookies.size) return {};
+    return { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
+  }
+
+  private remember(res: LightMyRequestResponse): LightMyRequestResponse {
+    for (const cookie of res.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {
+      const cleared =
+        cookie.value === '' ||
+        cookie.maxAge === 0 ||
+        (cookie.expires && cookie.expires.getTime() <= Date.now());
+      if (cleared) this.cookies.delete(cookie.name);
+      else this.cookies.set(cookie.name, cookie.value);
+    }
+    if (String(res.headers['content-type'] ?? '').startsWith('text/html')) {
+      this.lastPage = res.body;
+      const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
+      if (token) this.csrf = token;
+    }
+    return res;
+  }
+
+  async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    const res = await this.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...this.baseHeaders, ...this.cookieHeader(), ...headers },
+    });
+    return this.remember(res);
+  }
+
+  /** Posts a form; adds the remembered _csrf unless the fields set one (or set it to undefined to leave it out). */
+  async post(
+    url: string,
+    fields: Record<string, string | string[] | undefined> = {},
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
+    const body = new URLSearchParams();
+    const all = '_csrf' in fields ? fields : { _csrf: this.csrf, ...fields };
+    for (const [name, value] of Object.entries(all)) {
+      if (value === undefined) continue;
+      for (const v of [value].flat()) body.append(name, v);
+    }
+    const res = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: {
+        ...this.baseHeaders,
+        ...this.cookieHeader(),
+        'content-type': 'application/x-www-form-urlencoded',
+        ...headers,
+      },
+      payload: body.toString(),
+    });
+    return this.remember(res);
+  }
+}
+
+export async function addUser(
+  app: App,
+  brandId: string,
+  email: string,
+  role: 'owner' | 'member' = 'owner',
+  password = PASSWORD,
+) {
+  return createUser(app.deps.db, { brandId, email, password, role });
+}
+
+/** A browser signed in as the given user (who must exist). */
+export async function signedIn(app: App, email: string, password = PASSWORD): Promise<Browser> {
+  const browser = new Browser(app);
+  await browser.get('/sign-in');
+  const res = await browser.post('/sign-in', { email, password });
+  if (res.statusCode !== 303) throw new Error(`sign-in failed: ${res.statusCode}`);
+  return browser;
+}
+
+/** The text content of the page with tags removed and whitespace collapsed, for "the page says" checks. */
+export function textOf(html: string): string {
+  return html
+    .replace(/<script[\s\S]*?<\/script>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
