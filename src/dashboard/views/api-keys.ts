@@ -41,7 +41,7 @@ function createdPanel(created: CreatedApiKey, publicUrl: string): SafeHtml {
     <label class="visually-hidden" for="new-key">New API key</label>
     <input id="new-key" class="mono" type="text" value="${created.key}" readonly autofocus spellcheck="false">
     <button type="button" class="button button-primary" data-copy="new-key" hidden>Copy</button>
-    <span class="copy-status" role="status" data-copy-status="new-key"></span>
+    <span class="visually-hidden" role="status" data-copy-status="new-key"></span>
   </div>
   <p class="hint">Send it in the <code>X-API-Key</code> header. For example:</p>
   <pre class="code">curl ${publicUrl}/v1/leads -H "X-API-Key: ${created.key}"</pre>
@@ -118,7 +118,7 @@ function keyTable(keys: ApiKey[]): SafeHtml {
     <td data-label="Name" class="cell-title">${key.name}</td>
     <td data-label="Key"><code>lik_${key.displayPrefix}…</code></td>
     <td data-label="Scopes">${key.scopes.map((s) => html`<code class="scope">${s}</code> `)}</td>
-    <td data-label="Created">${time(key.createdAt)}<span class="sub">by ${key.createdBy ?? 'unknown'}</span></td>
+    <td data-label="Created"><div>${time(key.createdAt)}<span class="sub">by ${key.createdBy ?? 'unknown'}</span></div></td>
     <td data-label="Last used">${key.lastUsedAt ? time(key.lastUsedAt) : html`<span class="muted">Never</span>`}</td>
     <td data-label="State">${keyState(key)}</td>
     <td data-label="Actions">${

@@ -88,11 +88,11 @@ function table(items: LeadListItem[], stage: 'lead' | 'work'): SafeHtml {
   <tbody>${items.map(
     (item) => html`<tr>
     <td data-label="Job" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a></td>
-    <td data-label="Customer">${item.customer.name}${
+    <td data-label="Customer"><div>${item.customer.name}${
       item.customer.email || item.customer.phone
         ? html`<span class="sub">${item.customer.email ?? item.customer.phone}</span>`
         : ''
-    }</td>
+    }</div></td>
     <td data-label="Place">${place(item)}</td>
     <td data-label="Priority">${priorityBadge(item.priority)}</td>
     <td data-label="State">${statusBadge(item.status)}</td>

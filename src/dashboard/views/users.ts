@@ -64,7 +64,7 @@ function invitedPanel(invited: { email: string; url: string }): SafeHtml {
     <label class="visually-hidden" for="invite-link">Invitation link</label>
     <input id="invite-link" class="mono" type="text" value="${invited.url}" readonly autofocus spellcheck="false">
     <button type="button" class="button button-primary" data-copy="invite-link" hidden>Copy</button>
-    <span class="copy-status" role="status" data-copy-status="invite-link"></span>
+    <span class="visually-hidden" role="status" data-copy-status="invite-link"></span>
   </div>
 </section>`;
 }
