@@ -13,7 +13,7 @@ export class Browser {
 
   constructor(
     private readonly app: App,
-    private readonly baseHeaders: Record<string, string> = {},
+    private readonly options: { headers?: Record<string, string>; remoteAddress?: string } = {},
   ) {}
 
   private cookieHeader(): Record<string, string> {
@@ -42,7 +42,8 @@ export class Browser {
     const res = await this.app.inject({
       method: 'GET',
       url,
-      headers: { ...this.baseHeaders, ...this.cookieHeader(), ...headers },
+      headers: { ...this.options.headers, ...this.cookieHeader(), ...headers },
+      ...(this.options.remoteAddress ? { remoteAddress: this.options.remoteAddress } : {}),
     });
     return this.remember(res);
   }
@@ -63,12 +64,13 @@ export class Browser {
       method: 'POST',
       url,
       headers: {
-        ...this.baseHeaders,
+        ...this.options.headers,
         ...this.cookieHeader(),
         'content-type': 'application/x-www-form-urlencoded',
         ...headers,
       },
       payload: body.toString(),
+      ...(this.options.remoteAddress ? { remoteAddress: this.options.remoteAddress } : {}),
     });
     return this.remember(res);
   }
@@ -85,8 +87,13 @@ export async function addUser(
 }
 
 /** A browser signed in as the given user (who must exist). */
-export async function signedIn(app: App, email: string, password = PASSWORD): Promise<Browser> {
-  const browser = new Browser(app);
+export async function signedIn(
+  app: App,
+  email: string,
+  password = PASSWORD,
+  options: ConstructorParameters<typeof Browser>[1] = {},
+): Promise<Browser> {
+  const browser = new Browser(app, options);
   await browser.get('/sign-in');
   const res = await browser.post('/sign-in', { email, password });
   if (res.statusCode !== 303) throw new Error(`sign-in failed: ${res.statusCode}`);

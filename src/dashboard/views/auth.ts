@@ -10,7 +10,7 @@ const SETUP_LABELS: Record<string, string> = {
   country: 'Country',
   email: 'Email',
   password: 'Password',
-  passwordConfirmation: 'Password confirmation',
+  passwordConfirmation: 'Password again',
 };
 
 export interface SetupView {
@@ -105,7 +105,7 @@ ${view.setupPending ? notice(html`No account exists yet. Open the setup link fro
 
 const INVITE_LABELS: Record<string, string> = {
   password: 'Password',
-  passwordConfirmation: 'Password confirmation',
+  passwordConfirmation: 'Password again',
 };
 
 export interface InviteView {
