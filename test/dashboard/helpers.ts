@@ -100,11 +100,16 @@ export async function signedIn(
   return browser;
 }
 
-/** The text content of the page with tags removed and whitespace collapsed, for "the page says" checks. */
+/** The text a reader sees: tags removed, entities decoded, whitespace collapsed. */
 export function textOf(html: string): string {
   return html
     .replace(/<script[\s\S]*?<\/script>/g, ' ')
     .replace(/<[^>]+>/g, ' ')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
 }
