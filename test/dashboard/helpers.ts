@@ -1,7 +1,9 @@
 // A tiny browser for app.inject(): keeps cookies, remembers the last form token, posts forms.
+import { randomBytes, scryptSync } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/app.js';
-import { createUser } from '../../src/domain/users.js';
+import { newId } from '../../src/domain/ids.js';
+import type { User } from '../../src/domain/users.js';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -76,14 +78,44 @@ export class Browser {
   }
 }
 
+const cheapHashes = new Map<string, string>();
+
+/**
+ * A scrypt hash in the stored format with a low cost (N=1024). verifyPassword reads the cost from the hash,
+ * so signing in runs the real code while the suite stays fast on a shared machine; users created by the
+ * application (setup, invitations, the users page) always get the full cost.
+ */
+function cheapHash(password: string): string {
+  let hash = cheapHashes.get(password);
+  if (!hash) {
+    const salt = randomBytes(16);
+    const key = scryptSync(password, salt, 32, { N: 1024, r: 8, p: 1 });
+    hash = `scrypt$1024$8$1$${salt.toString('base64url')}$${key.toString('base64url')}`;
+    cheapHashes.set(password, hash);
+  }
+  return hash;
+}
+
+/** Adds a user directly (a fixture, not the users page). */
 export async function addUser(
   app: App,
   brandId: string,
   email: string,
   role: 'owner' | 'member' = 'owner',
   password = PASSWORD,
-) {
-  return createUser(app.deps.db, { brandId, email, password, role });
+): Promise<User> {
+  const row = {
+    id: newId('user'),
+    brand_id: brandId,
+    email,
+    email_normalized: email.toLowerCase(),
+    password_hash: cheapHash(password),
+    role,
+    created_at: Date.now(),
+    disabled_at: null,
+  };
+  await app.deps.db.insertInto('users').values(row).execute();
+  return { id: row.id, brandId, email, role, createdAt: new Date(row.created_at).toISOString() };
 }
 
 /** A browser signed in as the given user (who must exist). */
