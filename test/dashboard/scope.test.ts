@@ -1,9 +1,13 @@
 // The dashboard lives in its own scope: the API keeps refusing form bodies, the OpenAPI document lists no
 // dashboard route, assets are cached for good, and unknown dashboard paths get an HTML 404.
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
 import { assetUrls } from '../../src/dashboard/assets.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
-import { addUser, signedIn } from './helpers.js';
+import { createInvite } from '../../src/domain/invites.js';
+import { createSetupLink } from '../../src/domain/setup.js';
+import { createTestContext, dialects, type TestContext, testConfig } from '../helpers.js';
+import { addUser, Browser, signedIn } from './helpers.js';
 
 describe.each(dialects())('the dashboard beside the API on %s', (dialect) => {
   let ctx: TestContext;
@@ -84,6 +88,45 @@ describe.each(dialects())('the dashboard beside the API on %s', (dialect) => {
         expect(controlId, `${url}: ${control}`).toBeDefined();
         expect(body, `${url}: label for ${controlId}`).toContain(`for="${controlId}"`);
       }
+    }
+  });
+
+  it('keeps one-time setup and invitation tokens out of the request log', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const app = await buildApp(testConfig(dialect, { logLevel: 'info' }), {
+      database: ctx.app.deps.database,
+      migrate: false,
+      logger: { stream },
+      defaultMetrics: false,
+    });
+    try {
+      const invite = await createInvite(app.deps.db, {
+        brandId: ctx.brandId,
+        email: 'logged@acme.example',
+        role: 'member',
+        invitedBy: 'owner@acme.example',
+      });
+      const setup = new URL((await createSetupLink(app.deps.db, 'http://x')) ?? 'http://x/setup?token=none');
+      const browser = new Browser(app);
+      expect((await browser.get(`/invite?token=${invite.token}`)).statusCode).toBe(200);
+      await browser.post('/invite', {
+        token: invite.token,
+        password: 'short',
+        passwordConfirmation: 'short',
+      });
+      await browser.get(`/setup${setup.search}`);
+      await browser.get('/sign-in');
+      expect(lines.some((line) => line.includes('/sign-in'))).toBe(true);
+      expect(lines.filter((line) => line.includes(invite.token))).toEqual([]);
+      expect(lines.filter((line) => line.includes('/invite') || line.includes('/setup'))).toEqual([]);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -17,6 +17,8 @@ import { notFound } from './not-found.js';
 
 const hidden = { hide: true };
 const publicPage = { page: 'public' as const };
+// Setup and invitation links carry a one-time secret in the query string: keep those URLs out of the access log.
+const quiet = 'warn';
 
 export default async function authRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { db } = deps;
@@ -27,7 +29,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
   });
 
   // Setup is a 404 once anyone has an account, whatever the token.
-  app.get('/setup', { schema: hidden, config: publicPage }, async (request, reply) => {
+  app.get('/setup', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
     if (!(await isSetupPending(db))) return notFound(request, reply);
     const token = text(request.query, 'token');
     if (!(await isSetupTokenValid(db, token))) return sendPage(reply, setupLinkNeededPage(), 403);
@@ -37,7 +39,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
     );
   });
 
-  app.post('/setup', { schema: hidden, config: publicPage }, async (request, reply) => {
+  app.post('/setup', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
     const body = request.body;
     const values = {
       brandName: text(body, 'brandName'),
@@ -53,7 +55,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
         password: text(body, 'password'),
         passwordConfirmation: text(body, 'passwordConfirmation'),
       });
-      request.log.info({ userId: user.id, brandId: user.brandId }, 'first-run setup completed');
+      app.log.info({ userId: user.id, brandId: user.brandId }, 'first-run setup completed');
       await startSession(db, request, reply, user.id);
       return seeOther(reply, '/dashboard/settings/api-keys?welcome=1');
     } catch (error) {
@@ -128,7 +130,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
     return seeOther(reply, '/sign-in?notice=signed-out');
   });
 
-  app.get('/invite', { schema: hidden, config: publicPage }, async (request, reply) => {
+  app.get('/invite', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
     const token = text(request.query, 'token');
     const invite = await findInvite(db, token);
     if (!invite) return invalidInvite(request, reply);
@@ -145,7 +147,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
     );
   });
 
-  app.post('/invite', { schema: hidden, config: publicPage }, async (request, reply) => {
+  app.post('/invite', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
     const body = request.body;
     const token = text(body, 'token');
     try {
