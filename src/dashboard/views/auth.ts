@@ -96,8 +96,8 @@ ${view.setupPending ? notice(html`No account exists yet. Open the setup link fro
 <form method="post" action="/sign-in">
   ${csrfField(view.csrfToken)}
   ${view.next ? html`<input type="hidden" name="next" value="${view.next}">` : ''}
-  ${field({ name: 'email', label: 'Email', type: 'email', value: view.email, required: true, autocomplete: 'username', attributes: html`autofocus` })}
-  ${field({ name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'current-password' })}
+  ${field({ name: 'email', label: 'Email', type: 'email', value: view.email, required: true, autocomplete: 'username', attributes: view.email ? undefined : html`autofocus` })}
+  ${field({ name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'current-password', attributes: view.email ? html`autofocus` : undefined })}
   <button type="submit" class="button button-primary button-wide">Sign in</button>
 </form>`,
   );
