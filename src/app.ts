@@ -6,6 +6,7 @@ import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Config } from './config.js';
+import dashboardPlugin from './dashboard/plugin.js';
 import { type Database, migrate, openDatabase } from './db/database.js';
 import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
 import { ValidationError } from './domain/errors.js';
@@ -291,6 +292,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(leadRoutes, { deps });
   await app.register(workItemRoutes, { deps });
   await app.register(addressRoutes, { deps });
+  await app.register(dashboardPlugin, { deps });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.setNotFoundHandler((request, reply) => {

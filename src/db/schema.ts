@@ -99,6 +99,41 @@ export interface LeadStatusHistoryTable {
   actor: string | null;
 }
 
+/** First-run setup: one row per logged setup link; all are deleted when setup completes. */
+export interface SetupTokenTable {
+  token_hash: string;
+  created_at: number;
+}
+
+/** Dashboard sign-ins. id is the SHA-256 hash of the cookie's token, so a database leak is no session leak. */
+export interface SessionTable {
+  id: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+/** One row per failed sign-in; subject is "account:<email>" or "address:<ip>". */
+export interface SignInFailureTable {
+  subject: string;
+  at: number;
+}
+
+export interface UserInviteTable {
+  token_hash: string;
+  id: string;
+  brand_id: string;
+  email: string;
+  email_normalized: string;
+  role: string;
+  /** Email of the user who sent the invitation. */
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   brands: BrandTable;
   users: UserTable;
@@ -107,6 +142,10 @@ export interface Database {
   addresses: AddressTable;
   leads: LeadTable;
   lead_status_history: LeadStatusHistoryTable;
+  setup_tokens: SetupTokenTable;
+  sessions: SessionTable;
+  sign_in_failures: SignInFailureTable;
+  user_invites: UserInviteTable;
 }
 
 // Kept for tables added later that use generated columns.

@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   user: 'usr',
   event: 'evt',
   webhookEndpoint: 'whk',
+  invite: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -2,7 +2,7 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { DB } from '../db/database.js';
-import { DomainError, ValidationError } from './errors.js';
+import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
 
@@ -36,6 +36,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 1024;
 
 export interface User {
   id: string;
@@ -45,18 +46,26 @@ export interface User {
   createdAt: string;
 }
 
+/** Checks a new user's email and password; returns one error per bad field. */
+export function validateUserInput(input: { email: unknown; password: unknown }): FieldError[] {
+  const errors: FieldError[] = [];
+  const email = typeof input.email === 'string' ? input.email.trim() : '';
+  const password = typeof input.password === 'string' ? input.password : '';
+  if (!isValidEmail(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    errors.push({ field: 'password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
+  } else if (password.length > MAX_PASSWORD_LENGTH) {
+    errors.push({ field: 'password', message: `must be at most ${MAX_PASSWORD_LENGTH} characters` });
+  }
+  return errors;
+}
+
 export async function createUser(
   db: DB,
   input: { brandId: string; email: string; password: string; role?: 'owner' | 'member' },
 ): Promise<User> {
   const email = input.email.trim();
-  const errors = [];
-  if (!isValidEmail(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    errors.push({ field: 'password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
-  } else if (input.password.length > 1024) {
-    errors.push({ field: 'password', message: 'must be at most 1024 characters' });
-  }
+  const errors = validateUserInput(input);
   if (errors.length) throw new ValidationError(errors);
   const existing = await db
     .selectFrom('users')
@@ -75,13 +84,60 @@ export async function createUser(
     disabled_at: null,
   };
   await db.insertInto('users').values(row).execute();
+  return toUser(row);
+}
+
+type UserRow = { id: string; brand_id: string; email: string; role: string; created_at: number };
+
+function toUser(row: UserRow): User {
   return {
     id: row.id,
     brandId: row.brand_id,
-    email,
-    role: row.role as User['role'],
+    email: row.email,
+    role: row.role === 'owner' ? 'owner' : 'member',
     createdAt: new Date(row.created_at).toISOString(),
   };
+}
+
+/** The brand's users, oldest first (the first owner leads the list). */
+export async function listUsers(db: DB, brandId: string): Promise<User[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'brand_id', 'email', 'role', 'created_at'])
+    .where('brand_id', '=', brandId)
+    .where('disabled_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toUser);
+}
+
+export async function findUser(db: DB, brandId: string, id: string): Promise<User> {
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'brand_id', 'email', 'role', 'created_at'])
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`No user with id ${id}`);
+  return toUser(row);
+}
+
+/**
+ * Removes a user of the brand and ends their sessions at once. A user cannot remove themselves, so a brand
+ * always keeps the owner who is doing the removing.
+ */
+export async function removeUser(db: DB, brandId: string, id: string, actingUserId: string): Promise<User> {
+  const user = await findUser(db, brandId, id);
+  if (user.id === actingUserId) {
+    throw new DomainError('conflict', 'You cannot remove yourself; ask another owner to do it.');
+  }
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('sessions').where('user_id', '=', id).execute();
+    await trx.deleteFrom('users').where('id', '=', id).where('brand_id', '=', brandId).execute();
+  });
+  return user;
 }
 
 export async function countUsers(db: DB): Promise<number> {

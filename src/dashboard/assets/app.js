@@ -1,0 +1,40 @@
+// lead-intake dashboard: progressive enhancement only. Every page works without this file.
+(() => {
+  // Copy buttons: <button data-copy="input-id" hidden> is shown once we can copy.
+  for (const button of document.querySelectorAll('button[data-copy]')) {
+    button.hidden = false;
+    button.addEventListener('click', async () => {
+      const input = document.getElementById(button.dataset.copy);
+      const status = document.querySelector(`[data-copy-status="${button.dataset.copy}"]`);
+      if (!input) return;
+      let copied = false;
+      try {
+        await navigator.clipboard.writeText(input.value);
+        copied = true;
+      } catch {
+        input.focus();
+        input.select();
+        copied = document.execCommand?.('copy') ?? false;
+      }
+      if (status) status.textContent = copied ? 'Copied.' : 'Press Ctrl+C (⌘C on a Mac) to copy.';
+      if (copied) button.textContent = 'Copied';
+    });
+  }
+
+  // Forms with data-confirm ask first.
+  document.addEventListener('submit', (event) => {
+    const form = event.target;
+    const message = form instanceof HTMLFormElement ? form.dataset.confirm : undefined;
+    if (message && !window.confirm(message)) event.preventDefault();
+  });
+
+  // Times are rendered in UTC on the server; show them in the reader's own time zone.
+  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  for (const element of document.querySelectorAll('time[data-local]')) {
+    const date = new Date(element.getAttribute('datetime'));
+    if (!Number.isNaN(date.getTime())) {
+      element.title = element.textContent;
+      element.textContent = format.format(date);
+    }
+  }
+})();

@@ -1,0 +1,203 @@
+// Settings: API keys (create, list, revoke) and users (add, invite, remove).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
+import { DomainError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { createInvite, listInvites, parseRole, withdrawInvite } from '../../domain/invites.js';
+import type { SessionUser } from '../../domain/sessions.js';
+import { createUser, findUser, listUsers, removeUser } from '../../domain/users.js';
+import type { RouteDeps } from '../../http/routes/types.js';
+import { html } from '../html.js';
+import { list, seeOther, sendPage, text } from '../http.js';
+import { userOf } from '../session.js';
+import { type ApiKeysView, apiKeysPage, revokeConfirmPage, revokedNotice } from '../views/api-keys.js';
+import { notice } from '../views/components.js';
+import { errorPage } from '../views/errors.js';
+import { removeConfirmPage, type UsersView, usersPage } from '../views/users.js';
+import { originOf } from './leads.js';
+
+const hidden = { hide: true };
+const userPage = { page: 'user' as const };
+const ownerPage = { page: 'owner' as const };
+
+/** '' is "use the default"; anything else goes to the domain, which says what is wrong with it. */
+function optionalNumber(value: string): number | null {
+  const trimmed = value.trim();
+  return trimmed === '' ? null : Number(trimmed);
+}
+
+async function findKey(deps: RouteDeps, brandId: string, id: string): Promise<ApiKey> {
+  const key = (await listApiKeys(deps.db, brandId)).find((k) => k.id === id);
+  if (!key) throw new NotFoundError(`No API key with id ${id}`);
+  return key;
+}
+
+export default async function settingsRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const { db } = deps;
+
+  function renderKeys(request: FastifyRequest, view: Omit<ApiKeysView, 'publicUrl' | 'defaultLimits'>) {
+    return apiKeysPage({ ...view, publicUrl: originOf(request), defaultLimits: deps.config.rateLimit });
+  }
+
+  app.get('/settings', { schema: hidden, config: userPage }, async (_request, reply) =>
+    reply.redirect('/dashboard/settings/api-keys'),
+  );
+
+  app.get('/settings/api-keys', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const keys = await listApiKeys(db, user.brandId);
+    const revoked = keys.find((k) => k.id === text(request.query, 'revoked'));
+    const message = revoked
+      ? revokedNotice(revoked.name)
+      : text(request.query, 'welcome')
+        ? notice(
+            html`<strong>${user.brandName} is set up.</strong> Next: create an API key for your website form, then send your first lead with it.`,
+          )
+        : undefined;
+    const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
+    return sendPage(reply, renderKeys(request, { user, keys, values: empty, errors: [], message }));
+  });
+
+  app.post('/settings/api-keys', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const body = request.body;
+    const values = {
+      name: text(body, 'name'),
+      scopes: list(body, 'scopes'),
+      readsPerMinute: text(body, 'readsPerMinute'),
+      writesPerMinute: text(body, 'writesPerMinute'),
+    };
+    try {
+      const created = await createApiKey(db, {
+        brandId: user.brandId,
+        name: values.name,
+        scopes: values.scopes,
+        createdBy: user.email,
+        readsPerMinute: optionalNumber(values.readsPerMinute),
+        writesPerMinute: optionalNumber(values.writesPerMinute),
+      });
+      request.log.info({ keyId: created.id, userId: user.userId }, 'API key created in the dashboard');
+      const keys = await listApiKeys(db, user.brandId);
+      const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
+      return sendPage(reply, renderKeys(request, { user, keys, created, values: empty, errors: [] }));
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const keys = await listApiKeys(db, user.brandId);
+      return sendPage(reply, renderKeys(request, { user, keys, values, errors: error.errors }), 422);
+    }
+  });
+
+  app.get('/settings/api-keys/:id/revoke', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const key = await findKey(deps, user.brandId, (request.params as { id: string }).id);
+    if (key.revokedAt) return reply.redirect('/dashboard/settings/api-keys');
+    return sendPage(reply, revokeConfirmPage(user, key));
+  });
+
+  app.post('/settings/api-keys/:id/revoke', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const key = await revokeApiKey(db, (request.params as { id: string }).id, user.brandId);
+    // This instance refuses the key from the next request on; others within KEY_CACHE_TTL_MS.
+    deps.keys.invalidate();
+    request.log.info({ keyId: key.id, userId: user.userId }, 'API key revoked in the dashboard');
+    return seeOther(reply, `/dashboard/settings/api-keys?revoked=${key.id}`);
+  });
+
+  async function renderUsers(
+    reply: FastifyReply,
+    user: SessionUser,
+    extra: Partial<UsersView> = {},
+    status = 200,
+  ) {
+    const [users, invites] = await Promise.all([listUsers(db, user.brandId), listInvites(db, user.brandId)]);
+    const view: UsersView = {
+      user,
+      users,
+      invites,
+      values: { email: '', role: 'member' },
+      errors: [],
+      ...extra,
+    };
+    return sendPage(reply, usersPage(view), status);
+  }
+
+  const userMessages: Record<string, string> = {
+    added: 'The person is added. They can sign in with the password you chose.',
+    removed: 'The person is removed and signed out.',
+    withdrawn: 'The invitation is withdrawn.',
+  };
+
+  app.get('/settings/users', { schema: hidden, config: userPage }, async (request, reply) => {
+    const message = userMessages[text(request.query, 'done')];
+    return renderUsers(reply, userOf(request), { message: message ? notice(message) : undefined });
+  });
+
+  app.post('/settings/users', { schema: hidden, config: ownerPage }, async (request, reply) => {
+    const user = userOf(request);
+    const body = request.body;
+    const values = { email: text(body, 'email'), role: text(body, 'role') };
+    const password = text(body, 'password');
+    try {
+      const role = parseRole(values.role);
+      if (password) {
+        await createUser(db, { brandId: user.brandId, email: values.email, password, role });
+        return seeOther(reply, '/dashboard/settings/users?done=added');
+      }
+      const invite = await createInvite(db, {
+        brandId: user.brandId,
+        email: values.email,
+        role,
+        invitedBy: user.email,
+      });
+      const url = `${originOf(request)}/invite?token=${invite.token}`;
+      return renderUsers(reply, user, { invited: { email: invite.email, url } });
+    } catch (error) {
+      if (error instanceof ValidationError)
+        return renderUsers(reply, user, { values, errors: error.errors }, 422);
+      if (error instanceof DomainError && error.code === 'conflict') {
+        const errors = [{ field: 'email', message: 'already belongs to an account' }];
+        return renderUsers(reply, user, { values, errors }, 422);
+      }
+      throw error;
+    }
+  });
+
+  app.get('/settings/users/:id/remove', { schema: hidden, config: ownerPage }, async (request, reply) => {
+    const user = userOf(request);
+    const target = await findUser(db, user.brandId, (request.params as { id: string }).id);
+    if (target.id === user.userId) {
+      return sendPage(
+        reply,
+        errorPage('You cannot remove yourself', 'Ask another owner to do it.', user),
+        409,
+      );
+    }
+    return sendPage(reply, removeConfirmPage(user, target));
+  });
+
+  app.post('/settings/users/:id/remove', { schema: hidden, config: ownerPage }, async (request, reply) => {
+    const user = userOf(request);
+    try {
+      await removeUser(db, user.brandId, (request.params as { id: string }).id, user.userId);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'conflict') {
+        return sendPage(
+          reply,
+          errorPage('You cannot remove yourself', 'Ask another owner to do it.', user),
+          409,
+        );
+      }
+      throw error;
+    }
+    return seeOther(reply, '/dashboard/settings/users?done=removed');
+  });
+
+  app.post(
+    '/settings/users/invites/:id/withdraw',
+    { schema: hidden, config: ownerPage },
+    async (request, reply) => {
+      const user = userOf(request);
+      await withdrawInvite(db, user.brandId, (request.params as { id: string }).id);
+      return seeOther(reply, '/dashboard/settings/users?done=withdrawn');
+    },
+  );
+}

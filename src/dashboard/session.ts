@@ -1,0 +1,51 @@
+// The session cookie: set on sign-in (always a fresh token), read on every dashboard request, cleared on sign-out.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DB } from '../db/database.js';
+import {
+  createSession,
+  endSession,
+  findSession,
+  SESSION_MAX_MS,
+  type SessionUser,
+} from '../domain/sessions.js';
+import { cookieOptions, FORM_COOKIE, SESSION_COOKIE } from './cookies.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may use a dashboard route: anyone (public forms), any signed-in user, or owners only. */
+    page?: 'public' | 'user' | 'owner';
+  }
+  interface FastifyRequest {
+    /** The signed-in dashboard user, resolved from the session cookie; null when signed out. */
+    signedIn: SessionUser | null;
+  }
+}
+
+export async function resolveSession(db: DB, request: FastifyRequest): Promise<void> {
+  request.signedIn = await findSession(db, request.cookies[SESSION_COOKIE]);
+}
+
+/** Signs a user in: any session the browser still carries ends, and a new token is issued (no fixation). */
+export async function startSession(
+  db: DB,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+): Promise<void> {
+  await endSession(db, request.cookies[SESSION_COOKIE]);
+  const session = await createSession(db, userId);
+  reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, Math.floor(SESSION_MAX_MS / 1000)));
+  reply.clearCookie(FORM_COOKIE, cookieOptions(request));
+}
+
+export async function stopSession(db: DB, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await endSession(db, request.cookies[SESSION_COOKIE]);
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+}
+
+/** The signed-in user of a route that requires one (the access hook has already redirected everyone else). */
+export function userOf(request: FastifyRequest): SessionUser {
+  if (!request.signedIn)
+    throw new Error('route is not marked page: user/owner, or the access hook did not run');
+  return request.signedIn;
+}

@@ -1,0 +1,50 @@
+// Labels and date formats shown to people.
+import type { Status } from '../../domain/states.js';
+
+export const STATUS_LABELS: Record<Status, string> = {
+  request: 'Request',
+  quoted: 'Quoted',
+  scheduled: 'Scheduled',
+  planned: 'Planned',
+  in_progress: 'In progress',
+  completed: 'Completed',
+  cancelled: 'Cancelled',
+};
+
+/** What the button that moves a lead into a state says. */
+export const TRANSITION_LABELS: Record<Status, string> = {
+  request: 'Back to request',
+  quoted: 'Mark as quoted',
+  scheduled: 'Schedule',
+  planned: 'Mark as planned',
+  in_progress: 'Start work',
+  completed: 'Mark as completed',
+  cancelled: 'Cancel lead',
+};
+
+export const PRIORITY_LABELS: Record<string, string> = {
+  low: 'Low',
+  medium: 'Medium',
+  high: 'High',
+  urgent: 'Urgent',
+};
+
+const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+const SHORT_DATE = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' });
+
+/** "21 Nov 2026, 09:30 UTC". The page script rewrites it in the reader's own time zone. */
+export function formatDateTime(iso: string): string {
+  return `${DATE_TIME.format(new Date(iso))} UTC`;
+}
+
+/** "21 Nov" for a YYYY-MM-DD day. */
+export function formatShortDate(day: string): string {
+  return SHORT_DATE.format(new Date(`${day}T00:00:00Z`));
+}

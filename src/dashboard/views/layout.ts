@@ -1,0 +1,82 @@
+// The page shell: head, skip link, header with navigation and sign-out, and the main landmark.
+import type { SessionUser } from '../../domain/sessions.js';
+import { assetUrls } from '../assets.js';
+import { type HtmlValue, html, type SafeHtml } from '../html.js';
+import { csrfField } from './components.js';
+
+export type Section = 'leads' | 'work-items' | 'api-keys' | 'users';
+
+const NAV: { section: Section; href: string; label: string }[] = [
+  { section: 'leads', href: '/dashboard/leads', label: 'Leads' },
+  { section: 'work-items', href: '/dashboard/work-items', label: 'Work items' },
+  { section: 'api-keys', href: '/dashboard/settings/api-keys', label: 'API keys' },
+  { section: 'users', href: '/dashboard/settings/users', label: 'Users' },
+];
+
+// A small mark in the primary colour, inline so the page needs no extra request for it.
+const ICON =
+  'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 32 32%22%3E%3Crect width=%2232%22 height=%2232%22 rx=%228%22 fill=%22%231f5fbf%22/%3E%3Cpath d=%22M9 22V10h3v9.5h7V22z%22 fill=%22white%22/%3E%3C/svg%3E';
+
+function head(title: string): SafeHtml {
+  return html`<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · lead-intake</title>
+<link rel="icon" href="${ICON}">
+<link rel="stylesheet" href="${assetUrls.css}">
+<script src="${assetUrls.js}" defer></script>
+</head>`;
+}
+
+export interface PageOptions {
+  title: string;
+  user: SessionUser;
+  section?: Section;
+  body: HtmlValue;
+}
+
+/** A page for a signed-in user. */
+export function page(options: PageOptions): SafeHtml {
+  const { user } = options;
+  return html`<html lang="en">
+${head(options.title)}
+<body>
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="site-header">
+  <div class="container header-inner">
+    <a class="brand" href="/dashboard/leads"><span class="brand-mark" aria-hidden="true">L</span>${user.brandName}</a>
+    <nav aria-label="Main">
+      <ul class="nav">${NAV.map(
+        (item) =>
+          html`<li><a href="${item.href}"${item.section === options.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+      )}</ul>
+    </nav>
+    <form class="sign-out" method="post" action="/sign-out">
+      ${csrfField(user.csrfToken)}
+      <span class="who" title="Signed in as ${user.email}">${user.email}</span>
+      <button type="submit" class="button button-quiet">Sign out</button>
+    </form>
+  </div>
+</header>
+<main id="main" class="container" tabindex="-1">
+${options.body}
+</main>
+</body>
+</html>`;
+}
+
+/** A page before sign-in (setup, sign-in, invitation, errors): one centred card. */
+export function plainPage(title: string, body: HtmlValue): SafeHtml {
+  return html`<html lang="en">
+${head(title)}
+<body class="plain">
+<a class="skip-link" href="#main">Skip to content</a>
+<main id="main" class="plain-main" tabindex="-1">
+  <p class="plain-brand"><span class="brand-mark" aria-hidden="true">L</span>lead-intake</p>
+  <div class="card plain-card">
+${body}
+  </div>
+</main>
+</body>
+</html>`;
+}

@@ -1,0 +1,237 @@
+// The lead and work-item lists, and one lead's page.
+import type { LeadStats } from '../../domain/dashboard-stats.js';
+import type { FieldError } from '../../domain/errors.js';
+import type { LeadDetail, LeadListItem } from '../../domain/leads.js';
+import type { Page } from '../../domain/paging.js';
+import type { SessionUser } from '../../domain/sessions.js';
+import {
+  allowedTransitions,
+  LEAD_STATUSES,
+  PRIORITIES,
+  type Status,
+  stageOf,
+  WORK_ITEM_STATUSES,
+} from '../../domain/states.js';
+import { type HtmlValue, html, type SafeHtml } from '../html.js';
+import { withQuery } from '../http.js';
+import { perDayChart, perStatusChart } from './charts.js';
+import { csrfField, errorSummary, notice, priorityBadge, statusBadge, time } from './components.js';
+import { PRIORITY_LABELS, STATUS_LABELS, TRANSITION_LABELS } from './format.js';
+import { page } from './layout.js';
+
+export interface ListFilters {
+  q: string;
+  status: string;
+  priority: string;
+  cursor: string;
+}
+
+export interface LeadListView {
+  user: SessionUser;
+  stage: 'lead' | 'work';
+  result: Page<LeadListItem>;
+  filters: ListFilters;
+  errors: FieldError[];
+  stats?: LeadStats | undefined;
+  publicUrl: string;
+}
+
+const FILTER_LABELS: Record<string, string> = {
+  status: 'State',
+  priority: 'Priority',
+  cursor: 'Page',
+  q: 'Search',
+};
+
+function option(value: string, label: string, selected: string): SafeHtml {
+  return html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
+}
+
+function filterForm(path: string, statuses: readonly Status[], filters: ListFilters): SafeHtml {
+  const active = Boolean(filters.q || filters.status || filters.priority);
+  return html`<form class="filters" method="get" action="${path}" role="search">
+  <div class="field field-grow">
+    <label for="field-q">Search</label>
+    <input id="field-q" name="q" type="search" value="${filters.q}" maxlength="200" placeholder="Title, name, email, phone, postal code or city">
+  </div>
+  <div class="field">
+    <label for="field-status">State</label>
+    <select id="field-status" name="status">
+      ${option('', 'All', filters.status)}
+      ${statuses.map((s) => option(s, STATUS_LABELS[s], filters.status))}
+    </select>
+  </div>
+  <div class="field">
+    <label for="field-priority">Priority</label>
+    <select id="field-priority" name="priority">
+      ${option('', 'Any', filters.priority)}
+      ${PRIORITIES.map((p) => option(p, PRIORITY_LABELS[p]!, filters.priority))}
+    </select>
+  </div>
+  <div class="filter-actions">
+    <button type="submit" class="button button-primary">Apply</button>
+    ${active ? html`<a class="button button-quiet" href="${path}">Clear</a>` : ''}
+  </div>
+</form>`;
+}
+
+function place(item: LeadListItem): string {
+  return [item.address.postalCode, item.address.city].filter(Boolean).join(' ');
+}
+
+function table(items: LeadListItem[], stage: 'lead' | 'work'): SafeHtml {
+  return html`<table class="list">
+  <thead><tr>
+    <th scope="col">Job</th><th scope="col">Customer</th><th scope="col">Place</th><th scope="col">Priority</th>
+    <th scope="col">State</th><th scope="col">${stage === 'work' ? 'Scheduled' : 'Received'}</th>
+  </tr></thead>
+  <tbody>${items.map(
+    (item) => html`<tr>
+    <td data-label="Job" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a></td>
+    <td data-label="Customer"><div>${item.customer.name}${
+      item.customer.email || item.customer.phone
+        ? html`<span class="sub">${item.customer.email ?? item.customer.phone}</span>`
+        : ''
+    }</div></td>
+    <td data-label="Place">${place(item)}</td>
+    <td data-label="Priority">${priorityBadge(item.priority)}</td>
+    <td data-label="State">${statusBadge(item.status)}</td>
+    <td data-label="${stage === 'work' ? 'Scheduled' : 'Received'}">${time(stage === 'work' ? (item.scheduledAt ?? item.receivedAt) : item.receivedAt)}</td>
+  </tr>`,
+  )}</tbody>
+</table>`;
+}
+
+function emptyState(view: LeadListView): SafeHtml {
+  const filtered = Boolean(view.filters.q || view.filters.status || view.filters.priority);
+  if (filtered) return html`<div class="empty"><p>Nothing matches these filters.</p></div>`;
+  if (view.stage === 'work') {
+    return html`<div class="empty"><p>No work items yet. A lead becomes a work item when you schedule it.</p></div>`;
+  }
+  return html`<div class="empty">
+  <h2>No leads yet</h2>
+  <p>Leads arrive through the API. <a href="/dashboard/settings/api-keys">Create an API key</a> with the <code>leads:write</code> scope, then send one from your website form, or try it now:</p>
+  <pre class="code">curl -X POST ${view.publicUrl}/v1/leads \\
+  -H "X-API-Key: YOUR_KEY" -H "Content-Type: application/json" \\
+  -d '{"title":"Leaking tap","customerName":"Sam Jansen","email":"sam@example.com",
+       "street":"Keizersgracht","streetNumber":"123","postalCode":"1015 CJ","city":"Amsterdam"}'</pre>
+  <p>Reload this page and it is here. The API reference is at <a href="/docs">/docs</a>.</p>
+</div>`;
+}
+
+export function leadListPage(view: LeadListView): SafeHtml {
+  const work = view.stage === 'work';
+  const path = work ? '/dashboard/work-items' : '/dashboard/leads';
+  const title = work ? 'Work items' : 'Leads';
+  const { result, filters } = view;
+  const filterParams = { q: filters.q, status: filters.status, priority: filters.priority };
+  const body: HtmlValue = html`<div class="page-head">
+  <h1>${title}</h1>
+  <p class="muted">${work ? 'Scheduled, planned, in progress and completed jobs' : 'New requests and quotes'}, newest first.</p>
+</div>
+${view.stats ? html`<section class="charts" aria-label="Overview">${perDayChart(view.stats.perDay)}${perStatusChart(view.stats.perStatus)}</section>` : ''}
+${filterForm(path, work ? WORK_ITEM_STATUSES : LEAD_STATUSES, filters)}
+${errorSummary(view.errors, FILTER_LABELS)}
+${result.data.length ? table(result.data, view.stage) : view.errors.length ? '' : emptyState(view)}
+${
+  filters.cursor || result.nextCursor
+    ? html`<nav class="pager" aria-label="Pages">
+  ${filters.cursor ? html`<a class="button button-quiet" href="${withQuery(path, filterParams)}">← Newest</a>` : html`<span></span>`}
+  ${result.nextCursor ? html`<a class="button" href="${withQuery(path, { ...filterParams, cursor: result.nextCursor })}" rel="next">Older →</a>` : ''}
+</nav>`
+    : ''
+}`;
+  return page({ title, user: view.user, section: work ? 'work-items' : 'leads', body });
+}
+
+export interface LeadView {
+  user: SessionUser;
+  lead: LeadDetail;
+  message?: SafeHtml | undefined;
+}
+
+function row(label: string, value: HtmlValue): SafeHtml | '' {
+  if (value === null || value === undefined || value === '') return '';
+  return html`<div class="dl-row"><dt>${label}</dt><dd>${value}</dd></div>`;
+}
+
+function transitionForms(user: SessionUser, lead: LeadDetail): SafeHtml {
+  const next = allowedTransitions(lead.status);
+  if (!next.length) {
+    return html`<p class="muted">This ${lead.status === 'completed' ? 'job is completed' : 'lead was cancelled'}: its state is final.</p>`;
+  }
+  return html`<div class="actions">${next.map(
+    (status) => html`<form method="post" action="/dashboard/leads/${lead.id}/status"${
+      status === 'cancelled'
+        ? html` data-confirm="Cancel this lead? A cancelled lead cannot be reopened."`
+        : ''
+    }>
+    ${csrfField(user.csrfToken)}
+    <button type="submit" name="status" value="${status}" class="button ${status === 'cancelled' ? 'button-danger' : 'button-primary'}">${TRANSITION_LABELS[status]}</button>
+  </form>`,
+  )}</div>`;
+}
+
+export function leadPage(view: LeadView): SafeHtml {
+  const { lead, user } = view;
+  const stage = stageOf(lead.status);
+  const back =
+    stage === 'work'
+      ? html`<a href="/dashboard/work-items">← Work items</a>`
+      : html`<a href="/dashboard/leads">← Leads</a>`;
+  const { customer, address } = lead;
+  const street = [address.street, address.streetNumber, address.streetNumberAddition]
+    .filter(Boolean)
+    .join(' ');
+  const body = html`<p class="breadcrumb">${back}</p>
+<div class="page-head">
+  <h1 class="lead-title">${lead.title}</h1>
+  <p class="badges">${statusBadge(lead.status)} ${priorityBadge(lead.priority)} <span class="muted">Received ${time(lead.receivedAt)}</span></p>
+</div>
+${view.message ?? ''}
+<section class="card" aria-labelledby="actions-title">
+  <h2 id="actions-title">Next step</h2>
+  ${transitionForms(user, lead)}
+</section>
+<div class="grid-2">
+  <section class="card" aria-labelledby="job-title">
+    <h2 id="job-title">Job</h2>
+    <dl>
+      ${row('Description', lead.description ? html`<span class="prose">${lead.description}</span>` : html`<span class="muted">None given</span>`)}
+      ${row('Category', lead.category)}
+      ${row('Priority', PRIORITY_LABELS[lead.priority] ?? lead.priority)}
+      ${row('Budget', lead.budgetQuote)}
+      ${row('Notes', lead.notes ? html`<span class="prose">${lead.notes}</span>` : null)}
+      ${row('Source', lead.sourceKeyName ? `${lead.source} (key “${lead.sourceKeyName}”)` : lead.source)}
+      ${row('Scheduled', lead.scheduledAt ? time(lead.scheduledAt) : null)}
+      ${row('Reference', html`<code>${lead.id}</code>`)}
+    </dl>
+  </section>
+  <section class="card" aria-labelledby="customer-title">
+    <h2 id="customer-title">Customer <span class="badge badge-neutral">${customer.type === 'business' ? 'Business' : 'Person'}</span></h2>
+    <dl>
+      ${row('Name', customer.name)}
+      ${row('Company', customer.companyName)}
+      ${row('First name', customer.firstName)}
+      ${row('Last name', customer.lastName)}
+      ${row('Email', customer.email ? html`<a href="mailto:${customer.email}">${customer.email}</a>` : null)}
+      ${row('Phone', customer.phone ? html`<a href="tel:${customer.phone}">${customer.phone}</a>` : null)}
+    </dl>
+  </section>
+  <section class="card" aria-labelledby="address-title">
+    <h2 id="address-title">Address</h2>
+    <address>${street}<br>${address.postalCode} ${address.city}<br>${address.country}</address>
+  </section>
+  <section class="card" aria-labelledby="history-title">
+    <h2 id="history-title">History</h2>
+    <ol class="timeline">${lead.statusHistory.map(
+      (entry) => html`<li>${statusBadge(entry.status)} ${time(entry.at)}</li>`,
+    )}</ol>
+  </section>
+</div>`;
+  return page({ title: lead.title, user, section: stage === 'work' ? 'work-items' : 'leads', body });
+}
+
+export function leadChangedNotice(status: Status): SafeHtml {
+  return notice(html`Moved to <strong>${STATUS_LABELS[status]}</strong>.`);
+}

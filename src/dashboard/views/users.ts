@@ -1,0 +1,163 @@
+// Settings > Users: the brand's people; owners add (with a password or an invitation link) and remove them.
+import type { FieldError } from '../../domain/errors.js';
+import type { Invite } from '../../domain/invites.js';
+import type { SessionUser } from '../../domain/sessions.js';
+import { MIN_PASSWORD_LENGTH, type User } from '../../domain/users.js';
+import { html, type SafeHtml } from '../html.js';
+import { csrfField, errorFor, errorSummary, field, time } from './components.js';
+import { page } from './layout.js';
+
+const LABELS: Record<string, string> = { email: 'Email', role: 'Role', password: 'Initial password' };
+
+export interface UsersView {
+  user: SessionUser;
+  users: User[];
+  invites: Invite[];
+  invited?: { email: string; url: string } | undefined;
+  values: { email: string; role: string };
+  errors: FieldError[];
+  message?: SafeHtml | undefined;
+}
+
+const ROLE_TEXT = {
+  owner: 'Owner: everything, including adding and removing people.',
+  member: 'Member: leads, work items and API keys.',
+};
+
+function addForm(view: UsersView): SafeHtml {
+  const { values, errors } = view;
+  const roleError = errorFor(errors, 'role');
+  return html`<section class="card" aria-labelledby="add-title">
+  <h2 id="add-title">Add a person</h2>
+  ${errorSummary(errors, LABELS)}
+  <form method="post" action="/dashboard/settings/users" novalidate>
+    ${csrfField(view.user.csrfToken)}
+    ${field({ name: 'email', label: 'Email', type: 'email', value: values.email, error: errorFor(errors, 'email'), required: true, autocomplete: 'off' })}
+    <fieldset id="field-role"${roleError ? html` class="field-invalid" aria-describedby="role-error"` : ''}>
+      <legend>Role</legend>
+      ${roleError ? html`<p class="error" id="role-error">Role ${roleError}.</p>` : ''}
+      ${(['member', 'owner'] as const).map(
+        (role) => html`<div class="check">
+        <input type="radio" id="role-${role}" name="role" value="${role}"${(values.role || 'member') === role ? html` checked` : ''}>
+        <label for="role-${role}">${ROLE_TEXT[role]}</label>
+      </div>`,
+      )}
+    </fieldset>
+    ${field({
+      name: 'password',
+      label: 'Initial password',
+      type: 'password',
+      hint: `Leave empty to get a one-time invitation link instead, so they choose their own. Otherwise at least ${MIN_PASSWORD_LENGTH} characters; tell it to them in person.`,
+      error: errorFor(errors, 'password'),
+      autocomplete: 'new-password',
+    })}
+    <button type="submit" class="button button-primary">Add person</button>
+  </form>
+</section>`;
+}
+
+function invitedPanel(invited: { email: string; url: string }): SafeHtml {
+  return html`<section class="card card-highlight" aria-labelledby="invite-title">
+  <h2 id="invite-title">Invitation link for ${invited.email}</h2>
+  <p class="warning-text"><strong>Send this link to them now. You will not see it again.</strong> It works once, for 7 days.</p>
+  <div class="copy-row">
+    <label class="visually-hidden" for="invite-link">Invitation link</label>
+    <input id="invite-link" class="mono" type="text" value="${invited.url}" readonly autofocus spellcheck="false">
+    <button type="button" class="button button-primary" data-copy="invite-link" hidden>Copy</button>
+    <span class="visually-hidden" role="status" data-copy-status="invite-link"></span>
+  </div>
+</section>`;
+}
+
+function userTable(view: UsersView): SafeHtml {
+  const isOwner = view.user.role === 'owner';
+  return html`<table class="list">
+  <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Added</th>${
+    isOwner ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''
+  }</tr></thead>
+  <tbody>${view.users.map(
+    (u) => html`<tr>
+    <td data-label="Email" class="cell-title">${u.email}${u.id === view.user.userId ? html` <span class="muted">(you)</span>` : ''}</td>
+    <td data-label="Role">${u.role === 'owner' ? 'Owner' : 'Member'}</td>
+    <td data-label="Added">${time(u.createdAt)}</td>
+    ${
+      isOwner
+        ? html`<td data-label="Actions">${
+            u.id === view.user.userId
+              ? ''
+              : html`<a class="button button-danger-quiet" href="/dashboard/settings/users/${u.id}/remove">Remove<span class="visually-hidden"> ${u.email}</span></a>`
+          }</td>`
+        : ''
+    }
+  </tr>`,
+  )}</tbody>
+</table>`;
+}
+
+function inviteTable(view: UsersView): SafeHtml | '' {
+  if (!view.invites.length) return '';
+  const isOwner = view.user.role === 'owner';
+  return html`<section aria-labelledby="invites-title">
+  <h2 id="invites-title">Open invitations</h2>
+  <table class="list">
+    <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th scope="col">Expires</th>${
+      isOwner ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''
+    }</tr></thead>
+    <tbody>${view.invites.map(
+      (invite) => html`<tr>
+      <td data-label="Email" class="cell-title">${invite.email}</td>
+      <td data-label="Role">${invite.role === 'owner' ? 'Owner' : 'Member'}</td>
+      <td data-label="Invited by">${invite.invitedBy}</td>
+      <td data-label="Expires">${time(invite.expiresAt)}</td>
+      ${
+        isOwner
+          ? html`<td data-label="Actions"><form method="post" action="/dashboard/settings/users/invites/${invite.id}/withdraw" data-confirm="Withdraw the invitation for ${invite.email}? The link stops working.">
+          ${csrfField(view.user.csrfToken)}
+          <button type="submit" class="button button-danger-quiet">Withdraw<span class="visually-hidden"> invitation for ${invite.email}</span></button>
+        </form></td>`
+          : ''
+      }
+    </tr>`,
+    )}</tbody>
+  </table>
+</section>`;
+}
+
+export function usersPage(view: UsersView): SafeHtml {
+  const isOwner = view.user.role === 'owner';
+  return page({
+    title: 'Users',
+    user: view.user,
+    section: 'users',
+    body: html`<div class="page-head">
+  <h1>Users</h1>
+  <p class="muted">People who can sign in to ${view.user.brandName}.${isOwner ? '' : ' Owners add and remove people.'}</p>
+</div>
+${view.message ?? ''}
+${view.invited ? invitedPanel(view.invited) : ''}
+${isOwner ? addForm(view) : ''}
+<section aria-labelledby="people-title">
+  <h2 id="people-title">People</h2>
+  ${userTable(view)}
+</section>
+${inviteTable(view)}`,
+  });
+}
+
+export function removeConfirmPage(user: SessionUser, target: User): SafeHtml {
+  return page({
+    title: `Remove ${target.email}`,
+    user,
+    section: 'users',
+    body: html`<p class="breadcrumb"><a href="/dashboard/settings/users">← Users</a></p>
+<section class="card narrow" aria-labelledby="remove-title">
+  <h1 id="remove-title">Remove ${target.email}?</h1>
+  <p>They are signed out at once and can no longer sign in. Leads, work items and API keys stay as they are.</p>
+  <form method="post" action="/dashboard/settings/users/${target.id}/remove" class="actions">
+    ${csrfField(user.csrfToken)}
+    <button type="submit" class="button button-danger">Remove ${target.email}</button>
+    <a class="button button-quiet" href="/dashboard/settings/users">Keep them</a>
+  </form>
+</section>`,
+  });
+}

@@ -1,0 +1,197 @@
+// Settings > Users: owners add people (initial password or one-time invitation link) and remove them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findSession } from '../../src/domain/sessions.js';
+import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { addUser, Browser, type Browser as BrowserType, signedIn, textOf } from './helpers.js';
+
+describe.each(dialects())('dashboard users on %s', (dialect) => {
+  let ctx: TestContext;
+  let owner: BrowserType;
+
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect);
+    await addUser(ctx.app, ctx.brandId, 'owner@acme.example', 'owner');
+    owner = await signedIn(ctx.app, 'owner@acme.example');
+    await owner.get('/dashboard/settings/users');
+  });
+  afterAll(async () => ctx?.close());
+
+  const inviteToken = (html: string) => /\/invite\?token=([A-Za-z0-9_-]{43})/.exec(html)?.[1];
+  const userId = async (email: string) =>
+    (await ctx.app.deps.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())
+      ?.id;
+
+  it('lists the people of the brand; an owner sees the form to add more', async () => {
+    const res = await owner.get('/dashboard/settings/users');
+    expect(res.statusCode).toBe(200);
+    expect(textOf(res.body)).toContain('owner@acme.example (you) Owner');
+    expect(res.body).toContain('<label for="field-email">Email</label>');
+    expect(res.body).toContain('<label for="role-member">');
+    expect(res.body).toContain(
+      '<label for="field-password">Initial password <span class="optional">(optional)</span>',
+    );
+  });
+
+  it('adds a member with an initial password, who can then sign in', async () => {
+    const res = await owner.post('/dashboard/settings/users', {
+      email: 'fitter@acme.example',
+      role: 'member',
+      password: 'fitter password 1',
+    });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/settings/users?done=added');
+    expect(textOf((await owner.get('/dashboard/settings/users?done=added')).body)).toContain(
+      'fitter@acme.example Member',
+    );
+    const fitter = await signedIn(ctx.app, 'fitter@acme.example', 'fitter password 1');
+    expect((await fitter.get('/dashboard/leads')).statusCode).toBe(200);
+  });
+
+  it('refuses a bad email, a short password, an unknown role and an email that already has an account: 422', async () => {
+    const bad = await owner.post('/dashboard/settings/users', {
+      email: 'nope',
+      role: 'admin',
+      password: 'short',
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(textOf(bad.body)).toContain('Role must be owner or member');
+    const badEmail = await owner.post('/dashboard/settings/users', {
+      email: 'nope',
+      role: 'member',
+      password: 'short',
+    });
+    expect(textOf(badEmail.body)).toContain('Email must be a valid email address');
+    expect(textOf(badEmail.body)).toContain('Initial password must be at least 10 characters');
+    const taken = await owner.post('/dashboard/settings/users', {
+      email: 'OWNER@acme.example',
+      role: 'member',
+    });
+    expect(taken.statusCode).toBe(422);
+    expect(textOf(taken.body)).toContain('Email already belongs to an account');
+    expect(await userId('nope')).toBeUndefined();
+  });
+
+  it('invites by a one-time link: the person chooses a password, is signed in, and the link dies', async () => {
+    const res = await owner.post('/dashboard/settings/users', {
+      email: 'planner@acme.example',
+      role: 'owner',
+    });
+    expect(res.statusCode).toBe(200);
+    const token = inviteToken(res.body)!;
+    expect(token).toBeDefined();
+    expect(textOf(res.body)).toContain('You will not see it again');
+    expect(textOf(res.body)).toMatch(
+      /Open invitations Email Role Invited by Expires .*planner@acme\.example Owner owner@acme\.example/,
+    );
+    expect(await userId('planner@acme.example')).toBeUndefined();
+    expect(
+      JSON.stringify(await ctx.app.deps.db.selectFrom('user_invites').selectAll().execute()),
+    ).not.toContain(token);
+
+    const invited = new Browser(ctx.app, { remoteAddress: '10.7.0.1' });
+    const form = await invited.get(`/invite?token=${token}`);
+    expect(form.statusCode).toBe(200);
+    expect(textOf(form.body)).toContain('Join Acme Plumbing');
+    expect(textOf(form.body)).toContain('You were invited as planner@acme.example');
+    const short = await invited.post('/invite', { token, password: 'short', passwordConfirmation: 'short' });
+    expect(short.statusCode).toBe(422);
+    const mismatch = await invited.post('/invite', {
+      token,
+      password: 'planner password',
+      passwordConfirmation: 'planner passw0rd',
+    });
+    expect(textOf(mismatch.body)).toContain('Password again does not match the password');
+    const done = await invited.post('/invite', {
+      token,
+      password: 'planner password',
+      passwordConfirmation: 'planner password',
+    });
+    expect(done.statusCode).toBe(303);
+    expect(done.headers.location).toBe('/dashboard/leads');
+    expect(textOf((await invited.get('/dashboard/settings/users')).body)).toContain(
+      'planner@acme.example (you) Owner',
+    );
+
+    const again = new Browser(ctx.app);
+    expect((await again.get(`/invite?token=${token}`)).statusCode).toBe(404);
+    await again.get('/sign-in');
+    const replay = await again.post('/invite', {
+      token,
+      password: 'x'.repeat(12),
+      passwordConfirmation: 'x'.repeat(12),
+    });
+    expect(replay.statusCode).toBe(404);
+  });
+
+  it('expired and withdrawn invitations do not work', async () => {
+    const first = inviteToken(
+      (await owner.post('/dashboard/settings/users', { email: 'late@acme.example', role: 'member' })).body,
+    )!;
+    await ctx.app.deps.db
+      .updateTable('user_invites')
+      .set({ expires_at: Date.now() - 1 })
+      .where('email', '=', 'late@acme.example')
+      .execute();
+    expect((await new Browser(ctx.app).get(`/invite?token=${first}`)).statusCode).toBe(404);
+
+    const second = inviteToken(
+      (await owner.post('/dashboard/settings/users', { email: 'gone@acme.example', role: 'member' })).body,
+    )!;
+    const id = (
+      await ctx.app.deps.db
+        .selectFrom('user_invites')
+        .select('id')
+        .where('email', '=', 'gone@acme.example')
+        .executeTakeFirstOrThrow()
+    ).id;
+    const withdrawn = await owner.post(`/dashboard/settings/users/invites/${id}/withdraw`);
+    expect(withdrawn.statusCode).toBe(303);
+    expect((await new Browser(ctx.app).get(`/invite?token=${second}`)).statusCode).toBe(404);
+    expect((await owner.post(`/dashboard/settings/users/invites/${id}/withdraw`)).statusCode).toBe(404);
+  });
+
+  it('removes a person after a confirmation step; their sessions end at once', async () => {
+    await addUser(ctx.app, ctx.brandId, 'leaver@acme.example', 'member');
+    const leaver = await signedIn(ctx.app, 'leaver@acme.example');
+    const token = leaver.cookies.get('li_session')!;
+    const id = (await userId('leaver@acme.example'))!;
+    const confirm = await owner.get(`/dashboard/settings/users/${id}/remove`);
+    expect(confirm.statusCode).toBe(200);
+    expect(textOf(confirm.body)).toContain('Remove leaver@acme.example? They are signed out at once');
+    expect((await leaver.get('/dashboard/leads')).statusCode).toBe(200);
+    const done = await owner.post(`/dashboard/settings/users/${id}/remove`);
+    expect(done.statusCode).toBe(303);
+    expect(await userId('leaver@acme.example')).toBeUndefined();
+    expect(await findSession(ctx.app.deps.db, token)).toBeNull();
+    expect((await leaver.get('/dashboard/leads')).statusCode).toBe(302);
+    expect((await owner.post(`/dashboard/settings/users/${id}/remove`)).statusCode).toBe(404);
+  });
+
+  it('an owner cannot remove themselves', async () => {
+    const id = (await userId('owner@acme.example'))!;
+    expect((await owner.get(`/dashboard/settings/users/${id}/remove`)).statusCode).toBe(409);
+    expect((await owner.post(`/dashboard/settings/users/${id}/remove`)).statusCode).toBe(409);
+    expect(await userId('owner@acme.example')).toBe(id);
+  });
+
+  it('a member sees the people but cannot add, invite or remove anyone: 403', async () => {
+    await addUser(ctx.app, ctx.brandId, 'member@acme.example', 'member');
+    const member = await signedIn(ctx.app, 'member@acme.example');
+    const page = await member.get('/dashboard/settings/users');
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body)).toContain('Owners add and remove people.');
+    expect(page.body).not.toContain('action="/dashboard/settings/users"');
+    expect(page.body).not.toContain('/remove"');
+    const ownerId = (await userId('owner@acme.example'))!;
+    const add = await member.post('/dashboard/settings/users', {
+      email: 'sneaky@acme.example',
+      role: 'owner',
+      password: 'p'.repeat(12),
+    });
+    expect(add.statusCode).toBe(403);
+    expect((await member.get(`/dashboard/settings/users/${ownerId}/remove`)).statusCode).toBe(403);
+    expect((await member.post(`/dashboard/settings/users/${ownerId}/remove`)).statusCode).toBe(403);
+    expect(await userId('sneaky@acme.example')).toBeUndefined();
+    expect(await userId('owner@acme.example')).toBe(ownerId);
+  });
+});
