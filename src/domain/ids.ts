@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   user: 'usr',
   event: 'evt',
   webhookEndpoint: 'whk',
+  webhookDelivery: 'whd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

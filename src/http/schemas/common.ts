@@ -101,3 +101,17 @@ export const IdParams = Type.Object(
   { id: Type.String({ maxLength: 100, description: 'The identifier returned on creation.' }) },
   { additionalProperties: false },
 );
+
+export const IdempotencyHeaders = Type.Object(
+  {
+    'idempotency-key': Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per request (a UUID). Kept 24 hours per API key.',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
