@@ -145,3 +145,47 @@ export async function createTestContext(
   };
   return ctx;
 }
+
+/** TEST_REDIS_URL, or undefined when Redis tests should be skipped. Under CI=true a missing URL fails the run. */
+export function testRedisUrl(): string | undefined {
+  const ci = process.env.CI === 'true' || process.env.CI === '1';
+  if (!process.env.TEST_REDIS_URL && ci) {
+    throw new Error('CI=true but TEST_REDIS_URL is not set: Redis tests must run in CI');
+  }
+  return process.env.TEST_REDIS_URL || undefined;
+}
+
+/** Webhook settings for tests: local receivers allowed, short timeout and retry delays. */
+export const TEST_WEBHOOKS: Config['webhooks'] = {
+  allowHttp: true,
+  allowPrivate: true,
+  timeoutMs: 400,
+  retryBaseMs: 20,
+  retryWindowMs: 24 * 60 * 60 * 1000,
+  pollIntervalMs: 50,
+};
+
+type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
+/** Polls `check` until it returns something truthy; fails with `what` after timeoutMs. */
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<Truthy<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as Truthy<T>;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

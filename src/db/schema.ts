@@ -135,6 +135,7 @@ export interface WebhookEndpointTable {
   enabled: number;
   /** Start of the current run of failed deliveries; null after a success. */
   failing_since: number | null;
+  last_success_at: number | null;
   disabled_at: number | null;
   disabled_reason: string | null;
   created_at: number;

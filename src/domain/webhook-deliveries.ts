@@ -343,9 +343,8 @@ export async function recordAttempt(
     if (outcome.ok) {
       await trx
         .updateTable('webhook_endpoints')
-        .set({ failing_since: null })
+        .set({ failing_since: null, last_success_at: outcome.at })
         .where('id', '=', job.endpointId)
-        .where('failing_since', 'is not', null)
         .execute();
     } else {
       await trx
@@ -354,16 +353,21 @@ export async function recordAttempt(
         .where('id', '=', job.endpointId)
         .where('failing_since', 'is', null)
         .execute();
-      await disableIfFailingTooLong(trx, job.endpointId, outcome, policy.retryWindowMs);
+      await disableIfFailingTooLong(trx, job, outcome, giveUp, policy.retryWindowMs);
     }
     return status;
   });
 }
 
+/**
+ * Disables the endpoint when it has failed for the whole retry window: every attempt in the window failed, or this
+ * delivery gave up after the window with no success for the endpoint since the delivery was created.
+ */
 async function disableIfFailingTooLong(
   trx: DB,
-  endpointId: string,
+  job: DeliveryJob,
   outcome: AttemptOutcome,
+  gaveUp: boolean,
   windowMs: number,
 ) {
   const hours = Math.round((windowMs / 3_600_000) * 10) / 10;
@@ -377,12 +381,21 @@ async function disableIfFailingTooLong(
       disabled_reason: `Every delivery failed for ${hours} hours (last attempt: ${last}). Fix the receiver, then enable the endpoint again.`,
       updated_at: outcome.at,
     })
-    .where('id', '=', endpointId)
+    .where('id', '=', job.endpointId)
     .where('enabled', '=', 1)
-    .where('failing_since', '<=', outcome.at - windowMs)
+    .where('failing_since', 'is not', null)
+    .where((eb) =>
+      eb.or([
+        eb('failing_since', '<=', outcome.at - windowMs),
+        ...(gaveUp
+          ? [eb.or([eb('last_success_at', 'is', null), eb('last_success_at', '<', job.createdAt)])]
+          : []),
+      ]),
+    )
     .executeTakeFirst();
-  if (Number(disabled.numUpdatedRows) === 1)
-    await failPendingDeliveries(trx, endpointId, 'endpoint disabled', outcome.at);
+  if (Number(disabled.numUpdatedRows) === 1) {
+    await failPendingDeliveries(trx, job.endpointId, 'endpoint disabled', outcome.at);
+  }
 }
 
 /** Ends every pending delivery of an endpoint that will not be sent to anymore. */

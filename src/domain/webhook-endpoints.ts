@@ -183,6 +183,7 @@ export async function createWebhookEndpoint(
     previous_secret_expires_at: null,
     enabled: 1,
     failing_since: null,
+    last_success_at: null,
     disabled_at: null,
     disabled_reason: null,
     created_at: now,

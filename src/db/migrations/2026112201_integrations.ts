@@ -59,6 +59,7 @@ export function integrations(dialect: Dialect) {
         .addColumn('previous_secret_expires_at', time)
         .addColumn('enabled', 'integer', (c) => c.notNull())
         .addColumn('failing_since', time)
+        .addColumn('last_success_at', time)
         .addColumn('disabled_at', time)
         .addColumn('disabled_reason', 'text')
         .addColumn('created_at', time, (c) => c.notNull())
