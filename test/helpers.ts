@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { type App, buildApp } from '../src/app.js';
 import { type Config, type DatabaseConfig, loadConfig } from '../src/config.js';
+import { type DB, MIGRATION_LOCK_KEY } from '../src/db/database.js';
 import { createApiKey, revokeApiKey, type Scope } from '../src/domain/api-keys.js';
 import { createBrand } from '../src/domain/brands.js';
 
@@ -42,9 +43,22 @@ export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}
 /** Drops a test's PostgreSQL schema (no-op on SQLite). */
 export async function dropSchema(app: App): Promise<void> {
   const database = app.deps.config.database;
-  if (database.dialect === 'postgres') {
-    await sql`drop schema if exists ${sql.id(database.schema)} cascade`.execute(app.deps.db);
-  }
+  if (database.dialect === 'postgres') await dropSchemaNamed(app.deps.db, database.schema);
+}
+
+/**
+ * Drops a schema while holding the migration lock: migrating introspects every schema of the database, and a
+ * schema dropped in the middle of that (by a test file running in parallel) makes it fail.
+ */
+export async function dropSchemaNamed(db: DB, schema: string): Promise<void> {
+  await db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    try {
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(connection);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    }
+  });
 }
 
 export const ALL_SCOPES: Scope[] = ['leads:read', 'leads:write', 'work-items:read', 'full'];
@@ -155,11 +169,14 @@ export function testRedisUrl(): string | undefined {
   return process.env.TEST_REDIS_URL || undefined;
 }
 
-/** Webhook settings for tests: local receivers allowed, short timeout and retry delays. */
+/**
+ * Webhook settings for tests: local receivers allowed, short retry delays. The timeout stays generous so a busy
+ * machine does not turn a slow in-process receiver into a retry (tests of timeouts set their own).
+ */
 export const TEST_WEBHOOKS: Config['webhooks'] = {
   allowHttp: true,
   allowPrivate: true,
-  timeoutMs: 400,
+  timeoutMs: 5000,
   retryBaseMs: 20,
   retryWindowMs: 24 * 60 * 60 * 1000,
   pollIntervalMs: 50,

@@ -1,4 +1,5 @@
 // The webhook delivery queue: one row per (endpoint, event, send request), claimed by workers with a lease.
+import { sql } from 'kysely';
 import type { DB, Dialect } from '../db/database.js';
 import { DomainError, NotFoundError } from './errors.js';
 import type { EventType } from './events.js';
@@ -302,9 +303,14 @@ export function retryDelayMs(attempt: number, baseMs: number, random: () => numb
   return Math.round(capped / 2 + (random() * capped) / 2);
 }
 
+class LeaseLost extends Error {}
+
 /**
  * Stores the result of an attempt made under the lease. Nothing is written when the lease was lost (another
  * worker took the row after it expired): that worker's result counts.
+ *
+ * Every transaction that touches an endpoint and its deliveries locks the endpoint row first (here, on update and
+ * on delete alike), so they queue instead of deadlocking on PostgreSQL.
  */
 export async function recordAttempt(
   db: DB,
@@ -313,50 +319,51 @@ export async function recordAttempt(
   outcome: AttemptOutcome,
   policy: RetryPolicy,
 ): Promise<DeliveryStatus | 'lease_lost'> {
-  return db.transaction().execute(async (trx) => {
-    const attempt = job.attempt + 1;
-    const deadline = job.createdAt + policy.retryWindowMs;
-    const giveUp = !outcome.ok && outcome.at >= deadline;
-    const status: DeliveryStatus = outcome.ok ? 'succeeded' : giveUp ? 'failed' : 'pending';
-    const next =
-      status === 'pending'
-        ? Math.min(outcome.at + retryDelayMs(attempt, policy.retryBaseMs), deadline)
-        : outcome.at;
-    const updated = await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status,
-        attempt,
-        next_attempt_at: next,
-        response_status: outcome.responseStatus,
-        duration_ms: outcome.durationMs,
-        error: outcome.error,
-        last_attempt_at: outcome.at,
-        lease_owner: null,
-        lease_until: 0,
-      })
-      .where('id', '=', job.id)
-      .where('lease_owner', '=', owner)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) return 'lease_lost';
-    if (outcome.ok) {
+  const attempt = job.attempt + 1;
+  const deadline = job.createdAt + policy.retryWindowMs;
+  const giveUp = !outcome.ok && outcome.at >= deadline;
+  const status: DeliveryStatus = outcome.ok ? 'succeeded' : giveUp ? 'failed' : 'pending';
+  const next =
+    status === 'pending'
+      ? Math.min(outcome.at + retryDelayMs(attempt, policy.retryBaseMs), deadline)
+      : outcome.at;
+  try {
+    return await db.transaction().execute(async (trx) => {
       await trx
         .updateTable('webhook_endpoints')
-        .set({ failing_since: null, last_success_at: outcome.at })
+        .set(
+          outcome.ok
+            ? { failing_since: null, last_success_at: outcome.at }
+            : { failing_since: sql<number>`coalesce(failing_since, ${outcome.at})` },
+        )
         .where('id', '=', job.endpointId)
         .execute();
-    } else {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ failing_since: outcome.at })
-        .where('id', '=', job.endpointId)
-        .where('failing_since', 'is', null)
-        .execute();
-      await disableIfFailingTooLong(trx, job, outcome, giveUp, policy.retryWindowMs);
-    }
-    return status;
-  });
+      const updated = await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          status,
+          attempt,
+          next_attempt_at: next,
+          response_status: outcome.responseStatus,
+          duration_ms: outcome.durationMs,
+          error: outcome.error,
+          last_attempt_at: outcome.at,
+          lease_owner: null,
+          lease_until: 0,
+        })
+        .where('id', '=', job.id)
+        .where('lease_owner', '=', owner)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      // Roll the endpoint change back too: this attempt does not count.
+      if (Number(updated.numUpdatedRows) !== 1) throw new LeaseLost();
+      if (!outcome.ok) await disableIfFailingTooLong(trx, job, outcome, giveUp, policy.retryWindowMs);
+      return status;
+    });
+  } catch (error) {
+    if (error instanceof LeaseLost) return 'lease_lost';
+    throw error;
+  }
 }
 
 /**
@@ -404,6 +411,17 @@ export async function failPendingDeliveries(db: DB, endpointId: string, reason: 
     .updateTable('webhook_deliveries')
     .set({ status: 'failed', error: reason, lease_owner: null, lease_until: 0, next_attempt_at: now })
     .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Ends one claimed delivery without sending it (its endpoint was disabled after it was queued). */
+export async function abandonDelivery(db: DB, owner: string, id: string, reason: string, now: number) {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', error: reason, lease_owner: null, lease_until: 0, next_attempt_at: now })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
     .where('status', '=', 'pending')
     .execute();
 }

@@ -5,9 +5,9 @@ import type { WebhookConfig } from '../config.js';
 import type { DB, Dialect } from '../db/database.js';
 import { eventJson } from '../domain/events.js';
 import {
+  abandonDelivery,
   claimDueDeliveries,
   type DeliveryJob,
-  failPendingDeliveries,
   loadDeliveryJobs,
   recordAttempt,
   releaseLease,
@@ -155,7 +155,7 @@ export class DeliveryWorker {
   private async deliver(job: DeliveryJob, signal: AbortSignal): Promise<void> {
     const { db, config } = this.options;
     if (!job.enabled) {
-      await failPendingDeliveries(db, job.endpointId, 'endpoint disabled', Date.now());
+      await abandonDelivery(db, this.owner, job.id, 'endpoint disabled', Date.now());
       return;
     }
     const body = eventJson(job.event);
