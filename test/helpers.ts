@@ -7,6 +7,7 @@ import { type Config, type DatabaseConfig, loadConfig } from '../src/config.js';
 import { type DB, MIGRATION_LOCK_KEY } from '../src/db/database.js';
 import { createApiKey, revokeApiKey, type Scope } from '../src/domain/api-keys.js';
 import { createBrand } from '../src/domain/brands.js';
+import { WINDOW_MS } from '../src/rate-limit/limiter.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -205,4 +206,10 @@ export async function waitFor<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** Rate-limit counts restart each minute: start a burst early enough in a window that it ends in the same one. */
+export async function awayFromWindowEdge(needMs = 5000): Promise<void> {
+  const left = WINDOW_MS - (Date.now() % WINDOW_MS);
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }
