@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../config.js';
-import type { RateLimiter, RateLimitState } from '../../rate-limit/limiter.js';
+import { type RateLimiter, type RateLimitState, WINDOW_MS } from '../../rate-limit/limiter.js';
 import { sendProblem } from '../problem.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -27,6 +27,19 @@ export default fp(
     const counted = new WeakSet<FastifyRequest>();
     const failedAuthLimit = config.rateLimit.failedAuthPerMinute;
     const addressBucket = (request: FastifyRequest) => `auth:${request.ip}`;
+    // Addresses this instance has refused a key from in the current window. Only their budget is looked up before
+    // auth, so well-behaved clients cost no extra counter read; an address failing on other instances is caught
+    // here from its first failure on this one.
+    let suspectWindow = -1;
+    let suspects = new Set<string>();
+    const suspectsNow = () => {
+      const window = Math.floor(Date.now() / WINDOW_MS);
+      if (window !== suspectWindow) {
+        suspectWindow = window;
+        suspects = new Set();
+      }
+      return suspects;
+    };
 
     const countKey = async (request: FastifyRequest) => {
       const principal = request.principal!;
@@ -41,7 +54,7 @@ export default fp(
 
     // Registered before auth: an address that keeps sending bad keys is stopped before its keys are looked up.
     app.addHook('onRequest', async (request, reply) => {
-      if (!request.routeOptions.config?.scope) return;
+      if (!request.routeOptions.config?.scope || !suspectsNow().has(request.ip)) return;
       const state = await limiter.peek(addressBucket(request), failedAuthLimit);
       if (state.remaining > 0) return;
       setHeaders(reply, state);
@@ -70,6 +83,7 @@ export default fp(
     app.addHook('onSend', async (request, reply, payload) => {
       if (!request.routeOptions.config?.scope) return payload;
       if (reply.statusCode === 401) {
+        suspectsNow().add(request.ip);
         await limiter.hit(addressBucket(request), failedAuthLimit);
       } else if (request.principal && !counted.has(request)) {
         // Refused by auth after the key resolved (403): the request still counts, and says what is left.

@@ -19,6 +19,7 @@ import { listQueryFrom } from './list-query.js';
 const security = (scope: string) => [{ ApiKeyAuth: [scope] }];
 
 export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  app.decorateRequest('idempotency', undefined);
   app.post(
     '/v1/leads',
     {
