@@ -63,6 +63,30 @@ describe.skipIf(!postgres || !redisUrl)('two instances, one database', () => {
     expect((await request(b.url, 'GET', `/v1/leads/${id}`, fullKey)).status).toBe(200);
   });
 
+  it('an Idempotency-Key sent to both at once creates one lead', async () => {
+    const body = validLead({ title: 'Sent twice' });
+    const send = (server: ServerProcess) =>
+      fetch(`${server.url}/v1/leads`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': fullKey,
+          'content-type': 'application/json',
+          'idempotency-key': 'two-instances-1',
+        },
+        body: JSON.stringify(body),
+      });
+    const responses = await Promise.all([a, b, a, b, a, b].map(send));
+    expect(responses.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+    const fresh = responses.filter((r) => r.status === 201 && !r.headers.get('idempotent-replayed'));
+    expect(fresh).toHaveLength(1);
+    const { id } = (await fresh[0]!.json()) as { id: string };
+    for (const server of [a, b]) {
+      const again = await send(server);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(((await again.json()) as { id: string }).id).toBe(id);
+    }
+  });
+
   it('a key revoked with the CLI is refused by both within a few seconds', async () => {
     const revokable = await createApiKey(database.db, { brandId, name: 'to revoke', scopes: ['leads:read'] });
     expect((await request(b.url, 'GET', '/v1/leads', revokable.key)).status).toBe(200);

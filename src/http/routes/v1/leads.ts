@@ -1,10 +1,11 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { LeadInput } from '../../../domain/lead-input.js';
 import { changeLeadStatus, createLead, getLead, type LeadSource, listLeads } from '../../../domain/leads.js';
 import type { Status } from '../../../domain/states.js';
 import { idempotencyPreValidation, runIdempotent, sendStored } from '../../idempotency.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses, IdempotencyHeaders, IdParams } from '../../schemas/common.js';
+import { errorResponses, IdempotencyHeaders, IdParams, ProblemRef } from '../../schemas/common.js';
 import {
   CreatedLeadSchema,
   LeadCreateBody,
@@ -36,7 +37,11 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         body: LeadCreateBody,
         response: {
           201: { ...CreatedLeadSchema, description: 'The lead was stored. Location points at it.' },
-          ...errorResponses([400, 401, 403, 409, 413, 415, 422, 429, 503]),
+          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 503]),
+          409: {
+            ...ProblemRef,
+            description: 'A request with the same Idempotency-Key is still being processed.',
+          } as unknown as TSchema,
         },
       },
       preValidation: idempotencyPreValidation,
