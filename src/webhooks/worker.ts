@@ -105,7 +105,7 @@ export class DeliveryWorker {
         }
         free -= claimed;
       }
-      // A full batch means more may be due: go again at once while there is room.
+      // Some were due and there is still room: more may be due, so look again at once.
       if (!this.running || this.woken || (claimed > 0 && free > 0)) continue;
       await this.sleep(this.options.config.pollIntervalMs);
     }
