@@ -5,6 +5,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
 import secureJson from 'secure-json-parse';
+import background from './background.js';
 import type { Config } from './config.js';
 import dashboardPlugin from './dashboard/plugin.js';
 import { type Database, migrate, openDatabase } from './db/database.js';
@@ -17,13 +18,17 @@ import { isCursor, isTimestamp } from './domain/paging.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
+import rateLimitPlugin from './http/plugins/rate-limit.js';
 import { sendInternalError, sendProblem } from './http/problem.js';
 import operationRoutes from './http/routes/operations.js';
 import type { RouteDeps } from './http/routes/types.js';
 import addressRoutes from './http/routes/v1/addresses.js';
+import eventRoutes from './http/routes/v1/events.js';
 import leadRoutes from './http/routes/v1/leads.js';
+import webhookEndpointRoutes from './http/routes/v1/webhook-endpoints.js';
 import workItemRoutes from './http/routes/v1/work-items.js';
 import { ProblemSchema } from './http/schemas/common.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.js';
 
 export interface BuildOptions {
   /** Use this database instead of opening the configured one (tests share one across apps). */
@@ -34,6 +39,10 @@ export interface BuildOptions {
   logger?: boolean | Record<string, unknown>;
   /** Collect process metrics (default true; tests building many apps turn it off). */
   defaultMetrics?: boolean;
+  /** Run this instance's webhook delivery worker (default true). */
+  webhookWorker?: boolean;
+  /** Count requests with this limiter instead of the configured one (in-process, or Redis with REDIS_URL). */
+  rateLimiter?: RateLimiter;
 }
 
 export interface App extends FastifyInstance {
@@ -182,6 +191,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   );
   const deps: RouteDeps = { config, database, db: database.db, keys, hooks: {} };
   app.decorate('deps', deps);
+  const limiter =
+    options.rateLimiter ??
+    createRateLimiter(config.redisUrl, { keyPrefix: config.redisKeyPrefix, log: app.log });
 
   // Every response names its request, so a client can quote it.
   app.addHook('onRequest', async (request, reply) => {
@@ -265,6 +277,14 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
         },
         { name: 'Addresses', description: 'Where the work is done.' },
         { name: 'Operations', description: 'Health and readiness probes.' },
+        {
+          name: 'Events',
+          description: 'What happened to leads (lead.created, lead.status_changed), for polling or webhooks.',
+        },
+        {
+          name: 'Webhooks',
+          description: 'Endpoints that receive events as signed POSTs, and their delivery logs.',
+        },
       ],
       components: {
         securitySchemes: {
@@ -286,13 +306,17 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     staticCSP: true,
     uiConfig: { url: '/v1/openapi.json' } as never,
   });
+  await app.register(rateLimitPlugin, { limiter, config });
   await app.register(authPlugin, { resolver: keys });
 
-  await app.register(operationRoutes, { deps });
+  await app.register(operationRoutes, { deps, readinessDetails: [() => limiter.status()] });
   await app.register(leadRoutes, { deps });
   await app.register(workItemRoutes, { deps });
   await app.register(addressRoutes, { deps });
   await app.register(dashboardPlugin, { deps });
+  await app.register(eventRoutes, { deps });
+  await app.register(webhookEndpointRoutes, { deps });
+  await app.register(background, { deps, worker: options.webhookWorker ?? true });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.setNotFoundHandler((request, reply) => {
@@ -311,6 +335,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   });
 
   app.addHook('onClose', async () => {
+    if (!options.rateLimiter) await limiter.close();
     if (ownsDatabase) await database.close();
   });
   return app;

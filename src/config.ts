@@ -22,8 +22,26 @@ export interface Config {
   /** SQLite's synchronous pragma: FULL makes every acknowledged commit survive power loss. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
   trustProxy: boolean;
-  rateLimit: { readsPerMinute: number; writesPerMinute: number };
+  rateLimit: { readsPerMinute: number; writesPerMinute: number; failedAuthPerMinute: number };
   redisUrl: string | undefined;
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Allow http:// URLs, but only to 127.0.0.1, localhost and ::1 (local development). */
+  allowHttp: boolean;
+  /** Allow loopback, private, link-local and other non-public addresses (SSRF guard off). */
+  allowPrivate: boolean;
+  /** A delivery that has not answered within this time has failed (10 s per the contract). */
+  timeoutMs: number;
+  /** First retry delay; each further retry doubles it (with jitter), capped at one hour. */
+  retryBaseMs: number;
+  /** Deliveries are retried, and an endpoint may fail, for this long (24 h) before giving up. */
+  retryWindowMs: number;
+  /** How often each instance looks for due deliveries it was not woken for. */
+  pollIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -106,7 +124,17 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimit: {
       readsPerMinute: integer(env, 'RATE_LIMIT_READS_PER_MINUTE', 600, 1, 1_000_000),
       writesPerMinute: integer(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 120, 1, 1_000_000),
+      failedAuthPerMinute: integer(env, 'RATE_LIMIT_FAILED_AUTH_PER_MINUTE', 30, 1, 1_000_000),
     },
     redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'lead-intake:',
+    webhooks: {
+      allowHttp: bool(env, 'WEBHOOKS_ALLOW_HTTP'),
+      allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE'),
+      timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS', 10_000, 100, 60_000),
+      retryBaseMs: integer(env, 'WEBHOOKS_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+      retryWindowMs: 24 * 60 * 60 * 1000,
+      pollIntervalMs: 1000,
+    },
   });
 }

@@ -4,8 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { type App, buildApp } from '../src/app.js';
 import { type Config, type DatabaseConfig, loadConfig } from '../src/config.js';
+import { type DB, MIGRATION_LOCK_KEY } from '../src/db/database.js';
 import { createApiKey, revokeApiKey, type Scope } from '../src/domain/api-keys.js';
 import { createBrand } from '../src/domain/brands.js';
+import { WINDOW_MS } from '../src/rate-limit/limiter.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -35,6 +37,8 @@ export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}
     keyCacheTtlMs: 0,
     logLevel: 'silent',
     sqliteSynchronous: 'NORMAL',
+    // Suites send hundreds of requests with one key; rate-limit tests set their own budgets.
+    rateLimit: { readsPerMinute: 1_000_000, writesPerMinute: 1_000_000, failedAuthPerMinute: 1_000_000 },
     ...overrides,
   };
 }
@@ -42,9 +46,22 @@ export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}
 /** Drops a test's PostgreSQL schema (no-op on SQLite). */
 export async function dropSchema(app: App): Promise<void> {
   const database = app.deps.config.database;
-  if (database.dialect === 'postgres') {
-    await sql`drop schema if exists ${sql.id(database.schema)} cascade`.execute(app.deps.db);
-  }
+  if (database.dialect === 'postgres') await dropSchemaNamed(app.deps.db, database.schema);
+}
+
+/**
+ * Drops a schema while holding the migration lock: migrating introspects every schema of the database, and a
+ * schema dropped in the middle of that (by a test file running in parallel) makes it fail.
+ */
+export async function dropSchemaNamed(db: DB, schema: string): Promise<void> {
+  await db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    try {
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(connection);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    }
+  });
 }
 
 export const ALL_SCOPES: Scope[] = ['leads:read', 'leads:write', 'work-items:read', 'full'];
@@ -144,4 +161,57 @@ export async function createTestContext(
     },
   };
   return ctx;
+}
+
+/** TEST_REDIS_URL, or undefined when Redis tests should be skipped. Under CI=true a missing URL fails the run. */
+export function testRedisUrl(): string | undefined {
+  const ci = process.env.CI === 'true' || process.env.CI === '1';
+  if (!process.env.TEST_REDIS_URL && ci) {
+    throw new Error('CI=true but TEST_REDIS_URL is not set: Redis tests must run in CI');
+  }
+  return process.env.TEST_REDIS_URL || undefined;
+}
+
+/**
+ * Webhook settings for tests: local receivers allowed, short retry delays. The timeout stays generous so a busy
+ * machine does not turn a slow in-process receiver into a retry (tests of timeouts set their own).
+ */
+export const TEST_WEBHOOKS: Config['webhooks'] = {
+  allowHttp: true,
+  allowPrivate: true,
+  timeoutMs: 5000,
+  retryBaseMs: 20,
+  retryWindowMs: 24 * 60 * 60 * 1000,
+  pollIntervalMs: 50,
+};
+
+type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
+/** Polls `check` until it returns something truthy; fails with `what` after timeoutMs. */
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<Truthy<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as Truthy<T>;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** Rate-limit counts restart each minute: start a burst early enough in a window that it ends in the same one. */
+export async function awayFromWindowEdge(needMs = 5000): Promise<void> {
+  const left = WINDOW_MS - (Date.now() % WINDOW_MS);
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }

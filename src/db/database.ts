@@ -97,7 +97,7 @@ class StaticProvider implements MigrationProvider {
 }
 
 // Arbitrary constant: the session-level advisory lock every instance takes before migrating.
-const MIGRATION_LOCK_KEY = 7_310_512_026;
+export const MIGRATION_LOCK_KEY = 7_310_512_026;
 
 /**
  * Brings the schema up to date. On PostgreSQL several instances may call this at once: they queue on an

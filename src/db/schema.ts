@@ -134,6 +134,67 @@ export interface UserInviteTable {
   expires_at: number;
 }
 
+export interface IdempotencyKeyTable {
+  key_id: string;
+  idempotency_key: string;
+  /** sha256 of the canonical JSON request body. */
+  fingerprint: string;
+  state: 'in_flight' | 'completed';
+  /** Random per claim: the completing transaction proves it still holds the claim it took. */
+  claim_token: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: number;
+}
+
+export interface EventTable {
+  id: string;
+  brand_id: string;
+  type: string;
+  created_at: number;
+  /** JSON text of the event's data. */
+  data: string;
+}
+
+export interface WebhookEndpointTable {
+  id: string;
+  brand_id: string;
+  url: string;
+  description: string | null;
+  /** Space-separated event types. */
+  events: string;
+  secret: string;
+  /** The secret before the last rotation, still signed with until previous_secret_expires_at. */
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  enabled: number;
+  /** Start of the current run of failed deliveries; null after a success. */
+  failing_since: number | null;
+  last_success_at: number | null;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveryTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  /** Attempts made so far. */
+  attempt: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  next_attempt_at: number;
+  lease_owner: string | null;
+  /** A worker holds the row until then; 0 when nobody does. */
+  lease_until: number;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  last_attempt_at: number | null;
+  created_at: number;
+}
+
 export interface Database {
   brands: BrandTable;
   users: UserTable;
@@ -146,6 +207,10 @@ export interface Database {
   sessions: SessionTable;
   sign_in_failures: SignInFailureTable;
   user_invites: UserInviteTable;
+  idempotency_keys: IdempotencyKeyTable;
+  events: EventTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
 }
 
 // Kept for tables added later that use generated columns.

@@ -13,6 +13,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   webhookEndpoint: 'whk',
   invite: 'inv',
+  webhookDelivery: 'whd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

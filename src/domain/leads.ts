@@ -3,6 +3,7 @@ import type { DB } from '../db/database.js';
 import { findOrCreateAddress } from './addresses.js';
 import { findOrCreateCustomer } from './customers.js';
 import { InvalidTransitionError, NotFoundError, ValidationError } from './errors.js';
+import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import type { LeadInput } from './lead-input.js';
 import { decodeCursor, type Page, type SortOrder, toPage } from './paging.js';
@@ -84,8 +85,18 @@ export interface LeadSource {
   keyName: string | null;
 }
 
-/** Creates customer (or links), address (or links) and lead in one transaction. */
-export async function createLead(db: DB, origin: LeadSource, input: LeadInput): Promise<CreatedLead> {
+export interface CreateLeadOptions {
+  /** Runs inside the lead's transaction once the lead is written (e.g. to store an idempotent response with it). */
+  inTransaction?: (trx: DB, lead: CreatedLead) => Promise<void>;
+}
+
+/** Creates customer (or links), address (or links), lead and its lead.created event in one transaction. */
+export async function createLead(
+  db: DB,
+  origin: LeadSource,
+  input: LeadInput,
+  options: CreateLeadOptions = {},
+): Promise<CreatedLead> {
   return db.transaction().execute(async (trx) => {
     const brand = await trx
       .selectFrom('brands')
@@ -126,7 +137,14 @@ export async function createLead(db: DB, origin: LeadSource, input: LeadInput): 
       .insertInto('lead_status_history')
       .values({ lead_id: id, seq: 1, status: 'request', at: now, actor: origin.keyId })
       .execute();
-    return {
+    await recordEvent(
+      trx,
+      origin.brandId,
+      'lead.created',
+      { lead: await getLead(trx, origin.brandId, id) },
+      now,
+    );
+    const created: CreatedLead = {
       id,
       brandId: origin.brandId,
       customerId: customer.id,
@@ -139,6 +157,8 @@ export async function createLead(db: DB, origin: LeadSource, input: LeadInput): 
       receivedAt: iso(now),
       createdAt: iso(now),
     };
+    await options.inTransaction?.(trx, created);
+    return created;
   });
 }
 
@@ -280,6 +300,7 @@ export async function listLeads(
  * One lead in any state, or (workItemsOnly) one that has been scheduled. NotFoundError for another brand's id.
  * Lead and history come from one statement, so the status always matches the last history entry even while the
  * lead is being changed.
+ * `db` may be a transaction: events carry this read as of the change they describe.
  */
 export async function getLead(
   db: DB,
@@ -398,6 +419,7 @@ export function parseStatusChange(body: unknown): Status {
  * Moves a lead to another state. The update is conditional on the state it was read in, so of two concurrent
  * changes from the same state exactly one wins; the other gets InvalidTransitionError naming the new state.
  * Returns the single-lead read as this change left it.
+ * Its lead.status_changed event is written in the same transaction.
  */
 export async function changeLeadStatus(
   db: DB,
@@ -444,6 +466,8 @@ export async function changeLeadStatus(
       .values({ lead_id: id, seq: Number(last?.seq ?? 0) + 1, status: to, at: now, actor })
       .execute();
     // Read before commit: the row lock held since the update means this is exactly the state this change made.
-    return { from, to, at: now, lead: await getLead(trx, brandId, id) };
+    const lead = await getLead(trx, brandId, id);
+    await recordEvent(trx, brandId, 'lead.status_changed', { lead, from, to }, now);
+    return { from, to, at: now, lead };
   });
 }

@@ -9,5 +9,10 @@ export interface RouteDeps {
   db: DB;
   keys: ApiKeyResolver;
   /** Notifications after a change commits (webhooks, dashboard); optional so routes work without them. */
-  hooks: { leadCreated?: (id: string) => void; leadChanged?: (id: string) => void };
+  hooks: {
+    leadCreated?: (id: string) => void;
+    leadChanged?: (id: string) => void;
+    /** A webhook delivery was queued outside a lead change (e.g. resend). */
+    deliveryQueued?: () => void;
+  };
 }

@@ -130,3 +130,17 @@ export const IdParams = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const IdempotencyHeaders = Type.Object(
+  {
+    'idempotency-key': Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per request (a UUID). Kept 24 hours per API key.',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);

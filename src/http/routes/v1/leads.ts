@@ -1,9 +1,11 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { LeadInput } from '../../../domain/lead-input.js';
-import { changeLeadStatus, createLead, getLead, listLeads } from '../../../domain/leads.js';
+import { changeLeadStatus, createLead, getLead, type LeadSource, listLeads } from '../../../domain/leads.js';
 import type { Status } from '../../../domain/states.js';
+import { idempotencyPreValidation, runIdempotent, sendStored } from '../../idempotency.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses, IdParams } from '../../schemas/common.js';
+import { errorResponses, IdempotencyHeaders, IdParams, ProblemRef } from '../../schemas/common.js';
 import {
   CreatedLeadSchema,
   LeadCreateBody,
@@ -18,6 +20,7 @@ import { listQueryFrom } from './list-query.js';
 const security = (scope: string) => [{ ApiKeyAuth: [scope] }];
 
 export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  app.decorateRequest('idempotency', undefined);
   app.post(
     '/v1/leads',
     {
@@ -27,22 +30,49 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         tags: ['Leads'],
         summary: 'Create a lead',
         description:
-          'Creates a lead in status `request` from a flat body of address, customer and job fields. The customer is linked to an existing one of the brand by email, then phone; the address to an existing one of that customer. Everything is stored in one transaction.',
+          'Creates a lead in status `request` from a flat body of address, customer and job fields. The customer is linked to an existing one of the brand by email, then phone; the address to an existing one of that customer. Everything is stored in one transaction.\n\n' +
+          'Send an `Idempotency-Key` header (1 to 255 printable characters, e.g. a UUID) to retry safely: for 24 hours a repeat with the same key and body returns the first response again with `Idempotent-Replayed: true` and creates nothing; the same key with another body is a 422; a repeat while the first is still running is a 409. Keys are per API key.',
         security: security('leads:write'),
+        headers: IdempotencyHeaders,
         body: LeadCreateBody,
         response: {
           201: { ...CreatedLeadSchema, description: 'The lead was stored. Location points at it.' },
           ...errorResponses([400, 401, 403, 413, 415, 422, 429, 503]),
+          409: {
+            ...ProblemRef,
+            description: 'A request with the same Idempotency-Key is still being processed.',
+          } as unknown as TSchema,
         },
       },
+      preValidation: idempotencyPreValidation,
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const lead = await createLead(
-        deps.db,
-        { brandId: principal.brandId, source: 'website', keyId: principal.keyId, keyName: principal.keyName },
-        request.body as LeadInput,
-      );
+      const origin: LeadSource = {
+        brandId: principal.brandId,
+        source: 'website',
+        keyId: principal.keyId,
+        keyName: principal.keyName,
+      };
+      const input = request.body as LeadInput;
+      if (request.idempotency) {
+        const stored = await runIdempotent(
+          deps.db,
+          principal.keyId,
+          request.idempotency,
+          async (remember) => {
+            const lead = await createLead(deps.db, origin, input, {
+              inTransaction: (trx, created) => remember(trx, 201, JSON.stringify(created)),
+            });
+            deps.hooks.leadCreated?.(lead.id);
+            return { status: 201, body: JSON.stringify(lead) };
+          },
+        );
+        const id = (JSON.parse(stored.body) as { id?: string }).id;
+        if (id) reply.header('Location', `/v1/leads/${id}`);
+        return sendStored(reply, stored);
+      }
+      const lead = await createLead(deps.db, origin, input);
       deps.hooks.leadCreated?.(lead.id);
       return reply.code(201).header('Location', `/v1/leads/${lead.id}`).send(lead);
     },

@@ -1,0 +1,114 @@
+// Events: what happened to a brand's leads, written in the same transaction as the change they describe.
+import type { DB } from '../db/database.js';
+import { ValidationError } from './errors.js';
+import { newId } from './ids.js';
+import type { LeadDetail } from './leads.js';
+import { decodeCursor, type Page, type SortOrder, toPage } from './paging.js';
+import type { Status } from './states.js';
+import { enqueueDeliveries } from './webhook-deliveries.js';
+
+export const EVENT_TYPES = ['lead.created', 'lead.status_changed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface LeadEventData {
+  /** The single-lead read as it is after the change. */
+  lead: LeadDetail;
+  from?: Status;
+  to?: Status;
+}
+
+export interface Event {
+  id: string;
+  type: EventType;
+  createdAt: string;
+  data: LeadEventData;
+}
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * Stores an event and queues a webhook delivery for every enabled endpoint of the brand subscribed to its type.
+ * Call it with the transaction that makes the change, so the change, its event and its deliveries commit together.
+ */
+export async function recordEvent(
+  trx: DB,
+  brandId: string,
+  type: EventType,
+  data: LeadEventData,
+  now: number = Date.now(),
+): Promise<string> {
+  const id = newId('event', now);
+  await trx
+    .insertInto('events')
+    .values({ id, brand_id: brandId, type, created_at: now, data: JSON.stringify(data) })
+    .execute();
+  await enqueueDeliveries(trx, { brandId, eventId: id, type, now });
+  return id;
+}
+
+/**
+ * The exact JSON a webhook receives, built from the stored text so every delivery (and every retry) of an event
+ * carries the same bytes.
+ */
+export function eventJson(row: { id: string; type: string; created_at: number; data: string }): string {
+  return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"createdAt":"${new Date(row.created_at).toISOString()}","data":${row.data}}`;
+}
+
+export function parseEventTypes(value: string | undefined, field = 'type'): EventType[] | undefined {
+  if (value === undefined) return undefined;
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = list.filter((s) => !isEventType(s));
+  if (!list.length || bad.length) {
+    throw new ValidationError([
+      {
+        field,
+        message: `must be one or more of ${EVENT_TYPES.join(', ')} (comma-separated)${bad.length ? `; got ${bad.join(', ')}` : ''}`,
+      },
+    ]);
+  }
+  return [...new Set(list)] as EventType[];
+}
+
+export interface EventListQuery {
+  limit: number;
+  order: SortOrder;
+  cursor?: string;
+  /** Comma-separated event types. */
+  type?: string;
+  createdAfter?: number;
+}
+
+/** The brand's events, newest first by (createdAt, id) unless order is asc, keyset-paged. */
+export async function listEvents(db: DB, brandId: string, query: EventListQuery): Promise<Page<Event>> {
+  const types = parseEventTypes(query.type);
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const op = query.order === 'asc' ? '>' : '<';
+  let q = db
+    .selectFrom('events')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .orderBy('created_at', query.order)
+    .orderBy('id', query.order)
+    .limit(query.limit + 1);
+  if (types) q = q.where('type', 'in', types);
+  if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
+  if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), op, eb.tuple(after.time, after.id)));
+  const rows = await q.execute();
+  return toPage(
+    rows,
+    query.limit,
+    query.order,
+    (r) => ({ time: r.created_at, id: r.id }),
+    (r) => ({
+      id: r.id,
+      type: r.type as EventType,
+      createdAt: new Date(r.created_at).toISOString(),
+      data: JSON.parse(r.data) as LeadEventData,
+    }),
+  );
+}

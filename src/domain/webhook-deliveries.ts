@@ -1,0 +1,438 @@
+// The webhook delivery queue: one row per (endpoint, event, send request), claimed by workers with a lease.
+import { sql } from 'kysely';
+import type { DB, Dialect } from '../db/database.js';
+import { DomainError, NotFoundError } from './errors.js';
+import type { EventType } from './events.js';
+import { newId } from './ids.js';
+import { decodeCursor, type Page, type SortOrder, toPage } from './paging.js';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: EventType;
+  /** Attempts made so far. */
+  attempt: number;
+  status: DeliveryStatus;
+  /** HTTP status of the last attempt; null before the first or when no response came. */
+  responseStatus: number | null;
+  durationMs: number | null;
+  /** Why the last attempt failed, when it did. */
+  error: string | null;
+  createdAt: string;
+  lastAttemptAt: string | null;
+  /** When the next attempt is due; null once the delivery succeeded or failed for good. */
+  nextAttemptAt: string | null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Queues a delivery of the event to each enabled endpoint of the brand that subscribes to its type. */
+export async function enqueueDeliveries(
+  trx: DB,
+  event: { brandId: string; eventId: string; type: EventType; now: number },
+): Promise<number> {
+  const endpoints = await trx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('brand_id', '=', event.brandId)
+    .where('enabled', '=', 1)
+    .execute();
+  const subscribed = endpoints.filter((e) => e.events.split(' ').includes(event.type));
+  if (!subscribed.length) return 0;
+  await trx
+    .insertInto('webhook_deliveries')
+    .values(
+      subscribed.map((endpoint) => ({
+        id: newId('webhookDelivery', event.now),
+        endpoint_id: endpoint.id,
+        event_id: event.eventId,
+        attempt: 0,
+        status: 'pending' as const,
+        next_attempt_at: event.now,
+        lease_owner: null,
+        lease_until: 0,
+        response_status: null,
+        duration_ms: null,
+        error: null,
+        last_attempt_at: null,
+        created_at: event.now,
+      })),
+    )
+    .execute();
+  return subscribed.length;
+}
+
+type DeliveryRow = {
+  id: string;
+  event_id: string;
+  type: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  created_at: number;
+  last_attempt_at: number | null;
+  next_attempt_at: number;
+};
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  const status = row.status as DeliveryStatus;
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    eventType: row.type as EventType,
+    attempt: row.attempt,
+    status,
+    responseStatus: row.response_status,
+    durationMs: row.duration_ms,
+    error: row.error,
+    createdAt: iso(row.created_at),
+    lastAttemptAt: row.last_attempt_at === null ? null : iso(row.last_attempt_at),
+    nextAttemptAt: status === 'pending' ? iso(row.next_attempt_at) : null,
+  };
+}
+
+function deliveryQuery(db: DB) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select([
+      'd.id',
+      'd.event_id',
+      'e.type',
+      'd.attempt',
+      'd.status',
+      'd.response_status',
+      'd.duration_ms',
+      'd.error',
+      'd.created_at',
+      'd.last_attempt_at',
+      'd.next_attempt_at',
+    ]);
+}
+
+async function assertEndpointOfBrand(db: DB, brandId: string, endpointId: string) {
+  const endpoint = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'enabled'])
+    .where('id', '=', endpointId)
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}`);
+  return endpoint;
+}
+
+/** An endpoint's delivery log, newest first, keyset-paged by (createdAt, id). */
+export async function listDeliveries(
+  db: DB,
+  brandId: string,
+  endpointId: string,
+  query: { limit: number; order: SortOrder; cursor?: string },
+): Promise<Page<WebhookDelivery>> {
+  await assertEndpointOfBrand(db, brandId, endpointId);
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const op = query.order === 'asc' ? '>' : '<';
+  let q = deliveryQuery(db)
+    .where('d.endpoint_id', '=', endpointId)
+    .orderBy('d.created_at', query.order)
+    .orderBy('d.id', query.order)
+    .limit(query.limit + 1);
+  if (after) q = q.where((eb) => eb(eb.refTuple('d.created_at', 'd.id'), op, eb.tuple(after.time, after.id)));
+  const rows = await q.execute();
+  return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toDelivery);
+}
+
+/** Queues the delivery's event to its endpoint again, due now, as a new delivery with its own log entry. */
+export async function resendDelivery(
+  db: DB,
+  brandId: string,
+  endpointId: string,
+  deliveryId: string,
+  now: number = Date.now(),
+): Promise<WebhookDelivery> {
+  const endpoint = await assertEndpointOfBrand(db, brandId, endpointId);
+  const original = await db
+    .selectFrom('webhook_deliveries')
+    .select('event_id')
+    .where('id', '=', deliveryId)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirst();
+  if (!original) throw new NotFoundError(`No delivery with id ${deliveryId} for endpoint ${endpointId}`);
+  if (!endpoint.enabled) {
+    throw new DomainError(
+      'conflict',
+      'The endpoint is disabled, so nothing is sent to it. Enable it first (PATCH with {"enabled": true}).',
+    );
+  }
+  const id = newId('webhookDelivery', now);
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      id,
+      endpoint_id: endpointId,
+      event_id: original.event_id,
+      attempt: 0,
+      status: 'pending',
+      next_attempt_at: now,
+      lease_owner: null,
+      lease_until: 0,
+      response_status: null,
+      duration_ms: null,
+      error: null,
+      last_attempt_at: null,
+      created_at: now,
+    })
+    .execute();
+  const row = await deliveryQuery(db).where('d.id', '=', id).executeTakeFirstOrThrow();
+  return toDelivery(row);
+}
+
+/**
+ * Leases up to `limit` due deliveries to `owner`. One conditional UPDATE: a row is taken only while nobody holds
+ * it, so two workers never get the same row. PostgreSQL skips rows another worker is taking right now instead of
+ * waiting for it; SQLite runs one writer at a time anyway.
+ */
+export async function claimDueDeliveries(
+  db: DB,
+  dialect: Dialect,
+  owner: string,
+  limit: number,
+  leaseMs: number,
+  now: number = Date.now(),
+): Promise<string[]> {
+  const due = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where('lease_until', '<', now)
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked());
+  const rows = await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: owner, lease_until: now + leaseMs })
+    .where('id', 'in', due)
+    .where('status', '=', 'pending')
+    .where('lease_until', '<', now)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Everything a worker needs to send one claimed delivery. */
+export interface DeliveryJob {
+  id: string;
+  attempt: number;
+  createdAt: number;
+  endpointId: string;
+  url: string;
+  secrets: string[];
+  enabled: boolean;
+  eventId: string;
+  event: { id: string; type: string; created_at: number; data: string };
+}
+
+export async function loadDeliveryJobs(
+  db: DB,
+  owner: string,
+  ids: string[],
+  now: number,
+): Promise<DeliveryJob[]> {
+  if (!ids.length) return [];
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .select([
+      'd.id',
+      'd.attempt',
+      'd.created_at',
+      'e.id as event_id',
+      'e.type',
+      'e.created_at as event_created_at',
+      'e.data',
+      'w.id as endpoint_id',
+      'w.url',
+      'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_expires_at',
+      'w.enabled',
+    ])
+    .where('d.id', 'in', ids)
+    .where('d.lease_owner', '=', owner)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    attempt: r.attempt,
+    createdAt: r.created_at,
+    endpointId: r.endpoint_id,
+    url: r.url,
+    // While a rotated-out secret is still valid, sign with both so receivers can switch over without a gap.
+    secrets:
+      r.previous_secret && (r.previous_secret_expires_at ?? 0) > now
+        ? [r.secret, r.previous_secret]
+        : [r.secret],
+    enabled: r.enabled === 1,
+    eventId: r.event_id,
+    event: { id: r.event_id, type: r.type, created_at: r.event_created_at, data: r.data },
+  }));
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  at: number;
+}
+
+export interface RetryPolicy {
+  retryBaseMs: number;
+  retryWindowMs: number;
+}
+
+const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
+
+/** Exponential backoff with jitter: half the doubled delay is fixed, half random, so retries spread out. */
+export function retryDelayMs(attempt: number, baseMs: number, random: () => number = Math.random): number {
+  const capped = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_RETRY_DELAY_MS);
+  return Math.round(capped / 2 + (random() * capped) / 2);
+}
+
+class LeaseLost extends Error {}
+
+/**
+ * Stores the result of an attempt made under the lease. Nothing is written when the lease was lost (another
+ * worker took the row after it expired): that worker's result counts.
+ *
+ * Every transaction that touches an endpoint and its deliveries locks the endpoint row first (here, on update and
+ * on delete alike), so they queue instead of deadlocking on PostgreSQL.
+ */
+export async function recordAttempt(
+  db: DB,
+  owner: string,
+  job: DeliveryJob,
+  outcome: AttemptOutcome,
+  policy: RetryPolicy,
+): Promise<DeliveryStatus | 'lease_lost'> {
+  const attempt = job.attempt + 1;
+  const deadline = job.createdAt + policy.retryWindowMs;
+  const giveUp = !outcome.ok && outcome.at >= deadline;
+  const status: DeliveryStatus = outcome.ok ? 'succeeded' : giveUp ? 'failed' : 'pending';
+  const next =
+    status === 'pending'
+      ? Math.min(outcome.at + retryDelayMs(attempt, policy.retryBaseMs), deadline)
+      : outcome.at;
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set(
+          outcome.ok
+            ? { failing_since: null, last_success_at: outcome.at }
+            : { failing_since: sql<number>`coalesce(failing_since, ${outcome.at})` },
+        )
+        .where('id', '=', job.endpointId)
+        .execute();
+      const updated = await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          status,
+          attempt,
+          next_attempt_at: next,
+          response_status: outcome.responseStatus,
+          duration_ms: outcome.durationMs,
+          error: outcome.error,
+          last_attempt_at: outcome.at,
+          lease_owner: null,
+          lease_until: 0,
+        })
+        .where('id', '=', job.id)
+        .where('lease_owner', '=', owner)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      // Roll the endpoint change back too: this attempt does not count.
+      if (Number(updated.numUpdatedRows) !== 1) throw new LeaseLost();
+      if (!outcome.ok) await disableIfFailingTooLong(trx, job, outcome, giveUp, policy.retryWindowMs);
+      return status;
+    });
+  } catch (error) {
+    if (error instanceof LeaseLost) return 'lease_lost';
+    throw error;
+  }
+}
+
+/**
+ * Disables the endpoint when it has failed for the whole retry window: every attempt in the window failed, or this
+ * delivery gave up after the window with no success for the endpoint since the delivery was created.
+ */
+async function disableIfFailingTooLong(
+  trx: DB,
+  job: DeliveryJob,
+  outcome: AttemptOutcome,
+  gaveUp: boolean,
+  windowMs: number,
+) {
+  const hours = Math.round((windowMs / 3_600_000) * 10) / 10;
+  const last =
+    outcome.responseStatus !== null ? `HTTP ${outcome.responseStatus}` : (outcome.error ?? 'no response');
+  const disabled = await trx
+    .updateTable('webhook_endpoints')
+    .set({
+      enabled: 0,
+      disabled_at: outcome.at,
+      disabled_reason: `Every delivery failed for ${hours} hours (last attempt: ${last}). Fix the receiver, then enable the endpoint again.`,
+      updated_at: outcome.at,
+    })
+    .where('id', '=', job.endpointId)
+    .where('enabled', '=', 1)
+    .where('failing_since', 'is not', null)
+    .where((eb) =>
+      eb.or([
+        eb('failing_since', '<=', outcome.at - windowMs),
+        ...(gaveUp
+          ? [eb.or([eb('last_success_at', 'is', null), eb('last_success_at', '<', job.createdAt)])]
+          : []),
+      ]),
+    )
+    .executeTakeFirst();
+  if (Number(disabled.numUpdatedRows) === 1) {
+    await failPendingDeliveries(trx, job.endpointId, 'endpoint disabled', outcome.at);
+  }
+}
+
+/** Ends every pending delivery of an endpoint that will not be sent to anymore. */
+export async function failPendingDeliveries(db: DB, endpointId: string, reason: string, now: number) {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', error: reason, lease_owner: null, lease_until: 0, next_attempt_at: now })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Ends one claimed delivery without sending it (its endpoint was disabled after it was queued). */
+export async function abandonDelivery(db: DB, owner: string, id: string, reason: string, now: number) {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', error: reason, lease_owner: null, lease_until: 0, next_attempt_at: now })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Gives a claimed row back without counting an attempt (shutdown interrupted it), so it is due again at once. */
+export async function releaseLease(db: DB, owner: string, id: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_until: 0 })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .execute();
+}

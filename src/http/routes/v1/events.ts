@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import { listEvents } from '../../../domain/events.js';
+import { principalOf } from '../../plugins/auth.js';
+import { errorResponses } from '../../schemas/common.js';
+import { EventListQuery, EventListResponse } from '../../schemas/events.js';
+import type { RouteDeps } from '../types.js';
+import { pagingFrom, timestampsFrom } from './list-query.js';
+
+export default async function eventRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  app.get(
+    '/v1/events',
+    {
+      config: { scope: 'full' },
+      schema: {
+        operationId: 'listEvents',
+        tags: ['Events'],
+        summary: 'List events',
+        description:
+          'The brand’s events (lead.created, lead.status_changed), newest first by (createdAt, id); `order=asc` for oldest first. Each carries the lead as it was after the change. Follow `nextCursor` to page. Webhook deliveries carry the same JSON.',
+        security: [{ ApiKeyAuth: ['full'] }],
+        querystring: EventListQuery,
+        response: { 200: EventListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+      },
+    },
+    async (request) => {
+      const query = request.query as Record<string, unknown>;
+      return listEvents(deps.db, principalOf(request).brandId, {
+        ...pagingFrom(query),
+        ...timestampsFrom(query, ['createdAfter'] as const),
+        type: query.type as string | undefined,
+      });
+    },
+  );
+}

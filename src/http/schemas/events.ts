@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import { EVENT_TYPES } from '../../domain/events.js';
+import { ALL_STATUSES } from '../../domain/states.js';
+import { ListQuery, listEnvelope, Timestamp } from './common.js';
+import { LeadDetailSchema } from './leads.js';
+
+export const EventSchema = Type.Object(
+  {
+    id: Type.String({ description: 'evt_… identifier; receivers de-duplicate by it.' }),
+    type: Type.String({ enum: [...EVENT_TYPES] }),
+    createdAt: Timestamp('When the change happened (committed in the same transaction).'),
+    data: Type.Object(
+      {
+        lead: LeadDetailSchema,
+        from: Type.Optional(
+          Type.String({ enum: [...ALL_STATUSES], description: 'lead.status_changed: the state before.' }),
+        ),
+        to: Type.Optional(
+          Type.String({ enum: [...ALL_STATUSES], description: 'lead.status_changed: the state after.' }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description: '`lead` is the single-lead read as it is after the change.',
+      },
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: 'Event',
+    description: 'The same JSON is the body of a webhook delivery.',
+  },
+);
+
+export const EventListQuery = Type.Object(
+  {
+    ...ListQuery,
+    type: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: `Only events of these types: one or more of ${EVENT_TYPES.join(', ')}, comma-separated.`,
+      }),
+    ),
+    createdAfter: Type.Optional(
+      Type.String({ description: 'ISO 8601; only events created after it (exclusive).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const EventListResponse = listEnvelope(EventSchema, 'EventList');

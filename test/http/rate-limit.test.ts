@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/domain/api-keys.js';
+import { awayFromWindowEdge, createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+
+describe.each(dialects())('rate limits on %s', (dialect) => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect, {
+      rateLimit: { readsPerMinute: 600, writesPerMinute: 120, failedAuthPerMinute: 3 },
+    });
+  });
+  afterAll(async () => ctx?.close());
+
+  const keyWith = async (limits: { readsPerMinute?: number; writesPerMinute?: number }, scopes = ['full']) =>
+    (await createApiKey(ctx.app.deps.db, { brandId: ctx.brandId, name: 'limited', scopes, ...limits })).key;
+
+  const read = (key: string, remoteAddress = '127.0.0.1') =>
+    ctx.app.inject({ method: 'GET', url: '/v1/leads', headers: { 'x-api-key': key }, remoteAddress });
+  const write = (key: string) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/v1/leads',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify(validLead()),
+    });
+
+  it('sends RateLimit-Limit, -Remaining and -Reset with the contract defaults', async () => {
+    await awayFromWindowEdge();
+    const key = await keyWith({});
+    const first = await read(key);
+    expect(first.headers['ratelimit-limit']).toBe('600');
+    expect(first.headers['ratelimit-remaining']).toBe('599');
+    const reset = Number(first.headers['ratelimit-reset']);
+    expect(reset).toBeGreaterThanOrEqual(1);
+    expect(reset).toBeLessThanOrEqual(60);
+    expect((await read(key)).headers['ratelimit-remaining']).toBe('598');
+    const created = await write(key);
+    expect(created.statusCode).toBe(201);
+    expect(created.headers['ratelimit-limit']).toBe('120');
+    expect(created.headers['ratelimit-remaining']).toBe('119');
+  });
+
+  it('limits per key with the key’s own numbers; reads and writes are counted apart', async () => {
+    await awayFromWindowEdge();
+    const key = await keyWith({ readsPerMinute: 3, writesPerMinute: 2 });
+    const reads = [await read(key), await read(key), await read(key)];
+    expect(reads.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(reads.map((r) => r.headers['ratelimit-remaining'])).toEqual(['2', '1', '0']);
+    const refused = await read(key);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect(refused.json()).toMatchObject({
+      type: 'https://lead-intake.dev/errors/rate-limited',
+      status: 429,
+      title: 'Too many requests',
+    });
+    expect(refused.json().detail).toMatch(/3 reads/);
+    expect(refused.headers['ratelimit-limit']).toBe('3');
+    expect(refused.headers['ratelimit-remaining']).toBe('0');
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.headers['ratelimit-reset']).toBe(refused.headers['retry-after']);
+
+    expect((await write(key)).statusCode).toBe(201);
+    expect((await write(key)).statusCode).toBe(201);
+    const writeRefused = await write(key);
+    expect(writeRefused.statusCode).toBe(429);
+    expect(writeRefused.json().detail).toMatch(/2 writes/);
+
+    // Another key of the same brand has its own budget.
+    expect((await read(ctx.keys.full)).statusCode).toBe(200);
+  });
+
+  it('a refused write stores nothing', async () => {
+    await awayFromWindowEdge();
+    const key = await keyWith({ writesPerMinute: 1 });
+    await write(key);
+    const before = await ctx.app.deps.db.selectFrom('leads').select('id').execute();
+    expect((await write(key)).statusCode).toBe(429);
+    expect(await ctx.app.deps.db.selectFrom('leads').select('id').execute()).toHaveLength(before.length);
+  });
+
+  it('counts and labels responses refused after the key resolved (403, 404, 422)', async () => {
+    await awayFromWindowEdge();
+    const key = await keyWith({ readsPerMinute: 10 }, ['leads:write']);
+    const forbidden = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/events',
+      headers: { 'x-api-key': key },
+    });
+    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.headers['ratelimit-limit']).toBe('10');
+    expect(forbidden.headers['ratelimit-remaining']).toBe('9');
+    const full = await keyWith({ readsPerMinute: 10 });
+    const missing = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/leads/wrk_00000000000000000000000000',
+      headers: { 'x-api-key': full },
+    });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['ratelimit-remaining']).toBe('9');
+    const invalid = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/leads?limit=0',
+      headers: { 'x-api-key': full },
+    });
+    expect(invalid.statusCode).toBe(422);
+    expect(invalid.headers['ratelimit-remaining']).toBe('8');
+  });
+
+  it('limits failed key attempts per client address', async () => {
+    await awayFromWindowEdge();
+    const address = '203.0.113.7';
+    const bad = 'lik_' + 'x'.repeat(43);
+    const attempts = [];
+    for (let i = 0; i < 3; i++) attempts.push((await read(bad, address)).statusCode);
+    expect(attempts).toEqual([401, 401, 401]);
+    const blocked = await read(bad, address);
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json().detail).toMatch(/missing or invalid API key from your address/);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The address is blocked for the rest of the minute, whatever key it sends; other addresses are not.
+    expect((await read(ctx.keys.full, address)).statusCode).toBe(429);
+    expect((await read(bad, '203.0.113.8')).statusCode).toBe(401);
+    expect((await read(ctx.keys.full, '203.0.113.8')).statusCode).toBe(200);
+    // Unauthenticated routes are not limited.
+    const health = await ctx.app.inject({ method: 'GET', url: '/healthz', remoteAddress: address });
+    expect(health.statusCode).toBe(200);
+    expect(health.headers['ratelimit-limit']).toBeUndefined();
+  });
+
+  it('says where counters live in /readyz', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.json().checks).toEqual({ rateLimit: 'in-process' });
+  });
+});
+
+describe('rate-limit defaults from the environment', () => {
+  it('RATE_LIMIT_READS_PER_MINUTE and RATE_LIMIT_WRITES_PER_MINUTE set the defaults', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    const config = loadConfig({
+      RATE_LIMIT_READS_PER_MINUTE: '7',
+      RATE_LIMIT_WRITES_PER_MINUTE: '3',
+      RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '9',
+    });
+    expect(config.rateLimit).toEqual({ readsPerMinute: 7, writesPerMinute: 3, failedAuthPerMinute: 9 });
+    expect(loadConfig({}).rateLimit).toEqual({
+      readsPerMinute: 600,
+      writesPerMinute: 120,
+      failedAuthPerMinute: 30,
+    });
+    expect(() => loadConfig({ RATE_LIMIT_READS_PER_MINUTE: 'lots' })).toThrow(/whole number/);
+  });
+});
