@@ -45,8 +45,12 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
       expect(res.body).toContain(`id="scope-${scope}-hint">${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</p>`);
     }
     expect(res.body).toContain('<label for="field-readsPerMinute">Reads per minute <span class="optional">');
-    expect(textOf(res.body)).toContain('Empty for the default (600)');
-    expect(textOf(res.body)).toContain('Empty for the default (120)');
+    expect(textOf(res.body)).toContain(
+      `Empty for the default (${ctx.app.deps.config.rateLimit.readsPerMinute})`,
+    );
+    expect(textOf(res.body)).toContain(
+      `Empty for the default (${ctx.app.deps.config.rateLimit.writesPerMinute})`,
+    );
   });
 
   it('creates a key and shows it once, with a copy button and a warning; it works against the API at once', async () => {

@@ -112,6 +112,7 @@ describe.skipIf(!redisUrl)('Redis rate limiter', () => {
       const ctx: TestContext = await createTestContext('sqlite', {
         redisUrl: proxy.url(),
         redisKeyPrefix: prefix(),
+        rateLimit: { readsPerMinute: 600, writesPerMinute: 120, failedAuthPerMinute: 30 },
       });
       try {
         const created = await ctx.app.inject({
