@@ -5,8 +5,8 @@
 //
 // Whole requests are GET /v1/leads?limit=1 with a valid key through the full Fastify pipeline (app.inject, no
 // network), on SQLite in memory. "none" is a limiter that counts nothing; "in-process" the default; "redis" the
-// shared counters (one INCR+PEXPIRE script call per request). Rounds alternate between the variants so drifting
-// machine load hits them alike; each figure is the median of the rounds.
+// shared counters (one INCR+PEXPIRE script call per request). The variants take turns (rounds of limiter calls,
+// single requests) so drifting machine load hits them alike; figures are medians.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { type App, buildApp } from '../src/app.js';
@@ -87,14 +87,13 @@ async function appWith(limiter: RateLimiter): Promise<{ app: App; key: string }>
   return { app, key };
 }
 
-/** Mean time of one whole request. */
-async function timeRequests(app: App, key: string, n: number): Promise<number> {
+/** Time of one whole request. */
+async function timeRequest(app: App, key: string): Promise<number> {
   const started = performance.now();
-  for (let i = 0; i < n; i++) {
-    const res = await app.inject({ method: 'GET', url: '/v1/leads?limit=1', headers: { 'x-api-key': key } });
-    if (res.statusCode !== 200) throw new Error(`unexpected ${res.statusCode}: ${res.body}`);
-  }
-  return (performance.now() - started) / n;
+  const res = await app.inject({ method: 'GET', url: '/v1/leads?limit=1', headers: { 'x-api-key': key } });
+  const elapsed = performance.now() - started;
+  if (res.statusCode !== 200) throw new Error(`unexpected ${res.statusCode}: ${res.body}`);
+  return elapsed;
 }
 
 async function main() {
@@ -112,8 +111,10 @@ async function main() {
     limiters.redis = redis;
   }
 
-  console.log(`node ${process.version}; ${rounds} rounds; medians of the rounds`);
-  console.log(`limiter call alone (${calls} calls per round, Redis: ${Math.ceil(calls / 20)}):`);
+  console.log(`node ${process.version}`);
+  console.log(
+    `limiter call alone (${rounds} rounds of ${calls} calls, Redis ${Math.ceil(calls / 20)}; median round):`,
+  );
   const callTimes: Record<string, number[]> = Object.fromEntries(Object.keys(limiters).map((n) => [n, []]));
   for (let r = 0; r < rounds; r++) {
     for (const [name, limiter] of Object.entries(limiters)) {
@@ -125,20 +126,26 @@ async function main() {
 
   const apps: Record<string, { app: App; key: string }> = {};
   for (const [name, limiter] of Object.entries(limiters)) apps[name] = await appWith(limiter);
-  for (const { app, key } of Object.values(apps)) await timeRequests(app, key, 500); // warm up
-  const requestTimes: Record<string, number[]> = Object.fromEntries(Object.keys(apps).map((n) => [n, []]));
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, { app, key }] of Object.entries(apps)) {
-      requestTimes[name]!.push(await timeRequests(app, key, Math.ceil(requests / rounds)));
+  const variants = Object.entries(apps);
+  // Warm up, then take turns request by request, so load changes on the machine hit every variant alike.
+  for (let i = 0; i < 500; i++) for (const [, { app, key }] of variants) await timeRequest(app, key);
+  const requestTimes: Record<string, number[]> = Object.fromEntries(variants.map(([n]) => [n, []]));
+  for (let i = 0; i < requests; i++) {
+    // Rotate who goes first, so no variant always follows the same one.
+    for (let j = 0; j < variants.length; j++) {
+      const [name, { app, key }] = variants[(i + j) % variants.length]!;
+      requestTimes[name]!.push(await timeRequest(app, key));
     }
   }
   const base = median(requestTimes.none!);
-  console.log(`whole request GET /v1/leads?limit=1 (${requests} requests per variant):`);
+  console.log(
+    `whole request GET /v1/leads?limit=1 (${requests} per variant, interleaved; median per request):`,
+  );
   for (const [name, times] of Object.entries(requestTimes)) {
     const time = median(times);
     const overhead =
       name === 'none' ? '' : `  overhead ${us(time - base)} = ${((time / base - 1) * 100).toFixed(1)}%`;
-    console.log(`  ${name.padEnd(11)} ${us(time)} per request${overhead}`);
+    console.log(`  ${name.padEnd(11)} ${us(time)}${overhead}`);
   }
   for (const { app } of Object.values(apps)) await app.close();
   for (const limiter of Object.values(limiters)) await limiter.close();

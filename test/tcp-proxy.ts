@@ -8,14 +8,15 @@ export interface TcpProxy {
   stop(): Promise<void>;
   /** Listens again on the same port. */
   start(): Promise<void>;
-  /** Keeps connections open but stops passing bytes, like a server that hangs. */
-  blackhole(on: boolean): void;
+  /** Holds bytes back while on (connections stay open, like a stalled network), and lets them through when off. */
+  stall(on: boolean): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
-  let swallow = false;
+  let stalled = false;
+  const held: (() => void)[] = [];
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
     for (const socket of [client, upstream]) {
@@ -25,12 +26,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     }
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
-    client.on('data', (chunk) => {
-      if (!swallow) upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      if (!swallow) client.write(chunk);
-    });
+    const forward = (to: net.Socket) => (chunk: Buffer) => {
+      if (stalled) held.push(() => to.write(chunk));
+      else to.write(chunk);
+    };
+    client.on('data', forward(upstream));
+    upstream.on('data', forward(client));
   });
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -52,8 +53,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     url: (scheme = 'redis') => `${scheme}://127.0.0.1:${port}`,
     stop,
     start: () => listen(port),
-    blackhole: (on) => {
-      swallow = on;
+    stall: (on) => {
+      stalled = on;
+      if (!on) for (const send of held.splice(0)) send();
     },
     close: async () => {
       if (server.listening) await stop();
