@@ -13,6 +13,7 @@ import { parseStatusChange } from './domain/leads.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
+import overloadPlugin from './http/plugins/overload.js';
 import { sendProblem } from './http/problem.js';
 import operationRoutes from './http/routes/operations.js';
 import type { RouteDeps } from './http/routes/types.js';
@@ -113,7 +114,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${ulid()}`;
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    return503OnClosing: true,
+    // The overload plugin answers during shutdown instead, with problem+json and Retry-After.
+    return503OnClosing: false,
   }) as unknown as App;
 
   app.setValidatorCompiler(compileValidators() as never);
@@ -163,6 +165,10 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(errorsPlugin);
   await app.register(metricsPlugin, { defaultMetrics: options.defaultMetrics ?? true });
+  await app.register(overloadPlugin, {
+    maxInFlight: config.maxInFlight,
+    maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -22,6 +22,10 @@ export interface Config {
   trustProxy: boolean;
   rateLimit: { readsPerMinute: number; writesPerMinute: number };
   redisUrl: string | undefined;
+  /** Load shedding: 503 once this many requests are being served at once (0 turns the limit off). */
+  maxInFlight: number;
+  /** Load shedding: 503 while the event loop lags more than this, on average (0 turns it off). */
+  maxEventLoopDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -89,5 +93,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       writesPerMinute: integer(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 120, 1, 1_000_000),
     },
     redisUrl: env.REDIS_URL || undefined,
+    maxInFlight: integer(env, 'MAX_IN_FLIGHT', 1000, 0, 1_000_000),
+    maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
   });
 }
