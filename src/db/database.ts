@@ -68,6 +68,10 @@ function openPostgres(config: Extract<DatabaseConfig, { dialect: 'postgres' }>):
   });
   // An idle client losing its connection must not crash the process; the next query reports the error.
   pool.on('error', () => {});
+  // The pool listens only to idle clients. A checked-out client (say, between two statements of a transaction)
+  // that loses its server emits 'error' with no listener, which would kill the process: the statement in
+  // flight fails on its own, and the pool discards the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -205,6 +205,8 @@ export interface Outcome {
   body?: Record<string, unknown>;
   /** Set when the request got no HTTP answer: refused, reset, or timed out. */
   error?: string;
+  /** Date.now() when the request was sent, and how long it took. */
+  startedAt: number;
   ms: number;
 }
 
@@ -213,6 +215,7 @@ export async function request(
   init: RequestInit & { timeoutMs?: number } = {},
 ): Promise<Outcome> {
   const started = performance.now();
+  const startedAt = Date.now();
   try {
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(init.timeoutMs ?? 20_000) });
     const text = await res.text();
@@ -227,12 +230,18 @@ export async function request(
       contentType: res.headers.get('content-type') ?? undefined,
       retryAfter: res.headers.get('retry-after'),
       body,
+      startedAt,
       ms: performance.now() - started,
     };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
     const name = (error as Error).name;
-    return { status: 0, error: cause?.code ?? name ?? String(error), ms: performance.now() - started };
+    return {
+      status: 0,
+      error: cause?.code ?? name ?? String(error),
+      startedAt,
+      ms: performance.now() - started,
+    };
   }
 }
 
@@ -246,6 +255,8 @@ export class WriteLoad {
   private running = false;
   private loops: Promise<void>[] = [];
   private counter = 0;
+  /** How long a client waits for an answer before it counts the request as hung. */
+  timeoutMs = 20_000;
 
   constructor(
     private readonly target: () => string,
@@ -272,6 +283,7 @@ export class WriteLoad {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': this.key },
         body: JSON.stringify(body),
+        timeoutMs: this.timeoutMs,
       });
       this.outcomes.push(outcome);
       if (outcome.status >= 200 && outcome.status < 300) {
