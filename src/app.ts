@@ -10,6 +10,7 @@ import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
 import { ulid } from './domain/ids.js';
 import { parseLeadInput } from './domain/lead-input.js';
 import { parseStatusChange } from './domain/leads.js';
+import { sendFrameworkError } from './http/framework-errors.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
@@ -116,6 +117,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // The overload plugin answers during shutdown instead, with problem+json and Retry-After.
     return503OnClosing: false,
+    frameworkErrors: sendFrameworkError,
   }) as unknown as App;
 
   app.setValidatorCompiler(compileValidators() as never);
