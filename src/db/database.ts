@@ -44,7 +44,7 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
   sqlite.pragma(`synchronous = ${synchronous}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
@@ -53,6 +53,29 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
     },
     async close() {
       await db.destroy();
+    },
+  };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query afresh, and better-sqlite3 compiles SQL on each prepare: a tenth of a create's
+ * CPU time. Requests run the same few SQL texts over and over, so keep the compiled statements (oldest out
+ * first past the bound). Safe because the code never streams: a statement is never in use when it is reused.
+ */
+function withStatementCache(sqlite: SQLite.Database) {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = sqlite.prepare(text);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+        statements.set(text, statement);
+      }
+      return statement;
     },
   };
 }
