@@ -417,6 +417,22 @@ function machine() {
   };
 }
 
+function growthRatios(growth: GrowthRow[]) {
+  return [...new Set(growth.map((g) => g.query))].map((query) => {
+    const of = growth.filter((g) => g.query === query);
+    const first = of[0]!;
+    const last = of.at(-1)!;
+    return {
+      query,
+      from: first.leads,
+      to: last.leads,
+      p99From: first.p99,
+      p99To: last.p99,
+      ratio: Math.round((last.p99 / first.p99) * 100) / 100,
+    };
+  });
+}
+
 async function main(): Promise<void> {
   pinSelfToLoadCore();
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -431,25 +447,8 @@ async function main(): Promise<void> {
     console.log(`\n${dialect}: ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per run`);
     printHeader();
     const rows = await runScenarios(dialect);
-    const sizes = settings.growth === 'off' ? [] : numbers(settings.growth);
-    if (sizes.length) console.log(`\n${dialect} growth at ${settings.growthConnections} connections:`);
-    const growth = sizes.length ? await runGrowth(dialect, sizes) : [];
-    const growthRatios = [...new Set(growth.map((g) => g.query))].map((query) => {
-      const of = growth.filter((g) => g.query === query);
-      const first = of[0]!;
-      const last = of.at(-1)!;
-      return {
-        query,
-        from: first.leads,
-        to: last.leads,
-        p99From: first.p99,
-        p99To: last.p99,
-        ratio: Math.round((last.p99 / first.p99) * 100) / 100,
-      };
-    });
-    for (const g of growthRatios)
-      console.log(`  ${g.query}: p99 ${g.p99From} ms -> ${g.p99To} ms (x${g.ratio})`);
-    const report = {
+    const out = path.join(settings.outDir, `${today()}-${dialect}.json`);
+    const report = (growth: GrowthRow[]) => ({
       command,
       database: dialect,
       startedAt,
@@ -457,7 +456,7 @@ async function main(): Promise<void> {
       machine: { ...machine(), loadAverageBefore: loadBefore, loadAverageAfter: os.loadavg() },
       node: process.version,
       commit: git(['rev-parse', 'HEAD']),
-      uncommittedChanges: git(['status', '--porcelain', '--', 'src', 'bench']) !== '',
+      uncommittedChanges: git(['status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench']) !== '',
       settings: {
         warmupSeconds: settings.warmupSeconds,
         seconds: settings.seconds,
@@ -467,10 +466,16 @@ async function main(): Promise<void> {
       },
       scenarios: rows,
       growth,
-      growthRatios,
-    };
-    const out = path.join(settings.outDir, `${today()}-${dialect}.json`);
-    fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+      growthRatios: growthRatios(growth),
+    });
+    // Written now and again after the growth runs, so a failure there keeps the scenario figures.
+    fs.writeFileSync(out, `${JSON.stringify(report([]), null, 2)}\n`);
+    const sizes = settings.growth === 'off' ? [] : numbers(settings.growth);
+    if (sizes.length) console.log(`\n${dialect} growth at ${settings.growthConnections} connections:`);
+    const growth = sizes.length ? await runGrowth(dialect, sizes) : [];
+    for (const g of growthRatios(growth))
+      console.log(`  ${g.query}: p99 ${g.p99From} ms -> ${g.p99To} ms (x${g.ratio})`);
+    fs.writeFileSync(out, `${JSON.stringify(report(growth), null, 2)}\n`);
     console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
   }
 }

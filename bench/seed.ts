@@ -2,9 +2,10 @@
 // SQLite, generate_series on PostgreSQL), many leads sharing a thousand customers and addresses, exactly as
 // the service would have stored them (a status history row per lead, ids and times that sort together).
 import path from 'node:path';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DatabaseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
+import type { Database as Schema } from '../src/db/schema.js';
 import type { Storage } from './processes.js';
 
 /** Seeded leads are received one second apart from this instant on. */
@@ -23,40 +24,47 @@ export function databaseConfig(storage: Storage): DatabaseConfig {
 /** Adds leads number `from` to `to - 1` to the brand (and, on the first call, the shared customers). */
 export async function seedLeads(storage: Storage, brandId: string, from: number, to: number): Promise<void> {
   const database = openDatabase(databaseConfig(storage), 'NORMAL');
-  const db = database.db;
   const pg = storage.dialect === 'postgres';
+  try {
+    // One connection throughout, so that lifting the service's 15 s statement timeout applies to the inserts.
+    await database.db.connection().execute(async (db) => {
+      if (pg) await sql`set statement_timeout = 0`.execute(db);
+      await insertRows(db, brandId, from, to, pg);
+    });
+  } finally {
+    await database.close();
+  }
+}
+
+async function insertRows(db: Kysely<Schema>, brandId: string, from: number, to: number, pg: boolean) {
   const pad = (expr: string) => (pg ? `lpad((${expr})::text, 26, '0')` : `printf('%026d', ${expr})`);
   const series = (a: number, b: number) =>
     pg
       ? `generate_series(${a}, ${b - 1}) as s(n)`
       : `(with recursive s(n) as (select ${a} union all select n + 1 from s where n + 1 < ${b}) select n from s) as s`;
-  try {
-    if (from === 0) {
-      await sql`insert into customers (id, brand_id, type, name, email, email_normalized, created_at, updated_at)
+  if (from === 0) {
+    await sql`insert into customers (id, brand_id, type, name, email, email_normalized, created_at, updated_at)
         select 'cus_' || ${sql.raw(pad('n'))}, ${brandId}, 'person', 'Seeded customer ' || n,
                'seed' || n || '@example.com', 'seed' || n || '@example.com', ${SEED_EPOCH}, ${SEED_EPOCH}
         from ${sql.raw(series(0, CUSTOMERS))}`.execute(db);
-      await sql`insert into addresses (id, brand_id, customer_id, street, street_number, postal_code, city, country,
+    await sql`insert into addresses (id, brand_id, customer_id, street, street_number, postal_code, city, country,
                                        match_key, created_at, updated_at)
         select 'adr_' || ${sql.raw(pad('n'))}, ${brandId}, 'cus_' || ${sql.raw(pad('n'))}, 'Seedstraat',
                '' || (n + 1), '1234 AB', 'Utrecht', 'NL', '1234AB|' || (n + 1) || '||NL', ${SEED_EPOCH}, ${SEED_EPOCH}
         from ${sql.raw(series(0, CUSTOMERS))}`.execute(db);
-    }
-    const at = `${SEED_EPOCH} + n * 1000`;
-    await sql`insert into leads (id, brand_id, customer_id, address_id, title, description, category, priority,
+  }
+  const at = `${SEED_EPOCH} + n * 1000`;
+  await sql`insert into leads (id, brand_id, customer_id, address_id, title, description, category, priority,
                                  status, stage, source, source_key_name, received_at, created_at, updated_at)
       select 'wrk_' || ${sql.raw(pad('n'))}, ${brandId}, 'cus_' || ${sql.raw(pad(`n % ${CUSTOMERS}`))},
              'adr_' || ${sql.raw(pad(`n % ${CUSTOMERS}`))}, 'Seeded job ' || n, 'Replace the kitchen tap',
              'plumbing', 'medium', 'request', 'lead', 'website', 'bench-seed',
              ${sql.raw(at)}, ${sql.raw(at)}, ${sql.raw(at)}
       from ${sql.raw(series(from, to))}`.execute(db);
-    await sql`insert into lead_status_history (lead_id, seq, status, at, actor)
+  await sql`insert into lead_status_history (lead_id, seq, status, at, actor)
       select 'wrk_' || ${sql.raw(pad('n'))}, 1, 'request', ${sql.raw(at)}, null
       from ${sql.raw(series(from, to))}`.execute(db);
-    // PostgreSQL's autovacuum would analyse a table this size soon after; do it now. SQLite keeps the
-    // planner's defaults, as a database the service built itself would.
-    if (pg) await sql`analyze`.execute(db);
-  } finally {
-    await database.close();
-  }
+  // PostgreSQL's autovacuum would analyse a table this size soon after; do it now. SQLite keeps the
+  // planner's defaults, as a database the service built itself would.
+  if (pg) await sql`analyze`.execute(db);
 }
