@@ -15,11 +15,13 @@ import { ulid } from './domain/ids.js';
 import { parseLeadInput } from './domain/lead-input.js';
 import { parseStatusChange } from './domain/leads.js';
 import { isCursor, isTimestamp } from './domain/paging.js';
+import { sendFrameworkError } from './http/framework-errors.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
+import overloadPlugin from './http/plugins/overload.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
-import { sendInternalError, sendProblem } from './http/problem.js';
+import { sendProblem } from './http/problem.js';
 import operationRoutes from './http/routes/operations.js';
 import type { RouteDeps } from './http/routes/types.js';
 import addressRoutes from './http/routes/v1/addresses.js';
@@ -166,19 +168,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${ulid()}`;
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    return503OnClosing: true,
-    // The router's own refusals skip hooks and the error handler: give them the same problem+json shape.
-    frameworkErrors: (error, request, reply) => {
-      reply.header('X-Request-Id', request.id);
-      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        return sendProblem(request, reply, 'not_found', 'No resource has an id that long.');
-      }
-      if (error.code === 'FST_ERR_BAD_URL') {
-        return sendProblem(request, reply, 'bad_request', 'The URL is not validly percent-encoded.');
-      }
-      request.log.error({ err: error }, 'router error');
-      return sendInternalError(request, reply);
-    },
+    // The overload plugin answers during shutdown instead, with problem+json and Retry-After.
+    return503OnClosing: false,
+    frameworkErrors: sendFrameworkError,
   }) as unknown as App;
 
   // Slow-loris protection: headers must arrive within 10 s, the whole request within REQUEST_TIMEOUT_MS.
@@ -259,6 +251,10 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(errorsPlugin);
   await app.register(metricsPlugin, { defaultMetrics: options.defaultMetrics ?? true });
+  await app.register(overloadPlugin, {
+    maxInFlight: config.maxInFlight,
+    maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -174,6 +174,8 @@ export function normalizeCountry(value: string): string | undefined {
   return COUNTRY_CODES.has(code) ? code : undefined;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Code points, so an emoji counts as one character as a person would count it. */
 export function characterLength(value: string): number {
   let n = 0;
@@ -225,6 +227,11 @@ export function parseLeadInput(body: unknown): LeadInput {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point of this check
     if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value)) {
       errors.push({ field: rule.name, message: 'must not contain control characters' });
+      continue;
+    }
+    // Half of a UTF-16 surrogate pair is not text: stored as UTF-8 it would read back as U+FFFD, not as sent.
+    if (LONE_SURROGATE.test(value)) {
+      errors.push({ field: rule.name, message: 'must be valid Unicode text (it holds a lone surrogate)' });
       continue;
     }
     // A priority is judged against its values alone: "must be one of ..." helps more than a length.

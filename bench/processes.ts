@@ -1,0 +1,176 @@
+// Child processes for the benchmark: the real service and the ceiling, pinned to their own core, with their
+// memory sampled while they work.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'bin/lead-intake.js');
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** With taskset and two or more cores: servers on the last core, this process (the load generator) on core 0. */
+export const pinning = hasTaskset() && os.cpus().length >= 2;
+const serverCore = String(os.cpus().length - 1);
+
+export function pinSelfToLoadCore(): void {
+  if (pinning) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Storage {
+  dialect: 'sqlite' | 'postgres';
+  dataDir: string;
+  databaseUrl?: string;
+  schema?: string;
+}
+
+export function serviceEnv(storage: Storage, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(DATABASE_|DATA_DIR$|PORT$|HOST$|NODE_OPTIONS$|REDIS_URL$)/.test(name)) env[name] = value;
+  }
+  return {
+    ...env,
+    HOST: '127.0.0.1',
+    DATA_DIR: storage.dataDir,
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+    // The benchmark measures throughput, not the per-key limits: the bench key's own limits are raised too.
+    RATE_LIMIT_READS_PER_MINUTE: '1000000',
+    RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
+    ...(storage.databaseUrl ? { DATABASE_URL: storage.databaseUrl, DATABASE_SCHEMA: storage.schema } : {}),
+    ...extra,
+  };
+}
+
+export function cli(storage: Storage, args: string[]): Record<string, unknown> {
+  const out = execFileSync(process.execPath, [BIN, ...args, '--json'], {
+    cwd: ROOT,
+    env: serviceEnv(storage),
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
+
+/** A server child process: the service or the ceiling. */
+export class Server {
+  private output = '';
+  readonly exited: Promise<number | null>;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly url: string,
+  ) {
+    const keep = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString()).slice(-10_000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  static async start(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Server> {
+    const [command, argv] = pinning
+      ? ['taskset', ['-c', serverCore, process.execPath, ...args]]
+      : [process.execPath, args];
+    const child = spawn(command as string, argv as string[], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const server = new Server(child, `http://127.0.0.1:${port}`);
+    await server.waitUntilUp();
+    return server;
+  }
+
+  static service(storage: Storage, port: number, nodeFlags: string[] = [], env: Record<string, string> = {}) {
+    return Server.start([...nodeFlags, BIN, 'serve'], serviceEnv(storage, env), port);
+  }
+
+  static ceiling(samplesFile: string, port: number) {
+    return Server.start(
+      ['--import', 'tsx', path.join(ROOT, 'bench/ceiling.ts')],
+      {
+        ...process.env,
+        CEILING_SAMPLES: samplesFile,
+      },
+      port,
+    );
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get log(): string {
+    return this.output;
+  }
+
+  private async waitUntilUp(): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && this.child.exitCode === null) {
+      try {
+        if ((await fetch(`${this.url}/healthz`)).ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    this.child.kill('SIGKILL');
+    throw new Error(`server did not come up at ${this.url}:\n${this.output}`);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null) this.child.kill('SIGTERM');
+    await this.exited;
+  }
+}
+
+/** Resident memory of a process in MiB, from /proc (Linux) or ps. */
+export function rssMiB(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /VmRSS:\s+(\d+) kB/.exec(status);
+    if (match) return Number(match[1]) / 1024;
+  } catch {
+    // no /proc: fall back to ps
+  }
+  try {
+    return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Samples a process's RSS every 100 ms until stopped; returns the peak. */
+export function sampleRss(pid: number): () => number {
+  let peak = rssMiB(pid);
+  const timer = setInterval(() => {
+    const now = rssMiB(pid);
+    if (now > peak) peak = now;
+  }, 100);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, rssMiB(pid));
+  };
+}

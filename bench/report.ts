@@ -1,0 +1,91 @@
+// Turns bench/results/*.json into the Markdown tables of bench/README.md:
+//   npx tsx bench/report.ts bench/results/2026-11-21-sqlite.json [more.json ...]
+import fs from 'node:fs';
+
+interface Row {
+  scenario: string;
+  target: 'service' | 'ceiling';
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  peakRssMiB: number;
+  ceilingRps?: number;
+  ratio?: number;
+}
+
+interface Report {
+  command: string;
+  database: string;
+  startedAt: string;
+  machine: {
+    cpus: number;
+    model: string;
+    memoryMiB: number;
+    pinned: string;
+    loadAverageBefore: number[];
+    loadAverageAfter: number[];
+  };
+  node: string;
+  commit: string;
+  uncommittedChanges: boolean;
+  scenarios: Row[];
+  growth: { query: string; leads: number; rps: number; p50: number; p99: number; non2xx: number }[];
+  growthRatios: { query: string; from: number; to: number; p99From: number; p99To: number; ratio: number }[];
+}
+
+const fixed = (n: number, digits = 2) => n.toFixed(digits);
+
+export function renderReport(report: Report): string {
+  const m = report.machine;
+  const lines = [
+    `### ${report.database === 'sqlite' ? 'SQLite' : 'PostgreSQL'} — ${report.startedAt.slice(0, 16).replace('T', ' ')} UTC`,
+    '',
+    `\`${report.command}\` · commit \`${report.commit.slice(0, 10)}\`${report.uncommittedChanges ? ' (with uncommitted changes)' : ''} · Node ${report.node} · ${m.cpus} × ${m.model}, ${Math.round(m.memoryMiB / 1024)} GiB · ${m.pinned} · load average ${m.loadAverageBefore[0]?.toFixed(1)} before, ${m.loadAverageAfter[0]?.toFixed(1)} after`,
+    '',
+    '| scenario | conns | req/s | ceiling req/s | ratio | p50 ms | p99 ms | p99.9 ms | errors | non-2xx | peak RSS MiB |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const r of report.scenarios.filter((s) => s.target === 'service')) {
+    lines.push(
+      `| ${r.scenario} | ${r.connections} | ${r.rps} | ${r.ceilingRps ?? ''} | ${r.ratio === undefined ? '' : fixed(r.ratio)} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${fixed(r.p999)} | ${r.errors} | ${r.non2xx} | ${r.peakRssMiB.toFixed(0)} |`,
+    );
+  }
+  lines.push('', 'Ceiling runs (same run, same pinning):', '');
+  lines.push(
+    '| ceiling route | conns | req/s | p50 ms | p99 ms | p99.9 ms | peak RSS MiB |',
+    '|---|--:|--:|--:|--:|--:|--:|',
+  );
+  for (const r of report.scenarios.filter((s) => s.target === 'ceiling')) {
+    lines.push(
+      `| ${r.scenario} | ${r.connections} | ${r.rps} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${fixed(r.p999)} | ${r.peakRssMiB.toFixed(0)} |`,
+    );
+  }
+  if (report.growth.length) {
+    lines.push('', 'Growth (`GET /v1/leads?limit=100`):', '');
+    lines.push('| query | leads in brand | req/s | p50 ms | p99 ms | non-2xx |', '|---|--:|--:|--:|--:|--:|');
+    for (const g of report.growth) {
+      lines.push(
+        `| ${g.query} | ${g.leads.toLocaleString('en')} | ${g.rps} | ${fixed(g.p50)} | ${fixed(g.p99)} | ${g.non2xx} |`,
+      );
+    }
+    lines.push('', '| query | p99 at smaller | p99 at larger | ratio |', '|---|--:|--:|--:|');
+    for (const g of report.growthRatios) {
+      lines.push(
+        `| ${g.query} (${g.from.toLocaleString('en')} → ${g.to.toLocaleString('en')}) | ${fixed(g.p99From)} | ${fixed(g.p99To)} | ${fixed(g.ratio)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+const isEntry = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntry) {
+  for (const file of process.argv.slice(2)) {
+    console.log(`${renderReport(JSON.parse(fs.readFileSync(file, 'utf8')) as Report)}\n`);
+  }
+}

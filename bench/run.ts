@@ -1,0 +1,486 @@
+// npm run bench: the real service (production settings, fresh data) against the ceiling, on SQLite and
+// PostgreSQL, plus list cost at 10 thousand and 1 million leads. See bench/README.md.
+//
+//   npm run bench                                   everything, 5 s warm-up + 20 s per measurement
+//   npm run bench -- --db sqlite --duration 2 --warmup 1 --connections 1,32 --growth 1000,20000   a quick smoke run
+//   npm run bench -- --profile create-distinct --db sqlite   CPU profile of the service under one scenario
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/database.js';
+import { type Measurement, measure, type RequestSpec } from './load.js';
+import { cli, freePort, pinning, pinSelfToLoadCore, ROOT, Server, type Storage } from './processes.js';
+import { formatProfile, summarizeProfile } from './profile.js';
+import { databaseConfig, seededLeadId, seededReceivedAt, seedLeads } from './seed.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    scenarios: { type: 'string' },
+    growth: { type: 'string' },
+    'growth-connections': { type: 'string' },
+    profile: { type: 'string' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+const HELP = `Usage: npm run bench -- [options]        (each option also reads from the environment)
+  --db sqlite,postgres         databases (BENCH_DB; default: sqlite, plus postgres when BENCH_DATABASE_URL
+                               or TEST_DATABASE_URL is set)
+  --duration 20                measured seconds per run (BENCH_DURATION)
+  --warmup 5                   warm-up seconds before each run (BENCH_WARMUP)
+  --connections 1,32,128       connection counts (BENCH_CONNECTIONS)
+  --scenarios a,b              subset of: ${'create-distinct, create-linking, list-100, get-one, mixed'}
+  --growth 10000,1000000       brand sizes for the growth runs, or "off" (BENCH_GROWTH)
+  --growth-connections 32      connections for the growth runs (BENCH_GROWTH_CONNECTIONS)
+  --profile SCENARIO           run the service under node --cpu-prof for one scenario at 32 connections
+  --out DIR                    where results go (default bench/results)`;
+
+if (flags.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+
+const setting = (flag: string | undefined, env: string, fallback: string) =>
+  flag ?? process.env[env] ?? fallback;
+const numbers = (text: string) => text.split(',').map((s) => Number(s.trim()));
+const postgresUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
+const settings = {
+  databases: setting(flags.db, 'BENCH_DB', postgresUrl ? 'sqlite,postgres' : 'sqlite').split(',') as (
+    | 'sqlite'
+    | 'postgres'
+  )[],
+  seconds: Number(setting(flags.duration, 'BENCH_DURATION', '20')),
+  warmupSeconds: Number(setting(flags.warmup, 'BENCH_WARMUP', '5')),
+  connections: numbers(setting(flags.connections, 'BENCH_CONNECTIONS', '1,32,128')),
+  scenarios: setting(
+    flags.scenarios,
+    'BENCH_SCENARIOS',
+    'create-distinct,create-linking,list-100,get-one,mixed',
+  ).split(','),
+  growth: setting(flags.growth, 'BENCH_GROWTH', '10000,1000000'),
+  growthConnections: Number(setting(flags['growth-connections'], 'BENCH_GROWTH_CONNECTIONS', '32')),
+  outDir: path.resolve(flags.out ?? path.join(ROOT, 'bench/results')),
+};
+
+// ---- requests ------------------------------------------------------------------------------------------
+
+const RUN_TAG = randomBytes(3).toString('hex');
+let sequence = 0;
+
+/** What a website form sends. `customer` picks who: distinct numbers make new customers, repeats link. */
+function formLead(customer: number, n: number): string {
+  return JSON.stringify({
+    street: 'Keizersgracht',
+    streetNumber: String((customer % 500) + 1),
+    postalCode: '1015 CJ',
+    city: 'Amsterdam',
+    customerName: `Customer ${customer}`,
+    email: `customer-${RUN_TAG}-${customer}@example.com`,
+    phone: `+31 6 ${String(customer % 100_000_000).padStart(8, '0')}`,
+    title: 'Leaking tap in the kitchen',
+    description: `The kitchen tap drips constantly since last week; request ${n}.`,
+    category: 'plumbing',
+    priority: 'high',
+    budgetQuote: 'EUR 100-250',
+  });
+}
+
+type Scenario = (ids: string[]) => RequestSpec;
+
+function scenarios(key: string): Record<string, Scenario> {
+  const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+  const readHeaders = { 'x-api-key': key };
+  const create = (linking: boolean): RequestSpec => ({
+    method: 'POST',
+    path: '/v1/leads',
+    headers,
+    body: formLead(0, 0),
+    setupRequest: (request) => {
+      const n = sequence++;
+      // Linking: ten regular customers at their usual address, as a repeat client's form would send.
+      return { ...request, body: formLead(linking ? n % 10 : 1_000_000 + n, n) };
+    },
+  });
+  return {
+    'create-distinct': () => create(false),
+    'create-linking': () => create(true),
+    'list-100': () => ({ method: 'GET', path: '/v1/leads?limit=100', headers: readHeaders }),
+    'get-one': (ids) => ({
+      method: 'GET',
+      path: `/v1/leads/${ids[0]}`,
+      headers: readHeaders,
+      setupRequest: (request) => ({ ...request, path: `/v1/leads/${ids[sequence++ % ids.length]}` }),
+    }),
+    // A sync client's day: mostly pages and single reads, one write in ten.
+    mixed: (ids) => ({
+      method: 'GET',
+      path: '/v1/leads?limit=100',
+      headers,
+      setupRequest: (request) => {
+        const n = sequence++;
+        const dice = Math.random();
+        // Fresh header objects: autocannon writes Content-Length into the one it is given, and a GET that
+        // inherited a POST's Content-Length would wait for a body that never comes.
+        if (dice < 0.45)
+          return {
+            ...request,
+            method: 'GET',
+            path: '/v1/leads?limit=100',
+            headers: { ...readHeaders },
+            body: undefined,
+          };
+        if (dice < 0.9)
+          return {
+            ...request,
+            method: 'GET',
+            path: `/v1/leads/${ids[n % ids.length]}`,
+            headers: { ...readHeaders },
+            body: undefined,
+          };
+        return {
+          ...request,
+          method: 'POST',
+          path: '/v1/leads',
+          headers: { ...headers },
+          body: formLead(2_000_000 + n, n),
+        };
+      },
+    }),
+  };
+}
+
+/** Which ceiling measurement a scenario is compared with (linking costs the ceiling what creating does). */
+const CEILING_OF: Record<string, string> = {
+  'create-distinct': 'create-distinct',
+  'create-linking': 'create-distinct',
+  'list-100': 'list-100',
+  'get-one': 'get-one',
+  mixed: 'mixed',
+};
+
+// ---- storage ---------------------------------------------------------------------------------------------
+
+function newStorage(dialect: 'sqlite' | 'postgres'): Storage {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-intake-bench-'));
+  if (dialect === 'sqlite') return { dialect, dataDir };
+  if (!postgresUrl) throw new Error('PostgreSQL needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  return { dialect, dataDir, databaseUrl: postgresUrl, schema: `bench_${randomBytes(5).toString('hex')}` };
+}
+
+async function dropStorage(storage: Storage): Promise<void> {
+  fs.rmSync(storage.dataDir, { recursive: true, force: true });
+  if (storage.dialect !== 'postgres') return;
+  const database = openDatabase(databaseConfig(storage));
+  try {
+    await sql`drop schema if exists ${sql.id(storage.schema!)} cascade`.execute(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+function brandWithKey(storage: Storage): { brandId: string; key: string } {
+  const brand = cli(storage, ['brands', 'create', '--name', 'Bench Plumbing']);
+  const key = cli(storage, [
+    ...['keys', 'create', '--name', 'bench', '--scopes', 'full'],
+    ...['--reads-per-minute', '1000000', '--writes-per-minute', '1000000'],
+  ]);
+  return { brandId: String(brand.id), key: String(key.key) };
+}
+
+// ---- the runs ----------------------------------------------------------------------------------------------
+
+interface Row extends Measurement {
+  scenario: string;
+  target: 'service' | 'ceiling';
+  ceilingRps?: number;
+  ratio?: number;
+}
+
+/** Real responses for the ceiling to send: one create, one 100-item page, one single read. */
+async function captureSamples(url: string, key: string): Promise<{ file: string; ids: string[] }> {
+  let create: { body: string; location: string } | undefined;
+  for (let n = 0; n < 150; n++) {
+    const res = await fetch(`${url}/v1/leads`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: formLead(3_000_000 + n, n),
+    });
+    if (res.status !== 201) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
+    create = { body: await res.text(), location: res.headers.get('location')! };
+  }
+  const list = await (await fetch(`${url}/v1/leads?limit=100`, { headers: { 'x-api-key': key } })).text();
+  const ids = (JSON.parse(list) as { data: { id: string }[] }).data.map((item) => item.id);
+  const one = await (await fetch(`${url}/v1/leads/${ids[0]}`, { headers: { 'x-api-key': key } })).text();
+  const file = path.join(os.tmpdir(), `lead-intake-ceiling-${RUN_TAG}.json`);
+  fs.writeFileSync(file, JSON.stringify({ create, list, one }));
+  return { file, ids };
+}
+
+async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
+  const storage = newStorage(dialect);
+  const rows: Row[] = [];
+  try {
+    const { key } = brandWithKey(storage);
+    const service = await Server.service(storage, await freePort());
+    const { file, ids } = await captureSamples(service.url, key);
+    const ceiling = await Server.ceiling(file, await freePort());
+    const specs = scenarios(key);
+    const ceilingRps = new Map<string, number>();
+    try {
+      for (const name of settings.scenarios) {
+        const spec = specs[name];
+        if (!spec) throw new Error(`unknown scenario ${name}`);
+        for (const connections of settings.connections) {
+          const options = { connections, warmupSeconds: settings.warmupSeconds, seconds: settings.seconds };
+          const measured = await measure(service.url, spec(ids), { ...options, pid: service.pid });
+          const ceilingName = CEILING_OF[name]!;
+          const ceilingKey = `${ceilingName}@${connections}`;
+          if (!ceilingRps.has(ceilingKey)) {
+            const top = await measure(ceiling.url, specs[ceilingName]!(ids), {
+              ...options,
+              pid: ceiling.pid,
+            });
+            rows.push({ scenario: ceilingName, target: 'ceiling', ...top });
+            ceilingRps.set(ceilingKey, top.rps);
+            printRow(rows.at(-1)!);
+          }
+          const top = ceilingRps.get(ceilingKey)!;
+          rows.push({
+            scenario: name,
+            target: 'service',
+            ...measured,
+            ceilingRps: top,
+            ratio: Math.round((measured.rps / top) * 1000) / 1000,
+          });
+          printRow(rows.at(-1)!);
+        }
+      }
+    } finally {
+      await ceiling.stop();
+      await service.stop();
+      fs.rmSync(file, { force: true });
+    }
+  } finally {
+    await dropStorage(storage);
+  }
+  return rows;
+}
+
+interface GrowthRow {
+  query: string;
+  leads: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  non2xx: number;
+  errors: number;
+  peakRssMiB: number;
+}
+
+async function runGrowth(dialect: 'sqlite' | 'postgres', sizes: number[]): Promise<GrowthRow[]> {
+  const storage = newStorage(dialect);
+  const rows: GrowthRow[] = [];
+  try {
+    const { brandId, key } = brandWithKey(storage);
+    let seeded = 0;
+    for (const size of sizes) {
+      const started = Date.now();
+      await seedLeads(storage, brandId, seeded, size);
+      seeded = size;
+      console.log(
+        `  seeded ${size.toLocaleString('en')} leads in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+      const service = await Server.service(storage, await freePort());
+      try {
+        const middle = Math.floor(size / 2);
+        const cursor = `l1.${Buffer.from(`${seededReceivedAt(middle)}.${seededLeadId(middle)}`).toString('base64url')}`;
+        const after = new Date(seededReceivedAt(middle)).toISOString();
+        const queries: Record<string, string> = {
+          'first page': '/v1/leads?limit=100',
+          'deep cursor (middle)': `/v1/leads?limit=100&cursor=${cursor}`,
+          'receivedAfter (middle, asc)': `/v1/leads?limit=100&order=asc&receivedAfter=${after}`,
+        };
+        for (const [query, url] of Object.entries(queries)) {
+          const check = await fetch(service.url + url, { headers: { 'x-api-key': key } });
+          const page = (await check.json()) as { data: unknown[] };
+          if (check.status !== 200 || page.data.length !== 100) throw new Error(`${query}: ${check.status}`);
+          const m = await measure(
+            service.url,
+            { method: 'GET', path: url, headers: { 'x-api-key': key } },
+            {
+              connections: settings.growthConnections,
+              warmupSeconds: settings.warmupSeconds,
+              seconds: settings.seconds,
+              pid: service.pid,
+            },
+          );
+          const row: GrowthRow = {
+            query,
+            leads: size,
+            rps: m.rps,
+            p50: m.p50,
+            p99: m.p99,
+            p999: m.p999,
+            non2xx: m.non2xx,
+            errors: m.errors,
+            peakRssMiB: m.peakRssMiB,
+          };
+          rows.push(row);
+          console.log(
+            `  ${query.padEnd(28)} ${size.toLocaleString('en').padStart(10)} leads  ${String(m.rps).padStart(6)} req/s  p99 ${m.p99} ms`,
+          );
+        }
+      } finally {
+        await service.stop();
+      }
+    }
+  } finally {
+    await dropStorage(storage);
+  }
+  return rows;
+}
+
+async function runProfile(dialect: 'sqlite' | 'postgres', scenario: string): Promise<void> {
+  const storage = newStorage(dialect);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-intake-prof-'));
+  try {
+    const { key } = brandWithKey(storage);
+    const service = await Server.service(storage, await freePort(), ['--cpu-prof', '--cpu-prof-dir', dir]);
+    const { ids } = await captureSamples(service.url, key);
+    const spec = scenarios(key)[scenario];
+    if (!spec) throw new Error(`unknown scenario ${scenario}`);
+    const m = await measure(service.url, spec(ids), {
+      connections: 32,
+      warmupSeconds: settings.warmupSeconds,
+      seconds: settings.seconds,
+      pid: service.pid,
+    });
+    await service.stop();
+    const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) throw new Error('the service wrote no CPU profile');
+    const text = `${dialect} ${scenario} at 32 connections: ${m.rps} req/s, p99 ${m.p99} ms\n\n${formatProfile(
+      summarizeProfile(path.join(dir, file)),
+    )}\n`;
+    console.log(text);
+    fs.mkdirSync(settings.outDir, { recursive: true });
+    const out = path.join(settings.outDir, `${today()}-${dialect}-profile-${scenario}.txt`);
+    fs.writeFileSync(out, text);
+    console.log(`written to ${path.relative(process.cwd(), out)}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await dropStorage(storage);
+  }
+}
+
+// ---- reporting ---------------------------------------------------------------------------------------------
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+function printHeader(): void {
+  console.log(
+    `  ${'scenario'.padEnd(16)} ${'target'.padEnd(8)} ${'conns'.padStart(5)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'p99.9 ms'.padStart(9)} ${'err'.padStart(4)} ${'non2xx'.padStart(6)} ${'RSS MiB'.padStart(8)} ${'ratio'.padStart(6)}`,
+  );
+}
+
+function printRow(r: Row): void {
+  console.log(
+    `  ${r.scenario.padEnd(16)} ${r.target.padEnd(8)} ${String(r.connections).padStart(5)} ${String(r.rps).padStart(7)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${r.p999.toFixed(2).padStart(9)} ${String(r.errors).padStart(4)} ${String(r.non2xx).padStart(6)} ${r.peakRssMiB.toFixed(0).padStart(8)} ${r.ratio === undefined ? '' : r.ratio.toFixed(2).padStart(6)}`,
+  );
+}
+
+function git(args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    model: cpus[0]?.model ?? 'unknown',
+    memoryMiB: Math.round(os.totalmem() / 2 ** 20),
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    pinned: pinning ? `load generator on core 0, servers on core ${cpus.length - 1} (taskset)` : 'not pinned',
+  };
+}
+
+function growthRatios(growth: GrowthRow[]) {
+  return [...new Set(growth.map((g) => g.query))].map((query) => {
+    const of = growth.filter((g) => g.query === query);
+    const first = of[0]!;
+    const last = of.at(-1)!;
+    return {
+      query,
+      from: first.leads,
+      to: last.leads,
+      p99From: first.p99,
+      p99To: last.p99,
+      ratio: Math.round((last.p99 / first.p99) * 100) / 100,
+    };
+  });
+}
+
+async function main(): Promise<void> {
+  pinSelfToLoadCore();
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  if (flags.profile) {
+    for (const dialect of settings.databases) await runProfile(dialect, flags.profile);
+    return;
+  }
+  fs.mkdirSync(settings.outDir, { recursive: true });
+  for (const dialect of settings.databases) {
+    const startedAt = new Date().toISOString();
+    const loadBefore = os.loadavg();
+    console.log(`\n${dialect}: ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per run`);
+    printHeader();
+    const rows = await runScenarios(dialect);
+    const out = path.join(settings.outDir, `${today()}-${dialect}.json`);
+    const report = (growth: GrowthRow[]) => ({
+      command,
+      database: dialect,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      machine: { ...machine(), loadAverageBefore: loadBefore, loadAverageAfter: os.loadavg() },
+      node: process.version,
+      commit: git(['rev-parse', 'HEAD']),
+      uncommittedChanges: git(['status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench']) !== '',
+      settings: {
+        warmupSeconds: settings.warmupSeconds,
+        seconds: settings.seconds,
+        connections: settings.connections,
+        pipelining: 1,
+        growthConnections: settings.growthConnections,
+      },
+      scenarios: rows,
+      growth,
+      growthRatios: growthRatios(growth),
+    });
+    // Written now and again after the growth runs, so a failure there keeps the scenario figures.
+    fs.writeFileSync(out, `${JSON.stringify(report([]), null, 2)}\n`);
+    const sizes = settings.growth === 'off' ? [] : numbers(settings.growth);
+    if (sizes.length) console.log(`\n${dialect} growth at ${settings.growthConnections} connections:`);
+    const growth = sizes.length ? await runGrowth(dialect, sizes) : [];
+    for (const g of growthRatios(growth))
+      console.log(`  ${g.query}: p99 ${g.p99From} ms -> ${g.p99To} ms (x${g.ratio})`);
+    fs.writeFileSync(out, `${JSON.stringify(report(growth), null, 2)}\n`);
+    console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
