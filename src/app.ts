@@ -203,11 +203,10 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
+    // An empty body is no body: fine for actions that take none (rotate-secret, resend); a route that needs
+    // one says so in the preValidation hook below.
     if (text.trim() === '') {
-      done(
-        Object.assign(new Error('empty JSON body'), { statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY' }),
-        undefined,
-      );
+      done(null, undefined);
       return;
     }
     try {
@@ -240,6 +239,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
       (request.method === 'POST' || request.method === 'PATCH') &&
       request.routeOptions.schema?.body
     ) {
+      if (/^application\/json\b/i.test(String(request.headers['content-type'] ?? ''))) {
+        return sendProblem(request, reply, 'malformed_json', 'The body is empty; send a JSON object.');
+      }
       return sendProblem(
         request,
         reply,

@@ -1,12 +1,12 @@
 // Query parameters fail together in one 422, whole numbers are written as such, cursors keep their order,
 // and bodies carrying prototype keys are named precisely.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+import { createTestContext, dialects, TEST_WEBHOOKS, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('query and body parsing rules on %s', (dialect) => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
+    ctx = await createTestContext(dialect, { webhooks: TEST_WEBHOOKS });
     for (let i = 0; i < 5; i++) await ctx.createLead();
   });
   afterAll(async () => ctx?.close());
@@ -71,5 +71,27 @@ describe.each(dialects())('query and body parsing rules on %s', (dialect) => {
     const created = await ctx.createLead({ country: 'uk' });
     const lead = (await get(`/v1/leads/${created.id}`)).json();
     expect(lead.address.country).toBe('GB');
+  });
+
+  it('an empty JSON body is a 400 where a body is needed, and fine for actions that take none', async () => {
+    const headers = { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' };
+    const lead = await ctx.app.inject({ method: 'POST', url: '/v1/leads', headers, payload: '' });
+    expect(lead.statusCode).toBe(400);
+    expect(lead.json().detail).toMatch(/empty/);
+    const endpoint = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      headers,
+      payload: { url: 'http://127.0.0.1:9/lead-intake' },
+    });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    const rotated = await ctx.app.inject({
+      method: 'POST',
+      url: `/v1/webhook-endpoints/${endpoint.json().id}/rotate-secret`,
+      headers,
+      payload: '',
+    });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    expect(rotated.json().secret).toMatch(/^whsec_/);
   });
 });
