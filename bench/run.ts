@@ -205,15 +205,24 @@ interface Row extends Measurement {
   ratio?: number;
 }
 
+function postLead(url: string, key: string, body: string) {
+  return fetch(`${url}/v1/leads`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body,
+  });
+}
+
 /** Real responses for the ceiling to send: one create, one 100-item page, one single read. */
 async function captureSamples(url: string, key: string): Promise<{ file: string; ids: string[] }> {
   let create: { body: string; location: string } | undefined;
   for (let n = 0; n < 150; n++) {
-    const res = await fetch(`${url}/v1/leads`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: formLead(3_000_000 + n, n),
-    });
+    let res = await postLead(url, key, formLead(3_000_000 + n, n));
+    // A starved machine can make the service shed even this trickle: wait as told, then try again.
+    for (let retry = 0; res.status === 503 && retry < 10; retry++) {
+      await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
+      res = await postLead(url, key, formLead(3_000_000 + n, n));
+    }
     if (res.status !== 201) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
     create = { body: await res.text(), location: res.headers.get('location')! };
   }

@@ -55,7 +55,11 @@ describe.each(faultDialects())('crash under write load on %s', (dialect) => {
     expect(report).toMatchObject(CLEAN_STORAGE);
     // Writes that got no answer may or may not have committed; every acknowledged one did.
     expect(report.leads).toBeGreaterThanOrEqual(load.acknowledged.size);
-    const serverErrors = load.outcomes.filter((o) => o.status >= 500);
-    expect(serverErrors).toEqual([]);
+    // Never a 500. A 503 is allowed: a starved machine can make the service shed load, and it says so.
+    expect(load.outcomes.filter((o) => o.status >= 500 && o.status !== 503)).toEqual([]);
+    for (const shed of load.outcomes.filter((o) => o.status === 503)) {
+      expect(shed.contentType).toMatch(/^application\/problem\+json/);
+      expect(Number(shed.retryAfter)).toBeGreaterThan(0);
+    }
   }, 120_000);
 });

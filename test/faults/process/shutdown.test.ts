@@ -20,7 +20,11 @@ import {
   WriteLoad,
 } from './harness.js';
 
-/** Sends a POST's headers and half its body now; `finish()` sends the rest and resolves with the raw reply. */
+/**
+ * Sends a POST's headers (with Expect: 100-continue) and half its body now. `accepted` resolves when the
+ * server answers 100 Continue: it has parsed the headers and is handling the request. `finish()` sends the
+ * rest and resolves with the raw reply.
+ */
 function startSlowPost(port: number, key: string, body: string) {
   const socket = net.connect(port, '127.0.0.1');
   let reply = '';
@@ -28,13 +32,19 @@ function startSlowPost(port: number, key: string, body: string) {
     reply += chunk.toString();
   });
   const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(reply)));
+  const accepted = new Promise<void>((resolve) =>
+    socket.on('data', () => {
+      if (reply.startsWith('HTTP/1.1 100')) resolve();
+    }),
+  );
   socket.on('error', () => {});
   const half = Math.floor(body.length / 2);
   socket.write(
     `POST /v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-API-Key: ${key}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, half)}`,
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nExpect: 100-continue\r\n\r\n${body.slice(0, half)}`,
   );
   return {
+    accepted,
     finish(): Promise<string> {
       socket.write(body.slice(half));
       return closed;
@@ -70,17 +80,20 @@ describe.each(faultDialects())('SIGTERM under load on %s', (dialect) => {
 
     const sent = leadBody('slow', 1);
     const slow = startSlowPost(server.port, key, JSON.stringify(sent));
-    // The server has the request's headers (it is in flight) before the signal arrives.
-    await sleep(200);
+    // The server is handling the request (it answered 100 Continue) before the signal arrives.
+    await slow.accepted;
     const signalledAt = Date.now();
     server.kill('SIGTERM');
-    await sleep(300);
     const acknowledgedAtSignal = load.acknowledged.size;
 
-    // New connections are refused while the in-flight request is still open.
-    expect(await connects(server.port)).toBe(false);
+    // New connections are refused (once the signal has been handled) while the in-flight request is open.
+    let refused = false;
+    for (const deadline = Date.now() + 5000; !refused && Date.now() < deadline; await sleep(50)) {
+      refused = !(await connects(server.port));
+    }
+    expect(refused).toBe(true);
     const reply = await slow.finish();
-    expect(reply).toMatch(/^HTTP\/1\.1 201 /);
+    expect(reply).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
     const slowId = /"id":"(wrk_[0-9a-z]{26})"/.exec(reply)?.[1];
     expect(slowId).toBeTruthy();
 
