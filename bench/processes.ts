@@ -72,6 +72,12 @@ export function cli(storage: Storage, args: string[]): Record<string, unknown> {
   return JSON.parse(out);
 }
 
+// A run that fails half-way must not leave servers behind.
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
 /** A server child process: the service or the ceiling. */
 export class Server {
   private output = '';
@@ -98,6 +104,8 @@ export class Server {
       env: { ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
     const server = new Server(child, `http://127.0.0.1:${port}`);
     await server.waitUntilUp();
     return server;

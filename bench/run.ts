@@ -240,11 +240,15 @@ async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   try {
     const { key } = brandWithKey(storage);
     const service = await Server.service(storage, await freePort());
-    const { file, ids } = await captureSamples(service.url, key);
-    const ceiling = await Server.ceiling(file, await freePort());
-    const specs = scenarios(key);
-    const ceilingRps = new Map<string, number>();
+    let ceiling: Server | undefined;
+    let file: string | undefined;
     try {
+      const samples = await captureSamples(service.url, key);
+      file = samples.file;
+      const ids = samples.ids;
+      ceiling = await Server.ceiling(file, await freePort());
+      const specs = scenarios(key);
+      const ceilingRps = new Map<string, number>();
       for (const name of settings.scenarios) {
         const spec = specs[name];
         if (!spec) throw new Error(`unknown scenario ${name}`);
@@ -274,9 +278,9 @@ async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
         }
       }
     } finally {
-      await ceiling.stop();
+      await ceiling?.stop();
       await service.stop();
-      fs.rmSync(file, { force: true });
+      if (file) fs.rmSync(file, { force: true });
     }
   } finally {
     await dropStorage(storage);
@@ -365,16 +369,21 @@ async function runProfile(dialect: 'sqlite' | 'postgres', scenario: string): Pro
   try {
     const { key } = brandWithKey(storage);
     const service = await Server.service(storage, await freePort(), ['--cpu-prof', '--cpu-prof-dir', dir]);
-    const { ids } = await captureSamples(service.url, key);
-    const spec = scenarios(key)[scenario];
-    if (!spec) throw new Error(`unknown scenario ${scenario}`);
-    const m = await measure(service.url, spec(ids), {
-      connections: 32,
-      warmupSeconds: settings.warmupSeconds,
-      seconds: settings.seconds,
-      pid: service.pid,
-    });
-    await service.stop();
+    let m: Awaited<ReturnType<typeof measure>>;
+    try {
+      const { file, ids } = await captureSamples(service.url, key);
+      fs.rmSync(file, { force: true });
+      const spec = scenarios(key)[scenario];
+      if (!spec) throw new Error(`unknown scenario ${scenario}`);
+      m = await measure(service.url, spec(ids), {
+        connections: 32,
+        warmupSeconds: settings.warmupSeconds,
+        seconds: settings.seconds,
+        pid: service.pid,
+      });
+    } finally {
+      await service.stop();
+    }
     const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('the service wrote no CPU profile');
     const text = `${dialect} ${scenario} at 32 connections: ${m.rps} req/s, p99 ${m.p99} ms\n\n${formatProfile(

@@ -108,6 +108,12 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
+// A test that times out never reaches its cleanup: kill whatever servers it left when the worker exits.
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
 /** One `node bin/lead-intake.js serve` child on 127.0.0.1. */
 export class ServerProcess {
   readonly url: string;
@@ -137,6 +143,8 @@ export class ServerProcess {
       env: serviceEnv(storage, { PORT: String(port), ...options.env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
     const server = new ServerProcess(child, port);
     await server.waitUntilUp();
     return server;
