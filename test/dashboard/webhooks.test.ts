@@ -48,7 +48,10 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
     expect(res.body).toContain(`<a href="${BASE}" aria-current="page">Webhooks</a>`);
     expect(res.body).toContain('<label for="field-url">URL</label>');
     for (const type of ['lead.created', 'lead.status_changed']) {
-      expect(res.body).toContain(`<input type="checkbox" id="event-${type}" name="events" value="${type}"`);
+      // Both ticked to start with: the API's default is every event type.
+      expect(res.body).toContain(
+        `<input type="checkbox" id="event-${type}" name="events" value="${type}" aria-describedby="event-${type}-hint" checked>`,
+      );
       expect(res.body).toContain(`<label for="event-${type}"><code>${type}</code></label>`);
     }
     expect(res.body).toContain('<label for="field-description">Description <span class="optional">');

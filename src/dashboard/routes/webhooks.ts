@@ -1,6 +1,7 @@
 // Settings > Webhooks: the same domain functions as /v1/webhook-endpoints, for the signed-in user's brand.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FieldError, ValidationError } from '../../domain/errors.js';
+import { EVENT_TYPES } from '../../domain/events.js';
 import { isCursor, MAX_LIMIT } from '../../domain/paging.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import { listDeliveries, resendDelivery } from '../../domain/webhook-deliveries.js';
@@ -27,7 +28,8 @@ const userPage = { page: 'user' as const };
 const BASE = '/dashboard/settings/webhooks';
 const DELIVERIES_PER_PAGE = 50;
 
-const EMPTY = { url: '', events: [] as string[], description: '' };
+// Every event type ticked, as the API's default when none are named.
+const EMPTY = { url: '', events: [...EVENT_TYPES] as string[], description: '' };
 
 const MESSAGES: Record<string, string> = {
   enabled: 'The endpoint is enabled. New events are sent to it again.',
