@@ -49,7 +49,7 @@ function secretPanel(shown: ShownSecret): SafeHtml {
     ? html`New signing secret for ${shown.endpoint.url}`
     : html`Signing secret for ${shown.endpoint.url}`;
   return html`<section class="card card-highlight" aria-labelledby="secret-title">
-  <h2 id="secret-title">${title}</h2>
+  <h2 id="secret-title" class="url-text">${title}</h2>
   <p class="warning-text"><strong>Copy it now. You will not see it again.</strong> Your receiver needs it to check the <code>Lead-Intake-Signature</code> header.</p>
   <div class="copy-row">
     <label class="visually-hidden" for="new-secret">Signing secret</label>
@@ -73,7 +73,7 @@ function autoDisabledPanel(endpoints: WebhookEndpoint[], csrfToken: string): Saf
   <p>Nothing is sent to ${failed.length === 1 ? 'it' : 'them'} until you enable ${failed.length === 1 ? 'it' : 'them'} again.</p>
   <ul>${failed.map(
     (e) => html`<li>
-    <p><strong>${e.url}</strong>, disabled ${time(e.disabledAt)}: ${e.disabledReason ?? 'deliveries kept failing.'}</p>
+    <p class="url-text"><strong>${e.url}</strong>, disabled ${time(e.disabledAt)}: ${e.disabledReason ?? 'deliveries kept failing.'}</p>
     <form method="post" action="${BASE}/${e.id}/enable" class="actions">
       ${csrfField(csrfToken)}
       <button type="submit" class="button button-primary">Enable again<span class="visually-hidden"> ${e.url}</span></button>
@@ -198,7 +198,7 @@ export function deleteConfirmPage(user: SessionUser, endpoint: WebhookEndpoint):
     section: 'webhooks',
     body: html`<p class="breadcrumb"><a href="${BASE}">← Webhooks</a></p>
 <section class="card narrow" aria-labelledby="delete-title">
-  <h1 id="delete-title">Delete the endpoint ${endpoint.url}?</h1>
+  <h1 id="delete-title" class="url-text">Delete the endpoint ${endpoint.url}?</h1>
   <p>Events (${endpoint.events.join(', ')}) stop being sent to it at once, and its delivery log is deleted. This cannot be undone; you can add the URL again, with a new secret.</p>
   <form method="post" action="${BASE}/${endpoint.id}/delete" class="actions">
     ${csrfField(user.csrfToken)}
@@ -282,7 +282,7 @@ export function deliveriesPage(view: DeliveriesView): SafeHtml {
     section: 'webhooks',
     body: html`<p class="breadcrumb"><a href="${BASE}">← Webhooks</a></p>
 <div class="page-head">
-  <h1>Deliveries to ${endpoint.url}</h1>
+  <h1 class="url-text">Deliveries to ${endpoint.url}</h1>
   <p class="muted">${endpoint.description ?? ''} Events: ${endpoint.events.join(', ')}. Newest first.</p>
 </div>
 ${view.message ?? ''}
