@@ -17,6 +17,7 @@ import authRoutes from './routes/auth.js';
 import leadRoutes from './routes/leads.js';
 import { notFound } from './routes/not-found.js';
 import settingsRoutes from './routes/settings.js';
+import webhookRoutes from './routes/webhooks.js';
 import { resolveSession } from './session.js';
 import { errorPage } from './views/errors.js';
 
@@ -155,6 +156,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
       });
       await scope.register(leadRoutes, { deps });
       await scope.register(settingsRoutes, { deps });
+      await scope.register(webhookRoutes, { deps });
     },
     { prefix: '/dashboard' },
   );

@@ -4,12 +4,13 @@ import { assetUrls } from '../assets.js';
 import { type HtmlValue, html, type SafeHtml } from '../html.js';
 import { csrfField } from './components.js';
 
-export type Section = 'leads' | 'work-items' | 'api-keys' | 'users';
+export type Section = 'leads' | 'work-items' | 'api-keys' | 'webhooks' | 'users';
 
 const NAV: { section: Section; href: string; label: string }[] = [
   { section: 'leads', href: '/dashboard/leads', label: 'Leads' },
   { section: 'work-items', href: '/dashboard/work-items', label: 'Work items' },
   { section: 'api-keys', href: '/dashboard/settings/api-keys', label: 'API keys' },
+  { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks' },
   { section: 'users', href: '/dashboard/settings/users', label: 'Users' },
 ];
 
