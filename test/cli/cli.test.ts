@@ -5,13 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { verifyPassword } from '../../src/domain/users.js';
-import { dialects, type TestDialect, testSchemaName } from '../helpers.js';
+import { dialects, dropSchemaNamed, type TestDialect, testSchemaName } from '../helpers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = path.join(root, 'bin', 'lead-intake.js');
@@ -165,7 +164,7 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     await app?.close();
     if (dialect === 'postgres') {
       const database = openDatabase({ dialect: 'postgres', url: env.DATABASE_URL!, schema, poolMax: 2 });
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(database.db);
+      await dropSchemaNamed(database.db, schema);
       await database.close();
     }
     rmSync(dataDir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import type { Database as Schema } from '../../src/db/schema.js';
 import { type AddressListQuery, listAddresses } from '../../src/domain/addresses.js';
 import { type LeadListQuery, listLeads } from '../../src/domain/leads.js';
 import type { Stage } from '../../src/domain/states.js';
-import { dialects, testSchemaName } from '../helpers.js';
+import { dialects, dropSchemaNamed, testSchemaName } from '../helpers.js';
 
 const onPostgres = dialects().includes('postgres');
 const allMigrations = (dialect: Dialect) => Object.keys(migrations(dialect)).sort();
@@ -42,7 +42,7 @@ async function describePostgresSchema(database: Database, schema: string) {
 }
 
 async function dropPostgresSchema(database: Database, schema: string) {
-  await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(database.db);
+  await dropSchemaNamed(database.db, schema);
 }
 
 describe.runIf(onPostgres)('migrations on postgres', () => {
@@ -167,7 +167,7 @@ async function openPlanDatabase(dialect: Dialect): Promise<PlanDatabase> {
       return result.rows.map((r: Record<string, string>) => r['QUERY PLAN']!);
     },
     async close() {
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+      await dropSchemaNamed(db, schema);
       await db.destroy();
     },
   };

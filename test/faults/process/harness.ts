@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import type { DatabaseConfig } from '../../../src/config.js';
 import { type DB, openDatabase } from '../../../src/db/database.js';
+import { dropSchemaNamed } from '../../helpers.js';
 
 const run = promisify(execFile);
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -404,7 +405,7 @@ export async function dropStorage(storage: Storage): Promise<void> {
   if (storage.dialect !== 'postgres') return;
   const database = openDatabase(databaseConfig(storage));
   try {
-    await sql`drop schema if exists ${sql.id(storage.schema!)} cascade`.execute(database.db);
+    await dropSchemaNamed(database.db, storage.schema!);
   } finally {
     await database.close();
   }
