@@ -80,7 +80,7 @@ async function expectServesAgain(url: string, key: string): Promise<void> {
   // served. (A loaded test machine may still lag past the low test threshold now and then.)
   for (let i = 0; i < 20; i++) {
     let res = await request(`${url}/v1/leads?limit=100`, { headers: { 'x-api-key': key } });
-    for (const deadline = Date.now() + 10_000; res.status === 503 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; res.status === 503 && Date.now() < deadline; ) {
       await sleep(100);
       res = await request(`${url}/v1/leads?limit=100`, { headers: { 'x-api-key': key } });
     }
