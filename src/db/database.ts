@@ -15,6 +15,8 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database as Schema } from './schema.js';
+import { kyselyRunner, type Runner, StatementCache, sqliteRunner } from './sql.js';
+import { SqliteWriteBatcher } from './write-batch.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type DB = Kysely<Schema>;
@@ -22,6 +24,14 @@ export type DB = Kysely<Schema>;
 export interface Database {
   db: DB;
   dialect: Dialect;
+  /** Hand-written statements (src/db/sql.ts) outside any transaction: the hot read paths. */
+  reader: Runner;
+  /**
+   * Runs `work` in a transaction and resolves once it has committed. On SQLite, writes that arrive together are
+   * committed together (group commit: one fsync for the lot, each in its own savepoint so one failing leaves
+   * the others alone); on PostgreSQL each is its own transaction on a pooled connection.
+   */
+  write<T>(work: (runner: Runner) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query within the timeout. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -44,38 +54,23 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
   sqlite.pragma(`synchronous = ${synchronous}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const cache = new StatementCache(sqlite);
+  const db = new Kysely<Schema>({
+    dialect: new SqliteDialect({
+      database: { close: () => sqlite.close(), prepare: (text) => cache.prepare(text) },
+    }),
+  });
+  const batcher = new SqliteWriteBatcher(db, cache, sqliteRunner(cache));
   return {
     db,
     dialect: 'sqlite',
+    reader: kyselyRunner(db, 'sqlite'),
+    write: (work) => batcher.run(work),
     async ping() {
       sqlite.prepare('select 1').get();
     },
     async close() {
       await db.destroy();
-    },
-  };
-}
-
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Kysely prepares every query afresh, and better-sqlite3 compiles SQL on each prepare: a tenth of a create's
- * CPU time. Requests run the same few SQL texts over and over, so keep the compiled statements (oldest out
- * first past the bound). Safe because the code never streams: a statement is never in use when it is reused.
- */
-function withStatementCache(sqlite: SQLite.Database) {
-  const statements = new Map<string, SQLite.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(text: string) {
-      let statement = statements.get(text);
-      if (!statement) {
-        statement = sqlite.prepare(text);
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-        statements.set(text, statement);
-      }
-      return statement;
     },
   };
 }
@@ -97,8 +92,7 @@ function openPostgres(config: Extract<DatabaseConfig, { dialect: 'postgres' }>):
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   return {
-    db,
-    dialect: 'postgres',
+    ...overKysely(db, 'postgres'),
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -109,6 +103,25 @@ function openPostgres(config: Extract<DatabaseConfig, { dialect: 'postgres' }>):
       } finally {
         clearTimeout(timer);
       }
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * A Database over any Kysely instance, each write its own transaction (no group commit): PostgreSQL, and tools
+ * and tests that bring their own Kysely.
+ */
+export function overKysely(db: DB, dialect: Dialect): Database {
+  return {
+    db,
+    dialect,
+    reader: kyselyRunner(db, dialect),
+    write: (work) => db.transaction().execute((trx) => work(kyselyRunner(trx, dialect))),
+    async ping() {
+      await sql`select 1`.execute(db);
     },
     async close() {
       await db.destroy();

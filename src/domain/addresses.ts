@@ -1,5 +1,6 @@
 // Addresses: linking a lead's address to one the customer already has, and the brand's address list.
 import type { DB } from '../db/database.js';
+import { type Runner, statement } from '../db/sql.js';
 import { newId } from './ids.js';
 import { addressMatchKey, type LeadInput } from './lead-input.js';
 import { decodeCursor, type Page, type SortOrder, toPage } from './paging.js';
@@ -17,44 +18,40 @@ export interface Address {
   updatedAt: string;
 }
 
+const FIND = statement('select id from addresses where customer_id = ? and match_key = ?');
+const INSERT = statement(
+  'insert into addresses (id, brand_id, customer_id, street, street_number, street_number_addition, ' +
+    'postal_code, city, country, match_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+    'on conflict do nothing returning id',
+);
+
 /** Same customer, postal code (upper case, no spaces), number, addition and country: the same address. */
 export async function findOrCreateAddress(
-  trx: DB,
+  r: Runner,
   brandId: string,
   customerId: string,
   input: LeadInput & { country: string },
   now: number,
 ): Promise<{ id: string; created: boolean }> {
   const matchKey = addressMatchKey(input);
-  const find = () =>
-    trx
-      .selectFrom('addresses')
-      .select('id')
-      .where('customer_id', '=', customerId)
-      .where('match_key', '=', matchKey)
-      .executeTakeFirst();
+  const find = async () => (await r.all<{ id: string }>(FIND, [customerId, matchKey]))[0];
   const existing = await find();
   if (existing) return { id: existing.id, created: false };
   const id = newId('address', now);
-  const inserted = await trx
-    .insertInto('addresses')
-    .values({
-      id,
-      brand_id: brandId,
-      customer_id: customerId,
-      street: input.street,
-      street_number: input.streetNumber,
-      street_number_addition: input.streetNumberAddition,
-      postal_code: input.postalCode,
-      city: input.city,
-      country: input.country,
-      match_key: matchKey,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const [inserted] = await r.all<{ id: string }>(INSERT, [
+    id,
+    brandId,
+    customerId,
+    input.street,
+    input.streetNumber,
+    input.streetNumberAddition,
+    input.postalCode,
+    input.city,
+    input.country,
+    matchKey,
+    now,
+    now,
+  ]);
   if (inserted) return { id, created: true };
   const winner = await find();
   if (!winner) throw new Error('address insert conflicted but no matching address was found');

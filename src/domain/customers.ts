@@ -1,27 +1,30 @@
 // Finding or creating the customer a lead belongs to: by normalised email, then by E.164 phone, within one brand.
-import type { DB } from '../db/database.js';
+import { type Runner, statement } from '../db/sql.js';
 import { newId } from './ids.js';
 import type { LeadInput } from './lead-input.js';
 
 export type CustomerType = 'person' | 'business';
 
-async function findCustomer(trx: DB, brandId: string, emailNormalized: string | null, phone: string | null) {
+const BY_EMAIL = statement('select id from customers where brand_id = ? and email_normalized = ?');
+const BY_PHONE = statement('select id from customers where brand_id = ? and phone = ?');
+const INSERT = statement(
+  'insert into customers (id, brand_id, type, name, first_name, last_name, email, email_normalized, phone, ' +
+    'company_name, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+    'on conflict do nothing returning id',
+);
+
+async function findCustomer(
+  r: Runner,
+  brandId: string,
+  emailNormalized: string | null,
+  phone: string | null,
+) {
   if (emailNormalized) {
-    const byEmail = await trx
-      .selectFrom('customers')
-      .select('id')
-      .where('brand_id', '=', brandId)
-      .where('email_normalized', '=', emailNormalized)
-      .executeTakeFirst();
+    const [byEmail] = await r.all<{ id: string }>(BY_EMAIL, [brandId, emailNormalized]);
     if (byEmail) return byEmail.id;
   }
   if (phone) {
-    const byPhone = await trx
-      .selectFrom('customers')
-      .select('id')
-      .where('brand_id', '=', brandId)
-      .where('phone', '=', phone)
-      .executeTakeFirst();
+    const [byPhone] = await r.all<{ id: string }>(BY_PHONE, [brandId, phone]);
     if (byPhone) return byPhone.id;
   }
   return undefined;
@@ -33,38 +36,33 @@ async function findCustomer(trx: DB, brandId: string, emailNormalized: string | 
  * racing insert a no-op, after which the winner's row is found.
  */
 export async function findOrCreateCustomer(
-  trx: DB,
+  r: Runner,
   brandId: string,
   input: LeadInput,
   now: number,
 ): Promise<{ id: string; created: boolean }> {
   const emailNormalized = input.email ? input.email.toLowerCase() : null;
-  const existing = await findCustomer(trx, brandId, emailNormalized, input.phone);
+  const existing = await findCustomer(r, brandId, emailNormalized, input.phone);
   if (existing) return { id: existing, created: false };
 
   const id = newId('customer', now);
-  const inserted = await trx
-    .insertInto('customers')
-    .values({
-      id,
-      brand_id: brandId,
-      type: input.companyName ? 'business' : 'person',
-      name: input.customerName,
-      first_name: input.firstName,
-      last_name: input.lastName,
-      email: input.email,
-      email_normalized: emailNormalized,
-      phone: input.phone,
-      company_name: input.companyName,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const [inserted] = await r.all<{ id: string }>(INSERT, [
+    id,
+    brandId,
+    input.companyName ? 'business' : 'person',
+    input.customerName,
+    input.firstName,
+    input.lastName,
+    input.email,
+    emailNormalized,
+    input.phone,
+    input.companyName,
+    now,
+    now,
+  ]);
   if (inserted) return { id, created: true };
 
-  const winner = await findCustomer(trx, brandId, emailNormalized, input.phone);
+  const winner = await findCustomer(r, brandId, emailNormalized, input.phone);
   if (!winner) throw new Error('customer insert conflicted but no matching customer was found');
   return { id: winner, created: false };
 }

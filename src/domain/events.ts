@@ -1,5 +1,6 @@
 // Events: what happened to a brand's leads, written in the same transaction as the change they describe.
 import type { DB } from '../db/database.js';
+import { type Runner, statement } from '../db/sql.js';
 import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import type { LeadDetail } from './leads.js';
@@ -24,6 +25,10 @@ export interface Event {
   data: LeadEventData;
 }
 
+const INSERT_EVENT = statement(
+  'insert into events (id, brand_id, type, created_at, data) values (?, ?, ?, ?, ?)',
+);
+
 export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
 }
@@ -33,18 +38,15 @@ export function isEventType(value: unknown): value is EventType {
  * Call it with the transaction that makes the change, so the change, its event and its deliveries commit together.
  */
 export async function recordEvent(
-  trx: DB,
+  r: Runner,
   brandId: string,
   type: EventType,
   data: LeadEventData,
   now: number = Date.now(),
 ): Promise<string> {
   const id = newId('event', now);
-  await trx
-    .insertInto('events')
-    .values({ id, brand_id: brandId, type, created_at: now, data: JSON.stringify(data) })
-    .execute();
-  await enqueueDeliveries(trx, { brandId, eventId: id, type, now });
+  await r.run(INSERT_EVENT, [id, brandId, type, now, JSON.stringify(data)]);
+  await enqueueDeliveries(r, { brandId, eventId: id, type, now });
   return id;
 }
 

@@ -1,6 +1,7 @@
 // Idempotency keys: a retried POST with the same key and body gets the first response instead of a second lead.
 import { createHash, randomBytes } from 'node:crypto';
 import type { DB } from '../db/database.js';
+import { type Runner, statement } from '../db/sql.js';
 import { DomainError } from './errors.js';
 
 /** How long a key is remembered (per API key). */
@@ -10,6 +11,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * it would have completed the claim), so a retry may take it over.
  */
 export const IN_FLIGHT_TIMEOUT_MS = 60_000;
+
+const COMPLETE = statement(
+  "update idempotency_keys set state = 'completed', response_status = ?, response_body = ? " +
+    "where key_id = ? and idempotency_key = ? and claim_token = ? and state = 'in_flight'",
+);
 
 /** JSON with object keys sorted at every level: two bodies that mean the same have the same text. */
 export function canonicalJson(value: unknown): string {
@@ -115,21 +121,14 @@ export async function claimIdempotencyKey(
  * exactly when the work committed. Fails (rolling the work back) if the claim was taken over meanwhile.
  */
 export async function completeIdempotencyKey(
-  trx: DB,
+  r: Runner,
   scope: IdempotencyScope,
   token: string,
   status: number,
   body: string,
 ): Promise<void> {
-  const result = await trx
-    .updateTable('idempotency_keys')
-    .set({ state: 'completed', response_status: status, response_body: body })
-    .where('key_id', '=', scope.keyId)
-    .where('idempotency_key', '=', scope.key)
-    .where('claim_token', '=', token)
-    .where('state', '=', 'in_flight')
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) {
+  const changed = await r.run(COMPLETE, [status, body, scope.keyId, scope.key, token]);
+  if (changed !== 1) {
     throw new DomainError(
       'conflict',
       'Another request with this Idempotency-Key took over while this one was running; nothing was stored by this one.',

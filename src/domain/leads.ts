@@ -1,5 +1,6 @@
 // Leads and work items: one record that moves through the states in states.ts.
-import type { DB } from '../db/database.js';
+import type { Database } from '../db/database.js';
+import { type Runner, SqlBuilder, statement } from '../db/sql.js';
 import { findOrCreateAddress } from './addresses.js';
 import { findOrCreateCustomer } from './customers.js';
 import { InvalidTransitionError, NotFoundError, ValidationError } from './errors.js';
@@ -87,61 +88,61 @@ export interface LeadSource {
 
 export interface CreateLeadOptions {
   /** Runs inside the lead's transaction once the lead is written (e.g. to store an idempotent response with it). */
-  inTransaction?: (trx: DB, lead: CreatedLead) => Promise<void>;
+  inTransaction?: (r: Runner, lead: CreatedLead) => Promise<void>;
 }
 
-/** Creates customer (or links), address (or links), lead and its lead.created event in one transaction. */
+const BRAND_COUNTRY = statement('select default_country from brands where id = ?');
+const INSERT_LEAD = statement(
+  'insert into leads (id, brand_id, customer_id, address_id, title, description, category, priority, ' +
+    'budget_quote, notes, status, stage, source, source_key_id, source_key_name, received_at, created_at, ' +
+    "updated_at, scheduled_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'request', 'lead', ?, ?, ?, ?, ?, ?, null)",
+);
+const INSERT_HISTORY = statement(
+  'insert into lead_status_history (lead_id, seq, status, at, actor) values (?, ?, ?, ?, ?)',
+);
+
+/**
+ * Creates customer (or links), address (or links), lead and its lead.created event in one transaction, and
+ * resolves once that has committed.
+ */
 export async function createLead(
-  db: DB,
+  database: Database,
   origin: LeadSource,
   input: LeadInput,
   options: CreateLeadOptions = {},
 ): Promise<CreatedLead> {
-  return db.transaction().execute(async (trx) => {
-    const brand = await trx
-      .selectFrom('brands')
-      .select('default_country')
-      .where('id', '=', origin.brandId)
-      .executeTakeFirst();
+  return database.write(async (r) => {
+    const [brand] = await r.all<{ default_country: string }>(BRAND_COUNTRY, [origin.brandId]);
     if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
     const now = Date.now();
     const country = input.country ?? brand.default_country;
-    const customer = await findOrCreateCustomer(trx, origin.brandId, input, now);
-    const address = await findOrCreateAddress(trx, origin.brandId, customer.id, { ...input, country }, now);
+    const customer = await findOrCreateCustomer(r, origin.brandId, input, now);
+    const address = await findOrCreateAddress(r, origin.brandId, customer.id, { ...input, country }, now);
     const id = newId('lead', now);
-    await trx
-      .insertInto('leads')
-      .values({
-        id,
-        brand_id: origin.brandId,
-        customer_id: customer.id,
-        address_id: address.id,
-        title: input.title,
-        description: input.description,
-        category: input.category,
-        priority: input.priority,
-        budget_quote: input.budgetQuote,
-        notes: input.notes,
-        status: 'request',
-        stage: 'lead',
-        source: origin.source,
-        source_key_id: origin.keyId,
-        source_key_name: origin.keyName,
-        received_at: now,
-        created_at: now,
-        updated_at: now,
-        scheduled_at: null,
-      })
-      .execute();
-    await trx
-      .insertInto('lead_status_history')
-      .values({ lead_id: id, seq: 1, status: 'request', at: now, actor: origin.keyId })
-      .execute();
+    await r.run(INSERT_LEAD, [
+      id,
+      origin.brandId,
+      customer.id,
+      address.id,
+      input.title,
+      input.description,
+      input.category,
+      input.priority,
+      input.budgetQuote,
+      input.notes,
+      origin.source,
+      origin.keyId,
+      origin.keyName,
+      now,
+      now,
+      now,
+    ]);
+    await r.run(INSERT_HISTORY, [id, 1, 'request', now, origin.keyId]);
     await recordEvent(
-      trx,
+      r,
       origin.brandId,
       'lead.created',
-      { lead: await getLead(trx, origin.brandId, id) },
+      { lead: await readLead(r, origin.brandId, id) },
       now,
     );
     const created: CreatedLead = {
@@ -157,7 +158,7 @@ export async function createLead(
       receivedAt: iso(now),
       createdAt: iso(now),
     };
-    await options.inTransaction?.(trx, created);
+    await options.inTransaction?.(r, created);
     return created;
   });
 }
@@ -199,70 +200,80 @@ function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+interface ListRow {
+  id: string;
+  title: string;
+  status: string;
+  priority: string;
+  received_at: number;
+  updated_at: number;
+  scheduled_at: number | null;
+  customer_id: string;
+  customer_name: string;
+  customer_email: string | null;
+  customer_phone: string | null;
+  address_id: string;
+  street: string;
+  street_number: string | null;
+  postal_code: string;
+  city: string;
+}
+
+const LIST_SELECT =
+  'select l.id, l.title, l.status, l.priority, l.received_at, l.updated_at, l.scheduled_at, ' +
+  'c.id as customer_id, c.name as customer_name, c.email as customer_email, c.phone as customer_phone, ' +
+  'a.id as address_id, a.street, a.street_number, a.postal_code, a.city ' +
+  'from leads l join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id ' +
+  'where l.brand_id = ? and l.stage = ?';
+
 /** Lists the brand's leads (stage 'lead') or work items (stage 'work'), keyset-paged by (receivedAt, id). */
 export async function listLeads(
-  db: DB,
+  database: Database,
   brandId: string,
   stage: Stage,
   query: LeadListQuery,
 ): Promise<Page<LeadListItem>> {
   const statuses = parseStatusFilter(query.status, stage);
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const op = query.order === 'asc' ? '>' : '<';
-  let q = db
-    .selectFrom('leads as l')
-    .innerJoin('customers as c', 'c.id', 'l.customer_id')
-    .innerJoin('addresses as a', 'a.id', 'l.address_id')
-    .select([
-      'l.id',
-      'l.title',
-      'l.status',
-      'l.priority',
-      'l.received_at',
-      'l.updated_at',
-      'l.scheduled_at',
-      'c.id as customer_id',
-      'c.name as customer_name',
-      'c.email as customer_email',
-      'c.phone as customer_phone',
-      'a.id as address_id',
-      'a.street',
-      'a.street_number',
-      'a.postal_code',
-      'a.city',
-    ])
-    .where('l.brand_id', '=', brandId)
-    .where('l.stage', '=', stage)
-    .orderBy('l.received_at', query.order)
-    .orderBy('l.id', query.order)
-    .limit(query.limit + 1);
-  if (statuses) q = q.where('l.status', 'in', statuses);
-  if (query.priority) q = q.where('l.priority', '=', query.priority);
-  if (query.receivedAfter !== undefined) q = q.where('l.received_at', '>', query.receivedAfter);
-  if (query.receivedBefore !== undefined) q = q.where('l.received_at', '<', query.receivedBefore);
-  if (query.updatedAfter !== undefined) q = q.where('l.updated_at', '>', query.updatedAfter);
-  if (after)
-    q = q.where((eb) => eb(eb.refTuple('l.received_at', 'l.id'), op, eb.tuple(after.time, after.id)));
+  const q = new SqlBuilder().sql(LIST_SELECT);
+  q.params.push(brandId, stage);
+  if (statuses) q.sql(' and l.status in ').list(statuses);
+  if (query.priority) q.sql(' and l.priority = ').value(query.priority);
+  if (query.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(query.receivedAfter);
+  if (query.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(query.receivedBefore);
+  if (query.updatedAfter !== undefined) q.sql(' and l.updated_at > ').value(query.updatedAfter);
+  if (after) {
+    q.sql(` and (l.received_at, l.id) ${query.order === 'asc' ? '>' : '<'} (`)
+      .value(after.time)
+      .sql(', ')
+      .value(after.id)
+      .sql(')');
+  }
   if (query.search) {
     const term = `%${escapeLike(query.search.trim().toLowerCase())}%`;
     const phoneDigits = query.search.replace(/[^0-9]/g, '');
-    const postal = query.search.replace(/\s+/g, '').toUpperCase();
-    q = q.where((eb) =>
-      eb.or([
-        eb(eb.fn('lower', ['l.title']), 'like', term),
-        eb(eb.fn('lower', ['c.name']), 'like', term),
-        eb('c.email_normalized', 'like', term),
-        eb(eb.fn('lower', ['a.city']), 'like', term),
-        eb(
-          eb.fn('upper', [eb.fn('replace', ['a.postal_code', eb.val(' '), eb.val('')])]),
-          'like',
-          `%${escapeLike(postal)}%`,
-        ),
-        ...(phoneDigits.length >= 3 ? [eb('c.phone', 'like', `%${phoneDigits}%`)] : []),
-      ]),
-    );
+    const postal = `%${escapeLike(query.search.replace(/\s+/g, '').toUpperCase())}%`;
+    q.sql(' and (lower(l.title) like ')
+      .value(term)
+      .sql(" escape '\\'")
+      .sql(' or lower(c.name) like ')
+      .value(term)
+      .sql(" escape '\\'")
+      .sql(' or c.email_normalized like ')
+      .value(term)
+      .sql(" escape '\\'")
+      .sql(' or lower(a.city) like ')
+      .value(term)
+      .sql(" escape '\\'")
+      .sql(" or upper(replace(a.postal_code, ' ', '')) like ")
+      .value(postal)
+      .sql(" escape '\\'");
+    if (phoneDigits.length >= 3) q.sql(' or c.phone like ').value(`%${phoneDigits}%`);
+    q.sql(')');
   }
-  const rows = await q.execute();
+  const direction = query.order === 'asc' ? 'asc' : 'desc';
+  q.sql(` order by l.received_at ${direction}, l.id ${direction} limit `).value(query.limit + 1);
+  const rows = await database.reader.all<ListRow>(q.build(), q.params);
   return toPage(
     rows,
     query.limit,
@@ -296,62 +307,74 @@ export async function listLeads(
   );
 }
 
+interface DetailRow {
+  id: string;
+  brand_id: string;
+  customer_id: string;
+  address_id: string;
+  title: string;
+  description: string | null;
+  category: string | null;
+  priority: string;
+  budget_quote: string | null;
+  notes: string | null;
+  status: string;
+  source: string;
+  source_key_name: string | null;
+  received_at: number;
+  created_at: number;
+  updated_at: number;
+  scheduled_at: number | null;
+  customer_type: string;
+  customer_name: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  company_name: string | null;
+  street: string;
+  street_number: string | null;
+  street_number_addition: string | null;
+  postal_code: string;
+  city: string;
+  country: string;
+  history_status: string | null;
+  history_at: number | null;
+}
+
+const DETAIL_SELECT =
+  'select l.id, l.brand_id, l.customer_id, l.address_id, l.title, l.description, l.category, l.priority, ' +
+  'l.budget_quote, l.notes, l.status, l.source, l.source_key_name, l.received_at, l.created_at, l.updated_at, ' +
+  'l.scheduled_at, c.type as customer_type, c.name as customer_name, c.first_name, c.last_name, c.email, ' +
+  'c.phone, c.company_name, a.street, a.street_number, a.street_number_addition, a.postal_code, a.city, ' +
+  'a.country, h.status as history_status, h.at as history_at ' +
+  'from leads l join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id ' +
+  'left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ?';
+const DETAIL = statement(`${DETAIL_SELECT} order by h.seq`);
+const DETAIL_WORK_ITEM = statement(`${DETAIL_SELECT} and l.scheduled_at is not null order by h.seq`);
+
 /**
  * One lead in any state, or (workItemsOnly) one that has been scheduled. NotFoundError for another brand's id.
  * Lead and history come from one statement, so the status always matches the last history entry even while the
  * lead is being changed.
- * `db` may be a transaction: events carry this read as of the change they describe.
  */
 export async function getLead(
-  db: DB,
+  database: Database,
   brandId: string,
   id: string,
   options: { workItemsOnly?: boolean } = {},
 ): Promise<LeadDetail> {
-  let q = db
-    .selectFrom('leads as l')
-    .innerJoin('customers as c', 'c.id', 'l.customer_id')
-    .innerJoin('addresses as a', 'a.id', 'l.address_id')
-    .leftJoin('lead_status_history as h', 'h.lead_id', 'l.id')
-    .select([
-      'l.id',
-      'l.brand_id',
-      'l.customer_id',
-      'l.address_id',
-      'l.title',
-      'l.description',
-      'l.category',
-      'l.priority',
-      'l.budget_quote',
-      'l.notes',
-      'l.status',
-      'l.source',
-      'l.source_key_name',
-      'l.received_at',
-      'l.created_at',
-      'l.updated_at',
-      'l.scheduled_at',
-      'c.type as customer_type',
-      'c.name as customer_name',
-      'c.first_name',
-      'c.last_name',
-      'c.email',
-      'c.phone',
-      'c.company_name',
-      'a.street',
-      'a.street_number',
-      'a.street_number_addition',
-      'a.postal_code',
-      'a.city',
-      'a.country',
-      'h.status as history_status',
-      'h.at as history_at',
-    ])
-    .where('l.id', '=', id)
-    .where('l.brand_id', '=', brandId)
-    .orderBy('h.seq');
-  if (options.workItemsOnly) q = q.where('l.scheduled_at', 'is not', null);
-  const rows = await q.execute();
+  return readLead(database.reader, brandId, id, options);
+}
+
+/** getLead on a runner: inside a write's transaction, events carry this read as of the change they describe. */
+async function readLead(
+  r: Runner,
+  brandId: string,
+  id: string,
+  options: { workItemsOnly?: boolean } = {},
+): Promise<LeadDetail> {
+  const rows = await r.all<DetailRow>(options.workItemsOnly ? DETAIL_WORK_ITEM : DETAIL, [id, brandId]);
   const row = rows[0];
   if (!row) throw new NotFoundError(`No ${options.workItemsOnly ? 'work item' : 'lead'} with id ${id}`);
   return {
@@ -399,6 +422,15 @@ export async function getLead(
   };
 }
 
+const LEAD_STATUS = statement('select status from leads where id = ? and brand_id = ?');
+const SET_STATUS = statement(
+  'update leads set status = ?, stage = ?, updated_at = ? where id = ? and brand_id = ? and status = ?',
+);
+const SET_STATUS_SCHEDULED = statement(
+  'update leads set status = ?, stage = ?, updated_at = ?, scheduled_at = ? where id = ? and brand_id = ? and status = ?',
+);
+const LAST_SEQ = statement('select max(seq) as seq from lead_status_history where lead_id = ?');
+
 export function parseStatusChange(body: unknown): Status {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ValidationError([{ field: '(body)', message: 'must be a JSON object with a "status" field' }]);
@@ -422,52 +454,37 @@ export function parseStatusChange(body: unknown): Status {
  * Its lead.status_changed event is written in the same transaction.
  */
 export async function changeLeadStatus(
-  db: DB,
+  database: Database,
   brandId: string,
   id: string,
   to: Status,
   actor: string | null,
 ): Promise<{ from: Status; to: Status; at: number; lead: LeadDetail }> {
-  return db.transaction().execute(async (trx) => {
-    const current = await trx
-      .selectFrom('leads')
-      .select('status')
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .executeTakeFirst();
+  return database.write(async (r) => {
+    const [current] = await r.all<{ status: string }>(LEAD_STATUS, [id, brandId]);
     if (!current) throw new NotFoundError(`No lead with id ${id}`);
     const from = current.status as Status;
     if (!canTransition(from, to)) throw new InvalidTransitionError(from, to, allowedTransitions(from));
     const now = Date.now();
-    const result = await trx
-      .updateTable('leads')
-      .set({
-        status: to,
-        stage: stageOf(to),
-        updated_at: now,
-        ...(to === 'scheduled' ? { scheduled_at: now } : {}),
-      })
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .where('status', '=', from)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) {
-      const latest = await trx.selectFrom('leads').select('status').where('id', '=', id).executeTakeFirst();
+    const changed = await r.run(to === 'scheduled' ? SET_STATUS_SCHEDULED : SET_STATUS, [
+      to,
+      stageOf(to),
+      now,
+      ...(to === 'scheduled' ? [now] : []),
+      id,
+      brandId,
+      from,
+    ]);
+    if (changed !== 1) {
+      const [latest] = await r.all<{ status: string }>(LEAD_STATUS, [id, brandId]);
       const latestStatus = (latest?.status ?? from) as Status;
       throw new InvalidTransitionError(latestStatus, to, allowedTransitions(latestStatus));
     }
-    const last = await trx
-      .selectFrom('lead_status_history')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .where('lead_id', '=', id)
-      .executeTakeFirst();
-    await trx
-      .insertInto('lead_status_history')
-      .values({ lead_id: id, seq: Number(last?.seq ?? 0) + 1, status: to, at: now, actor })
-      .execute();
+    const [last] = await r.all<{ seq: number | null }>(LAST_SEQ, [id]);
+    await r.run(INSERT_HISTORY, [id, Number(last?.seq ?? 0) + 1, to, now, actor]);
     // Read before commit: the row lock held since the update means this is exactly the state this change made.
-    const lead = await getLead(trx, brandId, id);
-    await recordEvent(trx, brandId, 'lead.status_changed', { lead, from, to }, now);
+    const lead = await readLead(r, brandId, id);
+    await recordEvent(r, brandId, 'lead.status_changed', { lead, from, to }, now);
     return { from, to, at: now, lead };
   });
 }

@@ -1,6 +1,7 @@
 // The webhook delivery queue: one row per (endpoint, event, send request), claimed by workers with a lease.
 import { sql } from 'kysely';
 import type { DB, Dialect } from '../db/database.js';
+import { type Runner, statement } from '../db/sql.js';
 import { DomainError, NotFoundError } from './errors.js';
 import type { EventType } from './events.js';
 import { newId } from './ids.js';
@@ -28,39 +29,31 @@ export interface WebhookDelivery {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+const SUBSCRIBED_ENDPOINTS = statement(
+  'select id, events from webhook_endpoints where brand_id = ? and enabled = 1',
+);
+const INSERT_DELIVERY = statement(
+  'insert into webhook_deliveries (id, endpoint_id, event_id, attempt, status, next_attempt_at, lease_owner, ' +
+    "lease_until, response_status, duration_ms, error, last_attempt_at, created_at) values (?, ?, ?, 0, 'pending', " +
+    '?, null, 0, null, null, null, null, ?)',
+);
+
 /** Queues a delivery of the event to each enabled endpoint of the brand that subscribes to its type. */
 export async function enqueueDeliveries(
-  trx: DB,
+  r: Runner,
   event: { brandId: string; eventId: string; type: EventType; now: number },
 ): Promise<number> {
-  const endpoints = await trx
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('brand_id', '=', event.brandId)
-    .where('enabled', '=', 1)
-    .execute();
+  const endpoints = await r.all<{ id: string; events: string }>(SUBSCRIBED_ENDPOINTS, [event.brandId]);
   const subscribed = endpoints.filter((e) => e.events.split(' ').includes(event.type));
-  if (!subscribed.length) return 0;
-  await trx
-    .insertInto('webhook_deliveries')
-    .values(
-      subscribed.map((endpoint) => ({
-        id: newId('webhookDelivery', event.now),
-        endpoint_id: endpoint.id,
-        event_id: event.eventId,
-        attempt: 0,
-        status: 'pending' as const,
-        next_attempt_at: event.now,
-        lease_owner: null,
-        lease_until: 0,
-        response_status: null,
-        duration_ms: null,
-        error: null,
-        last_attempt_at: null,
-        created_at: event.now,
-      })),
-    )
-    .execute();
+  for (const endpoint of subscribed) {
+    await r.run(INSERT_DELIVERY, [
+      newId('webhookDelivery', event.now),
+      endpoint.id,
+      event.eventId,
+      event.now,
+      event.now,
+    ]);
+  }
   return subscribed.length;
 }
 

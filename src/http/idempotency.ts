@@ -1,6 +1,7 @@
 // The Idempotency-Key header on POST routes: parse it, fingerprint the body, and run the work at most once.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DB } from '../db/database.js';
+import type { Runner } from '../db/sql.js';
 import { DomainError, ValidationError } from '../domain/errors.js';
 import {
   claimIdempotencyKey,
@@ -48,7 +49,7 @@ export interface StoredResponse {
 }
 
 /** Stores the response inside the work's own transaction; the work calls it once, with the response it will send. */
-export type Remember = (trx: DB, status: number, body: string) => Promise<void>;
+export type Remember = (r: Runner, status: number, body: string) => Promise<void>;
 
 /**
  * Runs `work` once per (API key, Idempotency-Key): a repeat with the same body gets the stored response, a

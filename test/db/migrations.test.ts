@@ -6,7 +6,14 @@ import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, type RawBuilder, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, type Dialect, migrate, openDatabase, openSqlite } from '../../src/db/database.js';
+import {
+  type Database,
+  type Dialect,
+  migrate,
+  openDatabase,
+  openSqlite,
+  overKysely,
+} from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { Database as Schema } from '../../src/db/schema.js';
 import { type AddressListQuery, listAddresses } from '../../src/domain/addresses.js';
@@ -252,15 +259,18 @@ describe.each(dialects())('list query plans on %s', (dialect) => {
   let target: PlanDatabase;
   beforeAll(async () => {
     target = await openPlanDatabase(dialect);
-    const database: Database = { db: target.db, dialect, ping: async () => {}, close: async () => {} };
-    await migrate(database, target.schema);
+    await migrate(overKysely(target.db, dialect), target.schema);
     await seed(target);
   });
   afterAll(async () => target?.close());
 
   async function leadPlan(stage: Stage, query: Partial<LeadListQuery>) {
     target.captured.length = 0;
-    const page = await listLeads(target.db, BRAND, stage, { limit: 50, order: 'desc', ...query });
+    const page = await listLeads(overKysely(target.db, dialect), BRAND, stage, {
+      limit: 50,
+      order: 'desc',
+      ...query,
+    });
     expect(target.captured).toHaveLength(1);
     return { page, plan: await target.explain(target.captured[0]!) };
   }

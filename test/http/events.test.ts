@@ -75,7 +75,7 @@ describe.each(dialects())('events on %s', (dialect) => {
   });
 
   it('records events for changes made through the domain functions (the dashboard path)', async () => {
-    const db = ctx.app.deps.db;
+    const db = ctx.app.deps.database;
     const lead = await createLead(
       db,
       { brandId: ctx.brandId, source: 'dashboard', keyId: null, keyName: null },

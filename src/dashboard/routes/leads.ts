@@ -38,7 +38,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     let result: Page<LeadListItem> = { data: [], limit: PAGE_SIZE, hasMore: false, nextCursor: null };
     if (!errors.length) {
       try {
-        result = await listLeads(db, user.brandId, stage, {
+        result = await listLeads(deps.database, user.brandId, stage, {
           limit: PAGE_SIZE,
           order: 'desc',
           cursor: filters.cursor || undefined,
@@ -67,7 +67,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
   app.get('/leads/:id', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
     const { id } = request.params as { id: string };
-    const lead = await getLead(db, user.brandId, id);
+    const lead = await getLead(deps.database, user.brandId, id);
     const moved = text(request.query, 'moved');
     return sendPage(
       reply,
@@ -81,15 +81,15 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     const { id } = request.params as { id: string };
     const status = text(request.body, 'status');
     if (!isStatus(status)) {
-      const lead = await getLead(db, user.brandId, id);
+      const lead = await getLead(deps.database, user.brandId, id);
       const message = notice(`“${status}” is not a state. Choose one of the buttons.`, 'error');
       return sendPage(reply, leadPage({ user, lead, message }), 422);
     }
     try {
-      await changeLeadStatus(db, user.brandId, id, status, user.userId);
+      await changeLeadStatus(deps.database, user.brandId, id, status, user.userId);
     } catch (error) {
       if (!(error instanceof InvalidTransitionError)) throw error;
-      const lead = await getLead(db, user.brandId, id);
+      const lead = await getLead(deps.database, user.brandId, id);
       return sendPage(reply, leadPage({ user, lead, message: notice(error.message, 'error') }), 409);
     }
     deps.hooks.leadChanged?.(id);

@@ -61,7 +61,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
           principal.keyId,
           request.idempotency,
           async (remember) => {
-            const lead = await createLead(deps.db, origin, input, {
+            const lead = await createLead(deps.database, origin, input, {
               inTransaction: (trx, created) => remember(trx, 201, JSON.stringify(created)),
             });
             deps.hooks.leadCreated?.(lead.id);
@@ -72,7 +72,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         if (id) reply.header('Location', `/v1/leads/${id}`);
         return sendStored(reply, stored);
       }
-      const lead = await createLead(deps.db, origin, input);
+      const lead = await createLead(deps.database, origin, input);
       deps.hooks.leadCreated?.(lead.id);
       return reply.code(201).header('Location', `/v1/leads/${lead.id}`).send(lead);
     },
@@ -95,7 +95,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     },
     async (request) =>
       listLeads(
-        deps.db,
+        deps.database,
         principalOf(request).brandId,
         'lead',
         listQueryFrom(request.query as Record<string, unknown>),
@@ -115,7 +115,8 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         response: { 200: LeadDetailSchema, ...errorResponses([401, 403, 404, 429, 503]) },
       },
     },
-    async (request) => getLead(deps.db, principalOf(request).brandId, (request.params as { id: string }).id),
+    async (request) =>
+      getLead(deps.database, principalOf(request).brandId, (request.params as { id: string }).id),
   );
 
   app.patch(
@@ -138,7 +139,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       const principal = principalOf(request);
       const { id } = request.params as { id: string };
       const change = await changeLeadStatus(
-        deps.db,
+        deps.database,
         principal.brandId,
         id,
         request.body as Status,

@@ -23,7 +23,7 @@ export default async function workItemRoutes(app: FastifyInstance, { deps }: { d
     },
     async (request) =>
       listLeads(
-        deps.db,
+        deps.database,
         principalOf(request).brandId,
         'work',
         listQueryFrom(request.query as Record<string, unknown>),
@@ -46,7 +46,7 @@ export default async function workItemRoutes(app: FastifyInstance, { deps }: { d
       },
     },
     async (request) =>
-      getLead(deps.db, principalOf(request).brandId, (request.params as { id: string }).id, {
+      getLead(deps.database, principalOf(request).brandId, (request.params as { id: string }).id, {
         workItemsOnly: true,
       }),
   );
