@@ -22,6 +22,7 @@ import metricsPlugin from './http/plugins/metrics.js';
 import overloadPlugin from './http/plugins/overload.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
 import { sendProblem } from './http/problem.js';
+import { ResponseCache } from './http/response-cache.js';
 import operationRoutes from './http/routes/operations.js';
 import type { RouteDeps } from './http/routes/types.js';
 import addressRoutes from './http/routes/v1/addresses.js';
@@ -181,7 +182,14 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   const keys = new ApiKeyResolver(database.db, config.keyCacheTtlMs, (error) =>
     app.log.warn({ err: error }, 'could not record lastUsedAt'),
   );
-  const deps: RouteDeps = { config, database, db: database.db, keys, hooks: {} };
+  const deps: RouteDeps = {
+    config,
+    database,
+    db: database.db,
+    keys,
+    responses: new ResponseCache(database, config.responseCacheBytes),
+    hooks: {},
+  };
   app.decorate('deps', deps);
   const limiter =
     options.rateLimiter ??

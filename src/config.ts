@@ -27,6 +27,8 @@ export interface Config {
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
   webhooks: WebhookConfig;
+  /** Bytes of list and read responses kept for reuse while the data is unchanged (SQLite only; 0 turns it off). */
+  responseCacheBytes: number;
   /** Load shedding: 503 once this many requests are being served at once (0 turns the limit off). */
   maxInFlight: number;
   /** Load shedding: 503 while the event loop lags more than this, on average (0 turns it off). */
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       retryWindowMs: 24 * 60 * 60 * 1000,
       pollIntervalMs: 1000,
     },
+    responseCacheBytes: integer(env, 'RESPONSE_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
     maxInFlight: integer(env, 'MAX_IN_FLIGHT', 1000, 0, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
   });

@@ -32,6 +32,12 @@ export interface Database {
    * the others alone); on PostgreSQL each is its own transaction on a pooled connection.
    */
   write<T>(work: (runner: Runner) => Promise<T>): Promise<T>;
+  /**
+   * A token that changes whenever committed data may have changed, by this process or any other; undefined when
+   * that cannot be known cheaply (PostgreSQL, where other instances write unseen; SQLite while a transaction is
+   * open on this connection). Lets responses built from the data be reused while it is unchanged.
+   */
+  version(): string | undefined;
   /** Resolves when the database answers a trivial query within the timeout. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -61,11 +67,20 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
     }),
   });
   const batcher = new SqliteWriteBatcher(db, cache, sqliteRunner(cache));
+  // total_changes(): rows this connection has changed (committed or not, so only read outside a transaction);
+  // data_version: changes when any other connection or process commits. Two statements: the table-valued
+  // pragma_data_version costs more than both together.
+  const totalChanges = sqlite.prepare('select total_changes()').pluck();
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
   return {
     db,
     dialect: 'sqlite',
     reader: kyselyRunner(db, 'sqlite'),
     write: (work) => batcher.run(work),
+    version() {
+      if (sqlite.inTransaction) return undefined;
+      return `${totalChanges.get() as number}.${dataVersion.get() as number}`;
+    },
     async ping() {
       sqlite.prepare('select 1').get();
     },
@@ -120,6 +135,7 @@ export function overKysely(db: DB, dialect: Dialect): Database {
     dialect,
     reader: kyselyRunner(db, dialect),
     write: (work) => db.transaction().execute((trx) => work(kyselyRunner(trx, dialect))),
+    version: () => undefined,
     async ping() {
       await sql`select 1`.execute(db);
     },

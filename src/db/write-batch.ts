@@ -23,6 +23,11 @@ export class SqliteWriteBatcher {
   private queue: Job[] = [];
   private scheduled = false;
   private readonly handle: SQLite.Database;
+  // Prepared once: exec() would compile these texts on every write.
+  private readonly control: Record<
+    'begin' | 'savepoint' | 'release' | 'rollbackTo' | 'commit',
+    SQLite.Statement
+  >;
 
   constructor(
     private readonly db: DB,
@@ -30,6 +35,14 @@ export class SqliteWriteBatcher {
     private readonly runner: Runner,
   ) {
     this.handle = cache.handle;
+    const prepare = (text: string) => this.handle.prepare(text);
+    this.control = {
+      begin: prepare('BEGIN IMMEDIATE'),
+      savepoint: prepare('SAVEPOINT write'),
+      release: prepare('RELEASE write'),
+      rollbackTo: prepare('ROLLBACK TO write'),
+      commit: prepare('COMMIT'),
+    };
   }
 
   run<T>(work: (runner: Runner) => Promise<T>): Promise<T> {
@@ -60,28 +73,29 @@ export class SqliteWriteBatcher {
 
   private async commit(jobs: Job[]): Promise<void> {
     const h = this.handle;
+    const c = this.control;
     const done: { job: Job; value: unknown }[] = [];
     // Jobs from `next` on have not been settled yet.
     let next = 0;
     try {
-      h.exec('BEGIN IMMEDIATE');
+      c.begin.run();
       for (; next < jobs.length; next++) {
         const job = jobs[next]!;
-        h.exec('SAVEPOINT write');
+        c.savepoint.run();
         try {
           const value = await job.work(this.runner);
-          h.exec('RELEASE write');
+          c.release.run();
           done.push({ job, value });
         } catch (error) {
           // Undo this write alone. If SQLite already ended the transaction (I/O error, disk full), the whole
           // batch fails below.
           if (!h.inTransaction) throw error;
-          h.exec('ROLLBACK TO write');
-          h.exec('RELEASE write');
+          c.rollbackTo.run();
+          c.release.run();
           job.reject(error);
         }
       }
-      h.exec('COMMIT');
+      c.commit.run();
     } catch (error) {
       if (h.inTransaction) h.exec('ROLLBACK');
       for (const { job } of done) job.reject(error);

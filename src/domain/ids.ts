@@ -33,13 +33,14 @@ function encodeTime(time: number): string {
 }
 
 function encodeRandom(limbs: Uint16Array): string {
-  // 80 bits -> 16 base32 characters, 5 bits at a time, most significant first.
-  let bits = 0n;
-  for (const limb of limbs) bits = (bits << 16n) | BigInt(limb);
+  // 80 bits -> 16 base32 characters, 5 bits at a time, most significant first. Character i takes bits
+  // [5i, 5i + 5) counted from the top, read from the 32-bit window of its limb and the next.
   let out = '';
   for (let i = 0; i < 16; i++) {
-    out = ALPHABET[Number(bits & 31n)] + out;
-    bits >>= 5n;
+    const bit = i * 5;
+    const limb = bit >> 4;
+    const window = ((limbs[limb]! << 16) | (limb < 4 ? limbs[limb + 1]! : 0)) >>> 0;
+    out += ALPHABET[(window >>> (27 - (bit & 15))) & 31];
   }
   return out;
 }

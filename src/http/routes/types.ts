@@ -1,6 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Database, DB } from '../../db/database.js';
 import type { ApiKeyResolver } from '../../domain/api-keys.js';
+import type { ResponseCache } from '../response-cache.js';
 
 /** What route plugins need from the app, passed explicitly instead of through decorators. */
 export interface RouteDeps {
@@ -8,6 +9,8 @@ export interface RouteDeps {
   database: Database;
   db: DB;
   keys: ApiKeyResolver;
+  /** Reuses list and single-read responses while the data is unchanged. */
+  responses: ResponseCache;
   /** Notifications after a change commits (webhooks, dashboard); optional so routes work without them. */
   hooks: {
     leadCreated?: (id: string) => void;

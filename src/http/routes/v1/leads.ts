@@ -93,13 +93,13 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         response: { 200: LeadListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
       },
     },
-    async (request) =>
-      listLeads(
-        deps.database,
-        principalOf(request).brandId,
-        'lead',
-        listQueryFrom(request.query as Record<string, unknown>),
-      ),
+    async (request, reply) => {
+      const brandId = principalOf(request).brandId;
+      const query = listQueryFrom(request.query as Record<string, unknown>);
+      return deps.responses.send(reply, `leads|${brandId}|${request.url}`, () =>
+        listLeads(deps.database, brandId, 'lead', query),
+      );
+    },
   );
 
   app.get(
@@ -115,8 +115,11 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         response: { 200: LeadDetailSchema, ...errorResponses([401, 403, 404, 429, 503]) },
       },
     },
-    async (request) =>
-      getLead(deps.database, principalOf(request).brandId, (request.params as { id: string }).id),
+    async (request, reply) => {
+      const brandId = principalOf(request).brandId;
+      const { id } = request.params as { id: string };
+      return deps.responses.send(reply, `lead|${brandId}|${id}`, () => getLead(deps.database, brandId, id));
+    },
   );
 
   app.patch(

@@ -21,13 +21,13 @@ export default async function workItemRoutes(app: FastifyInstance, { deps }: { d
         response: { 200: WorkItemListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
       },
     },
-    async (request) =>
-      listLeads(
-        deps.database,
-        principalOf(request).brandId,
-        'work',
-        listQueryFrom(request.query as Record<string, unknown>),
-      ),
+    async (request, reply) => {
+      const brandId = principalOf(request).brandId;
+      const query = listQueryFrom(request.query as Record<string, unknown>);
+      return deps.responses.send(reply, `work-items|${brandId}|${request.url}`, () =>
+        listLeads(deps.database, brandId, 'work', query),
+      );
+    },
   );
 
   app.get(
@@ -45,9 +45,12 @@ export default async function workItemRoutes(app: FastifyInstance, { deps }: { d
         response: { 200: LeadDetailSchema, ...errorResponses([401, 403, 404, 429, 503]) },
       },
     },
-    async (request) =>
-      getLead(deps.database, principalOf(request).brandId, (request.params as { id: string }).id, {
-        workItemsOnly: true,
-      }),
+    async (request, reply) => {
+      const brandId = principalOf(request).brandId;
+      const { id } = request.params as { id: string };
+      return deps.responses.send(reply, `work-item|${brandId}|${id}`, () =>
+        getLead(deps.database, brandId, id, { workItemsOnly: true }),
+      );
+    },
   );
 }
