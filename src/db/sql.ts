@@ -5,8 +5,10 @@
 // ($1, $2, …) once for PostgreSQL, and executed as they are: through Kysely's connection handling (so they take
 // part in its transactions and its SQLite connection lock) or, inside a SQLite group commit, straight on the
 // better-sqlite3 handle that lock protects.
+import { createHash } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery } from 'kysely';
+import type pg from 'pg';
 import type { DB, Dialect } from './database.js';
 
 /** One SQL text in both dialects' placeholder styles. */
@@ -58,6 +60,37 @@ export function kyselyRunner(db: DB, dialect: Dialect): Runner {
     async run(s, params) {
       const result = await db.executeQuery(CompiledQuery.raw(text(s), params as unknown[]));
       return Number(result.numAffectedRows ?? 0n);
+    },
+  };
+}
+
+const names = new Map<string, string>();
+
+/** A name per SQL text, so each pooled connection parses and plans a statement once and then reuses it. */
+function preparedName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `li_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    if (names.size < 2000) names.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Statements on PostgreSQL as named prepared statements: without a name node-postgres has the server parse and
+ * plan every statement again, which made PostgreSQL's own CPU the limit of a create. `on` is the pool (a
+ * statement outside a transaction) or a client checked out for one.
+ */
+export function postgresRunner(on: pg.Pool | pg.PoolClient): Runner {
+  const query = (s: Statement, params: readonly unknown[]) =>
+    on.query({ name: preparedName(s.postgres), text: s.postgres, values: params as unknown[] });
+  return {
+    dialect: 'postgres',
+    async all<R>(s: Statement, params: readonly unknown[]) {
+      return (await query(s, params)).rows as R[];
+    },
+    async run(s, params) {
+      return (await query(s, params)).rowCount ?? 0;
     },
   };
 }

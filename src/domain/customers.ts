@@ -13,6 +13,11 @@ const INSERT = statement(
     'on conflict do nothing returning id',
 );
 
+/** The email as customers are matched by it: lower case. */
+export function customerEmailKey(input: LeadInput): string | null {
+  return input.email ? input.email.toLowerCase() : null;
+}
+
 async function findCustomer(
   r: Runner,
   brandId: string,
@@ -40,9 +45,13 @@ export async function findOrCreateCustomer(
   brandId: string,
   input: LeadInput,
   now: number,
+  /** What the caller already looked up in this transaction (see BRAND_AND_CUSTOMER in leads.ts). */
+  found?: { byEmail: string | null; byPhone: string | null },
 ): Promise<{ id: string; created: boolean }> {
-  const emailNormalized = input.email ? input.email.toLowerCase() : null;
-  const existing = await findCustomer(r, brandId, emailNormalized, input.phone);
+  const emailNormalized = customerEmailKey(input);
+  const existing = found
+    ? (found.byEmail ?? found.byPhone ?? undefined)
+    : await findCustomer(r, brandId, emailNormalized, input.phone);
   if (existing) return { id: existing, created: false };
 
   const id = newId('customer', now);

@@ -2,7 +2,7 @@
 import type { Database } from '../db/database.js';
 import { type Runner, SqlBuilder, statement } from '../db/sql.js';
 import { findOrCreateAddress } from './addresses.js';
-import { findOrCreateCustomer } from './customers.js';
+import { customerEmailKey, findOrCreateCustomer } from './customers.js';
 import { InvalidTransitionError, NotFoundError, ValidationError } from './errors.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
@@ -91,7 +91,13 @@ export interface CreateLeadOptions {
   inTransaction?: (r: Runner, lead: CreatedLead) => Promise<void>;
 }
 
-const BRAND_COUNTRY = statement('select default_country from brands where id = ?');
+// The brand's default country and the customer a lead links to, in one statement (one round trip on PostgreSQL).
+const BRAND_AND_CUSTOMER = statement(
+  'select b.default_country, ' +
+    '(select c.id from customers c where c.brand_id = b.id and c.email_normalized = ?) as by_email, ' +
+    '(select c.id from customers c where c.brand_id = b.id and c.phone = ?) as by_phone ' +
+    'from brands b where b.id = ?',
+);
 const INSERT_LEAD = statement(
   'insert into leads (id, brand_id, customer_id, address_id, title, description, category, priority, ' +
     'budget_quote, notes, status, stage, source, source_key_id, source_key_name, received_at, created_at, ' +
@@ -112,11 +118,18 @@ export async function createLead(
   options: CreateLeadOptions = {},
 ): Promise<CreatedLead> {
   return database.write(async (r) => {
-    const [brand] = await r.all<{ default_country: string }>(BRAND_COUNTRY, [origin.brandId]);
+    const [brand] = await r.all<{
+      default_country: string;
+      by_email: string | null;
+      by_phone: string | null;
+    }>(BRAND_AND_CUSTOMER, [customerEmailKey(input), input.phone, origin.brandId]);
     if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
     const now = Date.now();
     const country = input.country ?? brand.default_country;
-    const customer = await findOrCreateCustomer(r, origin.brandId, input, now);
+    const customer = await findOrCreateCustomer(r, origin.brandId, input, now, {
+      byEmail: brand.by_email,
+      byPhone: brand.by_phone,
+    });
     const address = await findOrCreateAddress(r, origin.brandId, customer.id, { ...input, country }, now);
     const id = newId('lead', now);
     await r.run(INSERT_LEAD, [
