@@ -99,6 +99,9 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
     expect(await search('anna')).toEqual(['Boiler service']);
     expect(await search('mulder', '/dashboard/work-items')).toEqual(['Gutter cleaning']);
     expect(await search('100%')).toEqual([]);
+    // LIKE wildcards in the search are taken literally: '_oof' would otherwise match "Roof".
+    expect(await search('_oof')).toEqual([]);
+    expect(await search('r%f')).toEqual([]);
     const none = await browser.get('/dashboard/leads?q=nothing-like-this');
     expect(textOf(none.body)).toContain('Nothing matches these filters.');
     expect(none.body).toContain('value="nothing-like-this"');
@@ -317,6 +320,19 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
     expect(page.body).toContain(
       '<a class="state-label" href="/dashboard/work-items?status=planned">Planned</a>',
     );
+  });
+
+  it('finds text that holds LIKE wildcards (%, _ and \\) literally', async () => {
+    const lead = await ctx.createLead({
+      title: 'Fix 100% of the_drain \\ now',
+      customerName: 'Wildcard Test',
+    });
+    const search = async (q: string) =>
+      titles((await browser.get(`/dashboard/leads?q=${encodeURIComponent(q)}`)).body);
+    expect(await search('100%')).toEqual(['Fix 100% of the_drain \\ now']);
+    expect(await search('the_drain')).toEqual(['Fix 100% of the_drain \\ now']);
+    expect(await search('drain \\ now')).toEqual(['Fix 100% of the_drain \\ now']);
+    await ctx.setStatus(lead.id as string, 'cancelled');
   });
 
   it('sends the strict CSP, no framing and a referrer policy on every dashboard page; the API is unchanged', async () => {
