@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.js';
+import { encodeCursor } from '../src/domain/paging.js';
 import { type Measurement, measure, type RequestSpec } from './load.js';
 import { cli, freePort, pinning, pinSelfToLoadCore, ROOT, Server, type Storage } from './processes.js';
 import { formatProfile, summarizeProfile } from './profile.js';
@@ -313,10 +314,11 @@ async function runGrowth(dialect: 'sqlite' | 'postgres', sizes: number[]): Promi
       console.log(
         `  seeded ${size.toLocaleString('en')} leads in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
-      const service = await Server.service(storage, await freePort());
+      // The response cache off: every request must run the query whose growth is measured.
+      const service = await Server.service(storage, await freePort(), [], { RESPONSE_CACHE_MB: '0' });
       try {
         const middle = Math.floor(size / 2);
-        const cursor = `l1.${Buffer.from(`${seededReceivedAt(middle)}.${seededLeadId(middle)}`).toString('base64url')}`;
+        const cursor = encodeCursor({ time: seededReceivedAt(middle), id: seededLeadId(middle) }, 'desc');
         const after = new Date(seededReceivedAt(middle)).toISOString();
         const queries: Record<string, string> = {
           'first page': '/v1/leads?limit=100',
