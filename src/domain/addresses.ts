@@ -3,7 +3,7 @@ import type { DB } from '../db/database.js';
 import { type Runner, statement } from '../db/sql.js';
 import { newId } from './ids.js';
 import { addressMatchKey, type LeadInput } from './lead-input.js';
-import { decodeCursor, type Page, type SortOrder, toPage } from './paging.js';
+import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 
 export interface Address {
   id: string;
@@ -71,18 +71,13 @@ export async function listAddresses(
   brandId: string,
   query: AddressListQuery,
 ): Promise<Page<Address>> {
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const op = query.order === 'asc' ? '>' : '<';
-  let q = db
-    .selectFrom('addresses')
-    .selectAll()
-    .where('brand_id', '=', brandId)
-    .orderBy('created_at', query.order)
-    .orderBy('id', query.order)
-    .limit(query.limit + 1);
+  let q = keysetPage(
+    db.selectFrom('addresses').selectAll().where('brand_id', '=', brandId),
+    { time: 'created_at', id: 'id' },
+    query,
+  );
   if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
   if (query.createdBefore !== undefined) q = q.where('created_at', '<', query.createdBefore);
-  if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), op, eb.tuple(after.time, after.id)));
   const rows = await q.execute();
   return toPage(
     rows,

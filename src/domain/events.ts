@@ -4,7 +4,7 @@ import { type Runner, statement } from '../db/sql.js';
 import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import type { LeadDetail } from './leads.js';
-import { decodeCursor, type Page, type SortOrder, toPage } from './paging.js';
+import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import type { Status } from './states.js';
 import { enqueueDeliveries } from './webhook-deliveries.js';
 
@@ -88,18 +88,13 @@ export interface EventListQuery {
 /** The brand's events, newest first by (createdAt, id) unless order is asc, keyset-paged. */
 export async function listEvents(db: DB, brandId: string, query: EventListQuery): Promise<Page<Event>> {
   const types = parseEventTypes(query.type);
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const op = query.order === 'asc' ? '>' : '<';
-  let q = db
-    .selectFrom('events')
-    .selectAll()
-    .where('brand_id', '=', brandId)
-    .orderBy('created_at', query.order)
-    .orderBy('id', query.order)
-    .limit(query.limit + 1);
+  let q = keysetPage(
+    db.selectFrom('events').selectAll().where('brand_id', '=', brandId),
+    { time: 'created_at', id: 'id' },
+    query,
+  );
   if (types) q = q.where('type', 'in', types);
   if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
-  if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), op, eb.tuple(after.time, after.id)));
   const rows = await q.execute();
   return toPage(
     rows,

@@ -1,5 +1,6 @@
 // Leads and work items: one record that moves through the states in states.ts.
 import type { Database } from '../db/database.js';
+import type { AddressTable, CustomerTable, LeadTable } from '../db/schema.js';
 import { type Runner, SqlBuilder, statement } from '../db/sql.js';
 import { findOrCreateAddress } from './addresses.js';
 import { customerEmailKey, findOrCreateCustomer } from './customers.js';
@@ -213,24 +214,18 @@ function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-interface ListRow {
-  id: string;
-  title: string;
-  status: string;
-  priority: string;
-  received_at: number;
-  updated_at: number;
-  scheduled_at: number | null;
-  customer_id: string;
-  customer_name: string;
-  customer_email: string | null;
-  customer_phone: string | null;
-  address_id: string;
-  street: string;
-  street_number: string | null;
-  postal_code: string;
-  city: string;
-}
+/** A row of the list query. */
+type ListRow = Pick<
+  LeadTable,
+  'id' | 'title' | 'status' | 'priority' | 'received_at' | 'updated_at' | 'scheduled_at'
+> &
+  Pick<AddressTable, 'street' | 'street_number' | 'postal_code' | 'city'> & {
+    customer_id: string;
+    customer_name: string;
+    customer_email: string | null;
+    customer_phone: string | null;
+    address_id: string;
+  };
 
 const LIST_SELECT =
   'select l.id, l.title, l.status, l.priority, l.received_at, l.updated_at, l.scheduled_at, ' +
@@ -320,40 +315,18 @@ export async function listLeads(
   );
 }
 
-interface DetailRow {
-  id: string;
-  brand_id: string;
-  customer_id: string;
-  address_id: string;
-  title: string;
-  description: string | null;
-  category: string | null;
-  priority: string;
-  budget_quote: string | null;
-  notes: string | null;
-  status: string;
-  source: string;
-  source_key_name: string | null;
-  received_at: number;
-  created_at: number;
-  updated_at: number;
-  scheduled_at: number | null;
-  customer_type: string;
-  customer_name: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  phone: string | null;
-  company_name: string | null;
-  street: string;
-  street_number: string | null;
-  street_number_addition: string | null;
-  postal_code: string;
-  city: string;
-  country: string;
-  history_status: string | null;
-  history_at: number | null;
-}
+/** A row of DETAIL: the lead's columns, its customer's and address's (some renamed), one history entry. */
+type DetailRow = Omit<LeadTable, 'stage' | 'source_key_id'> &
+  Pick<CustomerTable, 'first_name' | 'last_name' | 'email' | 'phone' | 'company_name'> &
+  Pick<
+    AddressTable,
+    'street' | 'street_number' | 'street_number_addition' | 'postal_code' | 'city' | 'country'
+  > & {
+    customer_type: string;
+    customer_name: string;
+    history_status: string | null;
+    history_at: number | null;
+  };
 
 const DETAIL_SELECT =
   'select l.id, l.brand_id, l.customer_id, l.address_id, l.title, l.description, l.category, l.priority, ' +

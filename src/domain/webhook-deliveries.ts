@@ -5,7 +5,7 @@ import { type Runner, statement } from '../db/sql.js';
 import { DomainError, NotFoundError } from './errors.js';
 import type { EventType } from './events.js';
 import { newId } from './ids.js';
-import { decodeCursor, type Page, type SortOrder, toPage } from './paging.js';
+import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -126,15 +126,11 @@ export async function listDeliveries(
   query: { limit: number; order: SortOrder; cursor?: string },
 ): Promise<Page<WebhookDelivery>> {
   await assertEndpointOfBrand(db, brandId, endpointId);
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const op = query.order === 'asc' ? '>' : '<';
-  let q = deliveryQuery(db)
-    .where('d.endpoint_id', '=', endpointId)
-    .orderBy('d.created_at', query.order)
-    .orderBy('d.id', query.order)
-    .limit(query.limit + 1);
-  if (after) q = q.where((eb) => eb(eb.refTuple('d.created_at', 'd.id'), op, eb.tuple(after.time, after.id)));
-  const rows = await q.execute();
+  const rows = await keysetPage(
+    deliveryQuery(db).where('d.endpoint_id', '=', endpointId),
+    { time: 'd.created_at', id: 'd.id' },
+    query,
+  ).execute();
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toDelivery);
 }
 

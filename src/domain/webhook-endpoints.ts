@@ -4,7 +4,7 @@ import type { DB } from '../db/database.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { EVENT_TYPES, type EventType, isEventType } from './events.js';
 import { newId } from './ids.js';
-import { decodeCursor, type Page, type SortOrder, toPage } from './paging.js';
+import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import { failPendingDeliveries } from './webhook-deliveries.js';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -198,17 +198,11 @@ export async function listWebhookEndpoints(
   brandId: string,
   query: { limit: number; order: SortOrder; cursor?: string },
 ): Promise<Page<WebhookEndpoint>> {
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const op = query.order === 'asc' ? '>' : '<';
-  let q = db
-    .selectFrom('webhook_endpoints')
-    .select(COLUMNS)
-    .where('brand_id', '=', brandId)
-    .orderBy('created_at', query.order)
-    .orderBy('id', query.order)
-    .limit(query.limit + 1);
-  if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), op, eb.tuple(after.time, after.id)));
-  const rows = await q.execute();
+  const rows = await keysetPage(
+    db.selectFrom('webhook_endpoints').select(COLUMNS).where('brand_id', '=', brandId),
+    { time: 'created_at', id: 'id' },
+    query,
+  ).execute();
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toEndpoint);
 }
 
