@@ -476,7 +476,9 @@ async function main(): Promise<void> {
       machine: { ...machine(), loadAverageBefore: loadBefore, loadAverageAfter: os.loadavg() },
       node: process.version,
       commit: git(['rev-parse', 'HEAD']),
-      uncommittedChanges: git(['status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench', ':!bench/results']) !== '',
+      uncommittedChanges:
+        git(['status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench', ':!bench/results']) !==
+        '',
       settings: {
         warmupSeconds: settings.warmupSeconds,
         seconds: settings.seconds,
