@@ -27,6 +27,7 @@ const { values: flags } = parseArgs({
     scenarios: { type: 'string' },
     growth: { type: 'string' },
     'growth-connections': { type: 'string' },
+    'service-node-flags': { type: 'string' },
     profile: { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -42,6 +43,8 @@ const HELP = `Usage: npm run bench -- [options]        (each option also reads f
   --scenarios a,b              subset of: ${'create-distinct, create-linking, list-100, get-one, mixed'}
   --growth 10000,1000000       brand sizes for the growth runs, or "off" (BENCH_GROWTH)
   --growth-connections 32      connections for the growth runs (BENCH_GROWTH_CONNECTIONS)
+  --service-node-flags "..."   extra node flags for the service, e.g. "--max-semi-space-size=4"
+                               (BENCH_SERVICE_NODE_FLAGS)
   --profile SCENARIO           run the service under node --cpu-prof for one scenario at 32 connections
   --out DIR                    where results go (default bench/results)`;
 
@@ -69,6 +72,10 @@ const settings = {
   ).split(','),
   growth: setting(flags.growth, 'BENCH_GROWTH', '10000,1000000'),
   growthConnections: Number(setting(flags['growth-connections'], 'BENCH_GROWTH_CONNECTIONS', '32')),
+  /** Extra `node` flags for the service in the scenario runs (e.g. V8 heap settings); recorded in the results. */
+  serviceNodeFlags: (setting(flags['service-node-flags'], 'BENCH_SERVICE_NODE_FLAGS', '') ?? '')
+    .split(' ')
+    .filter(Boolean),
   outDir: path.resolve(flags.out ?? path.join(ROOT, 'bench/results')),
 };
 
@@ -240,7 +247,7 @@ async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   const rows: Row[] = [];
   try {
     const { key } = brandWithKey(storage);
-    const service = await Server.service(storage, await freePort());
+    const service = await Server.service(storage, await freePort(), settings.serviceNodeFlags);
     let ceiling: Server | undefined;
     let file: string | undefined;
     try {
@@ -485,6 +492,7 @@ async function main(): Promise<void> {
         connections: settings.connections,
         pipelining: 1,
         growthConnections: settings.growthConnections,
+        serviceNodeFlags: settings.serviceNodeFlags,
       },
       scenarios: rows,
       growth,
