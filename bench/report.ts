@@ -1,22 +1,15 @@
 // Turns bench/results/*.json into the Markdown tables of bench/README.md:
 //   npx tsx bench/report.ts bench/results/2026-11-21-sqlite.json [more.json ...]
 import fs from 'node:fs';
+import type { Measurement } from './load.js';
 
-interface Row {
+/** One measured run as stored in the results JSON. */
+type Row = Omit<Measurement, 'seconds' | 'requests'> & {
   scenario: string;
   target: 'service' | 'ceiling';
-  connections: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  p999: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  peakRssMiB: number;
   ceilingRps?: number;
   ratio?: number;
-}
+};
 
 interface Report {
   command: string;

@@ -232,7 +232,7 @@ const LIST_SELECT =
   'c.id as customer_id, c.name as customer_name, c.email as customer_email, c.phone as customer_phone, ' +
   'a.id as address_id, a.street, a.street_number, a.postal_code, a.city ' +
   'from leads l join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id ' +
-  'where l.brand_id = ? and l.stage = ?';
+  'where l.brand_id = ';
 
 /** Lists the brand's leads (stage 'lead') or work items (stage 'work'), keyset-paged by (receivedAt, id). */
 export async function listLeads(
@@ -243,8 +243,7 @@ export async function listLeads(
 ): Promise<Page<LeadListItem>> {
   const statuses = parseStatusFilter(query.status, stage);
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const q = new SqlBuilder().sql(LIST_SELECT);
-  q.params.push(brandId, stage);
+  const q = new SqlBuilder().sql(LIST_SELECT).value(brandId).sql(' and l.stage = ').value(stage);
   if (statuses) q.sql(' and l.status in ').list(statuses);
   if (query.priority) q.sql(' and l.priority = ').value(query.priority);
   if (query.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(query.receivedAfter);

@@ -5,6 +5,27 @@ import { html, type SafeHtml } from '../html.js';
 import { csrfField, errorFor, errorSummary, field, notice } from './components.js';
 import { plainPage } from './layout.js';
 
+/** A new password and its confirmation, as set at first-run setup and when accepting an invite. */
+function newPasswordFields(errors: FieldError[]): SafeHtml {
+  return html`${field({
+    name: 'password',
+    label: 'Password',
+    type: 'password',
+    hint: `At least ${MIN_PASSWORD_LENGTH} characters.`,
+    error: errorFor(errors, 'password'),
+    required: true,
+    autocomplete: 'new-password',
+  })}
+  ${field({
+    name: 'passwordConfirmation',
+    label: 'Password again',
+    type: 'password',
+    error: errorFor(errors, 'passwordConfirmation'),
+    required: true,
+    autocomplete: 'new-password',
+  })}`;
+}
+
 const SETUP_LABELS: Record<string, string> = {
   brandName: 'Company name',
   country: 'Country',
@@ -46,23 +67,7 @@ ${errorSummary(errors, SETUP_LABELS)}
   <fieldset>
     <legend>Your account</legend>
     ${field({ name: 'email', label: 'Email', type: 'email', value: values.email, error: errorFor(errors, 'email'), required: true, autocomplete: 'email' })}
-    ${field({
-      name: 'password',
-      label: 'Password',
-      type: 'password',
-      hint: `At least ${MIN_PASSWORD_LENGTH} characters.`,
-      error: errorFor(errors, 'password'),
-      required: true,
-      autocomplete: 'new-password',
-    })}
-    ${field({
-      name: 'passwordConfirmation',
-      label: 'Password again',
-      type: 'password',
-      error: errorFor(errors, 'passwordConfirmation'),
-      required: true,
-      autocomplete: 'new-password',
-    })}
+    ${newPasswordFields(errors)}
   </fieldset>
   <button type="submit" class="button button-primary button-wide">Create company and account</button>
 </form>`,
@@ -127,23 +132,7 @@ ${errorSummary(errors, INVITE_LABELS)}
   ${csrfField(view.csrfToken)}
   <input type="hidden" name="token" value="${view.inviteToken}">
   <input type="hidden" name="email" value="${view.email}" autocomplete="username">
-  ${field({
-    name: 'password',
-    label: 'Password',
-    type: 'password',
-    hint: `At least ${MIN_PASSWORD_LENGTH} characters.`,
-    error: errorFor(errors, 'password'),
-    required: true,
-    autocomplete: 'new-password',
-  })}
-  ${field({
-    name: 'passwordConfirmation',
-    label: 'Password again',
-    type: 'password',
-    error: errorFor(errors, 'passwordConfirmation'),
-    required: true,
-    autocomplete: 'new-password',
-  })}
+  ${newPasswordFields(errors)}
   <button type="submit" class="button button-primary button-wide">Create my account</button>
 </form>`,
   );
