@@ -77,8 +77,8 @@ async function appWith(limiter: RateLimiter): Promise<{ app: App; key: string }>
     rateLimiter: limiter,
   });
   await app.ready();
-  const brand = await createBrand(app.deps.db, { name: 'Bench' });
-  const { key } = await createApiKey(app.deps.db, {
+  const brand = await createBrand(app.deps.database, { name: 'Bench' });
+  const { key } = await createApiKey(app.deps.database, {
     brandId: brand.id,
     name: 'bench',
     scopes: ['full'],

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
-import type { Database as Schema } from '../src/db/schema.js';
+import type { Tables as Schema } from '../src/db/schema.js';
 import type { Storage } from './processes.js';
 
 /** Seeded leads are received one second apart from this instant on. */

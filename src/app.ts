@@ -13,7 +13,7 @@ import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
 import { ValidationError } from './domain/errors.js';
 import { ulid } from './domain/ids.js';
 import { parseLeadInput } from './domain/lead-input.js';
-import { parseStatusChange } from './domain/leads.js';
+import { parseStatusChange } from './domain/leads/index.js';
 import { isCursor, isTimestamp } from './domain/paging.js';
 import { sendFrameworkError } from './http/framework-errors.js';
 import authPlugin from './http/plugins/auth.js';
@@ -179,16 +179,14 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   app.setValidatorCompiler(compileValidators() as never);
   app.addSchema(ProblemSchema);
 
-  const keys = new ApiKeyResolver(database.db, config.keyCacheTtlMs, (error) =>
+  const keys = new ApiKeyResolver(database, config.keyCacheTtlMs, (error) =>
     app.log.warn({ err: error }, 'could not record lastUsedAt'),
   );
   const deps: RouteDeps = {
     config,
     database,
-    db: database.db,
     keys,
     responses: new ResponseCache(database, config.responseCacheBytes),
-    hooks: {},
   };
   app.decorate('deps', deps);
   const limiter =

@@ -14,37 +14,27 @@ declare module 'fastify' {
 
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 
-/** Calls `extra` after whatever the hook already did, so several subsystems can listen to one hook. */
-function chain<T extends unknown[]>(existing: ((...args: T) => void) | undefined, extra: () => void) {
-  return (...args: T) => {
-    existing?.(...args);
-    extra();
-  };
-}
-
 export default fp(
   async function background(app: FastifyInstance, { deps, worker }: { deps: RouteDeps; worker: boolean }) {
     const deliveryWorker = worker
       ? new DeliveryWorker({
-          db: deps.db,
-          dialect: deps.database.dialect,
+          store: deps.database,
           config: deps.config.webhooks,
           log: app.log,
         })
       : null;
     app.decorate('deliveryWorker', deliveryWorker);
     if (deliveryWorker) {
-      // Right after a commit that queued deliveries, so latency is a round trip, not a poll interval.
-      const wake = () => deliveryWorker.wake();
-      deps.hooks.leadCreated = chain(deps.hooks.leadCreated, wake);
-      deps.hooks.leadChanged = chain(deps.hooks.leadChanged, wake);
-      deps.hooks.deliveryQueued = chain(deps.hooks.deliveryQueued, wake);
+      // Right after a commit that queued deliveries (enqueueDeliveries signals it), so latency is a round trip,
+      // not a poll interval.
+      const stopListening = deps.database.listen('webhook-deliveries', () => deliveryWorker.wake());
+      app.addHook('onClose', async () => stopListening());
       app.addHook('onReady', async () => deliveryWorker.start());
       app.addHook('preClose', async () => deliveryWorker.stop());
     }
 
     const prune = () =>
-      pruneIdempotencyKeys(deps.db).catch((error) =>
+      pruneIdempotencyKeys(deps.database).catch((error) =>
         app.log.warn({ err: error }, 'could not prune expired idempotency keys'),
       );
     const timer = setInterval(prune, PRUNE_INTERVAL_MS);

@@ -46,7 +46,7 @@ export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}
 /** Drops a test's PostgreSQL schema (no-op on SQLite). */
 export async function dropSchema(app: App): Promise<void> {
   const database = app.deps.config.database;
-  if (database.dialect === 'postgres') await dropSchemaNamed(app.deps.db, database.schema);
+  if (database.dialect === 'postgres') await dropSchemaNamed(app.deps.database.db, database.schema);
 }
 
 /**
@@ -101,22 +101,27 @@ export async function createTestContext(
 ): Promise<TestContext> {
   const app = await buildApp(testConfig(dialect, overrides), { logger: false, defaultMetrics: false });
   await app.ready();
-  const db = app.deps.db;
-  const brand = await createBrand(db, { name: 'Acme Plumbing', country: 'NL' });
-  const other = await createBrand(db, { name: 'Other Builders', country: 'BE' });
+  const database = app.deps.database;
+  const db = database.db;
+  const brand = await createBrand(database, { name: 'Acme Plumbing', country: 'NL' });
+  const other = await createBrand(database, { name: 'Other Builders', country: 'BE' });
   const keys = {} as TestContext['keys'];
   const keyIds: Record<string, string> = {};
   for (const scope of ALL_SCOPES) {
-    const created = await createApiKey(db, { brandId: brand.id, name: `key ${scope}`, scopes: [scope] });
+    const created = await createApiKey(database, {
+      brandId: brand.id,
+      name: `key ${scope}`,
+      scopes: [scope],
+    });
     keys[scope] = created.key;
     keyIds[scope] = created.id;
   }
-  const otherKey = await createApiKey(db, { brandId: other.id, name: 'other', scopes: ['full'] });
+  const otherKey = await createApiKey(database, { brandId: other.id, name: 'other', scopes: ['full'] });
   keys.other = otherKey.key;
-  const revoked = await createApiKey(db, { brandId: brand.id, name: 'revoked', scopes: ['full'] });
-  await revokeApiKey(db, revoked.id);
+  const revoked = await createApiKey(database, { brandId: brand.id, name: 'revoked', scopes: ['full'] });
+  await revokeApiKey(database, revoked.id);
   keys.revoked = revoked.key;
-  const expiring = await createApiKey(db, {
+  const expiring = await createApiKey(database, {
     brandId: brand.id,
     name: 'expired',
     scopes: ['full'],

@@ -38,7 +38,7 @@ async function createCommand(args: string[], io: Io): Promise<number> {
   }
   if (values.name === undefined) throw new UsageError(`--name is required.\n\n${BRANDS_HELP}`);
   const brand = await withDatabase((database) =>
-    createBrand(database.db, { name: values.name, country: values.country }),
+    createBrand(database, { name: values.name, country: values.country }),
   );
   if (values.json) io.out(JSON.stringify(brand));
   else io.out(`Created brand ${brand.id} "${brand.name}" (default country ${brand.defaultCountry}).`);
@@ -58,7 +58,7 @@ async function listCommand(args: string[], io: Io): Promise<number> {
     io.out(BRANDS_HELP);
     return 0;
   }
-  const brands = await withDatabase((database) => listBrands(database.db));
+  const brands = await withDatabase((database) => listBrands(database));
   if (values.json) io.out(JSON.stringify(brands));
   else if (!brands.length)
     io.out('No brands yet. Create one: lead-intake brands create --name "Your company"');

@@ -84,7 +84,7 @@ export async function withDatabase<T>(
 
 /** The brand named by --brand, or the only brand when there is exactly one. */
 export async function resolveBrand(database: Database, given: string | undefined): Promise<string> {
-  const brands = await listBrands(database.db);
+  const brands = await listBrands(database);
   if (given) {
     if (!brands.some((b) => b.id === given)) {
       throw new UsageError(

@@ -68,7 +68,7 @@ async function createCommand(args: string[], io: Io): Promise<number> {
   const readsPerMinute = perMinute(values['reads-per-minute'], '--reads-per-minute');
   const writesPerMinute = perMinute(values['writes-per-minute'], '--writes-per-minute');
   const key = await withDatabase(async (database) =>
-    createApiKey(database.db, {
+    createApiKey(database, {
       brandId: await resolveBrand(database, values.brand),
       name: values.name,
       scopes: values.scopes,
@@ -128,7 +128,7 @@ async function listCommand(args: string[], io: Io): Promise<number> {
   }
   const keys = await withDatabase(async (database) =>
     listApiKeys(
-      database.db,
+      database,
       values.brand === undefined ? undefined : await resolveBrand(database, values.brand),
     ),
   );
@@ -160,9 +160,9 @@ async function revokeCommand(args: string[], io: Io): Promise<number> {
   const [id, ...extra] = positionals;
   if (!id || extra.length) throw new UsageError('Say which key, by id: lead-intake keys revoke key_...');
   const { before, after } = await withDatabase(async (database) => {
-    const before = (await listApiKeys(database.db)).find((key) => key.id === id);
+    const before = (await listApiKeys(database)).find((key) => key.id === id);
     if (!before) throw new UsageError(`No API key with id ${id}. "lead-intake keys list" shows them.`);
-    return { before, after: await revokeApiKey(database.db, id) };
+    return { before, after: await revokeApiKey(database, id) };
   });
   io.out(
     before.revokedAt

@@ -77,7 +77,7 @@ async function createCommand(args: string[], io: Io): Promise<number> {
     if (!password) {
       throw new UsageError('No password given: send it on standard input or type it at the prompt.');
     }
-    return createUser(database.db, { brandId, email, password, role });
+    return createUser(database, { brandId, email, password, role });
   });
   if (values.json) io.out(JSON.stringify(user));
   else io.out(`Created ${user.role} ${user.email} (${user.id}) for brand ${user.brandId}.`);

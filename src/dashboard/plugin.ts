@@ -58,7 +58,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
   });
 
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.page) await resolveSession(deps.db, request);
+    if (request.routeOptions.config.page) await resolveSession(deps.database, request);
   });
 
   app.addHook('preHandler', async (request, reply) => {
@@ -151,7 +151,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
   await app.register(
     async (scope) => {
       scope.setNotFoundHandler(async (request, reply) => {
-        await resolveSession(deps.db, request);
+        await resolveSession(deps.database, request);
         return notFound(request, reply);
       });
       await scope.register(leadRoutes, { deps });
@@ -163,7 +163,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
 
   // First run: while nobody has an account, every instance that starts prints its own one-time setup link.
   app.addHook('onListen', async () => {
-    const url = await createSetupLink(deps.db, baseUrl(app, deps));
+    const url = await createSetupLink(deps.database, baseUrl(app, deps));
     if (url) {
       app.log.warn(
         { setupUrl: url },

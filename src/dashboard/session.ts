@@ -1,6 +1,6 @@
 // The session cookie: set on sign-in (always a fresh token), read on every dashboard request, cleared on sign-out.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import {
   createSession,
   endSession,
@@ -21,25 +21,25 @@ declare module 'fastify' {
   }
 }
 
-export async function resolveSession(db: DB, request: FastifyRequest): Promise<void> {
-  request.signedIn = await findSession(db, request.cookies[SESSION_COOKIE]);
+export async function resolveSession(store: Store, request: FastifyRequest): Promise<void> {
+  request.signedIn = await findSession(store, request.cookies[SESSION_COOKIE]);
 }
 
 /** Signs a user in: any session the browser still carries ends, and a new token is issued (no fixation). */
 export async function startSession(
-  db: DB,
+  store: Store,
   request: FastifyRequest,
   reply: FastifyReply,
   userId: string,
 ): Promise<void> {
-  await endSession(db, request.cookies[SESSION_COOKIE]);
-  const session = await createSession(db, userId);
+  await endSession(store, request.cookies[SESSION_COOKIE]);
+  const session = await createSession(store, userId);
   reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, Math.floor(SESSION_MAX_MS / 1000)));
   reply.clearCookie(FORM_COOKIE, cookieOptions(request));
 }
 
-export async function stopSession(db: DB, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await endSession(db, request.cookies[SESSION_COOKIE]);
+export async function stopSession(store: Store, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await endSession(store, request.cookies[SESSION_COOKIE]);
   reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
 }
 

@@ -7,41 +7,38 @@ import {
   type Migration,
   type MigrationProvider,
   Migrator,
+  PostgresAdapter,
   PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
   SqliteDialect,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
   sql,
 } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
-import type { Database as Schema } from './schema.js';
+import type { Tables } from './schema.js';
 import { kyselyRunner, postgresRunner, type Runner, StatementCache, sqliteRunner } from './sql.js';
+import {
+  assertOutsideWrite,
+  type Database,
+  type DB,
+  type Dialect,
+  executingConnection,
+  guardDriver,
+  guardRunner,
+  HeldConnectionDialect,
+  inWriteScope,
+  type Topic,
+  Topics,
+  Transaction,
+} from './store.js';
 import { SqliteWriteBatcher } from './write-batch.js';
 
-export type Dialect = 'sqlite' | 'postgres';
-export type DB = Kysely<Schema>;
-
-export interface Database {
-  db: DB;
-  dialect: Dialect;
-  /** Hand-written statements (src/db/sql.ts) outside any transaction: the hot read paths. */
-  reader: Runner;
-  /**
-   * Runs `work` in a transaction and resolves once it has committed. On SQLite, writes that arrive together are
-   * committed together (group commit: one fsync for the lot, each in its own savepoint so one failing leaves
-   * the others alone); on PostgreSQL each is its own transaction on a pooled connection.
-   */
-  write<T>(work: (runner: Runner) => Promise<T>): Promise<T>;
-  /**
-   * A token that changes whenever committed data may have changed, by this process or any other; undefined when
-   * that cannot be known cheaply (PostgreSQL, where other instances write unseen; SQLite while a transaction is
-   * open on this connection). Lets responses built from the data be reused while it is unchanged.
-   */
-  version(): string | undefined;
-  /** Resolves when the database answers a trivial query within the timeout. */
-  ping(timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
-}
+export type { Database, DB, Dialect, Store, Tx } from './store.js';
 
 // int8 (bigint) columns hold epoch milliseconds: well within Number's exact range.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -53,6 +50,19 @@ export function openDatabase(
   return config.dialect === 'sqlite' ? openSqlite(config.file, sqliteSynchronous) : openPostgres(config);
 }
 
+/** The outer Kysely's SQLite dialect: refuses to be used inside a write instead of waiting for its lock. */
+class GuardedSqliteDialect extends SqliteDialect {
+  override createDriver() {
+    return guardDriver(super.createDriver());
+  }
+}
+
+class GuardedPostgresDialect extends PostgresDialect {
+  override createDriver() {
+    return guardDriver(super.createDriver());
+  }
+}
+
 export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
@@ -61,22 +71,52 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const cache = new StatementCache(sqlite);
-  const db = new Kysely<Schema>({
-    dialect: new SqliteDialect({
+  const db = new Kysely<Tables>({
+    dialect: new GuardedSqliteDialect({
       database: { close: () => sqlite.close(), prepare: (text) => cache.prepare(text) },
     }),
   });
-  const batcher = new SqliteWriteBatcher(db, cache, sqliteRunner(cache));
+  const topics = new Topics();
+  // The Kysely instance a write's tx.db is: the same better-sqlite3 handle, without the connection lock the
+  // batch already holds. Built once; it refuses to run while no batch holds the lock.
+  let batcher: SqliteWriteBatcher | undefined;
+  const held = new Kysely<Tables>({
+    dialect: new HeldConnectionDialect(
+      executingConnection(async (query) => {
+        const statement = cache.prepare(query.sql);
+        const params = query.parameters as unknown[];
+        if (statement.reader) return { rows: statement.all(...params) };
+        const result = statement.run(...params);
+        return {
+          rows: [],
+          numAffectedRows: BigInt(result.changes),
+          insertId: BigInt(result.lastInsertRowid),
+        };
+      }),
+      {
+        adapter: () => new SqliteAdapter(),
+        compiler: () => new SqliteQueryCompiler(),
+        introspector: (k) => new SqliteIntrospector(k),
+      },
+      () => {
+        if (!batcher?.holding) throw new Error('tx.db was used after its write had ended.');
+      },
+    ),
+  });
+  const runner = sqliteRunner(cache);
+  batcher = new SqliteWriteBatcher(db, cache, () => new Transaction(runner, () => held, topics));
+  const theBatcher = batcher;
   // total_changes(): rows this connection has changed (committed or not, so only read outside a transaction);
   // data_version: changes when any other connection or process commits. Two statements: the table-valued
   // pragma_data_version costs more than both together.
   const totalChanges = sqlite.prepare('select total_changes()').pluck();
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   return {
-    db,
-    dialect: 'sqlite',
-    reader: kyselyRunner(db, 'sqlite'),
-    write: (work) => batcher.run(work),
+    ...outerHandle(db, 'sqlite', kyselyRunner(db, 'sqlite'), topics),
+    write: (work) => {
+      assertOutsideWrite('database.write');
+      return theBatcher.run(work);
+    },
     version() {
       if (sqlite.inTransaction) return undefined;
       return `${totalChanges.get() as number}.${dataVersion.get() as number}`;
@@ -87,6 +127,19 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
     async close() {
       await db.destroy();
     },
+  };
+}
+
+/** The parts of the outer handle every dialect shares: Kysely, statements and topics, refused inside a write. */
+function outerHandle(db: DB, dialect: Dialect, runner: Runner, topics: Topics) {
+  const guarded = guardRunner(runner);
+  return {
+    db,
+    dialect,
+    inTransaction: false as const,
+    all: guarded.all,
+    run: guarded.run,
+    listen: (topic: Topic, fn: () => void) => topics.listen(topic, fn),
   };
 }
 
@@ -110,17 +163,20 @@ function openPostgres(config: Extract<DatabaseConfig, { dialect: 'postgres' }>):
     client.on('error', () => {});
     sendQueriesWhole(client);
   });
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Tables>({ dialect: new GuardedPostgresDialect({ pool }) });
+  const topics = new Topics();
   return {
-    ...overKysely(db, 'postgres'),
-    reader: postgresRunner(pool),
+    ...outerHandle(db, 'postgres', postgresRunner(pool), topics),
     async write(work) {
+      assertOutsideWrite('database.write');
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query('begin');
-        const result = await work(postgresRunner(client));
+        const tx = new Transaction(postgresRunner(client), () => heldPostgres(client), topics);
+        const result = await inWriteScope(() => work(tx));
         await client.query('commit');
+        tx.committed();
         return result;
       } catch (error) {
         await client.query('rollback').catch((rollbackError: Error) => {
@@ -132,6 +188,7 @@ function openPostgres(config: Extract<DatabaseConfig, { dialect: 'postgres' }>):
         client.release(broken);
       }
     },
+    version: () => undefined,
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -147,6 +204,27 @@ function openPostgres(config: Extract<DatabaseConfig, { dialect: 'postgres' }>):
       await db.destroy();
     },
   };
+}
+
+/** Kysely on the client a PostgreSQL write holds (its transaction). */
+function heldPostgres(client: pg.PoolClient): DB {
+  return new Kysely<Tables>({
+    dialect: new HeldConnectionDialect(
+      executingConnection(async (query) => {
+        const result = await client.query(query.sql, query.parameters as unknown[]);
+        const changes = ['INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(result.command);
+        return {
+          rows: result.rows,
+          ...(changes ? { numAffectedRows: BigInt(result.rowCount ?? 0) } : {}),
+        };
+      }),
+      {
+        adapter: () => new PostgresAdapter(),
+        compiler: () => new PostgresQueryCompiler(),
+        introspector: (k) => new PostgresIntrospector(k),
+      },
+    ),
+  });
 }
 
 /**
@@ -173,15 +251,25 @@ function sendQueriesWhole(client: pg.PoolClient) {
 }
 
 /**
- * A Database over any Kysely instance, each write its own transaction (no group commit): PostgreSQL, and tools
+ * A Database over any Kysely instance, each write its own Kysely transaction (no group commit, no guard): tools
  * and tests that bring their own Kysely.
  */
 export function overKysely(db: DB, dialect: Dialect): Database {
+  const topics = new Topics();
   return {
     db,
-    dialect,
-    reader: kyselyRunner(db, dialect),
-    write: (work) => db.transaction().execute((trx) => work(kyselyRunner(trx, dialect))),
+    inTransaction: false,
+    ...kyselyRunner(db, dialect),
+    listen: (topic, fn) => topics.listen(topic, fn),
+    async write(work) {
+      let tx: Transaction | undefined;
+      const result = await db.transaction().execute((trx) => {
+        tx = new Transaction(kyselyRunner(trx, dialect), () => trx, topics);
+        return work(tx);
+      });
+      tx?.committed();
+      return result;
+    },
     version: () => undefined,
     async ping() {
       await sql`select 1`.execute(db);

@@ -1,6 +1,4 @@
 // Table interfaces for Kysely. Times are stored as integer milliseconds since the epoch (UTC) on both dialects.
-import type { Generated } from 'kysely';
-
 export interface BrandTable {
   id: string;
   name: string;
@@ -195,7 +193,8 @@ export interface WebhookDeliveryTable {
   created_at: number;
 }
 
-export interface Database {
+/** Every table, for Kysely. */
+export interface Tables {
   brands: BrandTable;
   users: UserTable;
   api_keys: ApiKeyTable;
@@ -212,6 +211,3 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
 }
-
-// Kept for tables added later that use generated columns.
-export type { Generated };

@@ -7,11 +7,11 @@
 // change, a conflict) is undone alone and rejected, while the others go on. No promise resolves before COMMIT
 // returns: a caller acknowledges a write only once it is on disk.
 import type SQLite from 'better-sqlite3';
-import type { DB } from './database.js';
-import type { Runner, StatementCache } from './sql.js';
+import type { StatementCache } from './sql.js';
+import { type DB, inWriteScope, type Transaction, type Tx } from './store.js';
 
 interface Job {
-  work: (runner: Runner) => Promise<unknown>;
+  work: (tx: Tx) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -23,6 +23,8 @@ export class SqliteWriteBatcher {
   private queue: Job[] = [];
   private scheduled = false;
   private readonly handle: SQLite.Database;
+  /** True while a batch holds Kysely's connection lock: the only time a write's tx may run statements. */
+  holding = false;
   // Prepared once: exec() would compile these texts on every write.
   private readonly control: Record<
     'begin' | 'savepoint' | 'release' | 'rollbackTo' | 'commit',
@@ -32,7 +34,8 @@ export class SqliteWriteBatcher {
   constructor(
     private readonly db: DB,
     cache: StatementCache,
-    private readonly runner: Runner,
+    /** A transaction handle for one write: its own commit hooks, the batch's connection. */
+    private readonly newTransaction: () => Transaction,
   ) {
     this.handle = cache.handle;
     const prepare = (text: string) => this.handle.prepare(text);
@@ -45,7 +48,7 @@ export class SqliteWriteBatcher {
     };
   }
 
-  run<T>(work: (runner: Runner) => Promise<T>): Promise<T> {
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
@@ -64,7 +67,14 @@ export class SqliteWriteBatcher {
       // and none starts until it has committed.
       this.db
         .connection()
-        .execute(() => this.commit(jobs))
+        .execute(async () => {
+          this.holding = true;
+          try {
+            await this.commit(jobs);
+          } finally {
+            this.holding = false;
+          }
+        })
         .catch((error: unknown) => {
           for (const job of jobs) job.reject(error);
         });
@@ -74,7 +84,7 @@ export class SqliteWriteBatcher {
   private async commit(jobs: Job[]): Promise<void> {
     const h = this.handle;
     const c = this.control;
-    const done: { job: Job; value: unknown }[] = [];
+    const done: { job: Job; value: unknown; tx: Transaction }[] = [];
     // Jobs from `next` on have not been settled yet.
     let next = 0;
     try {
@@ -82,10 +92,11 @@ export class SqliteWriteBatcher {
       for (; next < jobs.length; next++) {
         const job = jobs[next]!;
         c.savepoint.run();
+        const tx = this.newTransaction();
         try {
-          const value = await job.work(this.runner);
+          const value = await inWriteScope(() => job.work(tx));
           c.release.run();
-          done.push({ job, value });
+          done.push({ job, value, tx });
         } catch (error) {
           // Undo this write alone. If SQLite already ended the transaction (I/O error, disk full), the whole
           // batch fails below.
@@ -102,6 +113,9 @@ export class SqliteWriteBatcher {
       for (const job of jobs.slice(next)) job.reject(error);
       return;
     }
-    for (const { job, value } of done) job.resolve(value);
+    for (const { job, value, tx } of done) {
+      tx.committed();
+      job.resolve(value);
+    }
   }
 }

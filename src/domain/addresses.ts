@@ -1,6 +1,7 @@
 // Addresses: linking a lead's address to one the customer already has, and the brand's address list.
-import type { DB } from '../db/database.js';
+
 import { type Runner, statement } from '../db/sql.js';
+import type { Store } from '../db/store.js';
 import { newId } from './ids.js';
 import { addressMatchKey, type LeadInput } from './lead-input.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
@@ -67,7 +68,7 @@ export interface AddressListQuery {
 }
 
 export async function listAddresses(
-  db: DB,
+  { db }: Store,
   brandId: string,
   query: AddressListQuery,
 ): Promise<Page<Address>> {

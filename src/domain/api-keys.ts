@@ -1,6 +1,6 @@
 // API keys: generation, hashing, lookup with a short-lived cache, revocation, and scope checks.
 import { createHash, randomBytes } from 'node:crypto';
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 
@@ -106,7 +106,7 @@ export interface CreateKeyInput {
   writesPerMinute?: number | null;
 }
 
-export async function createApiKey(db: DB, input: CreateKeyInput): Promise<CreatedApiKey> {
+export async function createApiKey(store: Store, input: CreateKeyInput): Promise<CreatedApiKey> {
   const errors = [];
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (!name) errors.push({ field: 'name', message: 'is required' });
@@ -128,7 +128,11 @@ export async function createApiKey(db: DB, input: CreateKeyInput): Promise<Creat
     errors.push({ field: 'expiresAt', message: 'must be in the future' });
   }
   if (errors.length) throw new ValidationError(errors);
-  const brand = await db.selectFrom('brands').select('id').where('id', '=', input.brandId).executeTakeFirst();
+  const brand = await store.db
+    .selectFrom('brands')
+    .select('id')
+    .where('id', '=', input.brandId)
+    .executeTakeFirst();
   if (!brand) throw new NotFoundError(`No brand with id ${input.brandId}`);
 
   // 32 random bytes = 256 bits, base64url: 43 characters after the prefix.
@@ -148,28 +152,30 @@ export async function createApiKey(db: DB, input: CreateKeyInput): Promise<Creat
     reads_per_minute: input.readsPerMinute ?? null,
     writes_per_minute: input.writesPerMinute ?? null,
   };
-  await db.insertInto('api_keys').values(row).execute();
+  await store.write(({ db }) => db.insertInto('api_keys').values(row).execute());
   return { ...toApiKey(row), key };
 }
 
-export async function listApiKeys(db: DB, brandId?: string): Promise<ApiKey[]> {
+export async function listApiKeys({ db }: Store, brandId?: string): Promise<ApiKey[]> {
   let query = db.selectFrom('api_keys').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc');
   if (brandId) query = query.where('brand_id', '=', brandId);
   return (await query.execute()).map(toApiKey);
 }
 
 /** Revokes a key. With brandId, only a key of that brand. Returns the key, or throws NotFoundError. */
-export async function revokeApiKey(db: DB, id: string, brandId?: string): Promise<ApiKey> {
-  let query = db
-    .updateTable('api_keys')
-    .set({ revoked_at: Date.now() })
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null);
-  if (brandId) query = query.where('brand_id', '=', brandId);
-  await query.execute();
-  let select = db.selectFrom('api_keys').selectAll().where('id', '=', id);
-  if (brandId) select = select.where('brand_id', '=', brandId);
-  const row = await select.executeTakeFirst();
+export async function revokeApiKey(store: Store, id: string, brandId?: string): Promise<ApiKey> {
+  const row = await store.write(async ({ db }) => {
+    let query = db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null);
+    if (brandId) query = query.where('brand_id', '=', brandId);
+    await query.execute();
+    let select = db.selectFrom('api_keys').selectAll().where('id', '=', id);
+    if (brandId) select = select.where('brand_id', '=', brandId);
+    return select.executeTakeFirst();
+  });
   if (!row) throw new NotFoundError(`No API key with id ${id}`);
   return toApiKey(row);
 }
@@ -201,7 +207,7 @@ export class ApiKeyResolver {
   private static readonly MAX_ENTRIES = 10_000;
 
   constructor(
-    private readonly db: DB,
+    private readonly store: Store,
     private readonly ttlMs: number,
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
@@ -231,7 +237,7 @@ export class ApiKeyResolver {
   }
 
   private async fetch(hash: string, now: number): Promise<CacheEntry> {
-    const row = await this.db
+    const row = await this.store.db
       .selectFrom('api_keys')
       .select([
         'id',
@@ -266,12 +272,15 @@ export class ApiKeyResolver {
     const last = this.lastUsedWritten.get(keyId);
     if (last !== undefined && now - last < 60_000) return;
     this.lastUsedWritten.set(keyId, now);
-    this.db
-      .updateTable('api_keys')
-      .set({ last_used_at: now })
-      .where('id', '=', keyId)
-      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - 60_000)]))
-      .execute()
+    this.store
+      .write(({ db }) =>
+        db
+          .updateTable('api_keys')
+          .set({ last_used_at: now })
+          .where('id', '=', keyId)
+          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - 60_000)]))
+          .execute(),
+      )
       .catch(this.onError);
   }
 }

@@ -1,4 +1,4 @@
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { normalizeCountry } from './lead-input.js';
@@ -38,19 +38,19 @@ export function validateBrandInput(input: { name: unknown; country?: unknown }):
   return { name, country };
 }
 
-export async function createBrand(db: DB, input: { name: unknown; country?: unknown }): Promise<Brand> {
+export async function createBrand(store: Store, input: { name: unknown; country?: unknown }): Promise<Brand> {
   const { name, country } = validateBrandInput(input);
   const row = { id: newId('brand'), name, default_country: country, created_at: Date.now() };
-  await db.insertInto('brands').values(row).execute();
+  await store.write(({ db }) => db.insertInto('brands').values(row).execute());
   return toBrand(row);
 }
 
-export async function listBrands(db: DB): Promise<Brand[]> {
+export async function listBrands({ db }: Store): Promise<Brand[]> {
   const rows = await db.selectFrom('brands').selectAll().orderBy('id').execute();
   return rows.map(toBrand);
 }
 
-export async function findBrand(db: DB, id: string): Promise<Brand | undefined> {
+export async function findBrand({ db }: Store, id: string): Promise<Brand | undefined> {
   const row = await db.selectFrom('brands').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toBrand(row) : undefined;
 }

@@ -1,6 +1,6 @@
 // The numbers behind the dashboard's picture: leads received per day, and how many sit in each state.
 import { sql } from 'kysely';
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { ALL_STATUSES, type Status } from './states.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -12,7 +12,12 @@ export interface LeadStats {
   perStatus: { status: Status; count: number }[];
 }
 
-export async function leadStats(db: DB, brandId: string, days = 30, now = Date.now()): Promise<LeadStats> {
+export async function leadStats(
+  { db }: Store,
+  brandId: string,
+  days = 30,
+  now = Date.now(),
+): Promise<LeadStats> {
   const today = Math.floor(now / DAY_MS);
   const firstDay = today - (days - 1);
   // Integer division by a day's milliseconds is the UTC day number on both dialects. Naming every stage lets

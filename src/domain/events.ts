@@ -1,9 +1,9 @@
 // Events: what happened to a brand's leads, written in the same transaction as the change they describe.
-import type { DB } from '../db/database.js';
-import { type Runner, statement } from '../db/sql.js';
+import { statement } from '../db/sql.js';
+import type { Store, Tx } from '../db/store.js';
 import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
-import type { LeadDetail } from './leads.js';
+import type { LeadDetail } from './leads/index.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import type { Status } from './states.js';
 import { enqueueDeliveries } from './webhook-deliveries.js';
@@ -38,7 +38,7 @@ export function isEventType(value: unknown): value is EventType {
  * Call it with the transaction that makes the change, so the change, its event and its deliveries commit together.
  */
 export async function recordEvent(
-  r: Runner,
+  r: Tx,
   brandId: string,
   type: EventType,
   data: LeadEventData,
@@ -86,7 +86,11 @@ export interface EventListQuery {
 }
 
 /** The brand's events, newest first by (createdAt, id) unless order is asc, keyset-paged. */
-export async function listEvents(db: DB, brandId: string, query: EventListQuery): Promise<Page<Event>> {
+export async function listEvents(
+  { db }: Store,
+  brandId: string,
+  query: EventListQuery,
+): Promise<Page<Event>> {
   const types = parseEventTypes(query.type);
   let q = keysetPage(
     db.selectFrom('events').selectAll().where('brand_id', '=', brandId),

@@ -1,7 +1,7 @@
 // Idempotency keys: a retried POST with the same key and body gets the first response instead of a second lead.
 import { createHash, randomBytes } from 'node:crypto';
-import type { DB } from '../db/database.js';
 import { type Runner, statement } from '../db/sql.js';
+import type { Store } from '../db/store.js';
 import { DomainError } from './errors.js';
 
 /** How long a key is remembered (per API key). */
@@ -50,11 +50,15 @@ export type ClaimResult =
  * Takes the key for this request by inserting it in state in_flight (insert-or-conflict, so of two racing
  * requests on any number of instances exactly one gets it), or says what the earlier request left behind.
  */
-export async function claimIdempotencyKey(
-  db: DB,
+export function claimIdempotencyKey(
+  store: Store,
   scope: IdempotencyScope,
   now: number = Date.now(),
 ): Promise<ClaimResult> {
+  return store.write(({ db }) => claim(db, scope, now));
+}
+
+async function claim(db: Store['db'], scope: IdempotencyScope, now: number): Promise<ClaimResult> {
   for (let round = 0; round < 3; round++) {
     const token = randomBytes(12).toString('hex');
     const inserted = await db
@@ -137,21 +141,29 @@ export async function completeIdempotencyKey(
 }
 
 /** Lets go of a claim whose request failed, so a retry with the same key can succeed. */
-export async function releaseIdempotencyKey(db: DB, scope: IdempotencyScope, token: string): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('key_id', '=', scope.keyId)
-    .where('idempotency_key', '=', scope.key)
-    .where('claim_token', '=', token)
-    .where('state', '=', 'in_flight')
-    .execute();
+export async function releaseIdempotencyKey(
+  store: Store,
+  scope: IdempotencyScope,
+  token: string,
+): Promise<void> {
+  await store.write(({ db }) =>
+    db
+      .deleteFrom('idempotency_keys')
+      .where('key_id', '=', scope.keyId)
+      .where('idempotency_key', '=', scope.key)
+      .where('claim_token', '=', token)
+      .where('state', '=', 'in_flight')
+      .execute(),
+  );
 }
 
 /** Deletes keys older than 24 hours. Returns how many. */
-export async function pruneIdempotencyKeys(db: DB, now: number = Date.now()): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<=', now - IDEMPOTENCY_TTL_MS)
-    .executeTakeFirst();
+export async function pruneIdempotencyKeys(store: Store, now: number = Date.now()): Promise<number> {
+  const result = await store.write(({ db }) =>
+    db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<=', now - IDEMPOTENCY_TTL_MS)
+      .executeTakeFirst(),
+  );
   return Number(result.numDeletedRows);
 }

@@ -1,10 +1,10 @@
 // Invitations: an owner adds a person by email; the one-time link lets them choose their own password.
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
 import { hashSecret, isSecretShaped, newSecret } from './secrets.js';
-import { createUser, type User } from './users.js';
+import { insertUser, prepareUser, type User } from './users.js';
 
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -47,7 +47,7 @@ export function parseRole(value: unknown): 'owner' | 'member' {
 
 /** Creates an invitation (replacing an earlier one for the same email) and returns it with its token. */
 export async function createInvite(
-  db: DB,
+  store: Store,
   input: { brandId: string; email: unknown; role: unknown; invitedBy: string },
   now = Date.now(),
 ): Promise<Invite & { token: string }> {
@@ -63,7 +63,7 @@ export async function createInvite(
   }
   if (errors.length) throw new ValidationError(errors);
   const normalized = email.toLowerCase();
-  const existing = await db
+  const existing = await store.db
     .selectFrom('users')
     .select('id')
     .where('email_normalized', '=', normalized)
@@ -81,7 +81,7 @@ export async function createInvite(
     created_at: now,
     expires_at: now + INVITE_LIFETIME_MS,
   };
-  await db.transaction().execute(async (trx) => {
+  await store.write(async ({ db: trx }) => {
     await trx
       .deleteFrom('user_invites')
       .where('brand_id', '=', input.brandId)
@@ -93,7 +93,7 @@ export async function createInvite(
 }
 
 /** The brand's invitations that can still be used, newest first. */
-export async function listInvites(db: DB, brandId: string, now = Date.now()): Promise<Invite[]> {
+export async function listInvites({ db }: Store, brandId: string, now = Date.now()): Promise<Invite[]> {
   const rows = await db
     .selectFrom('user_invites')
     .select(['id', 'brand_id', 'email', 'role', 'invited_by', 'created_at', 'expires_at'])
@@ -104,17 +104,15 @@ export async function listInvites(db: DB, brandId: string, now = Date.now()): Pr
   return rows.map(toInvite);
 }
 
-export async function withdrawInvite(db: DB, brandId: string, id: string): Promise<void> {
-  const result = await db
-    .deleteFrom('user_invites')
-    .where('id', '=', id)
-    .where('brand_id', '=', brandId)
-    .executeTakeFirst();
+export async function withdrawInvite(store: Store, brandId: string, id: string): Promise<void> {
+  const result = await store.write(({ db }) =>
+    db.deleteFrom('user_invites').where('id', '=', id).where('brand_id', '=', brandId).executeTakeFirst(),
+  );
   if (Number(result.numDeletedRows) !== 1) throw new NotFoundError(`No invitation with id ${id}`);
 }
 
 /** The invitation behind a link token, if it is still usable. */
-export async function findInvite(db: DB, token: unknown, now = Date.now()): Promise<Invite | null> {
+export async function findInvite({ db }: Store, token: unknown, now = Date.now()): Promise<Invite | null> {
   if (!isSecretShaped(token)) return null;
   const row = await db
     .selectFrom('user_invites')
@@ -127,18 +125,24 @@ export async function findInvite(db: DB, token: unknown, now = Date.now()): Prom
 
 /** Uses an invitation: creates the user with the chosen password; the link dies in the same transaction. */
 export async function acceptInvite(
-  db: DB,
+  store: Store,
   input: { token: unknown; password: unknown; passwordConfirmation: unknown },
   now = Date.now(),
 ): Promise<User> {
-  const invite = await findInvite(db, input.token, now);
+  const invite = await findInvite(store, input.token, now);
   if (!invite) throw new NotFoundError('This invitation link is not valid (any more).');
   const password = typeof input.password === 'string' ? input.password : '';
   if (password && password !== input.passwordConfirmation) {
     throw new ValidationError([{ field: 'passwordConfirmation', message: 'does not match the password' }]);
   }
-  return db.transaction().execute(async (trx) => {
-    const used = await trx
+  const user = await prepareUser({
+    brandId: invite.brandId,
+    email: invite.email,
+    password,
+    role: invite.role,
+  });
+  return store.write(async (tx) => {
+    const used = await tx.db
       .deleteFrom('user_invites')
       .where('token_hash', '=', hashSecret(input.token as string))
       .where('expires_at', '>', now)
@@ -146,6 +150,6 @@ export async function acceptInvite(
     if (Number(used.numDeletedRows) !== 1) {
       throw new NotFoundError('This invitation link is not valid (any more).');
     }
-    return createUser(trx, { brandId: invite.brandId, email: invite.email, password, role: invite.role });
+    return insertUser(tx, user);
   });
 }

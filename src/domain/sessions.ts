@@ -1,5 +1,5 @@
 // Dashboard sessions, stored server-side. The browser holds a random token; the database holds its hash.
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { hashSecret, isSecretShaped, newSecret } from './secrets.js';
 
 /** A session ends after a week without use, and after 30 days whatever happens. */
@@ -26,31 +26,37 @@ export interface NewSession {
   expiresAt: number;
 }
 
-export async function createSession(db: DB, userId: string, now = Date.now()): Promise<NewSession> {
+export async function createSession(store: Store, userId: string, now = Date.now()): Promise<NewSession> {
   const token = newSecret();
   const csrfToken = newSecret();
   const expiresAt = now + SESSION_IDLE_MS;
-  await db
-    .insertInto('sessions')
-    .values({
-      id: hashSecret(token),
-      user_id: userId,
-      csrf_token: csrfToken,
-      created_at: now,
-      last_seen_at: now,
-      expires_at: expiresAt,
-    })
-    .execute();
-  // Expired sessions of anyone are cleared here rather than by a timer: sign-ins are rare and indexed.
-  await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+  await store.write(async ({ db }) => {
+    await db
+      .insertInto('sessions')
+      .values({
+        id: hashSecret(token),
+        user_id: userId,
+        csrf_token: csrfToken,
+        created_at: now,
+        last_seen_at: now,
+        expires_at: expiresAt,
+      })
+      .execute();
+    // Expired sessions of anyone are cleared here rather than by a timer: sign-ins are rare and indexed.
+    await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+  });
   return { token, csrfToken, expiresAt };
 }
 
 /** The signed-in user behind a cookie token, or null when it is unknown, expired or its user is gone. */
-export async function findSession(db: DB, token: unknown, now = Date.now()): Promise<SessionUser | null> {
+export async function findSession(
+  store: Store,
+  token: unknown,
+  now = Date.now(),
+): Promise<SessionUser | null> {
   if (!isSecretShaped(token)) return null;
   const id = hashSecret(token);
-  const row = await db
+  const row = await store.db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .innerJoin('brands as b', 'b.id', 'u.brand_id')
@@ -70,17 +76,19 @@ export async function findSession(db: DB, token: unknown, now = Date.now()): Pro
     .executeTakeFirst();
   if (!row) return null;
   if (row.expires_at <= now || row.disabled_at !== null) {
-    await db.deleteFrom('sessions').where('id', '=', id).execute();
+    await store.write(({ db }) => db.deleteFrom('sessions').where('id', '=', id).execute());
     return null;
   }
   let expiresAt = row.expires_at;
   if (now - row.last_seen_at >= TOUCH_INTERVAL_MS) {
     expiresAt = Math.min(now + SESSION_IDLE_MS, row.created_at + SESSION_MAX_MS);
-    await db
-      .updateTable('sessions')
-      .set({ last_seen_at: now, expires_at: expiresAt })
-      .where('id', '=', id)
-      .execute();
+    await store.write(({ db }) =>
+      db
+        .updateTable('sessions')
+        .set({ last_seen_at: now, expires_at: expiresAt })
+        .where('id', '=', id)
+        .execute(),
+    );
   }
   return {
     sessionId: id,
@@ -95,7 +103,7 @@ export async function findSession(db: DB, token: unknown, now = Date.now()): Pro
 }
 
 /** Ends the session behind a cookie token (sign-out, or the old session on a new sign-in). */
-export async function endSession(db: DB, token: unknown): Promise<void> {
+export async function endSession(store: Store, token: unknown): Promise<void> {
   if (!isSecretShaped(token)) return;
-  await db.deleteFrom('sessions').where('id', '=', hashSecret(token)).execute();
+  await store.write(({ db }) => db.deleteFrom('sessions').where('id', '=', hashSecret(token)).execute());
 }

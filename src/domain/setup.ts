@@ -1,48 +1,50 @@
 // First run: while no user exists, each starting instance issues a one-time setup link. Using any of them
 // creates the first brand and its owner and kills every link.
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { createBrand, validateBrandInput } from './brands.js';
 import { DomainError, ValidationError } from './errors.js';
 import { hashSecret, isSecretShaped, newSecret } from './secrets.js';
-import { countUsers, createUser, type User, validateUserInput } from './users.js';
+import { countUsers, insertUser, prepareUser, type User, validateUserInput } from './users.js';
 
 /** The only brand, when exactly one exists: setup adopts it instead of creating a second one. */
-export async function soleBrand(
-  db: DB,
-): Promise<{ id: string; name: string; defaultCountry: string } | undefined> {
+export async function soleBrand({
+  db,
+}: Store): Promise<{ id: string; name: string; defaultCountry: string } | undefined> {
   const rows = await db.selectFrom('brands').select(['id', 'name', 'default_country']).limit(2).execute();
   if (rows.length !== 1) return undefined;
   const [row] = rows as [(typeof rows)[number]];
   return { id: row.id, name: row.name, defaultCountry: row.default_country };
 }
 
-export async function isSetupPending(db: DB): Promise<boolean> {
-  return (await countUsers(db)) === 0;
+export async function isSetupPending(store: Store): Promise<boolean> {
+  return (await countUsers(store)) === 0;
 }
 
 /**
  * Creates a setup token and returns the URL that uses it, or null when setup is already done. Only the
  * token's hash is stored; the URL exists only in the caller's hands (the server log).
  */
-export async function createSetupLink(db: DB, baseUrl: string): Promise<string | null> {
-  if (!(await isSetupPending(db))) return null;
+export async function createSetupLink(store: Store, baseUrl: string): Promise<string | null> {
+  if (!(await isSetupPending(store))) return null;
   const token = newSecret();
-  await db
-    .insertInto('setup_tokens')
-    .values({ token_hash: hashSecret(token), created_at: Date.now() })
-    .execute();
+  await store.write(({ db }) =>
+    db
+      .insertInto('setup_tokens')
+      .values({ token_hash: hashSecret(token), created_at: Date.now() })
+      .execute(),
+  );
   return `${baseUrl.replace(/\/$/, '')}/setup?token=${token}`;
 }
 
 /** True when setup is still pending and the token is one of the issued ones. */
-export async function isSetupTokenValid(db: DB, token: unknown): Promise<boolean> {
+export async function isSetupTokenValid(store: Store, token: unknown): Promise<boolean> {
   if (!isSecretShaped(token)) return false;
-  const row = await db
+  const row = await store.db
     .selectFrom('setup_tokens')
     .select('token_hash')
     .where('token_hash', '=', hashSecret(token))
     .executeTakeFirst();
-  return row !== undefined && (await isSetupPending(db));
+  return row !== undefined && (await isSetupPending(store));
 }
 
 export interface SetupInput {
@@ -61,8 +63,8 @@ export class SetupClosedError extends DomainError {
 }
 
 /** Creates the brand and its owner, and deletes every setup token, in one transaction. */
-export async function completeSetup(db: DB, input: SetupInput): Promise<User> {
-  if (!(await isSetupTokenValid(db, input.token))) throw new SetupClosedError();
+export async function completeSetup(store: Store, input: SetupInput): Promise<User> {
+  if (!(await isSetupTokenValid(store, input.token))) throw new SetupClosedError();
   const errors = [];
   let brand = { name: '', country: '' };
   try {
@@ -76,8 +78,15 @@ export async function completeSetup(db: DB, input: SetupInput): Promise<User> {
     errors.push({ field: 'passwordConfirmation', message: 'does not match the password' });
   }
   if (errors.length) throw new ValidationError(errors);
+  const owner = await prepareUser({
+    brandId: '',
+    email: input.email as string,
+    password: input.password as string,
+    role: 'owner',
+  });
 
-  return db.transaction().execute(async (trx) => {
+  return store.write(async (tx) => {
+    const trx = tx.db;
     // Deleting this token first makes concurrent setups with the same or another token race on the rows
     // they delete: exactly one transaction gets to create the owner.
     const used = await trx
@@ -86,10 +95,10 @@ export async function completeSetup(db: DB, input: SetupInput): Promise<User> {
       .executeTakeFirst();
     if (Number(used.numDeletedRows) !== 1) throw new SetupClosedError();
     await trx.deleteFrom('setup_tokens').execute();
-    if ((await countUsers(trx)) !== 0) throw new SetupClosedError();
+    if ((await countUsers(tx)) !== 0) throw new SetupClosedError();
     // A brand made with the CLI before anyone had an account (the README's five-minute path) is the one the
     // owner means: adopt it, with the name and country entered, so its existing API keys and leads show up.
-    const existing = await soleBrand(trx);
+    const existing = await soleBrand(tx);
     let brandId: string;
     if (existing) {
       await trx
@@ -99,13 +108,8 @@ export async function completeSetup(db: DB, input: SetupInput): Promise<User> {
         .execute();
       brandId = existing.id;
     } else {
-      brandId = (await createBrand(trx, { name: brand.name, country: brand.country })).id;
+      brandId = (await createBrand(tx, { name: brand.name, country: brand.country })).id;
     }
-    return createUser(trx, {
-      brandId,
-      email: input.email as string,
-      password: input.password as string,
-      role: 'owner',
-    });
+    return insertUser(tx, { ...owner, brand_id: brandId });
   });
 }

@@ -1,6 +1,6 @@
 // Email + password sign-in with throttling of failures per account and per client address. Failures are
 // counted in the database, so the limits hold across every instance behind a load balancer.
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { hashPassword, type User, verifyPassword } from './users.js';
 
 export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
@@ -16,7 +16,7 @@ export type SignInResult =
 let decoyHash: Promise<string> | undefined;
 
 export async function signIn(
-  db: DB,
+  store: Store,
   input: { email: unknown; password: unknown; address: string },
   now = Date.now(),
 ): Promise<SignInResult> {
@@ -26,12 +26,12 @@ export async function signIn(
   const account = `account:${email.slice(0, 320)}`;
   const address = `address:${input.address}`;
 
-  const retryAfter = await throttled(db, account, address, now);
+  const retryAfter = await throttled(store, account, address, now);
   if (retryAfter !== null) return { outcome: 'throttled', retryAfterSeconds: retryAfter };
 
   const row =
     email && password.length <= 1024
-      ? await db
+      ? await store.db
           .selectFrom('users')
           .select(['id', 'brand_id', 'email', 'role', 'created_at', 'password_hash'])
           .where('email_normalized', '=', email)
@@ -47,21 +47,23 @@ export async function signIn(
   }
 
   if (!row || !valid) {
-    await db
-      .insertInto('sign_in_failures')
-      .values([
-        { subject: account, at: now },
-        { subject: address, at: now },
-      ])
-      .execute();
-    await db
-      .deleteFrom('sign_in_failures')
-      .where('at', '<=', now - SIGN_IN_WINDOW_MS)
-      .execute();
+    await store.write(async ({ db }) => {
+      await db
+        .insertInto('sign_in_failures')
+        .values([
+          { subject: account, at: now },
+          { subject: address, at: now },
+        ])
+        .execute();
+      await db
+        .deleteFrom('sign_in_failures')
+        .where('at', '<=', now - SIGN_IN_WINDOW_MS)
+        .execute();
+    });
     return { outcome: 'wrong' };
   }
   // A correct password clears the account's count; the address keeps its count (it may be guessing others).
-  await db.deleteFrom('sign_in_failures').where('subject', '=', account).execute();
+  await store.write(({ db }) => db.deleteFrom('sign_in_failures').where('subject', '=', account).execute());
   return {
     outcome: 'signed-in',
     user: {
@@ -75,7 +77,12 @@ export async function signIn(
 }
 
 /** Seconds until another attempt is allowed, or null when neither the account nor the address is over. */
-async function throttled(db: DB, account: string, address: string, now: number): Promise<number | null> {
+async function throttled(
+  { db }: Store,
+  account: string,
+  address: string,
+  now: number,
+): Promise<number | null> {
   const rows = await db
     .selectFrom('sign_in_failures')
     .select(['subject', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.min('at').as('oldest')])

@@ -1,7 +1,7 @@
 // Dashboard users: scrypt password hashes, one brand each.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
@@ -60,20 +60,19 @@ export function validateUserInput(input: { email: unknown; password: unknown }):
   return errors;
 }
 
-export async function createUser(
-  db: DB,
-  input: { brandId: string; email: string; password: string; role?: 'owner' | 'member' },
-): Promise<User> {
+export interface NewUser {
+  brandId: string;
+  email: string;
+  password: string;
+  role?: 'owner' | 'member';
+}
+
+/** A validated user row with its password hashed: hashing takes a while, so it is done before any write. */
+export async function prepareUser(input: NewUser) {
   const email = input.email.trim();
   const errors = validateUserInput(input);
   if (errors.length) throw new ValidationError(errors);
-  const existing = await db
-    .selectFrom('users')
-    .select('id')
-    .where('email_normalized', '=', email.toLowerCase())
-    .executeTakeFirst();
-  if (existing) throw new DomainError('conflict', `A user with email ${email} already exists.`);
-  const row = {
+  return {
     id: newId('user'),
     brand_id: input.brandId,
     email,
@@ -83,8 +82,24 @@ export async function createUser(
     created_at: Date.now(),
     disabled_at: null,
   };
-  await db.insertInto('users').values(row).execute();
-  return toUser(row);
+}
+
+/** Stores a prepared user; a conflict when the email is taken. */
+export function insertUser(store: Store, row: Awaited<ReturnType<typeof prepareUser>>): Promise<User> {
+  return store.write(async ({ db }) => {
+    const existing = await db
+      .selectFrom('users')
+      .select('id')
+      .where('email_normalized', '=', row.email_normalized)
+      .executeTakeFirst();
+    if (existing) throw new DomainError('conflict', `A user with email ${row.email} already exists.`);
+    await db.insertInto('users').values(row).execute();
+    return toUser(row);
+  });
+}
+
+export async function createUser(store: Store, input: NewUser): Promise<User> {
+  return insertUser(store, await prepareUser(input));
 }
 
 type UserRow = { id: string; brand_id: string; email: string; role: string; created_at: number };
@@ -100,7 +115,7 @@ function toUser(row: UserRow): User {
 }
 
 /** The brand's users, oldest first (the first owner leads the list). */
-export async function listUsers(db: DB, brandId: string): Promise<User[]> {
+export async function listUsers({ db }: Store, brandId: string): Promise<User[]> {
   const rows = await db
     .selectFrom('users')
     .select(['id', 'brand_id', 'email', 'role', 'created_at'])
@@ -112,7 +127,7 @@ export async function listUsers(db: DB, brandId: string): Promise<User[]> {
   return rows.map(toUser);
 }
 
-export async function findUser(db: DB, brandId: string, id: string): Promise<User> {
+export async function findUser({ db }: Store, brandId: string, id: string): Promise<User> {
   const row = await db
     .selectFrom('users')
     .select(['id', 'brand_id', 'email', 'role', 'created_at'])
@@ -128,19 +143,24 @@ export async function findUser(db: DB, brandId: string, id: string): Promise<Use
  * Removes a user of the brand and ends their sessions at once. A user cannot remove themselves, so a brand
  * always keeps the owner who is doing the removing.
  */
-export async function removeUser(db: DB, brandId: string, id: string, actingUserId: string): Promise<User> {
-  const user = await findUser(db, brandId, id);
+export async function removeUser(
+  store: Store,
+  brandId: string,
+  id: string,
+  actingUserId: string,
+): Promise<User> {
+  const user = await findUser(store, brandId, id);
   if (user.id === actingUserId) {
     throw new DomainError('conflict', 'You cannot remove yourself; ask another owner to do it.');
   }
-  await db.transaction().execute(async (trx) => {
+  await store.write(async ({ db: trx }) => {
     await trx.deleteFrom('sessions').where('user_id', '=', id).execute();
     await trx.deleteFrom('users').where('id', '=', id).where('brand_id', '=', brandId).execute();
   });
   return user;
 }
 
-export async function countUsers(db: DB): Promise<number> {
+export async function countUsers({ db }: Store): Promise<number> {
   const row = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -1,10 +1,11 @@
 // The webhook delivery queue: one row per (endpoint, event, send request), claimed by workers with a lease.
 import { sql } from 'kysely';
-import type { DB, Dialect } from '../db/database.js';
-import { type Runner, statement } from '../db/sql.js';
+import { statement } from '../db/sql.js';
+import type { DB, Store, Tx } from '../db/store.js';
 import { DomainError, NotFoundError } from './errors.js';
 import type { EventType } from './events.js';
 import { newId } from './ids.js';
+import { iso } from './json-schema.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -27,8 +28,6 @@ export interface WebhookDelivery {
   nextAttemptAt: string | null;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 const SUBSCRIBED_ENDPOINTS = statement(
   'select id, events from webhook_endpoints where brand_id = ? and enabled = 1',
 );
@@ -38,9 +37,12 @@ const INSERT_DELIVERY = statement(
     '?, null, 0, null, null, null, null, ?)',
 );
 
-/** Queues a delivery of the event to each enabled endpoint of the brand that subscribes to its type. */
+/**
+ * Queues a delivery of the event to each enabled endpoint of the brand that subscribes to its type, and wakes the
+ * delivery workers once the transaction has committed.
+ */
 export async function enqueueDeliveries(
-  r: Runner,
+  r: Tx,
   event: { brandId: string; eventId: string; type: EventType; now: number },
 ): Promise<number> {
   const endpoints = await r.all<{ id: string; events: string }>(SUBSCRIBED_ENDPOINTS, [event.brandId]);
@@ -54,6 +56,7 @@ export async function enqueueDeliveries(
       event.now,
     ]);
   }
+  if (subscribed.length) r.signalAfterCommit('webhook-deliveries');
   return subscribed.length;
 }
 
@@ -120,7 +123,7 @@ async function assertEndpointOfBrand(db: DB, brandId: string, endpointId: string
 
 /** An endpoint's delivery log, newest first, keyset-paged by (createdAt, id). */
 export async function listDeliveries(
-  db: DB,
+  { db }: Store,
   brandId: string,
   endpointId: string,
   query: { limit: number; order: SortOrder; cursor?: string },
@@ -135,48 +138,52 @@ export async function listDeliveries(
 }
 
 /** Queues the delivery's event to its endpoint again, due now, as a new delivery with its own log entry. */
-export async function resendDelivery(
-  db: DB,
+export function resendDelivery(
+  store: Store,
   brandId: string,
   endpointId: string,
   deliveryId: string,
   now: number = Date.now(),
 ): Promise<WebhookDelivery> {
-  const endpoint = await assertEndpointOfBrand(db, brandId, endpointId);
-  const original = await db
-    .selectFrom('webhook_deliveries')
-    .select('event_id')
-    .where('id', '=', deliveryId)
-    .where('endpoint_id', '=', endpointId)
-    .executeTakeFirst();
-  if (!original) throw new NotFoundError(`No delivery with id ${deliveryId} for endpoint ${endpointId}`);
-  if (!endpoint.enabled) {
-    throw new DomainError(
-      'conflict',
-      'The endpoint is disabled, so nothing is sent to it. Enable it first (PATCH with {"enabled": true}).',
-    );
-  }
-  const id = newId('webhookDelivery', now);
-  await db
-    .insertInto('webhook_deliveries')
-    .values({
-      id,
-      endpoint_id: endpointId,
-      event_id: original.event_id,
-      attempt: 0,
-      status: 'pending',
-      next_attempt_at: now,
-      lease_owner: null,
-      lease_until: 0,
-      response_status: null,
-      duration_ms: null,
-      error: null,
-      last_attempt_at: null,
-      created_at: now,
-    })
-    .execute();
-  const row = await deliveryQuery(db).where('d.id', '=', id).executeTakeFirstOrThrow();
-  return toDelivery(row);
+  return store.write(async (tx) => {
+    const db = tx.db;
+    const endpoint = await assertEndpointOfBrand(db, brandId, endpointId);
+    const original = await db
+      .selectFrom('webhook_deliveries')
+      .select('event_id')
+      .where('id', '=', deliveryId)
+      .where('endpoint_id', '=', endpointId)
+      .executeTakeFirst();
+    if (!original) throw new NotFoundError(`No delivery with id ${deliveryId} for endpoint ${endpointId}`);
+    if (!endpoint.enabled) {
+      throw new DomainError(
+        'conflict',
+        'The endpoint is disabled, so nothing is sent to it. Enable it first (PATCH with {"enabled": true}).',
+      );
+    }
+    const id = newId('webhookDelivery', now);
+    await db
+      .insertInto('webhook_deliveries')
+      .values({
+        id,
+        endpoint_id: endpointId,
+        event_id: original.event_id,
+        attempt: 0,
+        status: 'pending',
+        next_attempt_at: now,
+        lease_owner: null,
+        lease_until: 0,
+        response_status: null,
+        duration_ms: null,
+        error: null,
+        last_attempt_at: null,
+        created_at: now,
+      })
+      .execute();
+    const row = await deliveryQuery(db).where('d.id', '=', id).executeTakeFirstOrThrow();
+    tx.signalAfterCommit('webhook-deliveries');
+    return toDelivery(row);
+  });
 }
 
 /**
@@ -184,32 +191,33 @@ export async function resendDelivery(
  * it, so two workers never get the same row. PostgreSQL skips rows another worker is taking right now instead of
  * waiting for it; SQLite runs one writer at a time anyway.
  */
-export async function claimDueDeliveries(
-  db: DB,
-  dialect: Dialect,
+export function claimDueDeliveries(
+  store: Store,
   owner: string,
   limit: number,
   leaseMs: number,
   now: number = Date.now(),
 ): Promise<string[]> {
-  const due = db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where('lease_until', '<', now)
-    .orderBy('next_attempt_at')
-    .limit(limit)
-    .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked());
-  const rows = await db
-    .updateTable('webhook_deliveries')
-    .set({ lease_owner: owner, lease_until: now + leaseMs })
-    .where('id', 'in', due)
-    .where('status', '=', 'pending')
-    .where('lease_until', '<', now)
-    .returning('id')
-    .execute();
-  return rows.map((r) => r.id);
+  return store.write(async ({ db, dialect }) => {
+    const due = db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where('lease_until', '<', now)
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked());
+    const rows = await db
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: owner, lease_until: now + leaseMs })
+      .where('id', 'in', due)
+      .where('status', '=', 'pending')
+      .where('lease_until', '<', now)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
+  });
 }
 
 /** Everything a worker needs to send one claimed delivery. */
@@ -226,7 +234,7 @@ export interface DeliveryJob {
 }
 
 export async function loadDeliveryJobs(
-  db: DB,
+  { db }: Store,
   owner: string,
   ids: string[],
   now: number,
@@ -302,7 +310,7 @@ class LeaseLost extends Error {}
  * on delete alike), so they queue instead of deadlocking on PostgreSQL.
  */
 export async function recordAttempt(
-  db: DB,
+  store: Store,
   owner: string,
   job: DeliveryJob,
   outcome: AttemptOutcome,
@@ -317,7 +325,7 @@ export async function recordAttempt(
       ? Math.min(outcome.at + retryDelayMs(attempt, policy.retryBaseMs), deadline)
       : outcome.at;
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await store.write(async ({ db: trx }) => {
       await trx
         .updateTable('webhook_endpoints')
         .set(
@@ -394,7 +402,7 @@ async function disableIfFailingTooLong(
   }
 }
 
-/** Ends every pending delivery of an endpoint that will not be sent to anymore. */
+/** Ends every pending delivery of an endpoint that will not be sent to anymore. `db`: a write's tx.db. */
 export async function failPendingDeliveries(db: DB, endpointId: string, reason: string, now: number) {
   await db
     .updateTable('webhook_deliveries')
@@ -405,23 +413,27 @@ export async function failPendingDeliveries(db: DB, endpointId: string, reason: 
 }
 
 /** Ends one claimed delivery without sending it (its endpoint was disabled after it was queued). */
-export async function abandonDelivery(db: DB, owner: string, id: string, reason: string, now: number) {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed', error: reason, lease_owner: null, lease_until: 0, next_attempt_at: now })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .where('status', '=', 'pending')
-    .execute();
+export async function abandonDelivery(store: Store, owner: string, id: string, reason: string, now: number) {
+  await store.write(({ db }) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', error: reason, lease_owner: null, lease_until: 0, next_attempt_at: now })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 'pending')
+      .execute(),
+  );
 }
 
 /** Gives a claimed row back without counting an attempt (shutdown interrupted it), so it is due again at once. */
-export async function releaseLease(db: DB, owner: string, id: string): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ lease_owner: null, lease_until: 0 })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .where('status', '=', 'pending')
-    .execute();
+export async function releaseLease(store: Store, owner: string, id: string): Promise<void> {
+  await store.write(({ db }) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: null, lease_until: 0 })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 'pending')
+      .execute(),
+  );
 }

@@ -1,9 +1,10 @@
 // Webhook endpoints: where a brand wants its events POSTed, which types, and the secret deliveries are signed with.
 import { randomBytes } from 'node:crypto';
-import type { DB } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { EVENT_TYPES, type EventType, isEventType } from './events.js';
 import { newId } from './ids.js';
+import { iso } from './json-schema.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import { failPendingDeliveries } from './webhook-deliveries.js';
 
@@ -49,8 +50,6 @@ type EndpointRow = {
   disabled_at: number | null;
   disabled_reason: string | null;
 };
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function toEndpoint(row: EndpointRow): WebhookEndpoint {
   return {
@@ -152,49 +151,52 @@ async function parseInput(
 }
 
 export async function createWebhookEndpoint(
-  db: DB,
+  store: Store,
   brandId: string,
   input: EndpointInput,
   checkUrl: UrlChecker,
   now: number = Date.now(),
 ): Promise<WebhookEndpointWithSecret> {
+  // The URL check resolves DNS: done before the write, which holds the connection while it runs.
   const parsed = await parseInput(input, checkUrl, true);
-  const count = await db
-    .selectFrom('webhook_endpoints')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('brand_id', '=', brandId)
-    .executeTakeFirstOrThrow();
-  if (Number(count.n) >= MAX_ENDPOINTS_PER_BRAND) {
-    throw new ValidationError([
-      {
-        field: '(body)',
-        message: `a brand can have at most ${MAX_ENDPOINTS_PER_BRAND} webhook endpoints; delete one first`,
-      },
-    ]);
-  }
-  const row = {
-    id: newId('webhookEndpoint', now),
-    brand_id: brandId,
-    url: parsed.url!,
-    description: parsed.description ?? null,
-    events: parsed.events!.join(' '),
-    secret: newSecret(),
-    previous_secret: null,
-    previous_secret_expires_at: null,
-    enabled: 1,
-    failing_since: null,
-    last_success_at: null,
-    disabled_at: null,
-    disabled_reason: null,
-    created_at: now,
-    updated_at: now,
-  };
-  await db.insertInto('webhook_endpoints').values(row).execute();
-  return { ...toEndpoint(row), secret: row.secret };
+  return store.write(async ({ db }) => {
+    const count = await db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('brand_id', '=', brandId)
+      .executeTakeFirstOrThrow();
+    if (Number(count.n) >= MAX_ENDPOINTS_PER_BRAND) {
+      throw new ValidationError([
+        {
+          field: '(body)',
+          message: `a brand can have at most ${MAX_ENDPOINTS_PER_BRAND} webhook endpoints; delete one first`,
+        },
+      ]);
+    }
+    const row = {
+      id: newId('webhookEndpoint', now),
+      brand_id: brandId,
+      url: parsed.url!,
+      description: parsed.description ?? null,
+      events: parsed.events!.join(' '),
+      secret: newSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      enabled: 1,
+      failing_since: null,
+      last_success_at: null,
+      disabled_at: null,
+      disabled_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await db.insertInto('webhook_endpoints').values(row).execute();
+    return { ...toEndpoint(row), secret: row.secret };
+  });
 }
 
 export async function listWebhookEndpoints(
-  db: DB,
+  { db }: Store,
   brandId: string,
   query: { limit: number; order: SortOrder; cursor?: string },
 ): Promise<Page<WebhookEndpoint>> {
@@ -206,7 +208,11 @@ export async function listWebhookEndpoints(
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toEndpoint);
 }
 
-export async function getWebhookEndpoint(db: DB, brandId: string, id: string): Promise<WebhookEndpoint> {
+export async function getWebhookEndpoint(
+  { db }: Store,
+  brandId: string,
+  id: string,
+): Promise<WebhookEndpoint> {
   const row = await db
     .selectFrom('webhook_endpoints')
     .select(COLUMNS)
@@ -222,16 +228,16 @@ export async function getWebhookEndpoint(db: DB, brandId: string, id: string): P
  * endpoint's pending deliveries; a new URL starts with a clean failure record.
  */
 export async function updateWebhookEndpoint(
-  db: DB,
+  store: Store,
   brandId: string,
   id: string,
   input: EndpointInput,
   checkUrl: UrlChecker,
   now: number = Date.now(),
 ): Promise<WebhookEndpoint> {
-  const current = await getWebhookEndpoint(db, brandId, id);
+  const current = await getWebhookEndpoint(store, brandId, id);
   const parsed = await parseInput(input, checkUrl, false);
-  await db.transaction().execute(async (trx) => {
+  await store.write(async ({ db: trx }) => {
     await trx
       .updateTable('webhook_endpoints')
       .set({
@@ -251,15 +257,17 @@ export async function updateWebhookEndpoint(
       await failPendingDeliveries(trx, id, 'endpoint disabled', now);
     }
   });
-  return getWebhookEndpoint(db, brandId, id);
+  return getWebhookEndpoint(store, brandId, id);
 }
 
-export async function deleteWebhookEndpoint(db: DB, brandId: string, id: string): Promise<void> {
-  const result = await db
-    .deleteFrom('webhook_endpoints')
-    .where('id', '=', id)
-    .where('brand_id', '=', brandId)
-    .executeTakeFirst();
+export async function deleteWebhookEndpoint(store: Store, brandId: string, id: string): Promise<void> {
+  const result = await store.write(({ db }) =>
+    db
+      .deleteFrom('webhook_endpoints')
+      .where('id', '=', id)
+      .where('brand_id', '=', brandId)
+      .executeTakeFirst(),
+  );
   if (Number(result.numDeletedRows) !== 1) throw new NotFoundError(`No webhook endpoint with id ${id}`);
 }
 
@@ -268,12 +276,12 @@ export async function deleteWebhookEndpoint(db: DB, brandId: string, id: string)
  * (two v1 values), so a receiver can switch its configuration without rejecting deliveries in between.
  */
 export async function rotateWebhookSecret(
-  db: DB,
+  store: Store,
   brandId: string,
   id: string,
   now: number = Date.now(),
 ): Promise<{ secret: string; previousSecretExpiresAt: string }> {
-  return db.transaction().execute(async (trx) => {
+  return store.write(async ({ db: trx }) => {
     const row = await trx
       .selectFrom('webhook_endpoints')
       .select('secret')

@@ -1,7 +1,6 @@
 // The Idempotency-Key header on POST routes: parse it, fingerprint the body, and run the work at most once.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DB } from '../db/database.js';
-import type { Runner } from '../db/sql.js';
+import type { Store, Tx } from '../db/store.js';
 import { DomainError, ValidationError } from '../domain/errors.js';
 import {
   claimIdempotencyKey,
@@ -49,20 +48,20 @@ export interface StoredResponse {
 }
 
 /** Stores the response inside the work's own transaction; the work calls it once, with the response it will send. */
-export type Remember = (r: Runner, status: number, body: string) => Promise<void>;
+export type Remember = (tx: Tx, status: number, body: string) => Promise<void>;
 
 /**
  * Runs `work` once per (API key, Idempotency-Key): a repeat with the same body gets the stored response, a
  * different body is a 422, a repeat while the first still runs is a 409. A failed attempt releases the key.
  */
 export async function runIdempotent(
-  db: DB,
+  store: Store,
   keyId: string,
   idempotency: { key: string; fingerprint: string },
   work: (remember: Remember) => Promise<{ status: number; body: string }>,
 ): Promise<StoredResponse> {
   const scope: IdempotencyScope = { keyId, ...idempotency };
-  const claim = await claimIdempotencyKey(db, scope);
+  const claim = await claimIdempotencyKey(store, scope);
   if (claim.outcome === 'mismatch') {
     throw new ValidationError([
       {
@@ -80,12 +79,12 @@ export async function runIdempotent(
   }
   if (claim.outcome === 'replay') return { status: claim.status, body: claim.body, replayed: true };
   try {
-    const response = await work((trx, status, body) =>
-      completeIdempotencyKey(trx, scope, claim.token, status, body),
+    const response = await work((tx, status, body) =>
+      completeIdempotencyKey(tx, scope, claim.token, status, body),
     );
     return { ...response, replayed: false };
   } catch (error) {
-    await releaseIdempotencyKey(db, scope, claim.token).catch(() => {
+    await releaseIdempotencyKey(store, scope, claim.token).catch(() => {
       // The database is failing too: the claim times out (IN_FLIGHT_TIMEOUT_MS) and a retry can take it over.
     });
     throw error;

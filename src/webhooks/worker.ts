@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WebhookConfig } from '../config.js';
-import type { DB, Dialect } from '../db/database.js';
+import type { Store } from '../db/store.js';
 import { eventJson } from '../domain/events.js';
 import {
   abandonDelivery,
@@ -22,8 +22,7 @@ export interface WorkerLog {
 }
 
 export interface WorkerOptions {
-  db: DB;
-  dialect: Dialect;
+  store: Store;
   config: WebhookConfig;
   log: WorkerLog;
   /** Deliveries sent at once by this instance. */
@@ -126,11 +125,11 @@ export class DeliveryWorker {
   }
 
   private async claimAndDispatch(limit: number): Promise<number> {
-    const { db, dialect } = this.options;
+    const { store } = this.options;
     const now = Date.now();
-    const ids = await claimDueDeliveries(db, dialect, this.owner, limit, this.leaseMs, now);
+    const ids = await claimDueDeliveries(store, this.owner, limit, this.leaseMs, now);
     if (!ids.length) return 0;
-    const jobs = await loadDeliveryJobs(db, this.owner, ids, now);
+    const jobs = await loadDeliveryJobs(store, this.owner, ids, now);
     for (const job of jobs) this.dispatch(job);
     return ids.length;
   }
@@ -153,9 +152,9 @@ export class DeliveryWorker {
   }
 
   private async deliver(job: DeliveryJob, signal: AbortSignal): Promise<void> {
-    const { db, config } = this.options;
+    const { store, config } = this.options;
     if (!job.enabled) {
-      await abandonDelivery(db, this.owner, job.id, 'endpoint disabled', Date.now());
+      await abandonDelivery(store, this.owner, job.id, 'endpoint disabled', Date.now());
       return;
     }
     const body = eventJson(job.event);
@@ -172,9 +171,9 @@ export class DeliveryWorker {
       signal,
     });
     if (!result.ok && signal.aborted && signal.reason instanceof Shutdown) {
-      await releaseLease(db, this.owner, job.id);
+      await releaseLease(store, this.owner, job.id);
       return;
     }
-    await recordAttempt(db, this.owner, job, { ...result, at: Date.now() }, config);
+    await recordAttempt(store, this.owner, job, { ...result, at: Date.now() }, config);
   }
 }

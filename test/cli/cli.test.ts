@@ -372,7 +372,7 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     );
     expect(user).toMatchObject({ brandId, email: 'Owner@Acme.example', role: 'owner' });
     expect(user.id).toMatch(/^usr_[0-9a-z]{26}$/);
-    const row = await (await inProcessApp()).deps.db
+    const row = await (await inProcessApp()).deps.database.db
       .selectFrom('users')
       .select('password_hash')
       .where('id', '=', user.id)

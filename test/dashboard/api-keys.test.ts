@@ -80,7 +80,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(row).toContain('Active');
     // Last used is recorded off the request path: wait for it, then the list shows a time, not "Never".
     await vi.waitFor(async () => {
-      const stored = await ctx.app.deps.db
+      const stored = await ctx.app.deps.database.db
         .selectFrom('api_keys')
         .select('last_used_at')
         .where('name', '=', 'Website form')
@@ -104,7 +104,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
       writesPerMinute: ' 5 ',
     });
     expect(res.statusCode).toBe(200);
-    const row = await ctx.app.deps.db
+    const row = await ctx.app.deps.database.db
       .selectFrom('api_keys')
       .select(['reads_per_minute', 'writes_per_minute', 'scopes', 'created_by'])
       .where('name', '=', 'Limited')
@@ -118,7 +118,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   });
 
   it('bad input is a 422 naming each field, keeps what was typed, and stores nothing', async () => {
-    const before = (await ctx.app.deps.db.selectFrom('api_keys').select('id').execute()).length;
+    const before = (await ctx.app.deps.database.db.selectFrom('api_keys').select('id').execute()).length;
     const res = await create({ name: '  ', readsPerMinute: 'lots', writesPerMinute: '0' });
     expect(res.statusCode).toBe(422);
     const text = textOf(res.body);
@@ -135,7 +135,9 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
       'id="scope-leads:read" name="scopes" value="leads:read" aria-describedby="scope-leads:read-hint" checked',
     );
     expect(unknown.body.match(KEY)).toBeNull();
-    expect((await ctx.app.deps.db.selectFrom('api_keys').select('id').execute()).length).toBe(before);
+    expect((await ctx.app.deps.database.db.selectFrom('api_keys').select('id').execute()).length).toBe(
+      before,
+    );
   });
 
   it('revokes only after a confirmation step; this instance refuses the key at once', async () => {
@@ -143,7 +145,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const key = res.body.match(KEY)![0]!;
     expect((await api(key)).statusCode).toBe(200); // now cached for five minutes
     const id = (
-      await ctx.app.deps.db
+      await ctx.app.deps.database.db
         .selectFrom('api_keys')
         .select('id')
         .where('name', '=', 'To revoke')

@@ -51,7 +51,7 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
     expect(textOf(page.body)).toContain('owner@acme.example');
     // Only the hash of the token is in the database.
     const token = browser.cookies.get('li_session')!;
-    const rows = await ctx.app.deps.db.selectFrom('sessions').select('id').execute();
+    const rows = await ctx.app.deps.database.db.selectFrom('sessions').select('id').execute();
     expect(rows.map((r) => r.id)).not.toContain(token);
   });
 
@@ -108,7 +108,7 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
     const issued = browser.cookies.get('li_session')!;
     expect(issued).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(issued).not.toBe(planted);
-    expect(await findSession(ctx.app.deps.db, planted)).toBeNull();
+    expect(await findSession(ctx.app.deps.database, planted)).toBeNull();
     expect((await first.get('/dashboard/leads')).statusCode).toBe(302);
     expect((await browser.get('/dashboard/leads')).statusCode).toBe(200);
   });
@@ -122,7 +122,7 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
     expect(res.headers.location).toBe('/sign-in?notice=signed-out');
     expect(String(res.headers['set-cookie'])).toMatch(/li_session=; Max-Age=0/);
     expect(browser.cookies.has('li_session')).toBe(false);
-    expect(await findSession(ctx.app.deps.db, token)).toBeNull();
+    expect(await findSession(ctx.app.deps.database, token)).toBeNull();
     // The old token, replayed, opens nothing.
     const replay = await ctx.app.inject({ url: '/dashboard/leads', cookies: { li_session: token } });
     expect(replay.statusCode).toBe(302);
@@ -132,14 +132,14 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
   it('refuses and deletes an expired session', async () => {
     const browser = await signedIn(ctx.app, owner.email, PASSWORD, { remoteAddress: '10.3.0.3' });
     const token = browser.cookies.get('li_session')!;
-    await ctx.app.deps.db
+    await ctx.app.deps.database.db
       .updateTable('sessions')
       .set({ expires_at: Date.now() - 1 })
       .execute();
     const res = await browser.get('/dashboard/leads');
     expect(res.statusCode).toBe(302);
     expect(res.headers.location).toBe('/sign-in?next=%2Fdashboard%2Fleads');
-    const row = await ctx.app.deps.db
+    const row = await ctx.app.deps.database.db
       .selectFrom('sessions')
       .select('id')
       .where('id', '=', createHash('sha256').update(token).digest('hex'))
@@ -147,26 +147,27 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
     expect(row).toBeUndefined();
     // The next sign-in sweeps every other expired session away.
     await signedIn(ctx.app, owner.email, PASSWORD, { remoteAddress: '10.3.0.4' });
-    const left = await ctx.app.deps.db.selectFrom('sessions').select('expires_at').execute();
+    const left = await ctx.app.deps.database.db.selectFrom('sessions').select('expires_at').execute();
     expect(left).toHaveLength(1);
     expect(left[0]!.expires_at).toBeGreaterThan(Date.now());
   });
 
   it('extends a session while it is used, never beyond 30 days after sign-in', async () => {
-    const db = ctx.app.deps.db;
+    const database = ctx.app.deps.database;
+    const db = database.db;
     const start = Date.now();
-    const session = await createSession(db, owner.id, start);
+    const session = await createSession(database, owner.id, start);
     expect(session.expiresAt).toBe(start + SESSION_IDLE_MS);
     const later = start + 3 * 24 * 3600_000;
-    expect((await findSession(db, session.token, later))?.expiresAt).toBe(later + SESSION_IDLE_MS);
+    expect((await findSession(database, session.token, later))?.expiresAt).toBe(later + SESSION_IDLE_MS);
     const nearEnd = start + SESSION_MAX_MS - 60_000;
     await db
       .updateTable('sessions')
       .set({ expires_at: nearEnd + 1 })
       .where('user_id', '=', owner.id)
       .execute();
-    expect((await findSession(db, session.token, nearEnd))?.expiresAt).toBe(start + SESSION_MAX_MS);
-    expect(await findSession(db, session.token, start + SESSION_MAX_MS)).toBeNull();
+    expect((await findSession(database, session.token, nearEnd))?.expiresAt).toBe(start + SESSION_MAX_MS);
+    expect(await findSession(database, session.token, start + SESSION_MAX_MS)).toBeNull();
   });
 
   it('sends signed-out visitors to sign-in and back to the page they wanted, never to another site', async () => {
@@ -218,7 +219,7 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
       await other.close();
     }
     // Once the failures are older than 15 minutes, the right password works again.
-    await ctx.app.deps.db
+    await ctx.app.deps.database.db
       .updateTable('sign_in_failures')
       .set((eb) => ({ at: eb('at', '-', 15 * 60_000) }))
       .execute();
@@ -239,7 +240,7 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
 
   it('throttles a client address after 20 failures across accounts, and only that address', async () => {
     // 19 earlier failures from this address (each a different account), then one more through the form.
-    await ctx.app.deps.db
+    await ctx.app.deps.database.db
       .insertInto('sign_in_failures')
       .values(Array.from({ length: 19 }, () => ({ subject: 'address:10.9.9.9', at: Date.now() })))
       .execute();
@@ -263,7 +264,13 @@ describe.each(dialects())('CSRF protection on %s', (dialect) => {
   let ctx: TestContext;
   let browser: Browser;
   const keyCount = async () =>
-    (await ctx.app.deps.db.selectFrom('api_keys').select('id').where('name', '=', 'Forged').execute()).length;
+    (
+      await ctx.app.deps.database.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('name', '=', 'Forged')
+        .execute()
+    ).length;
 
   beforeAll(async () => {
     ctx = await createTestContext(dialect);

@@ -114,7 +114,7 @@ export async function addUser(
     created_at: Date.now(),
     disabled_at: null,
   };
-  await app.deps.db.insertInto('users').values(row).execute();
+  await app.deps.database.db.insertInto('users').values(row).execute();
   return { id: row.id, brandId, email, role, createdAt: new Date(row.created_at).toISOString() };
 }
 

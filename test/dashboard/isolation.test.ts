@@ -22,7 +22,7 @@ describe.each(dialects())('brand isolation in the dashboard on %s', (dialect) =>
     await ctx.createLead({ title: 'Brand B own job' }, ctx.keys.other);
     keyA = ctx.keyIds.full!;
     inviteA = (
-      await createInvite(ctx.app.deps.db, {
+      await createInvite(ctx.app.deps.database, {
         brandId: ctx.brandId,
         email: 'new-a@a.example',
         role: 'member',
@@ -56,7 +56,7 @@ describe.each(dialects())('brand isolation in the dashboard on %s', (dialect) =>
     expect(textOf(move.body)).toContain('This page does not exist, or you have no access to it.');
     const junk = await intruder.post(`/dashboard/leads/${leadA}/status`, { status: 'junk' });
     expect(junk.statusCode).toBe(404);
-    const stored = await ctx.app.deps.db
+    const stored = await ctx.app.deps.database.db
       .selectFrom('leads')
       .select('status')
       .where('id', '=', leadA)
@@ -70,7 +70,7 @@ describe.each(dialects())('brand isolation in the dashboard on %s', (dialect) =>
     expect(textOf(list.body)).toContain('other');
     expect((await intruder.get(`/dashboard/settings/api-keys/${keyA}/revoke`)).statusCode).toBe(404);
     expect((await intruder.post(`/dashboard/settings/api-keys/${keyA}/revoke`)).statusCode).toBe(404);
-    const stored = await ctx.app.deps.db
+    const stored = await ctx.app.deps.database.db
       .selectFrom('api_keys')
       .select('revoked_at')
       .where('id', '=', keyA)
@@ -89,10 +89,14 @@ describe.each(dialects())('brand isolation in the dashboard on %s', (dialect) =>
       404,
     );
     expect(
-      await ctx.app.deps.db.selectFrom('users').select('id').where('id', '=', userA).executeTakeFirst(),
+      await ctx.app.deps.database.db
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', userA)
+        .executeTakeFirst(),
     ).toBeDefined();
     expect(
-      await ctx.app.deps.db
+      await ctx.app.deps.database.db
         .selectFrom('user_invites')
         .select('id')
         .where('id', '=', inviteA)
@@ -110,7 +114,7 @@ describe.each(dialects())('brand isolation in the dashboard on %s', (dialect) =>
       role: 'member',
       password: 'b password 123',
     });
-    const user = await ctx.app.deps.db
+    const user = await ctx.app.deps.database.db
       .selectFrom('users')
       .select('brand_id')
       .where('email', '=', 'member-b@b.example')

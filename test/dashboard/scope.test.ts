@@ -106,13 +106,15 @@ describe.each(dialects())('the dashboard beside the API on %s', (dialect) => {
       defaultMetrics: false,
     });
     try {
-      const invite = await createInvite(app.deps.db, {
+      const invite = await createInvite(app.deps.database, {
         brandId: ctx.brandId,
         email: 'logged@acme.example',
         role: 'member',
         invitedBy: 'owner@acme.example',
       });
-      const setup = new URL((await createSetupLink(app.deps.db, 'http://x')) ?? 'http://x/setup?token=none');
+      const setup = new URL(
+        (await createSetupLink(app.deps.database, 'http://x')) ?? 'http://x/setup?token=none',
+      );
       const browser = new Browser(app);
       expect((await browser.get(`/invite?token=${invite.token}`)).statusCode).toBe(200);
       await browser.post('/invite', {

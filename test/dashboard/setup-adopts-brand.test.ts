@@ -20,8 +20,8 @@ describe.each(dialects())('setup with a brand made before it on %s', (dialect) =
   });
 
   it('adopts the only brand, with the name and country entered, and shows its leads', async () => {
-    const brand = await createBrand(app.deps.db, { name: 'Acme', country: 'NL' });
-    const key = await createApiKey(app.deps.db, {
+    const brand = await createBrand(app.deps.database, { name: 'Acme', country: 'NL' });
+    const key = await createApiKey(app.deps.database, {
       brandId: brand.id,
       name: 'Website',
       scopes: ['leads:write'],
@@ -34,7 +34,7 @@ describe.each(dialects())('setup with a brand made before it on %s', (dialect) =
     });
     expect(created.statusCode).toBe(201);
 
-    const token = new URL((await createSetupLink(app.deps.db, 'http://x'))!).searchParams.get('token')!;
+    const token = new URL((await createSetupLink(app.deps.database, 'http://x'))!).searchParams.get('token')!;
     const browser = new Browser(app);
     const form = await browser.get(`/setup?token=${token}`);
     expect(form.body).toContain('value="Acme"');
@@ -48,18 +48,18 @@ describe.each(dialects())('setup with a brand made before it on %s', (dialect) =
     });
     expect(done.statusCode).toBe(303);
 
-    const brands = await app.deps.db.selectFrom('brands').selectAll().execute();
+    const brands = await app.deps.database.db.selectFrom('brands').selectAll().execute();
     expect(brands).toHaveLength(1);
     expect(brands[0]).toMatchObject({ id: brand.id, name: 'Acme Plumbing', default_country: 'BE' });
-    const user = await app.deps.db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
+    const user = await app.deps.database.db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
     expect(user.brand_id).toBe(brand.id);
     expect(textOf((await browser.get('/dashboard/leads')).body)).toContain('Lead from before setup');
   });
 
   it('creates a new brand when several exist (it cannot guess which)', async () => {
-    await createBrand(app.deps.db, { name: 'One' });
-    await createBrand(app.deps.db, { name: 'Two' });
-    const token = new URL((await createSetupLink(app.deps.db, 'http://x'))!).searchParams.get('token')!;
+    await createBrand(app.deps.database, { name: 'One' });
+    await createBrand(app.deps.database, { name: 'Two' });
+    const token = new URL((await createSetupLink(app.deps.database, 'http://x'))!).searchParams.get('token')!;
     const browser = new Browser(app);
     await browser.get(`/setup?token=${token}`);
     const done = await browser.post('/setup', {
@@ -71,6 +71,6 @@ describe.each(dialects())('setup with a brand made before it on %s', (dialect) =
       passwordConfirmation: 'a good long password',
     });
     expect(done.statusCode).toBe(303);
-    expect(await app.deps.db.selectFrom('brands').selectAll().execute()).toHaveLength(3);
+    expect(await app.deps.database.db.selectFrom('brands').selectAll().execute()).toHaveLength(3);
   });
 });

@@ -47,8 +47,8 @@ describe.each(dialects())('first-run setup on %s', (dialect) => {
 
   it('creates the brand and its owner, signs them in, and kills every link: /setup is a 404 after', async () => {
     // Two instances started: each logged its own link.
-    const first = (await createSetupLink(ctx.app.deps.db, 'http://127.0.0.1:3000'))!;
-    const second = (await createSetupLink(ctx.app.deps.db, 'http://127.0.0.1:3000'))!;
+    const first = (await createSetupLink(ctx.app.deps.database, 'http://127.0.0.1:3000'))!;
+    const second = (await createSetupLink(ctx.app.deps.database, 'http://127.0.0.1:3000'))!;
     expect(first).toMatch(/^http:\/\/127\.0\.0\.1:3000\/setup\?token=[A-Za-z0-9_-]{43}$/);
     expect(tokenOf(first)).not.toBe(tokenOf(second));
 
@@ -64,16 +64,16 @@ describe.each(dialects())('first-run setup on %s', (dialect) => {
     expect(welcome.statusCode).toBe(200);
     expect(textOf(welcome.body)).toContain('Jansen Installaties is set up');
 
-    const brand = await ctx.app.deps.db
+    const brand = await ctx.app.deps.database.db
       .selectFrom('brands')
       .selectAll()
       .where('name', '=', 'Jansen Installaties')
       .executeTakeFirstOrThrow();
     expect(brand.default_country).toBe('BE');
-    const users = await ctx.app.deps.db.selectFrom('users').selectAll().execute();
+    const users = await ctx.app.deps.database.db.selectFrom('users').selectAll().execute();
     expect(users).toHaveLength(1);
     expect(users[0]).toMatchObject({ email: OWNER.email, role: 'owner', brand_id: brand.id });
-    expect(await ctx.app.deps.db.selectFrom('setup_tokens').selectAll().execute()).toEqual([]);
+    expect(await ctx.app.deps.database.db.selectFrom('setup_tokens').selectAll().execute()).toEqual([]);
 
     const stranger = new Browser(ctx.app);
     for (const url of [first, second]) {
@@ -87,21 +87,21 @@ describe.each(dialects())('first-run setup on %s', (dialect) => {
       setupForm(tokenOf(second), { email: 'intruder@example.com' }),
     );
     expect(replay.statusCode).toBe(404);
-    expect(await ctx.app.deps.db.selectFrom('users').selectAll().execute()).toHaveLength(1);
+    expect(await ctx.app.deps.database.db.selectFrom('users').selectAll().execute()).toHaveLength(1);
     expect((await stranger.get('/')).headers.location).toBe('/sign-in');
-    expect(await createSetupLink(ctx.app.deps.db, 'http://x')).toBeNull();
+    expect(await createSetupLink(ctx.app.deps.database, 'http://x')).toBeNull();
   });
 
   it('stores only a hash of the token', async () => {
-    const url = (await createSetupLink(ctx.app.deps.db, 'http://x'))!;
-    const rows = await ctx.app.deps.db.selectFrom('setup_tokens').selectAll().execute();
+    const url = (await createSetupLink(ctx.app.deps.database, 'http://x'))!;
+    const rows = await ctx.app.deps.database.db.selectFrom('setup_tokens').selectAll().execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.token_hash).toBe(createHash('sha256').update(tokenOf(url)).digest('hex'));
     expect(JSON.stringify(rows)).not.toContain(tokenOf(url));
   });
 
   it('bad input is a 422 naming each field; nothing is stored and the link still works', async () => {
-    const token = tokenOf((await createSetupLink(ctx.app.deps.db, 'http://x'))!);
+    const token = tokenOf((await createSetupLink(ctx.app.deps.database, 'http://x'))!);
     const browser = new Browser(ctx.app);
     await browser.get(`/setup?token=${token}`);
     const res = await browser.post(
@@ -129,25 +129,29 @@ describe.each(dialects())('first-run setup on %s', (dialect) => {
     );
     expect(mismatch.statusCode).toBe(422);
     expect(textOf(mismatch.body)).toContain('There is a problem Password again does not match the password');
-    expect(await ctx.app.deps.db.selectFrom('users').selectAll().execute()).toEqual([]);
+    expect(await ctx.app.deps.database.db.selectFrom('users').selectAll().execute()).toEqual([]);
     expect((await browser.post('/setup', setupForm(token))).statusCode).toBe(303);
   });
 
   it('needs the form token: a forged setup post is refused', async () => {
-    const token = tokenOf((await createSetupLink(ctx.app.deps.db, 'http://x'))!);
+    const token = tokenOf((await createSetupLink(ctx.app.deps.database, 'http://x'))!);
     const browser = new Browser(ctx.app);
     await browser.get(`/setup?token=${token}`);
     const res = await browser.post('/setup', { ...setupForm(token), _csrf: undefined });
     expect(res.statusCode).toBe(403);
-    expect(await ctx.app.deps.db.selectFrom('users').selectAll().execute()).toEqual([]);
+    expect(await ctx.app.deps.database.db.selectFrom('users').selectAll().execute()).toEqual([]);
   });
 
   it('of two setups racing with two links, exactly one creates an owner', async () => {
-    const db = ctx.app.deps.db;
-    const links = [(await createSetupLink(db, 'http://x'))!, (await createSetupLink(db, 'http://x'))!];
+    const database = ctx.app.deps.database;
+    const db = database.db;
+    const links = [
+      (await createSetupLink(database, 'http://x'))!,
+      (await createSetupLink(database, 'http://x'))!,
+    ];
     const results = await Promise.allSettled(
       links.map((link, i) =>
-        completeSetup(db, {
+        completeSetup(database, {
           token: tokenOf(link),
           brandName: `Brand ${i}`,
           country: 'NL',

@@ -18,8 +18,13 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
 
   const inviteToken = (html: string) => /\/invite\?token=([A-Za-z0-9_-]{43})/.exec(html)?.[1];
   const userId = async (email: string) =>
-    (await ctx.app.deps.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())
-      ?.id;
+    (
+      await ctx.app.deps.database.db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', email)
+        .executeTakeFirst()
+    )?.id;
 
   it('lists the people of the brand; an owner sees the form to add more', async () => {
     const res = await owner.get('/dashboard/settings/users');
@@ -85,7 +90,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     );
     expect(await userId('planner@acme.example')).toBeUndefined();
     expect(
-      JSON.stringify(await ctx.app.deps.db.selectFrom('user_invites').selectAll().execute()),
+      JSON.stringify(await ctx.app.deps.database.db.selectFrom('user_invites').selectAll().execute()),
     ).not.toContain(token);
 
     const invited = new Browser(ctx.app, { remoteAddress: '10.7.0.1' });
@@ -127,7 +132,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     const first = inviteToken(
       (await owner.post('/dashboard/settings/users', { email: 'late@acme.example', role: 'member' })).body,
     )!;
-    await ctx.app.deps.db
+    await ctx.app.deps.database.db
       .updateTable('user_invites')
       .set({ expires_at: Date.now() - 1 })
       .where('email', '=', 'late@acme.example')
@@ -138,7 +143,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
       (await owner.post('/dashboard/settings/users', { email: 'gone@acme.example', role: 'member' })).body,
     )!;
     const id = (
-      await ctx.app.deps.db
+      await ctx.app.deps.database.db
         .selectFrom('user_invites')
         .select('id')
         .where('email', '=', 'gone@acme.example')
@@ -162,7 +167,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     const done = await owner.post(`/dashboard/settings/users/${id}/remove`);
     expect(done.statusCode).toBe(303);
     expect(await userId('leaver@acme.example')).toBeUndefined();
-    expect(await findSession(ctx.app.deps.db, token)).toBeNull();
+    expect(await findSession(ctx.app.deps.database, token)).toBeNull();
     expect((await leaver.get('/dashboard/leads')).statusCode).toBe(302);
     expect((await owner.post(`/dashboard/settings/users/${id}/remove`)).statusCode).toBe(404);
   });

@@ -23,7 +23,7 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const db = () => ctx.app.deps.db;
+  const db = () => ctx.app.deps.database.db;
   const checkUrl = (url: string) => checkWebhookUrl(url, TEST_WEBHOOKS);
   const add = (fields: Record<string, string | string[]>) =>
     browser.post(BASE, { url: '', events: [], description: '', ...fields });
@@ -111,7 +111,7 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
 
   it('shows an endpoint the worker disabled, with its reason and when, and enables it again', async () => {
     const endpoint = await createWebhookEndpoint(
-      db(),
+      ctx.app.deps.database,
       ctx.brandId,
       { url: 'http://127.0.0.1:9/failing' },
       checkUrl,
@@ -155,7 +155,7 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
 
   it('disables an endpoint by hand without calling it a failure', async () => {
     const endpoint = await createWebhookEndpoint(
-      db(),
+      ctx.app.deps.database,
       ctx.brandId,
       { url: 'http://127.0.0.1:9/paused' },
       checkUrl,
@@ -171,7 +171,7 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
 
   it('rotates the secret and shows the new one once; the old one is kept for 24 hours', async () => {
     const endpoint = await createWebhookEndpoint(
-      db(),
+      ctx.app.deps.database,
       ctx.brandId,
       { url: 'http://127.0.0.1:9/rotate' },
       checkUrl,
@@ -189,7 +189,7 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
 
   it('deletes only after a confirmation step, and only with the form token', async () => {
     const endpoint = await createWebhookEndpoint(
-      db(),
+      ctx.app.deps.database,
       ctx.brandId,
       { url: 'http://127.0.0.1:9/delete' },
       checkUrl,
@@ -218,7 +218,7 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
 
   it('refuses every form post without the right token and changes nothing', async () => {
     const endpoint = await createWebhookEndpoint(
-      db(),
+      ctx.app.deps.database,
       ctx.brandId,
       { url: 'http://127.0.0.1:9/csrf' },
       checkUrl,
@@ -275,11 +275,9 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
     expect(rows[0]).toContain(`action="${BASE}/${id}/deliveries/${original}/resend"`);
 
     let woken = 0;
-    const wake = ctx.app.deps.hooks.deliveryQueued;
-    ctx.app.deps.hooks.deliveryQueued = () => {
+    const stopListening = ctx.app.deps.database.listen('webhook-deliveries', () => {
       woken++;
-      wake?.();
-    };
+    });
     try {
       const resent = await browser.post(`${BASE}/${id}/deliveries/${original}/resend`);
       expect(resent.statusCode).toBe(303);
@@ -294,7 +292,7 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
       expect(newRows[1]).toContain(`id="${original}"`);
       expect(textOf(newRows[0]!)).toContain(event.id);
     } finally {
-      ctx.app.deps.hooks.deliveryQueued = wake;
+      stopListening();
     }
 
     // A disabled endpoint sends nothing, so "Send again" is refused with a way out, and no delivery is added.
@@ -307,7 +305,7 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
 
   it("another brand's endpoint is a 404 everywhere, never listed and never changed", async () => {
     const theirs = await createWebhookEndpoint(
-      db(),
+      ctx.app.deps.database,
       ctx.otherBrandId,
       { url: 'http://127.0.0.1:9/other-brand', description: 'Other brand CRM' },
       checkUrl,

@@ -15,9 +15,9 @@ import {
   overKysely,
 } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import type { Database as Schema } from '../../src/db/schema.js';
+import type { Tables as Schema } from '../../src/db/schema.js';
 import { type AddressListQuery, listAddresses } from '../../src/domain/addresses.js';
-import { type LeadListQuery, listLeads } from '../../src/domain/leads.js';
+import { type LeadListQuery, listLeads } from '../../src/domain/leads/index.js';
 import type { Stage } from '../../src/domain/states.js';
 import { dialects, dropSchemaNamed, testSchemaName } from '../helpers.js';
 
@@ -277,7 +277,11 @@ describe.each(dialects())('list query plans on %s', (dialect) => {
 
   async function addressPlan(query: Partial<AddressListQuery>) {
     target.captured.length = 0;
-    const page = await listAddresses(target.db, BRAND, { limit: 50, order: 'desc', ...query });
+    const page = await listAddresses(overKysely(target.db, dialect), BRAND, {
+      limit: 50,
+      order: 'desc',
+      ...query,
+    });
     expect(target.captured).toHaveLength(1);
     return { page, plan: await target.explain(target.captured[0]!) };
   }

@@ -140,7 +140,7 @@ describe('SQLite group commit', () => {
     await sql.raw(CREATE).execute(database.db);
     const v1 = database.version();
     expect(v1).toBeDefined();
-    await database.reader.all(statement('select * from items'), []);
+    await database.all(statement('select * from items'), []);
     expect(database.version()).toBe(v1);
     await database.write((r) => r.run(INSERT, ['mine']));
     const v2 = database.version();

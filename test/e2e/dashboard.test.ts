@@ -204,9 +204,11 @@ describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
     }
     // Spread them over the last weeks so the per-day chart shows a shape.
     const day = 24 * 60 * 60 * 1000;
-    const ids = (await app.deps.db.selectFrom('leads').select('id').orderBy('id').execute()).map((r) => r.id);
+    const ids = (await app.deps.database.db.selectFrom('leads').select('id').orderBy('id').execute()).map(
+      (r) => r.id,
+    );
     for (const [i, id] of ids.slice(0, -1).entries()) {
-      await app.deps.db
+      await app.deps.database.db
         .updateTable('leads')
         .set({ received_at: Date.now() - (i * 6 + 2) * day })
         .where('id', '=', id)
@@ -299,7 +301,9 @@ describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
     } finally {
       evil.close();
     }
-    const names = (await app.deps.db.selectFrom('api_keys').select('name').execute()).map((r) => r.name);
+    const names = (await app.deps.database.db.selectFrom('api_keys').select('name').execute()).map(
+      (r) => r.name,
+    );
     expect(names).toEqual(['Website form']);
   });
 

@@ -36,7 +36,7 @@ async function counts(): Promise<Counts> {
       (select count(*) from leads) as leads,
       (select count(*) from customers) as customers,
       (select count(*) from addresses) as addresses,
-      (select count(*) from lead_status_history) as history`.execute(ctx.app.deps.db);
+      (select count(*) from lead_status_history) as history`.execute(ctx.app.deps.database.db);
   return rows[0]!;
 }
 

@@ -47,7 +47,7 @@ describe.each(dialects())('parallel lead creation on %s', (dialect) => {
   }
 
   const countRows = async (table: 'customers' | 'addresses' | 'leads', column: string, value: string) => {
-    const row = await ctx.app.deps.db
+    const row = await ctx.app.deps.database.db
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('brand_id', '=', ctx.brandId)

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLeadInput } from '../../src/domain/lead-input.js';
-import { changeLeadStatus, createLead } from '../../src/domain/leads.js';
+import { changeLeadStatus, createLead } from '../../src/domain/leads/index.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('events on %s', (dialect) => {
@@ -63,7 +63,7 @@ describe.each(dialects())('events on %s', (dialect) => {
     });
     expect(refused.statusCode).toBe(409);
     expect(await eventsOf(created.id as string)).toHaveLength(1);
-    const before = await ctx.app.deps.db.selectFrom('events').select('id').execute();
+    const before = await ctx.app.deps.database.db.selectFrom('events').select('id').execute();
     const bad = await ctx.app.inject({
       method: 'POST',
       url: '/v1/leads',
@@ -71,7 +71,9 @@ describe.each(dialects())('events on %s', (dialect) => {
       payload: { title: 'invalid' },
     });
     expect(bad.statusCode).toBe(422);
-    expect(await ctx.app.deps.db.selectFrom('events').select('id').execute()).toHaveLength(before.length);
+    expect(await ctx.app.deps.database.db.selectFrom('events').select('id').execute()).toHaveLength(
+      before.length,
+    );
   });
 
   it('records events for changes made through the domain functions (the dashboard path)', async () => {

@@ -32,7 +32,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
   const countLeads = async (title: string) =>
     Number(
       (
-        await ctx.app.deps.db
+        await ctx.app.deps.database.db
           .selectFrom('leads')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where('title', '=', title)
@@ -53,7 +53,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
     expect(again.body).toBe(first.body);
     expect(again.headers.location).toBe(first.headers.location);
     expect(await countLeads(`Idempotent ${key}`)).toBe(1);
-    const events = await ctx.app.deps.db
+    const events = await ctx.app.deps.database.db
       .selectFrom('events')
       .select('id')
       .where('data', 'like', `%${first.json().id}%`)
@@ -97,7 +97,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
   it('answers 409 while a request with the same key is still in flight', async () => {
     const key = newKey();
     const body = validLead({ title: `In flight ${key}` });
-    await ctx.app.deps.db
+    await ctx.app.deps.database.db
       .insertInto('idempotency_keys')
       .values({
         key_id: ctx.keyIds['leads:write']!,
@@ -120,7 +120,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
   it('takes over a claim left in flight by a request that died long ago', async () => {
     const key = newKey();
     const body = validLead({ title: `Abandoned ${key}` });
-    await ctx.app.deps.db
+    await ctx.app.deps.database.db
       .insertInto('idempotency_keys')
       .values({
         key_id: ctx.keyIds['leads:write']!,
@@ -162,16 +162,16 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
         .raw(
           `create trigger fail_lead before insert on leads when new.title = '${title}' begin select raise(abort, 'boom'); end`,
         )
-        .execute(ctx.app.deps.db);
+        .execute(ctx.app.deps.database.db);
     } else {
       await sql
         .raw(`alter table leads add constraint fail_lead check (title <> '${title}')`)
-        .execute(ctx.app.deps.db);
+        .execute(ctx.app.deps.database.db);
     }
     const failed = await post(body, key);
     expect(failed.statusCode).toBe(500);
     expect(await countLeads(title)).toBe(0);
-    const row = await ctx.app.deps.db
+    const row = await ctx.app.deps.database.db
       .selectFrom('idempotency_keys')
       .selectAll()
       .where('idempotency_key', '=', key)
@@ -180,7 +180,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
 
     await sql
       .raw(dialect === 'sqlite' ? 'drop trigger fail_lead' : 'alter table leads drop constraint fail_lead')
-      .execute(ctx.app.deps.db);
+      .execute(ctx.app.deps.database.db);
     const retried = await post(body, key);
     expect(retried.statusCode).toBe(201);
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
@@ -220,7 +220,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
   it('ignores keys older than 24 hours and prunes them', async () => {
     const key = newKey();
     await post(validLead({ title: `Old ${key}` }), key);
-    await ctx.app.deps.db
+    await ctx.app.deps.database.db
       .updateTable('idempotency_keys')
       .set({ created_at: Date.now() - IDEMPOTENCY_TTL_MS - 1000 })
       .where('idempotency_key', '=', key)
@@ -231,13 +231,13 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
 
     const stale = newKey();
     await post(validLead(), stale);
-    await ctx.app.deps.db
+    await ctx.app.deps.database.db
       .updateTable('idempotency_keys')
       .set({ created_at: Date.now() - IDEMPOTENCY_TTL_MS - 1000 })
       .where('idempotency_key', '=', stale)
       .execute();
-    expect(await pruneIdempotencyKeys(ctx.app.deps.db)).toBeGreaterThanOrEqual(1);
-    const left = await ctx.app.deps.db
+    expect(await pruneIdempotencyKeys(ctx.app.deps.database)).toBeGreaterThanOrEqual(1);
+    const left = await ctx.app.deps.database.db
       .selectFrom('idempotency_keys')
       .select('idempotency_key')
       .where('idempotency_key', 'in', [key, stale])

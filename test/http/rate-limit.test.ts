@@ -12,7 +12,8 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
   afterAll(async () => ctx?.close());
 
   const keyWith = async (limits: { readsPerMinute?: number; writesPerMinute?: number }, scopes = ['full']) =>
-    (await createApiKey(ctx.app.deps.db, { brandId: ctx.brandId, name: 'limited', scopes, ...limits })).key;
+    (await createApiKey(ctx.app.deps.database, { brandId: ctx.brandId, name: 'limited', scopes, ...limits }))
+      .key;
 
   const read = (key: string, remoteAddress = '127.0.0.1') =>
     ctx.app.inject({ method: 'GET', url: '/v1/leads', headers: { 'x-api-key': key }, remoteAddress });
@@ -76,9 +77,11 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     await awayFromWindowEdge();
     const key = await keyWith({ writesPerMinute: 1 });
     await write(key);
-    const before = await ctx.app.deps.db.selectFrom('leads').select('id').execute();
+    const before = await ctx.app.deps.database.db.selectFrom('leads').select('id').execute();
     expect((await write(key)).statusCode).toBe(429);
-    expect(await ctx.app.deps.db.selectFrom('leads').select('id').execute()).toHaveLength(before.length);
+    expect(await ctx.app.deps.database.db.selectFrom('leads').select('id').execute()).toHaveLength(
+      before.length,
+    );
   });
 
   it('counts and labels responses refused after the key resolved (403, 404, 422)', async () => {

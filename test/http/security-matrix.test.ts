@@ -350,7 +350,7 @@ describe.each(dialects())('API key cache and lastUsedAt on %s', (dialect) => {
     const key = ctx.keys['leads:read'];
     const started = Date.now();
     expect((await list(key)).statusCode).toBe(200);
-    await ctx.app.deps.db
+    await ctx.app.deps.database.db
       .updateTable('api_keys')
       .set({ revoked_at: Date.now() })
       .where('id', '=', ctx.keyIds['leads:read']!)
@@ -370,7 +370,7 @@ describe.each(dialects())('API key cache and lastUsedAt on %s', (dialect) => {
   it('records lastUsedAt when a key is used', async () => {
     const id = ctx.keyIds['work-items:read']!;
     const lastUsed = () =>
-      ctx.app.deps.db
+      ctx.app.deps.database.db
         .selectFrom('api_keys')
         .select('last_used_at')
         .where('id', '=', id)

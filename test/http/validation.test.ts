@@ -78,7 +78,7 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
 
   async function counts(): Promise<Counts> {
     const count = async (table: 'leads' | 'customers' | 'addresses') => {
-      const row = await ctx.app.deps.db
+      const row = await ctx.app.deps.database.db
         .selectFrom(table)
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow();

@@ -42,8 +42,8 @@ describe.skipIf(!postgres || !redisUrl)('two instances, one database', () => {
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
     database = openDatabase({ dialect: 'postgres', url: env.DATABASE_URL!, schema, poolMax: 2 });
     await migrate(database, schema);
-    brandId = (await createBrand(database.db, { name: 'Two Instance Roofing' })).id;
-    fullKey = (await createApiKey(database.db, { brandId, name: 'full', scopes: ['full'] })).key;
+    brandId = (await createBrand(database, { name: 'Two Instance Roofing' })).id;
+    fullKey = (await createApiKey(database, { brandId, name: 'full', scopes: ['full'] })).key;
   });
 
   afterAll(async () => {
@@ -88,7 +88,7 @@ describe.skipIf(!postgres || !redisUrl)('two instances, one database', () => {
   });
 
   it('a key revoked with the CLI is refused by both within a few seconds', async () => {
-    const revokable = await createApiKey(database.db, { brandId, name: 'to revoke', scopes: ['leads:read'] });
+    const revokable = await createApiKey(database, { brandId, name: 'to revoke', scopes: ['leads:read'] });
     expect((await request(b.url, 'GET', '/v1/leads', revokable.key)).status).toBe(200);
     expect((await request(a.url, 'GET', '/v1/leads', revokable.key)).status).toBe(200);
     const printed = await runCli(['keys', 'revoke', revokable.id], {
@@ -115,7 +115,7 @@ describe.skipIf(!postgres || !redisUrl)('two instances, one database', () => {
         return ready.checks.rateLimit === 'redis';
       }, 'both instances to count in Redis');
     }
-    const { key } = await createApiKey(database.db, {
+    const { key } = await createApiKey(database, {
       brandId,
       name: 'ten writes',
       scopes: ['leads:write'],

@@ -37,8 +37,8 @@ describe.each(dialects())('a server killed between commit and delivery on %s', (
       WEBHOOKS_ALLOW_PRIVATE: '1',
       WEBHOOKS_TIMEOUT_MS: '1000',
     });
-    const brand = await createBrand(database.db, { name: 'Crash Test Plumbing' });
-    key = (await createApiKey(database.db, { brandId: brand.id, name: 'crash', scopes: ['full'] })).key;
+    const brand = await createBrand(database, { name: 'Crash Test Plumbing' });
+    key = (await createApiKey(database, { brandId: brand.id, name: 'crash', scopes: ['full'] })).key;
   });
 
   afterAll(async () => {

@@ -161,7 +161,7 @@ describe.skipIf(!redisUrl)('Redis rate limiter', () => {
       for (const app of [ctx.app, second]) {
         await waitFor(async () => (await readyz(app)).checks.rateLimit === 'redis', 'Redis');
       }
-      const { key } = await createApiKey(ctx.app.deps.db, {
+      const { key } = await createApiKey(ctx.app.deps.database, {
         brandId: ctx.brandId,
         name: 'ten writes',
         scopes: ['leads:write'],

@@ -38,7 +38,7 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
   afterEach(async () => {
-    await ctx.app.deps.db.deleteFrom('webhook_endpoints').execute();
+    await ctx.app.deps.database.db.deleteFrom('webhook_endpoints').execute();
     await receiver?.close();
   });
 
@@ -238,7 +238,10 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
       const ids = receiver.received.map((r) => r.headers['lead-intake-event-id']);
       expect(ids).toHaveLength(24);
       expect(new Set(ids).size).toBe(24);
-      const owners = await ctx.app.deps.db.selectFrom('webhook_deliveries').select('attempt').execute();
+      const owners = await ctx.app.deps.database.db
+        .selectFrom('webhook_deliveries')
+        .select('attempt')
+        .execute();
       expect(owners.every((d) => d.attempt === 1)).toBe(true);
     } finally {
       await second.close();
@@ -299,7 +302,7 @@ describe.each(dialects())('webhook safety and give-up on %s', (dialect) => {
 
     // As if stored while the name resolved elsewhere (or before the policy changed).
     const now = Date.now();
-    await strict.app.deps.db
+    await strict.app.deps.database.db
       .insertInto('webhook_endpoints')
       .values({
         id: 'whk_01m7zt8f7488qg4qgkt4mq7000',

@@ -27,19 +27,19 @@ const publicPage = { page: 'public' as const };
 const quiet = 'warn';
 
 export default async function authRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const { db } = deps;
+  const { database } = deps;
 
   app.get('/', { schema: hidden, config: publicPage }, async (request, reply) => {
     if (request.signedIn) return reply.redirect('/dashboard/leads');
-    return reply.redirect((await isSetupPending(db)) ? '/setup' : '/sign-in');
+    return reply.redirect((await isSetupPending(database)) ? '/setup' : '/sign-in');
   });
 
   // Setup is a 404 once anyone has an account, whatever the token.
   app.get('/setup', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
-    if (!(await isSetupPending(db))) return notFound(request, reply);
+    if (!(await isSetupPending(database))) return notFound(request, reply);
     const token = text(request.query, 'token');
-    if (!(await isSetupTokenValid(db, token))) return sendPage(reply, setupLinkNeededPage(), 403);
-    const existing = await soleBrand(db);
+    if (!(await isSetupTokenValid(database, token))) return sendPage(reply, setupLinkNeededPage(), 403);
+    const existing = await soleBrand(database);
     const values: Record<string, string> = existing
       ? { brandName: existing.name, country: existing.defaultCountry }
       : {};
@@ -57,7 +57,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
       email: text(body, 'email'),
     };
     try {
-      const user = await completeSetup(db, {
+      const user = await completeSetup(database, {
         token: text(body, 'token'),
         brandName: values.brandName,
         country: values.country,
@@ -66,11 +66,11 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
         passwordConfirmation: text(body, 'passwordConfirmation'),
       });
       app.log.info({ userId: user.id, brandId: user.brandId }, 'first-run setup completed');
-      await startSession(db, request, reply, user.id);
+      await startSession(database, request, reply, user.id);
       return seeOther(reply, '/dashboard/settings/api-keys?welcome=1');
     } catch (error) {
       if (error instanceof SetupClosedError) {
-        if (!(await isSetupPending(db))) return notFound(request, reply);
+        if (!(await isSetupPending(database))) return notFound(request, reply);
         return sendPage(reply, setupLinkNeededPage(), 403);
       }
       if (!(error instanceof ValidationError)) throw error;
@@ -99,7 +99,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
         email: '',
         next,
         message: message ? notice(message, 'info') : undefined,
-        setupPending: await isSetupPending(db),
+        setupPending: await isSetupPending(database),
       }),
     );
   });
@@ -108,9 +108,9 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
     const body = request.body;
     const email = text(body, 'email');
     const next = safeNext(text(body, 'next'));
-    const result = await signIn(db, { email, password: text(body, 'password'), address: request.ip });
+    const result = await signIn(database, { email, password: text(body, 'password'), address: request.ip });
     if (result.outcome === 'signed-in') {
-      await startSession(db, request, reply, result.user.id);
+      await startSession(database, request, reply, result.user.id);
       return seeOther(reply, next ?? '/dashboard/leads');
     }
     const throttled = result.outcome === 'throttled';
@@ -136,15 +136,15 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
   });
 
   app.post('/sign-out', { schema: hidden, config: { page: 'user' } }, async (request, reply) => {
-    await stopSession(db, request, reply);
+    await stopSession(database, request, reply);
     return seeOther(reply, '/sign-in?notice=signed-out');
   });
 
   app.get('/invite', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
     const token = text(request.query, 'token');
-    const invite = await findInvite(db, token);
+    const invite = await findInvite(database, token);
     if (!invite) return invalidInvite(request, reply);
-    const brand = await findBrand(db, invite.brandId);
+    const brand = await findBrand(database, invite.brandId);
     return sendPage(
       reply,
       invitePage({
@@ -161,19 +161,19 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
     const body = request.body;
     const token = text(body, 'token');
     try {
-      const user = await acceptInvite(db, {
+      const user = await acceptInvite(database, {
         token,
         password: text(body, 'password'),
         passwordConfirmation: text(body, 'passwordConfirmation'),
       });
-      await startSession(db, request, reply, user.id);
+      await startSession(database, request, reply, user.id);
       return seeOther(reply, '/dashboard/leads');
     } catch (error) {
       if (error instanceof NotFoundError) return invalidInvite(request, reply);
       if (error instanceof ValidationError) {
-        const invite = await findInvite(db, token);
+        const invite = await findInvite(database, token);
         if (!invite) return invalidInvite(request, reply);
-        const brand = await findBrand(db, invite.brandId);
+        const brand = await findBrand(database, invite.brandId);
         const page = invitePage({
           csrfToken: publicFormToken(request, reply),
           inviteToken: token,

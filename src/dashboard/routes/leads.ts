@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { leadStats } from '../../domain/dashboard-stats.js';
 import { type FieldError, InvalidTransitionError, ValidationError } from '../../domain/errors.js';
-import { changeLeadStatus, getLead, type LeadListItem, listLeads } from '../../domain/leads.js';
+import { type AnyListItem, changeLeadStatus, getLead, listLeads } from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
 import { isStatus, PRIORITIES } from '../../domain/states.js';
 import type { RouteDeps } from '../../http/routes/types.js';
@@ -20,7 +20,7 @@ export function originOf(request: FastifyRequest): string {
 }
 
 export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const { db } = deps;
+  const { database } = deps;
 
   async function list(stage: 'lead' | 'work', request: FastifyRequest, reply: FastifyReply) {
     const user = userOf(request);
@@ -35,7 +35,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     if (filters.priority && !(PRIORITIES as readonly string[]).includes(filters.priority)) {
       errors.push({ field: 'priority', message: `must be one of ${PRIORITIES.join(', ')}` });
     }
-    let result: Page<LeadListItem> = { data: [], limit: PAGE_SIZE, hasMore: false, nextCursor: null };
+    let result: Page<AnyListItem> = { data: [], limit: PAGE_SIZE, hasMore: false, nextCursor: null };
     if (!errors.length) {
       try {
         result = await listLeads(deps.database, user.brandId, stage, {
@@ -51,7 +51,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         errors.push(...error.errors);
       }
     }
-    const stats = stage === 'lead' ? await leadStats(db, user.brandId) : undefined;
+    const stats = stage === 'lead' ? await leadStats(database, user.brandId) : undefined;
     const page = leadListPage({ user, stage, result, filters, errors, stats, publicUrl: originOf(request) });
     return sendPage(reply, page, errors.length ? 422 : 200);
   }
@@ -92,7 +92,6 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       const lead = await getLead(deps.database, user.brandId, id);
       return sendPage(reply, leadPage({ user, lead, message: notice(error.message, 'error') }), 409);
     }
-    deps.hooks.leadChanged?.(id);
     return seeOther(reply, `/dashboard/leads/${id}?moved=${status}`);
   });
 }

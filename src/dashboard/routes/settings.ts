@@ -26,13 +26,13 @@ function optionalNumber(value: string): number | null {
 }
 
 async function findKey(deps: RouteDeps, brandId: string, id: string): Promise<ApiKey> {
-  const key = (await listApiKeys(deps.db, brandId)).find((k) => k.id === id);
+  const key = (await listApiKeys(deps.database, brandId)).find((k) => k.id === id);
   if (!key) throw new NotFoundError(`No API key with id ${id}`);
   return key;
 }
 
 export default async function settingsRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const { db } = deps;
+  const { database } = deps;
 
   function renderKeys(request: FastifyRequest, view: Omit<ApiKeysView, 'publicUrl' | 'defaultLimits'>) {
     return apiKeysPage({ ...view, publicUrl: originOf(request), defaultLimits: deps.config.rateLimit });
@@ -44,7 +44,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
 
   app.get('/settings/api-keys', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const keys = await listApiKeys(db, user.brandId);
+    const keys = await listApiKeys(database, user.brandId);
     const revoked = keys.find((k) => k.id === text(request.query, 'revoked'));
     const message = revoked
       ? revokedNotice(revoked.name)
@@ -67,7 +67,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
       writesPerMinute: text(body, 'writesPerMinute'),
     };
     try {
-      const created = await createApiKey(db, {
+      const created = await createApiKey(database, {
         brandId: user.brandId,
         name: values.name,
         scopes: values.scopes,
@@ -76,12 +76,12 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
         writesPerMinute: optionalNumber(values.writesPerMinute),
       });
       request.log.info({ keyId: created.id, userId: user.userId }, 'API key created in the dashboard');
-      const keys = await listApiKeys(db, user.brandId);
+      const keys = await listApiKeys(database, user.brandId);
       const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
       return sendPage(reply, renderKeys(request, { user, keys, created, values: empty, errors: [] }));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      const keys = await listApiKeys(db, user.brandId);
+      const keys = await listApiKeys(database, user.brandId);
       return sendPage(reply, renderKeys(request, { user, keys, values, errors: error.errors }), 422);
     }
   });
@@ -95,7 +95,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
 
   app.post('/settings/api-keys/:id/revoke', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const key = await revokeApiKey(db, (request.params as { id: string }).id, user.brandId);
+    const key = await revokeApiKey(database, (request.params as { id: string }).id, user.brandId);
     // This instance refuses the key from the next request on; others within KEY_CACHE_TTL_MS.
     deps.keys.invalidate();
     request.log.info({ keyId: key.id, userId: user.userId }, 'API key revoked in the dashboard');
@@ -108,7 +108,10 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     extra: Partial<UsersView> = {},
     status = 200,
   ) {
-    const [users, invites] = await Promise.all([listUsers(db, user.brandId), listInvites(db, user.brandId)]);
+    const [users, invites] = await Promise.all([
+      listUsers(database, user.brandId),
+      listInvites(database, user.brandId),
+    ]);
     const view: UsersView = {
       user,
       users,
@@ -139,10 +142,10 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     try {
       const role = parseRole(values.role);
       if (password) {
-        await createUser(db, { brandId: user.brandId, email: values.email, password, role });
+        await createUser(database, { brandId: user.brandId, email: values.email, password, role });
         return seeOther(reply, '/dashboard/settings/users?done=added');
       }
-      const invite = await createInvite(db, {
+      const invite = await createInvite(database, {
         brandId: user.brandId,
         email: values.email,
         role,
@@ -163,7 +166,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
 
   app.get('/settings/users/:id/remove', { schema: hidden, config: ownerPage }, async (request, reply) => {
     const user = userOf(request);
-    const target = await findUser(db, user.brandId, (request.params as { id: string }).id);
+    const target = await findUser(database, user.brandId, (request.params as { id: string }).id);
     if (target.id === user.userId) {
       return sendPage(
         reply,
@@ -177,7 +180,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
   app.post('/settings/users/:id/remove', { schema: hidden, config: ownerPage }, async (request, reply) => {
     const user = userOf(request);
     try {
-      await removeUser(db, user.brandId, (request.params as { id: string }).id, user.userId);
+      await removeUser(database, user.brandId, (request.params as { id: string }).id, user.userId);
     } catch (error) {
       if (error instanceof DomainError && error.code === 'conflict') {
         return sendPage(
@@ -196,7 +199,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     { schema: hidden, config: ownerPage },
     async (request, reply) => {
       const user = userOf(request);
-      await withdrawInvite(db, user.brandId, (request.params as { id: string }).id);
+      await withdrawInvite(database, user.brandId, (request.params as { id: string }).id);
       return seeOther(reply, '/dashboard/settings/users?done=withdrawn');
     },
   );

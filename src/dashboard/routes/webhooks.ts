@@ -47,7 +47,7 @@ function formErrors(errors: readonly FieldError[], events: string[]): FieldError
 }
 
 export default async function webhookRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const { db } = deps;
+  const { database } = deps;
   const { allowHttp, allowPrivate } = deps.config.webhooks;
   const checkUrl: UrlChecker = (url) => checkWebhookUrl(url, { allowHttp, allowPrivate });
 
@@ -57,7 +57,7 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
     extra: Partial<WebhooksView> = {},
     status = 200,
   ) {
-    const page = await listWebhookEndpoints(db, user.brandId, { limit: MAX_LIMIT, order: 'desc' });
+    const page = await listWebhookEndpoints(database, user.brandId, { limit: MAX_LIMIT, order: 'desc' });
     const view: WebhooksView = { user, endpoints: page.data, values: EMPTY, errors: [], ...extra };
     return sendPage(reply, webhooksPage(view), status);
   }
@@ -77,7 +77,7 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
     };
     try {
       const created = await createWebhookEndpoint(
-        db,
+        database,
         user.brandId,
         { url: values.url, events: values.events, description: values.description },
         checkUrl,
@@ -109,7 +109,7 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
 
   app.post('/settings/webhooks/:id/enable', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    await updateWebhookEndpoint(db, user.brandId, idOf(request), { enabled: true }, checkUrl);
+    await updateWebhookEndpoint(database, user.brandId, idOf(request), { enabled: true }, checkUrl);
     request.log.info(
       { endpointId: idOf(request), userId: user.userId },
       'webhook endpoint enabled in the dashboard',
@@ -119,7 +119,7 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
 
   app.post('/settings/webhooks/:id/disable', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    await updateWebhookEndpoint(db, user.brandId, idOf(request), { enabled: false }, checkUrl);
+    await updateWebhookEndpoint(database, user.brandId, idOf(request), { enabled: false }, checkUrl);
     request.log.info(
       { endpointId: idOf(request), userId: user.userId },
       'webhook endpoint disabled in the dashboard',
@@ -132,8 +132,8 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
     { schema: hidden, config: userPage },
     async (request, reply) => {
       const user = userOf(request);
-      const endpoint = await getWebhookEndpoint(db, user.brandId, idOf(request));
-      const rotated = await rotateWebhookSecret(db, user.brandId, endpoint.id);
+      const endpoint = await getWebhookEndpoint(database, user.brandId, idOf(request));
+      const rotated = await rotateWebhookSecret(database, user.brandId, endpoint.id);
       request.log.info(
         { endpointId: endpoint.id, userId: user.userId },
         'webhook secret rotated in the dashboard',
@@ -144,13 +144,13 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
 
   app.get('/settings/webhooks/:id/delete', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const endpoint = await getWebhookEndpoint(db, user.brandId, idOf(request));
+    const endpoint = await getWebhookEndpoint(database, user.brandId, idOf(request));
     return sendPage(reply, deleteConfirmPage(user, endpoint));
   });
 
   app.post('/settings/webhooks/:id/delete', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    await deleteWebhookEndpoint(db, user.brandId, idOf(request));
+    await deleteWebhookEndpoint(database, user.brandId, idOf(request));
     request.log.info(
       { endpointId: idOf(request), userId: user.userId },
       'webhook endpoint deleted in the dashboard',
@@ -160,9 +160,9 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
 
   app.get('/settings/webhooks/:id', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const endpoint = await getWebhookEndpoint(db, user.brandId, idOf(request));
+    const endpoint = await getWebhookEndpoint(database, user.brandId, idOf(request));
     const cursor = text(request.query, 'cursor');
-    const page = await listDeliveries(db, user.brandId, endpoint.id, {
+    const page = await listDeliveries(database, user.brandId, endpoint.id, {
       limit: DELIVERIES_PER_PAGE,
       order: 'desc',
       ...(isCursor(cursor) ? { cursor } : {}),
@@ -184,8 +184,7 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
       const user = userOf(request);
       const { id, deliveryId } = request.params as { id: string; deliveryId: string };
       try {
-        const delivery = await resendDelivery(db, user.brandId, id, deliveryId);
-        deps.hooks.deliveryQueued?.();
+        const delivery = await resendDelivery(database, user.brandId, id, deliveryId);
         request.log.info(
           { endpointId: id, deliveryId: delivery.id, userId: user.userId },
           'webhook delivery resent',

@@ -1,7 +1,7 @@
 // The lead and work-item lists, and one lead's page.
 import type { LeadStats } from '../../domain/dashboard-stats.js';
 import type { FieldError } from '../../domain/errors.js';
-import type { LeadDetail, LeadListItem } from '../../domain/leads.js';
+import type { AnyListItem, LeadDetail } from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import {
@@ -29,7 +29,7 @@ export interface ListFilters {
 export interface LeadListView {
   user: SessionUser;
   stage: 'lead' | 'work';
-  result: Page<LeadListItem>;
+  result: Page<AnyListItem>;
   filters: ListFilters;
   errors: FieldError[];
   stats?: LeadStats | undefined;
@@ -75,11 +75,11 @@ function filterForm(path: string, statuses: readonly Status[], filters: ListFilt
 </form>`;
 }
 
-function place(item: LeadListItem): string {
+function place(item: AnyListItem): string {
   return [item.address.postalCode, item.address.city].filter(Boolean).join(' ');
 }
 
-function table(items: LeadListItem[], stage: 'lead' | 'work'): SafeHtml {
+function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
   return html`<table class="list">
   <thead><tr>
     <th scope="col">Job</th><th scope="col">Customer</th><th scope="col">Place</th><th scope="col">Priority</th>

@@ -59,7 +59,7 @@ export default async function addressRoutes(app: FastifyInstance, { deps }: { de
   });
   const handler = async (request: FastifyRequest) => {
     const query = request.query as Record<string, unknown>;
-    return listAddresses(deps.db, principalOf(request).brandId, {
+    return listAddresses(deps.database, principalOf(request).brandId, {
       ...pagingFrom(query),
       ...timestampsFrom(query, ['createdAfter', 'createdBefore'] as const),
     });

@@ -24,7 +24,7 @@ export default async function eventRoutes(app: FastifyInstance, { deps }: { deps
     },
     async (request) => {
       const query = request.query as Record<string, unknown>;
-      return listEvents(deps.db, principalOf(request).brandId, {
+      return listEvents(deps.database, principalOf(request).brandId, {
         ...pagingFrom(query),
         ...timestampsFrom(query, ['createdAfter'] as const),
         type: query.type as string | undefined,

@@ -1,7 +1,13 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { LeadInput } from '../../../domain/lead-input.js';
-import { changeLeadStatus, createLead, getLead, type LeadSource, listLeads } from '../../../domain/leads.js';
+import {
+  changeLeadStatus,
+  createLead,
+  getLead,
+  type LeadSource,
+  listLeads,
+} from '../../../domain/leads/index.js';
 import type { Status } from '../../../domain/states.js';
 import { idempotencyPreValidation, runIdempotent, sendStored } from '../../idempotency.js';
 import { principalOf } from '../../plugins/auth.js';
@@ -56,24 +62,18 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       };
       const input = request.body as LeadInput;
       if (request.idempotency) {
-        const stored = await runIdempotent(
-          deps.db,
-          principal.keyId,
-          request.idempotency,
-          async (remember) => {
-            const lead = await createLead(deps.database, origin, input, {
-              inTransaction: (trx, created) => remember(trx, 201, JSON.stringify(created)),
-            });
-            deps.hooks.leadCreated?.(lead.id);
-            return { status: 201, body: JSON.stringify(lead) };
-          },
+        const stored = await runIdempotent(deps.database, principal.keyId, request.idempotency, (remember) =>
+          deps.database.write(async (tx) => {
+            const body = JSON.stringify(await createLead(tx, origin, input));
+            await remember(tx, 201, body);
+            return { status: 201, body };
+          }),
         );
         const id = (JSON.parse(stored.body) as { id?: string }).id;
         if (id) reply.header('Location', `/v1/leads/${id}`);
         return sendStored(reply, stored);
       }
       const lead = await createLead(deps.database, origin, input);
-      deps.hooks.leadCreated?.(lead.id);
       return reply.code(201).header('Location', `/v1/leads/${lead.id}`).send(lead);
     },
   );
@@ -148,7 +148,6 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         request.body as Status,
         principal.keyId,
       );
-      deps.hooks.leadChanged?.(id);
       return change.lead;
     },
   );

@@ -1,5 +1,5 @@
 import { type FieldError, ValidationError } from '../../../domain/errors.js';
-import type { LeadListQuery } from '../../../domain/leads.js';
+import type { LeadListQuery } from '../../../domain/leads/index.js';
 import { normalizeLimit, parseTimestamp, resolveOrder, type SortOrder } from '../../../domain/paging.js';
 
 /** Parses the named ISO timestamp parameters, reporting every bad one at once. */

@@ -57,7 +57,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
     },
     async (request, reply) => {
       const endpoint = await createWebhookEndpoint(
-        deps.db,
+        deps.database,
         brandOf(request),
         request.body as EndpointInput,
         checkUrl,
@@ -81,7 +81,11 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
       },
     },
     async (request) =>
-      listWebhookEndpoints(deps.db, brandOf(request), pagingFrom(request.query as Record<string, unknown>)),
+      listWebhookEndpoints(
+        deps.database,
+        brandOf(request),
+        pagingFrom(request.query as Record<string, unknown>),
+      ),
   );
 
   app.get(
@@ -99,7 +103,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
         response: { 200: WebhookEndpointSchema, ...errorResponses([401, 403, 404, 429, 503]) },
       },
     },
-    async (request) => getWebhookEndpoint(deps.db, brandOf(request), idOf(request)),
+    async (request) => getWebhookEndpoint(deps.database, brandOf(request), idOf(request)),
   );
 
   app.patch(
@@ -120,7 +124,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
     },
     async (request) =>
       updateWebhookEndpoint(
-        deps.db,
+        deps.database,
         brandOf(request),
         idOf(request),
         request.body as EndpointInput,
@@ -146,7 +150,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
       },
     },
     async (request, reply) => {
-      await deleteWebhookEndpoint(deps.db, brandOf(request), idOf(request));
+      await deleteWebhookEndpoint(deps.database, brandOf(request), idOf(request));
       return reply.code(204).send();
     },
   );
@@ -166,7 +170,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
         response: { 200: RotatedSecretSchema, ...errorResponses([401, 403, 404, 409, 429, 503]) },
       },
     },
-    async (request) => rotateWebhookSecret(deps.db, brandOf(request), idOf(request)),
+    async (request) => rotateWebhookSecret(deps.database, brandOf(request), idOf(request)),
   );
 
   app.get(
@@ -187,7 +191,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
     },
     async (request) =>
       listDeliveries(
-        deps.db,
+        deps.database,
         brandOf(request),
         idOf(request),
         pagingFrom(request.query as Record<string, unknown>),
@@ -211,8 +215,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
     },
     async (request, reply) => {
       const { id, deliveryId } = request.params as { id: string; deliveryId: string };
-      const delivery = await resendDelivery(deps.db, brandOf(request), id, deliveryId);
-      deps.hooks.deliveryQueued?.();
+      const delivery = await resendDelivery(deps.database, brandOf(request), id, deliveryId);
       return reply.code(202).send(delivery);
     },
   );

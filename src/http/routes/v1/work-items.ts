@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { getLead, listLeads } from '../../../domain/leads.js';
+import { getLead, listLeads } from '../../../domain/leads/index.js';
 import { principalOf } from '../../plugins/auth.js';
 import { errorResponses, IdParams } from '../../schemas/common.js';
 import { LeadDetailSchema, WorkItemListQuery, WorkItemListResponse } from '../../schemas/leads.js';

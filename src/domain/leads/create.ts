@@ -1,0 +1,118 @@
+// Creating a lead: customer and address found or created, the lead, its first history entry and its event, in
+// one transaction.
+import { statement } from '../../db/sql.js';
+import type { Store } from '../../db/store.js';
+import { findOrCreateAddress } from '../addresses.js';
+import { customerEmailKey, findOrCreateCustomer } from '../customers.js';
+import { NotFoundError } from '../errors.js';
+import { recordEvent } from '../events.js';
+import { newId } from '../ids.js';
+import { iso } from '../json-schema.js';
+import type { LeadInput } from '../lead-input.js';
+import { getLead } from './read.js';
+import { type CreatedLead, INPUT_COLUMNS } from './shape.js';
+import { insertHistory } from './status-change.js';
+
+/** Where a lead came from. */
+export interface LeadSource {
+  brandId: string;
+  source: string;
+  keyId: string | null;
+  keyName: string | null;
+}
+
+// The brand's default country and the customer a lead links to, in one statement (one round trip on PostgreSQL).
+const BRAND_AND_CUSTOMER = statement(
+  'select b.default_country, ' +
+    '(select c.id from customers c where c.brand_id = b.id and c.email_normalized = ?) as by_email, ' +
+    '(select c.id from customers c where c.brand_id = b.id and c.phone = ?) as by_phone ' +
+    'from brands b where b.id = ?',
+);
+
+// Columns set by the create itself, then those copied from the input (shape.ts says which).
+const OWN_COLUMNS = [
+  'id',
+  'brand_id',
+  'customer_id',
+  'address_id',
+  'status',
+  'stage',
+  'source',
+  'source_key_id',
+  'source_key_name',
+  'received_at',
+  'created_at',
+  'updated_at',
+  'scheduled_at',
+] as const;
+const INSERT_LEAD = statement(
+  `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
+    ...OWN_COLUMNS,
+    ...INPUT_COLUMNS,
+  ]
+    .map(() => '?')
+    .join(', ')})`,
+);
+
+/**
+ * Creates customer (or links), address (or links), lead and its lead.created event in one transaction, and
+ * resolves once that has committed (or, given a Tx, as part of that transaction).
+ */
+export function createLead(store: Store, origin: LeadSource, input: LeadInput): Promise<CreatedLead> {
+  return store.write(async (tx) => {
+    const [brand] = await tx.all<{
+      default_country: string;
+      by_email: string | null;
+      by_phone: string | null;
+    }>(BRAND_AND_CUSTOMER, [customerEmailKey(input), input.phone, origin.brandId]);
+    if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
+    const now = Date.now();
+    const country = input.country ?? brand.default_country;
+    const customer = await findOrCreateCustomer(tx, origin.brandId, input, now, {
+      byEmail: brand.by_email,
+      byPhone: brand.by_phone,
+    });
+    const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now);
+    const id = newId('lead', now);
+    const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
+      id,
+      brand_id: origin.brandId,
+      customer_id: customer.id,
+      address_id: address.id,
+      status: 'request',
+      stage: 'lead',
+      source: origin.source,
+      source_key_id: origin.keyId,
+      source_key_name: origin.keyName,
+      received_at: now,
+      created_at: now,
+      updated_at: now,
+      scheduled_at: null,
+    };
+    await tx.run(INSERT_LEAD, [
+      ...OWN_COLUMNS.map((c) => own[c]),
+      ...INPUT_COLUMNS.map((c) => input[c.input]),
+    ]);
+    await insertHistory(tx, id, 1, 'request', now, origin.keyId);
+    await recordEvent(
+      tx,
+      origin.brandId,
+      'lead.created',
+      { lead: await getLead(tx, origin.brandId, id) },
+      now,
+    );
+    return {
+      id,
+      brandId: origin.brandId,
+      customerId: customer.id,
+      addressId: address.id,
+      title: input.title,
+      description: input.description,
+      status: 'request',
+      priority: input.priority,
+      source: origin.source,
+      receivedAt: iso(now),
+      createdAt: iso(now),
+    };
+  });
+}

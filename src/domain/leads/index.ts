@@ -1,0 +1,15 @@
+// Leads and work items: one record that moves through the states in ../states.ts.
+export { createLead, type LeadSource } from './create.js';
+export { getLead, type LeadListQuery, listLeads, parseStatusFilter } from './read.js';
+export {
+  type AnyListItem,
+  type CreatedLead,
+  CreatedLeadSchema,
+  type LeadDetail,
+  LeadDetailSchema,
+  type LeadListItem,
+  LeadListItemSchema,
+  type WorkItemListItem,
+  WorkItemListItemSchema,
+} from './shape.js';
+export { changeLeadStatus, parseStatusChange } from './status-change.js';

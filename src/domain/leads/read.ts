@@ -1,0 +1,146 @@
+// Reading leads and work items: the keyset-paged lists and the single read with its status history.
+import { type Runner, SqlBuilder, statement } from '../../db/sql.js';
+import type { Store } from '../../db/store.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { iso } from '../json-schema.js';
+import { decodeCursor, type Page, type SortOrder, toPage } from '../paging.js';
+import { LEAD_STATUSES, type Stage, type Status, WORK_ITEM_STATUSES } from '../states.js';
+import {
+  type AnyListItem,
+  DETAIL_PROJECTION,
+  LEAD_FROM,
+  type LeadDetail,
+  LIST_PROJECTION,
+  WORK_ITEM_PROJECTION,
+} from './shape.js';
+
+export interface LeadListQuery {
+  limit: number;
+  order: SortOrder;
+  cursor?: string;
+  receivedAfter?: number;
+  receivedBefore?: number;
+  updatedAfter?: number;
+  /** Comma-separated states, each one the list serves. */
+  status?: string;
+  /** Free-text search (dashboard): title, customer name, email, phone, postal code, city. */
+  search?: string;
+  priority?: string;
+}
+
+export function parseStatusFilter(value: string | undefined, stage: Stage): Status[] | undefined {
+  if (value === undefined) return undefined;
+  const allowed: readonly string[] = stage === 'lead' ? LEAD_STATUSES : WORK_ITEM_STATUSES;
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = list.filter((s) => !allowed.includes(s));
+  if (!list.length || bad.length) {
+    throw new ValidationError([
+      {
+        field: 'status',
+        message: `must be one or more of ${allowed.join(', ')} (comma-separated)${bad.length ? `; got ${bad.join(', ')}` : ''}`,
+      },
+    ]);
+  }
+  return [...new Set(list)] as Status[];
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+// The keyset columns are selected under their own names as well, for the cursor.
+const LIST_SELECT = `select ${LIST_PROJECTION.columns}, l.received_at as "k_time" ${LEAD_FROM} where l.brand_id = `;
+const WORK_LIST_SELECT = `select ${WORK_ITEM_PROJECTION.columns}, l.received_at as "k_time" ${LEAD_FROM} where l.brand_id = `;
+
+/** Lists the brand's leads (stage 'lead') or work items (stage 'work'), keyset-paged by (receivedAt, id). */
+export async function listLeads(
+  store: Store,
+  brandId: string,
+  stage: Stage,
+  query: LeadListQuery,
+): Promise<Page<AnyListItem>> {
+  const statuses = parseStatusFilter(query.status, stage);
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const q = new SqlBuilder()
+    .sql(stage === 'work' ? WORK_LIST_SELECT : LIST_SELECT)
+    .value(brandId)
+    .sql(' and l.stage = ')
+    .value(stage);
+  if (statuses) q.sql(' and l.status in ').list(statuses);
+  if (query.priority) q.sql(' and l.priority = ').value(query.priority);
+  if (query.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(query.receivedAfter);
+  if (query.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(query.receivedBefore);
+  if (query.updatedAfter !== undefined) q.sql(' and l.updated_at > ').value(query.updatedAfter);
+  if (after) {
+    q.sql(` and (l.received_at, l.id) ${query.order === 'asc' ? '>' : '<'} (`)
+      .value(after.time)
+      .sql(', ')
+      .value(after.id)
+      .sql(')');
+  }
+  if (query.search) {
+    const term = `%${escapeLike(query.search.trim().toLowerCase())}%`;
+    const phoneDigits = query.search.replace(/[^0-9]/g, '');
+    const postal = `%${escapeLike(query.search.replace(/\s+/g, '').toUpperCase())}%`;
+    q.sql(' and (lower(l.title) like ')
+      .value(term)
+      .sql(" escape '\\'")
+      .sql(' or lower(c.name) like ')
+      .value(term)
+      .sql(" escape '\\'")
+      .sql(' or c.email_normalized like ')
+      .value(term)
+      .sql(" escape '\\'")
+      .sql(' or lower(a.city) like ')
+      .value(term)
+      .sql(" escape '\\'")
+      .sql(" or upper(replace(a.postal_code, ' ', '')) like ")
+      .value(postal)
+      .sql(" escape '\\'");
+    if (phoneDigits.length >= 3) q.sql(' or c.phone like ').value(`%${phoneDigits}%`);
+    q.sql(')');
+  }
+  const direction = query.order === 'asc' ? 'asc' : 'desc';
+  q.sql(` order by l.received_at ${direction}, l.id ${direction} limit `).value(query.limit + 1);
+  const rows = await store.all<Record<string, unknown> & { id: string; k_time: number }>(q.build(), q.params);
+  const projection: { map(row: Record<string, unknown>): AnyListItem } =
+    stage === 'work' ? WORK_ITEM_PROJECTION : LIST_PROJECTION;
+  return toPage(
+    rows,
+    query.limit,
+    query.order,
+    (r) => ({ time: r.k_time, id: r.id }),
+    (r) => projection.map(r),
+  );
+}
+
+const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ?`;
+const DETAIL = statement(`${DETAIL_SELECT} order by h.seq`);
+const DETAIL_WORK_ITEM = statement(`${DETAIL_SELECT} and l.scheduled_at is not null order by h.seq`);
+
+type DetailRow = Record<string, unknown> & { h_status: Status | null; h_at: number | null };
+
+/**
+ * One lead in any state, or (workItemsOnly) one that has been scheduled. NotFoundError for another brand's id.
+ * Lead and history come from one statement, so the status always matches the last history entry even while the
+ * lead is being changed. Inside a write (a Tx), it reads the lead as that write has left it: events carry that.
+ */
+export async function getLead(
+  store: Runner,
+  brandId: string,
+  id: string,
+  options: { workItemsOnly?: boolean } = {},
+): Promise<LeadDetail> {
+  const rows = await store.all<DetailRow>(options.workItemsOnly ? DETAIL_WORK_ITEM : DETAIL, [id, brandId]);
+  const first = rows[0];
+  if (!first) throw new NotFoundError(`No ${options.workItemsOnly ? 'work item' : 'lead'} with id ${id}`);
+  return {
+    ...DETAIL_PROJECTION.map(first),
+    statusHistory: rows.flatMap((h) =>
+      h.h_status === null || h.h_at === null ? [] : [{ status: h.h_status, at: iso(h.h_at) }],
+    ),
+  };
+}

@@ -1,0 +1,215 @@
+// The lead's columns and read shapes in one place. Each field names its SQL expression and its TypeBox schema;
+// from that come the SELECT lists, the row-to-object mapping, the INSERT of fields taken from the input, the API's
+// response schemas and, as their Static types, the domain types. Adding a field here adds it everywhere.
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { NullableString, Timestamp } from '../json-schema.js';
+import type { LeadInput } from '../lead-input.js';
+import { ALL_STATUSES, PRIORITIES, type Priority, type Status } from '../states.js';
+
+interface Field<S extends TSchema = TSchema> {
+  /** SQL over the aliases l (leads), c (customers), a (addresses). */
+  sql: string;
+  schema: S;
+  /** Stored as epoch milliseconds, read as ISO 8601. */
+  time?: boolean;
+  /** Stored on create from this input field, into the leads column named by `sql` (without `l.`). */
+  input?: keyof LeadInput;
+}
+
+type Shape = Record<string, Field | { [k: string]: Field }>;
+
+const field = <S extends TSchema>(sql: string, schema: S, options: Omit<Field, 'sql' | 'schema'> = {}) => ({
+  sql,
+  schema,
+  ...options,
+});
+const time = (sql: string, description?: string) => field(sql, Timestamp(description), { time: true });
+const nullableTime = (sql: string, description?: string) =>
+  field(sql, NullableString({ format: 'date-time', ...(description ? { description } : {}) }), {
+    time: true,
+  });
+
+// One `enum` keyword rather than a union of literals: what the document has always said, and fast to serialise.
+const StatusSchema = Type.Unsafe<Status>({ type: 'string', enum: [...ALL_STATUSES] });
+const PrioritySchema = Type.Unsafe<Priority>({ type: 'string', enum: [...PRIORITIES] });
+
+/** The single-lead read (GET /v1/leads/{id}), apart from its status history. */
+const DETAIL = {
+  id: field('l.id', Type.String({ description: 'wrk_… identifier; keep it to read the lead later.' })),
+  brandId: field('l.brand_id', Type.String()),
+  customerId: field('l.customer_id', Type.String()),
+  addressId: field('l.address_id', Type.String()),
+  title: field('l.title', Type.String(), { input: 'title' }),
+  description: field('l.description', NullableString(), { input: 'description' }),
+  status: field('l.status', StatusSchema),
+  priority: field('l.priority', PrioritySchema, { input: 'priority' }),
+  source: field('l.source', Type.String({ description: '"website" for leads created through the API.' })),
+  receivedAt: time('l.received_at'),
+  createdAt: time('l.created_at'),
+  category: field('l.category', NullableString(), { input: 'category' }),
+  budgetQuote: field('l.budget_quote', NullableString(), { input: 'budgetQuote' }),
+  notes: field('l.notes', NullableString(), { input: 'notes' }),
+  sourceKeyName: field(
+    'l.source_key_name',
+    NullableString({ description: 'Name of the API key the lead came in with.' }),
+  ),
+  updatedAt: time('l.updated_at'),
+  scheduledAt: nullableTime('l.scheduled_at'),
+  customer: {
+    id: field('c.id', Type.String()),
+    type: field(
+      'c.type',
+      Type.Unsafe<'person' | 'business'>({ type: 'string', enum: ['person', 'business'] }),
+    ),
+    name: field('c.name', Type.String()),
+    firstName: field('c.first_name', NullableString()),
+    lastName: field('c.last_name', NullableString()),
+    email: field('c.email', NullableString()),
+    phone: field('c.phone', NullableString({ description: 'E.164' })),
+    companyName: field('c.company_name', NullableString()),
+  },
+  address: {
+    id: field('a.id', Type.String()),
+    street: field('a.street', Type.String()),
+    streetNumber: field('a.street_number', NullableString()),
+    streetNumberAddition: field('a.street_number_addition', NullableString()),
+    postalCode: field('a.postal_code', Type.String()),
+    city: field('a.city', Type.String()),
+    country: field('a.country', Type.String()),
+  },
+} satisfies Shape;
+
+/** A lead in a list (spec 2.3, plus updatedAt). */
+const LIST_ITEM = {
+  id: DETAIL.id,
+  title: DETAIL.title,
+  status: DETAIL.status,
+  priority: DETAIL.priority,
+  receivedAt: DETAIL.receivedAt,
+  updatedAt: DETAIL.updatedAt,
+  customer: {
+    id: DETAIL.customer.id,
+    name: DETAIL.customer.name,
+    email: DETAIL.customer.email,
+    phone: DETAIL.customer.phone,
+  },
+  address: {
+    id: DETAIL.address.id,
+    street: DETAIL.address.street,
+    streetNumber: DETAIL.address.streetNumber,
+    postalCode: DETAIL.address.postalCode,
+    city: DETAIL.address.city,
+  },
+} satisfies Shape;
+
+const WORK_ITEM = {
+  ...LIST_ITEM,
+  scheduledAt: nullableTime('l.scheduled_at', 'When the item was scheduled.'),
+} satisfies Shape;
+
+/** The fields of POST /v1/leads's answer (spec 2.2), all known without reading the lead back. */
+const CREATED_FIELDS = [
+  'id',
+  'brandId',
+  'customerId',
+  'addressId',
+  'title',
+  'description',
+  'status',
+  'priority',
+  'source',
+  'receivedAt',
+  'createdAt',
+] as const;
+
+type SchemaOf<S extends Shape> = {
+  [K in keyof S]: S[K] extends Field<infer T>
+    ? T
+    : S[K] extends { [k: string]: Field }
+      ? ReturnType<typeof objectOf<S[K]>>
+      : never;
+};
+
+function objectOf<S extends { [k: string]: Field }>(shape: S, options: { title?: string } = {}) {
+  const properties = {} as { [K in keyof S]: S[K]['schema'] };
+  for (const [name, f] of Object.entries(shape)) (properties as Record<string, TSchema>)[name] = f.schema;
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+function schemaOf<S extends Shape>(shape: S, options: { title: string }) {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, f] of Object.entries(shape)) {
+    properties[name] = 'sql' in f ? (f as Field).schema : objectOf(f as { [k: string]: Field });
+  }
+  return Type.Object(properties as SchemaOf<S>, { additionalProperties: false, ...options });
+}
+
+const StatusHistory = Type.Array(
+  Type.Object({ status: StatusSchema, at: Timestamp() }, { additionalProperties: false }),
+  { description: 'Every state the lead has been in, oldest first.' },
+);
+
+export const LeadDetailSchema = Type.Object(
+  { ...schemaOf(DETAIL, { title: 'Lead' }).properties, statusHistory: StatusHistory },
+  { additionalProperties: false, title: 'Lead' },
+);
+export const LeadListItemSchema = schemaOf(LIST_ITEM, { title: 'LeadListItem' });
+export const WorkItemListItemSchema = schemaOf(WORK_ITEM, { title: 'WorkItemListItem' });
+export const CreatedLeadSchema = Type.Pick(LeadDetailSchema, CREATED_FIELDS, {
+  additionalProperties: false,
+  title: 'CreatedLead',
+});
+
+export type LeadDetail = Static<typeof LeadDetailSchema>;
+export type LeadListItem = Static<typeof LeadListItemSchema>;
+export type WorkItemListItem = Static<typeof WorkItemListItemSchema>;
+export type CreatedLead = Static<typeof CreatedLeadSchema>;
+/** An item of either list: work items also carry scheduledAt. */
+export type AnyListItem = LeadListItem & Partial<Pick<WorkItemListItem, 'scheduledAt'>>;
+
+/** A SELECT list and a mapper from its rows to objects of the shape. */
+export interface Projection<T> {
+  /** `expr as "alias", …` */
+  readonly columns: string;
+  map(row: Record<string, unknown>): T;
+}
+
+function projection<T>(shape: Shape): Projection<T> {
+  const parts: { alias: string; sql: string; path: [string] | [string, string]; time: boolean }[] = [];
+  for (const [name, f] of Object.entries(shape)) {
+    const nested = 'sql' in f ? { [name]: f as Field } : (f as { [k: string]: Field });
+    for (const [inner, g] of Object.entries(nested)) {
+      const path: [string] | [string, string] = 'sql' in f ? [name] : [name, inner];
+      parts.push({ alias: path.join('.'), sql: g.sql, path, time: g.time === true });
+    }
+  }
+  const groups = [...new Set(parts.filter((p) => p.path.length === 2).map((p) => p.path[0]))];
+  return {
+    columns: parts.map((p) => `${p.sql} as "${p.alias}"`).join(', '),
+    map(row) {
+      const out: Record<string, unknown> = {};
+      for (const g of groups) out[g] = {};
+      for (const p of parts) {
+        let value = row[p.alias];
+        // PostgreSQL's int8 parser gives numbers too (database.ts); SQLite gives numbers.
+        if (p.time && value !== null) value = new Date(value as number).toISOString();
+        if (p.path.length === 1) out[p.path[0]] = value;
+        else (out[p.path[0]] as Record<string, unknown>)[p.path[1]] = value;
+      }
+      return out as T;
+    },
+  };
+}
+
+export const DETAIL_PROJECTION = projection<Omit<LeadDetail, 'statusHistory'>>(DETAIL);
+export const LIST_PROJECTION = projection<LeadListItem>(LIST_ITEM);
+export const WORK_ITEM_PROJECTION = projection<WorkItemListItem>(WORK_ITEM);
+
+/** The leads columns a create fills straight from the input, with the input field each comes from. */
+export const INPUT_COLUMNS: readonly { column: string; input: keyof LeadInput }[] = (
+  Object.values(DETAIL as Shape).filter((f) => 'sql' in f) as Field[]
+).flatMap((f) => (f.input ? [{ column: f.sql.replace(/^l\./, ''), input: f.input }] : []));
+
+/** The FROM clause every lead read shares. */
+export const LEAD_FROM =
+  'from leads l join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id';

@@ -1,0 +1,97 @@
+// Moving a lead through the states of states.ts, with its history entry and lead.status_changed event.
+import { type Runner, statement } from '../../db/sql.js';
+import type { Store } from '../../db/store.js';
+import { InvalidTransitionError, NotFoundError, ValidationError } from '../errors.js';
+import { recordEvent } from '../events.js';
+import {
+  ALL_STATUSES,
+  allowedTransitions,
+  canTransition,
+  isStatus,
+  type Status,
+  stageOf,
+} from '../states.js';
+import { getLead } from './read.js';
+import type { LeadDetail } from './shape.js';
+
+const INSERT_HISTORY = statement(
+  'insert into lead_status_history (lead_id, seq, status, at, actor) values (?, ?, ?, ?, ?)',
+);
+
+export async function insertHistory(
+  r: Runner,
+  leadId: string,
+  seq: number,
+  status: Status,
+  at: number,
+  actor: string | null,
+): Promise<void> {
+  await r.run(INSERT_HISTORY, [leadId, seq, status, at, actor]);
+}
+
+const LEAD_STATUS = statement('select status from leads where id = ? and brand_id = ?');
+const SET_STATUS = statement(
+  'update leads set status = ?, stage = ?, updated_at = ? where id = ? and brand_id = ? and status = ?',
+);
+const SET_STATUS_SCHEDULED = statement(
+  'update leads set status = ?, stage = ?, updated_at = ?, scheduled_at = ? where id = ? and brand_id = ? and status = ?',
+);
+const LAST_SEQ = statement('select max(seq) as seq from lead_status_history where lead_id = ?');
+
+export function parseStatusChange(body: unknown): Status {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ValidationError([{ field: '(body)', message: 'must be a JSON object with a "status" field' }]);
+  }
+  const errors = Object.keys(body)
+    .filter((k) => k !== 'status')
+    .map((k) => ({ field: k, message: 'is not a known field' }));
+  const status = (body as Record<string, unknown>).status;
+  if (status === undefined || status === null) errors.push({ field: 'status', message: 'is required' });
+  else if (!isStatus(status)) {
+    errors.push({ field: 'status', message: `must be one of ${ALL_STATUSES.join(', ')}` });
+  }
+  if (errors.length) throw new ValidationError(errors);
+  return status as Status;
+}
+
+/**
+ * Moves a lead to another state. The update is conditional on the state it was read in, so of two concurrent
+ * changes from the same state exactly one wins; the other gets InvalidTransitionError naming the new state.
+ * Returns the single-lead read as this change left it.
+ * Its lead.status_changed event is written in the same transaction.
+ */
+export function changeLeadStatus(
+  store: Store,
+  brandId: string,
+  id: string,
+  to: Status,
+  actor: string | null,
+): Promise<{ from: Status; to: Status; at: number; lead: LeadDetail }> {
+  return store.write(async (tx) => {
+    const [current] = await tx.all<{ status: string }>(LEAD_STATUS, [id, brandId]);
+    if (!current) throw new NotFoundError(`No lead with id ${id}`);
+    const from = current.status as Status;
+    if (!canTransition(from, to)) throw new InvalidTransitionError(from, to, allowedTransitions(from));
+    const now = Date.now();
+    const changed = await tx.run(to === 'scheduled' ? SET_STATUS_SCHEDULED : SET_STATUS, [
+      to,
+      stageOf(to),
+      now,
+      ...(to === 'scheduled' ? [now] : []),
+      id,
+      brandId,
+      from,
+    ]);
+    if (changed !== 1) {
+      const [latest] = await tx.all<{ status: string }>(LEAD_STATUS, [id, brandId]);
+      const latestStatus = (latest?.status ?? from) as Status;
+      throw new InvalidTransitionError(latestStatus, to, allowedTransitions(latestStatus));
+    }
+    const [last] = await tx.all<{ seq: number | null }>(LAST_SEQ, [id]);
+    await insertHistory(tx, id, Number(last?.seq ?? 0) + 1, to, now, actor);
+    // Read before commit: the row lock held since the update means this is exactly the state this change made.
+    const lead = await getLead(tx, brandId, id);
+    await recordEvent(tx, brandId, 'lead.status_changed', { lead, from, to }, now);
+    return { from, to, at: now, lead };
+  });
+}
