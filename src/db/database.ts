@@ -280,10 +280,10 @@ export function overKysely(db: DB, dialect: Dialect): Database {
   };
 }
 
-class StaticProvider implements MigrationProvider {
-  constructor(private readonly list: Record<string, Migration>) {}
-  async getMigrations() {
-    return this.list;
+class FolderProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  getMigrations(): Promise<Record<string, Migration>> {
+    return migrations(this.dialect);
   }
 }
 
@@ -299,7 +299,7 @@ export async function migrate(database: Database, schema?: string): Promise<stri
   const run = async (): Promise<string[]> => {
     const migrator = new Migrator({
       db,
-      provider: new StaticProvider(migrations(dialect)),
+      provider: new FolderProvider(dialect),
       ...(dialect === 'postgres' && schema ? { migrationTableSchema: schema } : {}),
     });
     const { error, results } = await migrator.migrateToLatest();

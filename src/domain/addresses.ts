@@ -5,6 +5,7 @@ import type { Store } from '../db/store.js';
 import { newId } from './ids.js';
 import { addressMatchKey, type LeadInput } from './lead-input.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
+import { iso } from './time.js';
 
 export interface Address {
   id: string;
@@ -94,8 +95,8 @@ export async function listAddresses(
       postalCode: r.postal_code,
       city: r.city,
       country: r.country,
-      createdAt: new Date(r.created_at).toISOString(),
-      updatedAt: new Date(r.updated_at).toISOString(),
+      createdAt: iso(r.created_at),
+      updatedAt: iso(r.updated_at),
     }),
   );
 }

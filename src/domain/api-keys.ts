@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../db/store.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
+import { iso, isoOrNull } from './time.js';
 
 export const SCOPES = ['leads:read', 'leads:write', 'work-items:read', 'full'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -53,8 +54,6 @@ type KeyRow = {
   writes_per_minute: number | null;
 };
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
 function toApiKey(row: KeyRow): ApiKey {
   return {
     id: row.id,
@@ -62,11 +61,11 @@ function toApiKey(row: KeyRow): ApiKey {
     name: row.name,
     displayPrefix: row.display_prefix,
     scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
-    createdAt: iso(row.created_at)!,
+    createdAt: iso(row.created_at),
     createdBy: row.created_by,
-    lastUsedAt: iso(row.last_used_at),
-    expiresAt: iso(row.expires_at),
-    revokedAt: iso(row.revoked_at),
+    lastUsedAt: isoOrNull(row.last_used_at),
+    expiresAt: isoOrNull(row.expires_at),
+    revokedAt: isoOrNull(row.revoked_at),
     readsPerMinute: row.reads_per_minute,
     writesPerMinute: row.writes_per_minute,
   };

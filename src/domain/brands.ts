@@ -2,6 +2,7 @@ import type { Store } from '../db/store.js';
 import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { normalizeCountry } from './lead-input.js';
+import { iso } from './time.js';
 
 export interface Brand {
   id: string;
@@ -17,7 +18,7 @@ function toBrand(row: BrandRow): Brand {
     id: row.id,
     name: row.name,
     defaultCountry: row.default_country,
-    createdAt: new Date(row.created_at).toISOString(),
+    createdAt: iso(row.created_at),
   };
 }
 

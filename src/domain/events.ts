@@ -6,6 +6,7 @@ import { newId } from './ids.js';
 import type { LeadDetail } from './leads/index.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import type { Status } from './states.js';
+import { iso } from './time.js';
 import { enqueueDeliveries } from './webhook-deliveries.js';
 
 export const EVENT_TYPES = ['lead.created', 'lead.status_changed'] as const;
@@ -55,7 +56,7 @@ export async function recordEvent(
  * carries the same bytes.
  */
 export function eventJson(row: { id: string; type: string; created_at: number; data: string }): string {
-  return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"createdAt":"${new Date(row.created_at).toISOString()}","data":${row.data}}`;
+  return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"createdAt":"${iso(row.created_at)}","data":${row.data}}`;
 }
 
 export function parseEventTypes(value: string | undefined, field = 'type'): EventType[] | undefined {
@@ -108,7 +109,7 @@ export async function listEvents(
     (r) => ({
       id: r.id,
       type: r.type as EventType,
-      createdAt: new Date(r.created_at).toISOString(),
+      createdAt: iso(r.created_at),
       data: JSON.parse(r.data) as LeadEventData,
     }),
   );

@@ -4,6 +4,7 @@ import { DomainError, type FieldError, NotFoundError, ValidationError } from './
 import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
 import { hashSecret, isSecretShaped, newSecret } from './secrets.js';
+import { iso } from './time.js';
 import { insertUser, prepareUser, type User } from './users.js';
 
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -35,8 +36,8 @@ function toInvite(row: InviteRow): Invite {
     email: row.email,
     role: row.role === 'owner' ? 'owner' : 'member',
     invitedBy: row.invited_by,
-    createdAt: new Date(row.created_at).toISOString(),
-    expiresAt: new Date(row.expires_at).toISOString(),
+    createdAt: iso(row.created_at),
+    expiresAt: iso(row.expires_at),
   };
 }
 

@@ -8,7 +8,3 @@ export function NullableString(options: { description?: string; format?: string 
 
 export const Timestamp = (description?: string) =>
   Type.String({ format: 'date-time', ...(description ? { description } : {}) });
-
-/** Epoch milliseconds as the API writes times: ISO 8601 UTC with milliseconds. */
-export const iso = (ms: number): string => new Date(ms).toISOString();
-export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));

@@ -1,6 +1,7 @@
 // Email + password sign-in with throttling of failures per account and per client address. Failures are
 // counted in the database, so the limits hold across every instance behind a load balancer.
 import type { Store } from '../db/store.js';
+import { iso } from './time.js';
 import { hashPassword, type User, verifyPassword } from './users.js';
 
 export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
@@ -71,7 +72,7 @@ export async function signIn(
       brandId: row.brand_id,
       email: row.email,
       role: row.role === 'owner' ? 'owner' : 'member',
-      createdAt: new Date(row.created_at).toISOString(),
+      createdAt: iso(row.created_at),
     },
   };
 }

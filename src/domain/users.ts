@@ -5,6 +5,7 @@ import type { Store } from '../db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
+import { iso } from './time.js';
 
 const scrypt = promisify(scryptCallback) as (
   password: string,
@@ -110,7 +111,7 @@ function toUser(row: UserRow): User {
     brandId: row.brand_id,
     email: row.email,
     role: row.role === 'owner' ? 'owner' : 'member',
-    createdAt: new Date(row.created_at).toISOString(),
+    createdAt: iso(row.created_at),
   };
 }
 

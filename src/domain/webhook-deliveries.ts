@@ -5,8 +5,8 @@ import type { DB, Store, Tx } from '../db/store.js';
 import { DomainError, NotFoundError } from './errors.js';
 import type { EventType } from './events.js';
 import { newId } from './ids.js';
-import { iso } from './json-schema.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
+import { iso } from './time.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 

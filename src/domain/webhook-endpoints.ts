@@ -4,8 +4,8 @@ import type { Store } from '../db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { EVENT_TYPES, type EventType, isEventType } from './events.js';
 import { newId } from './ids.js';
-import { iso } from './json-schema.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
+import { iso } from './time.js';
 import { failPendingDeliveries } from './webhook-deliveries.js';
 
 export const SECRET_PREFIX = 'whsec_';

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, type RawBuilder, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -22,7 +23,7 @@ import type { Stage } from '../../src/domain/states.js';
 import { dialects, dropSchemaNamed, testSchemaName } from '../helpers.js';
 
 const onPostgres = dialects().includes('postgres');
-const allMigrations = (dialect: Dialect) => Object.keys(migrations(dialect)).sort();
+const allMigrations = async (dialect: Dialect) => Object.keys(await migrations(dialect)).sort();
 const APP_TABLES = ['addresses', 'api_keys', 'brands', 'customers', 'lead_status_history', 'leads', 'users'];
 
 function openPostgres(schema: string): Database {
@@ -61,14 +62,14 @@ describe.runIf(onPostgres)('migrations on postgres', () => {
     try {
       const applied = await Promise.all(handles.map((h) => migrate(h, schema)));
       // One instance applied everything; the others waited on the lock and found nothing left to do.
-      expect(applied.flat().sort()).toEqual(allMigrations('postgres'));
+      expect(applied.flat().sort()).toEqual(await allMigrations('postgres'));
       expect(applied.filter((names) => names.length > 0)).toHaveLength(1);
       const recorded = await sql<{ name: string }>`
         select name from ${sql.id(schema, 'kysely_migration')} order by name`.execute(handles[0]!.db);
-      expect(recorded.rows.map((r) => r.name)).toEqual(allMigrations('postgres'));
+      expect(recorded.rows.map((r) => r.name)).toEqual(await allMigrations('postgres'));
 
       // The raced schema is exactly what a lone run produces.
-      expect(await migrate(reference, referenceSchema)).toEqual(allMigrations('postgres'));
+      expect(await migrate(reference, referenceSchema)).toEqual(await allMigrations('postgres'));
       const raced = await describePostgresSchema(handles[0]!, schema);
       expect(raced.tables).toEqual(expect.arrayContaining(APP_TABLES));
       expect(raced).toEqual(await describePostgresSchema(reference, referenceSchema));
@@ -95,7 +96,7 @@ describe('migrations on sqlite', () => {
     const file = path.join(dir, 'nested', 'lead-intake.db');
     const first = openSqlite(file);
     try {
-      expect(await migrate(first)).toEqual(allMigrations('sqlite'));
+      expect(await migrate(first)).toEqual(await allMigrations('sqlite'));
     } finally {
       await first.close();
     }
@@ -109,7 +110,9 @@ describe('migrations on sqlite', () => {
         .selectFrom('kysely_migration' as never)
         .select('name' as never)
         .execute();
-      expect((recorded as { name: string }[]).map((r) => r.name).sort()).toEqual(allMigrations('sqlite'));
+      expect((recorded as { name: string }[]).map((r) => r.name).sort()).toEqual(
+        await allMigrations('sqlite'),
+      );
     } finally {
       await again.close();
     }
@@ -332,5 +335,20 @@ describe.each(dialects())('list query plans on %s', (dialect) => {
     const filtered = await addressPlan({ createdAfter: BASE_TIME + (CUSTOMERS - 100) * MINUTE });
     expect(filtered.page.data.length).toBeGreaterThan(0);
     expectIndexedPlan(target, filtered.plan, 'addresses', 'addresses', { ordered: false });
+  });
+});
+
+describe('migration discovery', () => {
+  it('finds every migration file in the folder, in timestamp order, each with its migration(dialect)', async () => {
+    const folder = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../src/db/migrations');
+    const files = fs
+      .readdirSync(folder)
+      .filter((f) => /^\d{10}_.+\.ts$/.test(f))
+      .map((f) => f.replace(/\.ts$/, ''))
+      .sort();
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    expect(await allMigrations('sqlite')).toEqual(files);
+    for (const migration of Object.values(await migrations('postgres')))
+      expect(typeof migration.up).toBe('function');
   });
 });

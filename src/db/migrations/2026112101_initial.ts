@@ -5,7 +5,7 @@ import type { Dialect } from '../database.js';
  * The first schema. Ids sort byte-wise (collate "C" on PostgreSQL) so keyset paging is the same on both dialects.
  * Every list query has an index that starts with brand_id and ends with its order columns.
  */
-export function initial(dialect: Dialect) {
+export function migration(dialect: Dialect) {
   const idType = dialect === 'postgres' ? sql`text collate "C"` : sql`text`;
   const time = dialect === 'postgres' ? 'bigint' : 'integer';
   return {

@@ -5,7 +5,7 @@ import type { Dialect } from '../database.js';
  * The dashboard's tables: first-run setup tokens, browser sessions, failed sign-ins (for throttling that holds
  * across instances) and invitations. Secrets are stored only as SHA-256 hashes.
  */
-export function dashboard(dialect: Dialect) {
+export function migration(dialect: Dialect) {
   const idType = dialect === 'postgres' ? sql`text collate "C"` : sql`text`;
   const time = dialect === 'postgres' ? 'bigint' : 'integer';
   return {

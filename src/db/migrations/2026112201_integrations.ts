@@ -5,7 +5,7 @@ import type { Dialect } from '../database.js';
  * Idempotency keys, events, webhook endpoints and their delivery queue. Booleans are integers (0/1) and JSON is
  * text on both dialects, so the same queries run everywhere.
  */
-export function integrations(dialect: Dialect) {
+export function migration(dialect: Dialect) {
   const idType = dialect === 'postgres' ? sql`text collate "C"` : sql`text`;
   const time = dialect === 'postgres' ? 'bigint' : 'integer';
   return {

@@ -2,9 +2,9 @@
 import { type Runner, SqlBuilder, statement } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { iso } from '../json-schema.js';
 import { decodeCursor, type Page, type SortOrder, toPage } from '../paging.js';
 import { LEAD_STATUSES, type Stage, type Status, WORK_ITEM_STATUSES } from '../states.js';
+import { iso } from '../time.js';
 import {
   type AnyListItem,
   DETAIL_PROJECTION,

@@ -1,13 +1,9 @@
 // Schemas shared by every resource: problem bodies, list envelopes, paging parameters.
 import { type TSchema, Type } from '@sinclair/typebox';
 
-/** A JSON value that is a string or null (one schema keyword, fast to serialise). */
-export function NullableString(options: { description?: string; format?: string } = {}) {
-  return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
-}
+import { NullableString } from '../../domain/json-schema.js';
 
-export const Timestamp = (description?: string) =>
-  Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+export { NullableString, Timestamp } from '../../domain/json-schema.js';
 
 export const FieldErrorSchema = Type.Object(
   {

@@ -1,7 +1,8 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import { LEAD_FIELDS } from '../../domain/lead-input.js';
+import { LeadListItemSchema, WorkItemListItemSchema } from '../../domain/leads/index.js';
 import { ALL_STATUSES, LEAD_STATUSES, PRIORITIES, WORK_ITEM_STATUSES } from '../../domain/states.js';
-import { ListQuery, listEnvelope, NullableString, Timestamp, TimestampParam } from './common.js';
+import { ListQuery, listEnvelope, TimestampParam } from './common.js';
 
 /** The lead body, generated from the same field table the validator uses, so docs and rules cannot drift. */
 export const LeadCreateBody = (() => {
@@ -31,103 +32,14 @@ export const LeadCreateBody = (() => {
   });
 })();
 
-const StatusSchema = Type.String({ enum: [...ALL_STATUSES] });
-
-export const CreatedLeadSchema = Type.Object(
-  {
-    id: Type.String({ description: 'wrk_… identifier; keep it to read the lead later.' }),
-    brandId: Type.String(),
-    customerId: Type.String(),
-    addressId: Type.String(),
-    title: Type.String(),
-    description: NullableString(),
-    status: StatusSchema,
-    priority: Type.String({ enum: [...PRIORITIES] }),
-    source: Type.String({ description: '"website" for leads created through the API.' }),
-    receivedAt: Timestamp(),
-    createdAt: Timestamp(),
-  },
-  { additionalProperties: false, title: 'CreatedLead' },
-);
-
-const CustomerSummary = Type.Object(
-  { id: Type.String(), name: Type.String(), email: NullableString(), phone: NullableString() },
-  { additionalProperties: false },
-);
-const AddressSummary = Type.Object(
-  {
-    id: Type.String(),
-    street: Type.String(),
-    streetNumber: NullableString(),
-    postalCode: Type.String(),
-    city: Type.String(),
-  },
-  { additionalProperties: false },
-);
-
-export const LeadListItemSchema = Type.Object(
-  {
-    id: Type.String(),
-    title: Type.String(),
-    status: StatusSchema,
-    priority: Type.String(),
-    receivedAt: Timestamp(),
-    updatedAt: Timestamp(),
-    customer: CustomerSummary,
-    address: AddressSummary,
-  },
-  { additionalProperties: false, title: 'LeadListItem' },
-);
-
-export const WorkItemListItemSchema = Type.Object(
-  {
-    ...LeadListItemSchema.properties,
-    scheduledAt: NullableString({ format: 'date-time', description: 'When the item was scheduled.' }),
-  },
-  { additionalProperties: false, title: 'WorkItemListItem' },
-);
-
-export const LeadDetailSchema = Type.Object(
-  {
-    ...CreatedLeadSchema.properties,
-    category: NullableString(),
-    budgetQuote: NullableString(),
-    notes: NullableString(),
-    sourceKeyName: NullableString({ description: 'Name of the API key the lead came in with.' }),
-    updatedAt: Timestamp(),
-    scheduledAt: NullableString({ format: 'date-time' }),
-    customer: Type.Object(
-      {
-        id: Type.String(),
-        type: Type.String({ enum: ['person', 'business'] }),
-        name: Type.String(),
-        firstName: NullableString(),
-        lastName: NullableString(),
-        email: NullableString(),
-        phone: NullableString({ description: 'E.164' }),
-        companyName: NullableString(),
-      },
-      { additionalProperties: false },
-    ),
-    address: Type.Object(
-      {
-        id: Type.String(),
-        street: Type.String(),
-        streetNumber: NullableString(),
-        streetNumberAddition: NullableString(),
-        postalCode: Type.String(),
-        city: Type.String(),
-        country: Type.String(),
-      },
-      { additionalProperties: false },
-    ),
-    statusHistory: Type.Array(
-      Type.Object({ status: StatusSchema, at: Timestamp() }, { additionalProperties: false }),
-      { description: 'Every state the lead has been in, oldest first.' },
-    ),
-  },
-  { additionalProperties: false, title: 'Lead' },
-);
+// The read shapes are defined with the lead's columns (domain/leads/shape.ts); the domain types are their Static
+// types, so a response schema and the object a route returns cannot disagree.
+export {
+  CreatedLeadSchema,
+  LeadDetailSchema,
+  LeadListItemSchema,
+  WorkItemListItemSchema,
+} from '../../domain/leads/index.js';
 
 function listQuery(statuses: readonly string[]) {
   return Type.Object(
