@@ -1,9 +1,7 @@
 // buildApp(config): the whole service as a Fastify instance, without listening. Tests drive it with inject().
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import background from './background.js';
 import type { Config } from './config.js';
@@ -13,9 +11,6 @@ import type { RouteDeps } from './deps.js';
 import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
 import { ValidationError } from './domain/errors.js';
 import { ulid } from './domain/ids.js';
-import { parseLeadInput } from './domain/lead-input.js';
-import { parseStatusChange } from './domain/leads.js';
-import { isCursor, isTimestamp } from './domain/paging.js';
 import { sendFrameworkError } from './http/framework-errors.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
@@ -31,6 +26,7 @@ import leadRoutes from './http/routes/v1/leads.js';
 import webhookEndpointRoutes from './http/routes/v1/webhook-endpoints.js';
 import workItemRoutes from './http/routes/v1/work-items.js';
 import { ProblemSchema } from './http/schemas/common.js';
+import { compileValidators } from './http/validation.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.js';
 
 export interface BuildOptions {
@@ -53,87 +49,6 @@ export interface App extends FastifyInstance {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const BODY_VALIDATORS: Record<string, (body: unknown) => unknown> = {
-  'lead-create': parseLeadInput,
-  'status-change': parseStatusChange,
-};
-
-// ajv-formats is CommonJS with a default export: take it either way.
-type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ??
-  (addFormatsModule as unknown as AddFormats);
-
-/**
- * ajv's coercion turns "1e2", "0x10" and "Infinity" into numbers; a whole-number parameter must be written as one.
- * Wraps a query validator so such values fail as "must be a whole number" alongside ajv's own errors.
- */
-function strictIntegers(schema: Record<string, unknown>, validate: ValidateFunction) {
-  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
-  const integers = Object.keys(properties).filter((k) => properties[k]?.type === 'integer');
-  if (!integers.length) return validate;
-  const wrapped = (data: Record<string, unknown>) => {
-    const bad = integers.filter(
-      (k) => typeof data?.[k] === 'string' && !/^\s*[+-]?\d{1,15}\s*$/.test(data[k] as string),
-    );
-    const valid = validate(data);
-    const errors = [
-      ...bad.map((k) => ({
-        instancePath: `/${k}`,
-        keyword: 'type',
-        params: { type: 'integer' },
-        message: 'must be integer',
-      })),
-      ...(validate.errors ?? []).filter((e) => !bad.some((k) => e.instancePath === `/${k}`)),
-    ];
-    (wrapped as unknown as { errors: unknown }).errors = errors.length ? errors : null;
-    return valid && !bad.length;
-  };
-  return wrapped;
-}
-
-function compileValidators() {
-  // Bodies: no type coercion (a number is not a string), no silent stripping of unknown fields, every error.
-  const bodyAjv = addFormats(
-    new Ajv({
-      coerceTypes: false,
-      removeAdditional: false,
-      allErrors: true,
-      useDefaults: false,
-      strict: false,
-    }),
-  );
-  // Query strings and path parameters arrive as text: coerce "20" to 20, still report unknown parameters.
-  const paramAjv = addFormats(
-    new Ajv({
-      coerceTypes: true,
-      removeAdditional: false,
-      allErrors: true,
-      useDefaults: true,
-      strict: false,
-      verbose: true,
-    }),
-  );
-  // The filters' own rules, so one 422 names every bad parameter at once.
-  paramAjv.addFormat('date-time', { type: 'string', validate: isTimestamp });
-  paramAjv.addFormat('cursor', { type: 'string', validate: isCursor });
-  for (const ajv of [bodyAjv, paramAjv]) ajv.addKeyword('x-validator').addKeyword('x-error');
-  return ({ schema, httpPart }: { schema: FastifySchema & Record<string, unknown>; httpPart?: string }) => {
-    const custom = httpPart === 'body' ? BODY_VALIDATORS[String(schema['x-validator'])] : undefined;
-    if (custom) {
-      return (data: unknown) => {
-        try {
-          return { value: custom(data) };
-        } catch (error) {
-          return { error: error as Error };
-        }
-      };
-    }
-    const validate: ValidateFunction = (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema);
-    return httpPart === 'querystring' ? strictIntegers(schema, validate) : validate;
-  };
-}
-
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
   const database = options.database ?? openDatabase(config.database, config.sqliteSynchronous);
   const ownsDatabase = !options.database;

@@ -1,4 +1,4 @@
-// The shared dependencies buildApp creates once and hands to the API routes, the dashboard and background work.
+// The dependencies buildApp creates once and hands to the API routes, the dashboard and background work.
 import type { Config } from './config.js';
 import type { Database, DB } from './db/database.js';
 import type { ApiKeyResolver } from './domain/api-keys.js';
