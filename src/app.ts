@@ -2,16 +2,15 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import secureJson from 'secure-json-parse';
 import background from './background.js';
 import type { Config } from './config.js';
 import dashboardPlugin from './dashboard/plugin.js';
 import { type Database, migrate, openDatabase } from './db/database.js';
 import type { RouteDeps } from './deps.js';
 import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
-import { ValidationError } from './domain/errors.js';
 import { ulid } from './domain/ids.js';
 import { sendFrameworkError } from './http/framework-errors.js';
+import { registerJsonBody } from './http/json-body.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
@@ -119,33 +118,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     return payload;
   });
 
-  // JSON only: no text/plain fallback that would turn a mislabelled body into a string.
-  app.removeContentTypeParser('text/plain');
-  // Our own JSON parser so a body carrying __proto__ or constructor.prototype is told which key is refused,
-  // instead of Fastify's "invalid JSON".
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
-    // An empty body is no body: fine for actions that take none (rotate-secret, resend); a route that needs
-    // one says so in the preValidation hook below.
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch (error) {
-      if (error instanceof SyntaxError && !/prototype property/.test(error.message)) {
-        done(Object.assign(error, { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
-        return;
-      }
-      const field = /"__proto__"\s*:/.test(text) ? '__proto__' : 'constructor';
-      done(
-        new ValidationError([{ field, message: 'is not allowed: it could alter object prototypes' }]),
-        undefined,
-      );
-    }
-  });
+  registerJsonBody(app);
 
   // A known path with the wrong method is a 405 with Allow, not a 404.
   const routes: { pattern: RegExp; method: string }[] = [];
@@ -155,25 +128,6 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     );
     for (const method of [route.method].flat()) routes.push({ pattern, method });
   });
-  // A POST or PATCH that carries no JSON at all is told what to send, not that its (absent) body is invalid.
-  app.addHook('preValidation', async (request, reply) => {
-    if (
-      request.body === undefined &&
-      (request.method === 'POST' || request.method === 'PATCH') &&
-      request.routeOptions.schema?.body
-    ) {
-      if (/^application\/json\b/i.test(String(request.headers['content-type'] ?? ''))) {
-        return sendProblem(request, reply, 'malformed_json', 'The body is empty; send a JSON object.');
-      }
-      return sendProblem(
-        request,
-        reply,
-        'unsupported_media_type',
-        'Send a JSON body with Content-Type: application/json.',
-      );
-    }
-  });
-
   await app.register(errorsPlugin);
   await app.register(metricsPlugin, { defaultMetrics: options.defaultMetrics ?? true });
   await app.register(overloadPlugin, {
