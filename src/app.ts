@@ -11,12 +11,12 @@ import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
 import { ulid } from './domain/ids.js';
 import { sendFrameworkError } from './http/framework-errors.js';
 import { registerJsonBody } from './http/json-body.js';
+import { setNotFoundHandler, trackRoutes } from './http/not-found.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
 import overloadPlugin from './http/plugins/overload.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
-import { sendProblem } from './http/problem.js';
 import { ResponseCache } from './http/response-cache.js';
 import operationRoutes from './http/routes/operations.js';
 import addressRoutes from './http/routes/v1/addresses.js';
@@ -120,14 +120,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   registerJsonBody(app);
 
-  // A known path with the wrong method is a 405 with Allow, not a 404.
-  const routes: { pattern: RegExp; method: string }[] = [];
-  app.addHook('onRoute', (route) => {
-    const pattern = new RegExp(
-      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`,
-    );
-    for (const method of [route.method].flat()) routes.push({ pattern, method });
-  });
+  const knownRoutes = trackRoutes(app);
+
   await app.register(errorsPlugin);
   await app.register(metricsPlugin, { defaultMetrics: options.defaultMetrics ?? true });
   await app.register(overloadPlugin, {
@@ -194,20 +188,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(background, { deps, worker: options.webhookWorker ?? true });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
-    if (allowed.length) {
-      reply.header('Allow', allowed.join(', '));
-      return sendProblem(
-        request,
-        reply,
-        'method_not_allowed',
-        `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`,
-      );
-    }
-    return sendProblem(request, reply, 'not_found', `No route ${request.method} ${path}.`);
-  });
+  setNotFoundHandler(app, knownRoutes);
 
   app.addHook('onClose', async () => {
     if (!options.rateLimiter) await limiter.close();
