@@ -1,17 +1,16 @@
 // buildApp(config): the whole service as a Fastify instance, without listening. Tests drive it with inject().
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import background from './background.js';
 import type { Config } from './config.js';
 import dashboardPlugin from './dashboard/plugin.js';
 import { type Database, migrate, openDatabase } from './db/database.js';
 import type { RouteDeps } from './deps.js';
-import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
+import { ApiKeyResolver } from './domain/api-keys.js';
 import { ulid } from './domain/ids.js';
 import { sendFrameworkError } from './http/framework-errors.js';
 import { registerJsonBody } from './http/json-body.js';
 import { setNotFoundHandler, trackRoutes } from './http/not-found.js';
+import { registerOpenApi, serveOpenApiDocument } from './http/openapi.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
@@ -128,53 +127,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     maxInFlight: config.maxInFlight,
     maxEventLoopDelayMs: config.maxEventLoopDelayMs,
   });
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'lead-intake API',
-        version: '1.0.0',
-        description:
-          'Take in job requests (leads) from website forms and hand leads and work items to CRMs, BI tools, spreadsheets and automation tools. Authenticate with the X-API-Key header; each key belongs to one brand and has scopes. Errors are RFC 9457 problem+json.',
-      },
-      servers: [{ url: config.publicUrl }],
-      tags: [
-        { name: 'Leads', description: 'Job requests in states request and quoted.' },
-        {
-          name: 'Work items',
-          description: 'Leads that have been scheduled: scheduled, planned, in_progress, completed.',
-        },
-        { name: 'Addresses', description: 'Where the work is done.' },
-        { name: 'Operations', description: 'Health and readiness probes.' },
-        {
-          name: 'Events',
-          description: 'What happened to leads (lead.created, lead.status_changed), for polling or webhooks.',
-        },
-        {
-          name: 'Webhooks',
-          description: 'Endpoints that receive events as signed POSTs, and their delivery logs.',
-        },
-      ],
-      components: {
-        securitySchemes: {
-          ApiKeyAuth: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'X-API-Key',
-            description: `API key (lik_…). Scopes: ${Object.entries(SCOPE_DESCRIPTIONS)
-              .map(([scope, text]) => `\`${scope}\`: ${text}`)
-              .join(' ')}`,
-          },
-        },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: true,
-    uiConfig: { url: '/v1/openapi.json' } as never,
-  });
+  await registerOpenApi(app, config);
   await app.register(rateLimitPlugin, { limiter, config });
   await app.register(authPlugin, { resolver: keys });
 
@@ -186,7 +139,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(eventRoutes, { deps });
   await app.register(webhookEndpointRoutes, { deps });
   await app.register(background, { deps, worker: options.webhookWorker ?? true });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  serveOpenApiDocument(app);
 
   setNotFoundHandler(app, knownRoutes);
 
