@@ -1,6 +1,4 @@
 // Table interfaces for Kysely. Times are stored as integer milliseconds since the epoch (UTC) on both dialects.
-import type { Generated } from 'kysely';
-
 export interface BrandTable {
   id: string;
   name: string;
@@ -212,6 +210,3 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
 }
-
-// Kept for tables added later that use generated columns.
-export type { Generated };
