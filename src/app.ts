@@ -1,36 +1,30 @@
 // buildApp(config): the whole service as a Fastify instance, without listening. Tests drive it with inject().
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
-import secureJson from 'secure-json-parse';
+import Fastify, { type FastifyInstance } from 'fastify';
 import background from './background.js';
 import type { Config } from './config.js';
 import dashboardPlugin from './dashboard/plugin.js';
 import { type Database, migrate, openDatabase } from './db/database.js';
-import { ApiKeyResolver, SCOPE_DESCRIPTIONS } from './domain/api-keys.js';
-import { ValidationError } from './domain/errors.js';
+import type { RouteDeps } from './deps.js';
+import { ApiKeyResolver } from './domain/api-keys.js';
 import { ulid } from './domain/ids.js';
-import { parseLeadInput } from './domain/lead-input.js';
-import { parseStatusChange } from './domain/leads/index.js';
-import { isCursor, isTimestamp } from './domain/paging.js';
 import { sendFrameworkError } from './http/framework-errors.js';
+import { registerJsonBody } from './http/json-body.js';
+import { setNotFoundHandler, trackRoutes } from './http/not-found.js';
+import { registerOpenApi, serveOpenApiDocument } from './http/openapi.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
 import overloadPlugin from './http/plugins/overload.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
-import { sendProblem } from './http/problem.js';
 import { ResponseCache } from './http/response-cache.js';
 import operationRoutes from './http/routes/operations.js';
-import type { RouteDeps } from './http/routes/types.js';
 import addressRoutes from './http/routes/v1/addresses.js';
 import eventRoutes from './http/routes/v1/events.js';
 import leadRoutes from './http/routes/v1/leads.js';
 import webhookEndpointRoutes from './http/routes/v1/webhook-endpoints.js';
 import workItemRoutes from './http/routes/v1/work-items.js';
 import { ProblemSchema } from './http/schemas/common.js';
+import { compileValidators } from './http/validation.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.js';
 
 export interface BuildOptions {
@@ -53,87 +47,6 @@ export interface App extends FastifyInstance {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const BODY_VALIDATORS: Record<string, (body: unknown) => unknown> = {
-  'lead-create': parseLeadInput,
-  'status-change': parseStatusChange,
-};
-
-// ajv-formats is CommonJS with a default export: take it either way.
-type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ??
-  (addFormatsModule as unknown as AddFormats);
-
-/**
- * ajv's coercion turns "1e2", "0x10" and "Infinity" into numbers; a whole-number parameter must be written as one.
- * Wraps a query validator so such values fail as "must be a whole number" alongside ajv's own errors.
- */
-function strictIntegers(schema: Record<string, unknown>, validate: ValidateFunction) {
-  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
-  const integers = Object.keys(properties).filter((k) => properties[k]?.type === 'integer');
-  if (!integers.length) return validate;
-  const wrapped = (data: Record<string, unknown>) => {
-    const bad = integers.filter(
-      (k) => typeof data?.[k] === 'string' && !/^\s*[+-]?\d{1,15}\s*$/.test(data[k] as string),
-    );
-    const valid = validate(data);
-    const errors = [
-      ...bad.map((k) => ({
-        instancePath: `/${k}`,
-        keyword: 'type',
-        params: { type: 'integer' },
-        message: 'must be integer',
-      })),
-      ...(validate.errors ?? []).filter((e) => !bad.some((k) => e.instancePath === `/${k}`)),
-    ];
-    (wrapped as unknown as { errors: unknown }).errors = errors.length ? errors : null;
-    return valid && !bad.length;
-  };
-  return wrapped;
-}
-
-function compileValidators() {
-  // Bodies: no type coercion (a number is not a string), no silent stripping of unknown fields, every error.
-  const bodyAjv = addFormats(
-    new Ajv({
-      coerceTypes: false,
-      removeAdditional: false,
-      allErrors: true,
-      useDefaults: false,
-      strict: false,
-    }),
-  );
-  // Query strings and path parameters arrive as text: coerce "20" to 20, still report unknown parameters.
-  const paramAjv = addFormats(
-    new Ajv({
-      coerceTypes: true,
-      removeAdditional: false,
-      allErrors: true,
-      useDefaults: true,
-      strict: false,
-      verbose: true,
-    }),
-  );
-  // The filters' own rules, so one 422 names every bad parameter at once.
-  paramAjv.addFormat('date-time', { type: 'string', validate: isTimestamp });
-  paramAjv.addFormat('cursor', { type: 'string', validate: isCursor });
-  for (const ajv of [bodyAjv, paramAjv]) ajv.addKeyword('x-validator').addKeyword('x-error');
-  return ({ schema, httpPart }: { schema: FastifySchema & Record<string, unknown>; httpPart?: string }) => {
-    const custom = httpPart === 'body' ? BODY_VALIDATORS[String(schema['x-validator'])] : undefined;
-    if (custom) {
-      return (data: unknown) => {
-        try {
-          return { value: custom(data) };
-        } catch (error) {
-          return { error: error as Error };
-        }
-      };
-    }
-    const validate: ValidateFunction = (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema);
-    return httpPart === 'querystring' ? strictIntegers(schema, validate) : validate;
-  };
-}
-
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
   const database = options.database ?? openDatabase(config.database, config.sqliteSynchronous);
   const ownsDatabase = !options.database;
@@ -202,60 +115,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     return payload;
   });
 
-  // JSON only: no text/plain fallback that would turn a mislabelled body into a string.
-  app.removeContentTypeParser('text/plain');
-  // Our own JSON parser so a body carrying __proto__ or constructor.prototype is told which key is refused,
-  // instead of Fastify's "invalid JSON".
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
-    // An empty body is no body: fine for actions that take none (rotate-secret, resend); a route that needs
-    // one says so in the preValidation hook below.
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch (error) {
-      if (error instanceof SyntaxError && !/prototype property/.test(error.message)) {
-        done(Object.assign(error, { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
-        return;
-      }
-      const field = /"__proto__"\s*:/.test(text) ? '__proto__' : 'constructor';
-      done(
-        new ValidationError([{ field, message: 'is not allowed: it could alter object prototypes' }]),
-        undefined,
-      );
-    }
-  });
+  registerJsonBody(app);
 
-  // A known path with the wrong method is a 405 with Allow, not a 404.
-  const routes: { pattern: RegExp; method: string }[] = [];
-  app.addHook('onRoute', (route) => {
-    const pattern = new RegExp(
-      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`,
-    );
-    for (const method of [route.method].flat()) routes.push({ pattern, method });
-  });
-  // A POST or PATCH that carries no JSON at all is told what to send, not that its (absent) body is invalid.
-  app.addHook('preValidation', async (request, reply) => {
-    if (
-      request.body === undefined &&
-      (request.method === 'POST' || request.method === 'PATCH') &&
-      request.routeOptions.schema?.body
-    ) {
-      if (/^application\/json\b/i.test(String(request.headers['content-type'] ?? ''))) {
-        return sendProblem(request, reply, 'malformed_json', 'The body is empty; send a JSON object.');
-      }
-      return sendProblem(
-        request,
-        reply,
-        'unsupported_media_type',
-        'Send a JSON body with Content-Type: application/json.',
-      );
-    }
-  });
+  const knownRoutes = trackRoutes(app);
 
   await app.register(errorsPlugin);
   await app.register(metricsPlugin, { defaultMetrics: options.defaultMetrics ?? true });
@@ -263,53 +125,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     maxInFlight: config.maxInFlight,
     maxEventLoopDelayMs: config.maxEventLoopDelayMs,
   });
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'lead-intake API',
-        version: '1.0.0',
-        description:
-          'Take in job requests (leads) from website forms and hand leads and work items to CRMs, BI tools, spreadsheets and automation tools. Authenticate with the X-API-Key header; each key belongs to one brand and has scopes. Errors are RFC 9457 problem+json.',
-      },
-      servers: [{ url: config.publicUrl }],
-      tags: [
-        { name: 'Leads', description: 'Job requests in states request and quoted.' },
-        {
-          name: 'Work items',
-          description: 'Leads that have been scheduled: scheduled, planned, in_progress, completed.',
-        },
-        { name: 'Addresses', description: 'Where the work is done.' },
-        { name: 'Operations', description: 'Health and readiness probes.' },
-        {
-          name: 'Events',
-          description: 'What happened to leads (lead.created, lead.status_changed), for polling or webhooks.',
-        },
-        {
-          name: 'Webhooks',
-          description: 'Endpoints that receive events as signed POSTs, and their delivery logs.',
-        },
-      ],
-      components: {
-        securitySchemes: {
-          ApiKeyAuth: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'X-API-Key',
-            description: `API key (lik_…). Scopes: ${Object.entries(SCOPE_DESCRIPTIONS)
-              .map(([scope, text]) => `\`${scope}\`: ${text}`)
-              .join(' ')}`,
-          },
-        },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: true,
-    uiConfig: { url: '/v1/openapi.json' } as never,
-  });
+  await registerOpenApi(app, config);
   await app.register(rateLimitPlugin, { limiter, config });
   await app.register(authPlugin, { resolver: keys });
 
@@ -321,22 +137,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(eventRoutes, { deps });
   await app.register(webhookEndpointRoutes, { deps });
   await app.register(background, { deps, worker: options.webhookWorker ?? true });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  serveOpenApiDocument(app);
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
-    if (allowed.length) {
-      reply.header('Allow', allowed.join(', '));
-      return sendProblem(
-        request,
-        reply,
-        'method_not_allowed',
-        `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`,
-      );
-    }
-    return sendProblem(request, reply, 'not_found', `No route ${request.method} ${path}.`);
-  });
+  setNotFoundHandler(app, knownRoutes);
 
   app.addHook('onClose', async () => {
     if (!options.rateLimiter) await limiter.close();

@@ -1,8 +1,8 @@
 // Work each instance does besides answering requests: sending webhooks and forgetting old idempotency keys.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { RouteDeps } from './deps.js';
 import { pruneIdempotencyKeys } from './domain/idempotency.js';
-import type { RouteDeps } from './http/routes/types.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 
 declare module 'fastify' {

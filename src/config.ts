@@ -15,6 +15,8 @@ export interface Config {
   logFormat: 'json' | 'pretty';
   /** Public base URL used in logged links (setup URL). */
   publicUrl: string;
+  /** False when publicUrl is only guessed from HOST and PORT, which is wrong with PORT=0 or behind a proxy. */
+  publicUrlExplicit: boolean;
   metricsToken: string | undefined;
   /** How long a resolved API key is trusted before it is looked up again (revocation delay). */
   keyCacheTtlMs: number;
@@ -122,6 +124,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     publicUrl: (
       env.PUBLIC_URL || `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`
     ).replace(/\/$/, ''),
+    publicUrlExplicit: Boolean(env.PUBLIC_URL),
     metricsToken: env.METRICS_TOKEN || undefined,
     keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 5000, 0, 300_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),

@@ -27,7 +27,7 @@ export async function serve(config: Readonly<Config> = loadConfig()): Promise<vo
   process.on('SIGINT', () => void shutdown('SIGINT'));
   const address = await app.listen({ host: config.host, port: config.port });
   // With PORT=0 the real port is only known now; PUBLIC_URL, when set, is what people should open.
-  const base = process.env.PUBLIC_URL ? config.publicUrl : address;
+  const base = config.publicUrlExplicit ? config.publicUrl : address;
   const where =
     config.database.dialect === 'sqlite'
       ? config.database.file

@@ -14,3 +14,22 @@ describe('RESPONSE_CACHE_MB', () => {
     expect(() => loadConfig({ RESPONSE_CACHE_MB: value })).toThrow(/RESPONSE_CACHE_MB/);
   });
 });
+
+describe('PUBLIC_URL', () => {
+  it('is explicit when set, without its trailing slash', () => {
+    const config = loadConfig({ PUBLIC_URL: 'https://leads.example.com/' });
+    expect(config.publicUrl).toBe('https://leads.example.com');
+    expect(config.publicUrlExplicit).toBe(true);
+  });
+
+  it.each([
+    [{}, 'http://127.0.0.1:3000'],
+    [{ PUBLIC_URL: '' }, 'http://127.0.0.1:3000'],
+    [{ HOST: '0.0.0.0', PORT: '0' }, 'http://127.0.0.1:0'],
+    [{ HOST: '::1', PORT: '8080' }, 'http://[::1]:8080'],
+  ])('is guessed from HOST and PORT, and says so, when unset or empty (%o)', (env, guessed) => {
+    const config = loadConfig(env);
+    expect(config.publicUrl).toBe(guessed);
+    expect(config.publicUrlExplicit).toBe(false);
+  });
+});

@@ -3,8 +3,6 @@ import { type Runner, statement } from '../db/sql.js';
 import { newId } from './ids.js';
 import type { LeadInput } from './lead-input.js';
 
-export type CustomerType = 'person' | 'business';
-
 const BY_EMAIL = statement('select id from customers where brand_id = ? and email_normalized = ?');
 const BY_PHONE = statement('select id from customers where brand_id = ? and phone = ?');
 const INSERT = statement(

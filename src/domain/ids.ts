@@ -71,9 +71,3 @@ export function ulid(now: number = Date.now()): string {
 export function newId(kind: IdKind, now?: number): string {
   return `${ID_PREFIXES[kind]}_${ulid(now)}`;
 }
-
-const ID_PATTERN = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}$/;
-
-export function isId(kind: IdKind, value: string): boolean {
-  return value.startsWith(`${ID_PREFIXES[kind]}_`) && ID_PATTERN.test(value);
-}

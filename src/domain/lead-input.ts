@@ -160,10 +160,6 @@ const COUNTRY_CODES = new Set(
   ).split(' '),
 );
 
-export function isCountryCode(value: string): boolean {
-  return COUNTRY_CODES.has(value);
-}
-
 /**
  * Upper-cases a country code and maps UK (exceptionally reserved by ISO for the United Kingdom, and what people
  * type) to GB. Returns undefined for anything that is not an assigned code.

@@ -1,5 +1,6 @@
 // Before sign-in: the root redirect, first-run setup, sign-in and sign-out, accepting an invitation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteDeps } from '../../deps.js';
 import { findBrand } from '../../domain/brands.js';
 import { DomainError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { acceptInvite, findInvite } from '../../domain/invites.js';
@@ -11,7 +12,6 @@ import {
   soleBrand,
 } from '../../domain/setup.js';
 import { signIn } from '../../domain/sign-in.js';
-import type { RouteDeps } from '../../http/routes/types.js';
 import { publicFormToken } from '../csrf.js';
 import { html } from '../html.js';
 import { safeNext, seeOther, sendPage, text } from '../http.js';

@@ -1,11 +1,11 @@
 // Leads and work items: the lists with search, filters and paging; one lead's page and its state changes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteDeps } from '../../deps.js';
 import { leadStats } from '../../domain/dashboard-stats.js';
 import { type FieldError, InvalidTransitionError, ValidationError } from '../../domain/errors.js';
 import { type AnyListItem, changeLeadStatus, getLead, listLeads } from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
 import { isStatus, PRIORITIES } from '../../domain/states.js';
-import type { RouteDeps } from '../../http/routes/types.js';
 import { seeOther, sendPage, text } from '../http.js';
 import { userOf } from '../session.js';
 import { notice } from '../views/components.js';

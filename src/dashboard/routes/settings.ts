@@ -1,11 +1,11 @@
 // Settings: API keys (create, list, revoke) and users (add, invite, remove).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteDeps } from '../../deps.js';
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
 import { DomainError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { createInvite, listInvites, parseRole, withdrawInvite } from '../../domain/invites.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import { createUser, findUser, listUsers, removeUser } from '../../domain/users.js';
-import type { RouteDeps } from '../../http/routes/types.js';
 import { html } from '../html.js';
 import { list, seeOther, sendPage, text } from '../http.js';
 import { userOf } from '../session.js';

@@ -1,5 +1,6 @@
 // Settings > Webhooks: the same domain functions as /v1/webhook-endpoints, for the signed-in user's brand.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteDeps } from '../../deps.js';
 import { DomainError, type FieldError, ValidationError } from '../../domain/errors.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 import { isCursor, MAX_LIMIT } from '../../domain/paging.js';
@@ -15,7 +16,6 @@ import {
   type UrlChecker,
   updateWebhookEndpoint,
 } from '../../domain/webhook-endpoints.js';
-import type { RouteDeps } from '../../http/routes/types.js';
 import { checkWebhookUrl } from '../../webhooks/url-guard.js';
 import { list, seeOther, sendPage, text, withQuery } from '../http.js';
 import { userOf } from '../session.js';

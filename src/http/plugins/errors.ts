@@ -1,6 +1,7 @@
 // One error handler: every thrown error becomes problem+json; unknown errors become a bare 500.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { isDatabaseUnavailable } from '../../db/errors.js';
 import {
   DomainError,
   type FieldError,
@@ -54,41 +55,6 @@ const DOMAIN_TO_PROBLEM: Record<string, ProblemCode> = {
   forbidden: 'forbidden',
   unavailable: 'service_unavailable',
 };
-
-const DB_UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EPIPE',
-  'EHOSTUNREACH',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
-  '53300', // too_many_connections
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  '08006',
-  '57014', // query_canceled (statement timeout)
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-]);
-
-/** True for errors that mean "the database cannot answer right now" rather than a bug. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (!error || typeof error !== 'object') return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && DB_UNAVAILABLE_CODES.has(code)) return true;
-  const message = (error as { message?: unknown }).message;
-  return (
-    typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error|database ping timed out|the database system is (starting up|shutting down)/i.test(
-      message,
-    )
-  );
-}
 
 export default fp(
   async function errorsPlugin(app: FastifyInstance) {

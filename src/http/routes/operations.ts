@@ -2,9 +2,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RouteDeps } from '../../deps.js';
 import { sendProblem } from '../problem.js';
 import { errorResponses } from '../schemas/common.js';
-import type { RouteDeps } from './types.js';
 
 function isLoopback(address: string): boolean {
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { RouteDeps } from '../../../deps.js';
 import { listAddresses } from '../../../domain/addresses.js';
 import { principalOf } from '../../plugins/auth.js';
 import {
@@ -10,7 +11,6 @@ import {
   Timestamp,
   TimestampParam,
 } from '../../schemas/common.js';
-import type { RouteDeps } from '../types.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
 
 export const AddressSchema = Type.Object(

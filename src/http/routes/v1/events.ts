@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from '../../../deps.js';
 import { listEvents } from '../../../domain/events.js';
 import { principalOf } from '../../plugins/auth.js';
 import { errorResponses } from '../../schemas/common.js';
 import { EventListQuery, EventListResponse } from '../../schemas/events.js';
-import type { RouteDeps } from '../types.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
 
 export default async function eventRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {

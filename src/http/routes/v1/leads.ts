@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from '../../../deps.js';
 import type { LeadInput } from '../../../domain/lead-input.js';
 import {
   changeLeadStatus,
@@ -20,7 +21,6 @@ import {
   LeadListResponse,
   StatusChangeBody,
 } from '../../schemas/leads.js';
-import type { RouteDeps } from '../types.js';
 import { listQueryFrom } from './list-query.js';
 
 const security = (scope: string) => [{ ApiKeyAuth: [scope] }];

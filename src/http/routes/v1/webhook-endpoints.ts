@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RouteDeps } from '../../../deps.js';
 import { listDeliveries, resendDelivery } from '../../../domain/webhook-deliveries.js';
 import {
   createWebhookEndpoint,
@@ -25,7 +26,6 @@ import {
   WebhookEndpointUpdateBody,
   WebhookEndpointWithSecretSchema,
 } from '../../schemas/webhooks.js';
-import type { RouteDeps } from '../types.js';
 import { pagingFrom } from './list-query.js';
 
 const TAGS = ['Webhooks'];

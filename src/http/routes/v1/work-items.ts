@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from '../../../deps.js';
 import { getLead, listLeads } from '../../../domain/leads/index.js';
 import { principalOf } from '../../plugins/auth.js';
 import { errorResponses, IdParams } from '../../schemas/common.js';
 import { LeadDetailSchema, WorkItemListQuery, WorkItemListResponse } from '../../schemas/leads.js';
-import type { RouteDeps } from '../types.js';
 import { listQueryFrom } from './list-query.js';
 
 export default async function workItemRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {

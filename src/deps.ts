@@ -1,7 +1,8 @@
-import type { Config } from '../../config.js';
-import type { Database } from '../../db/database.js';
-import type { ApiKeyResolver } from '../../domain/api-keys.js';
-import type { ResponseCache } from '../response-cache.js';
+// The dependencies buildApp creates once and hands to the API routes, the dashboard and background work.
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { ApiKeyResolver } from './domain/api-keys.js';
+import type { ResponseCache } from './http/response-cache.js';
 
 /** What route plugins need from the app, passed explicitly instead of through decorators. */
 export interface RouteDeps {
