@@ -149,8 +149,8 @@ function listQuery(statuses: readonly string[]) {
   );
 }
 
-export const LeadListQuery = listQuery(LEAD_STATUSES);
-export const WorkItemListQuery = listQuery(WORK_ITEM_STATUSES);
+export const LeadListQuerySchema = listQuery(LEAD_STATUSES);
+export const WorkItemListQuerySchema = listQuery(WORK_ITEM_STATUSES);
 export const LeadListResponse = listEnvelope(LeadListItemSchema, 'LeadList');
 export const WorkItemListResponse = listEnvelope(WorkItemListItemSchema, 'WorkItemList');
 

@@ -29,7 +29,7 @@ export const AddressSchema = Type.Object(
   { additionalProperties: false, title: 'Address' },
 );
 
-const AddressListQuery = Type.Object(
+const AddressListQuerySchema = Type.Object(
   {
     ...ListQuery,
     createdAfter: TimestampParam('ISO 8601; only addresses created after it (exclusive).'),
@@ -50,7 +50,7 @@ export default async function addressRoutes(app: FastifyInstance, { deps }: { de
       description:
         'The brand’s addresses, newest first by (createdAt, id), with the list envelope and cursor paging.',
       security: [{ ApiKeyAuth: ['full'] }],
-      querystring: AddressListQuery,
+      querystring: AddressListQuerySchema,
       response: {
         200: listEnvelope(AddressSchema, 'AddressList'),
         ...errorResponses([401, 403, 422, 429, 503]),

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listEvents } from '../../../domain/events.js';
 import { principalOf } from '../../plugins/auth.js';
 import { errorResponses } from '../../schemas/common.js';
-import { EventListQuery, EventListResponse } from '../../schemas/events.js';
+import { EventListQuerySchema, EventListResponse } from '../../schemas/events.js';
 import type { RouteDeps } from '../types.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
 
@@ -18,7 +18,7 @@ export default async function eventRoutes(app: FastifyInstance, { deps }: { deps
         description:
           'The brand’s events (lead.created, lead.status_changed), newest first by (createdAt, id); `order=asc` for oldest first. Each carries the lead as it was after the change. Follow `nextCursor` to page. Webhook deliveries carry the same JSON.',
         security: [{ ApiKeyAuth: ['full'] }],
-        querystring: EventListQuery,
+        querystring: EventListQuerySchema,
         response: { 200: EventListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
       },
     },

@@ -10,7 +10,7 @@ import {
   CreatedLeadSchema,
   LeadCreateBody,
   LeadDetailSchema,
-  LeadListQuery,
+  LeadListQuerySchema,
   LeadListResponse,
   StatusChangeBody,
 } from '../../schemas/leads.js';
@@ -89,7 +89,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         description:
           'Newest first by (receivedAt, id); `order=asc` for oldest first. Follow `nextCursor` to page; cursors never skip or repeat an item while new leads arrive.',
         security: security('leads:read'),
-        querystring: LeadListQuery,
+        querystring: LeadListQuerySchema,
         response: { 200: LeadListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
       },
     },

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { getLead, listLeads } from '../../../domain/leads.js';
 import { principalOf } from '../../plugins/auth.js';
 import { errorResponses, IdParams } from '../../schemas/common.js';
-import { LeadDetailSchema, WorkItemListQuery, WorkItemListResponse } from '../../schemas/leads.js';
+import { LeadDetailSchema, WorkItemListQuerySchema, WorkItemListResponse } from '../../schemas/leads.js';
 import type { RouteDeps } from '../types.js';
 import { listQueryFrom } from './list-query.js';
 
@@ -17,7 +17,7 @@ export default async function workItemRoutes(app: FastifyInstance, { deps }: { d
         summary: 'List work items (scheduled, planned, in_progress, completed)',
         description: 'Same envelope, order, paging and filters as the lead list. Items carry scheduledAt.',
         security: [{ ApiKeyAuth: ['work-items:read'] }],
-        querystring: WorkItemListQuery,
+        querystring: WorkItemListQuerySchema,
         response: { 200: WorkItemListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
       },
     },
