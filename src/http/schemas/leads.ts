@@ -1,9 +1,13 @@
 import { type TProperties, Type } from '@sinclair/typebox';
-import { LEAD_FIELDS } from '../../domain/lead-input.js';
+import { LEAD_FIELDS, parseLeadInput } from '../../domain/lead-input.js';
+import { parseStatusChange } from '../../domain/leads.js';
 import { ALL_STATUSES, LEAD_STATUSES, PRIORITIES, WORK_ITEM_STATUSES } from '../../domain/states.js';
-import { ListQuery, listEnvelope, NullableString, Timestamp, TimestampParam } from './common.js';
+import { ListQuery, listEnvelope, NullableString, parsedBy, Timestamp, TimestampParam } from './common.js';
 
-/** The lead body, generated from the same field table the validator uses, so docs and rules cannot drift. */
+/**
+ * The lead body, generated from the same field table the validator uses, so docs and rules cannot drift.
+ * Handlers receive parseLeadInput's LeadInput (trimmed, normalised), not this JSON.
+ */
 export const LeadCreateBody = (() => {
   const properties: TProperties = {};
   for (const f of LEAD_FIELDS) {
@@ -21,7 +25,7 @@ export const LeadCreateBody = (() => {
     // TypeBox derives `required` from the properties: optional fields must be marked, or the document requires all.
     properties[f.name] = f.required ? schema : Type.Optional(schema);
   }
-  return Type.Object(properties, {
+  const schema = Type.Object(properties, {
     additionalProperties: false,
     title: 'LeadCreate',
     description:
@@ -29,6 +33,7 @@ export const LeadCreateBody = (() => {
     // The validator in domain/lead-input.ts handles this body (trimming, all errors at once, normalisation).
     'x-validator': 'lead-create',
   });
+  return parsedBy(parseLeadInput, schema);
 })();
 
 const StatusSchema = Type.String({ enum: [...ALL_STATUSES] });
@@ -154,12 +159,16 @@ export const WorkItemListQuerySchema = listQuery(WORK_ITEM_STATUSES);
 export const LeadListResponse = listEnvelope(LeadListItemSchema, 'LeadList');
 export const WorkItemListResponse = listEnvelope(WorkItemListItemSchema, 'WorkItemList');
 
-export const StatusChangeBody = Type.Object(
-  { status: Type.String({ enum: [...ALL_STATUSES], description: 'The state to move to.' }) },
-  {
-    additionalProperties: false,
-    required: ['status'],
-    title: 'StatusChange',
-    'x-validator': 'status-change',
-  },
+/** Handlers receive parseStatusChange's Status, not this JSON. */
+export const StatusChangeBody = parsedBy(
+  parseStatusChange,
+  Type.Object(
+    { status: Type.String({ enum: [...ALL_STATUSES], description: 'The state to move to.' }) },
+    {
+      additionalProperties: false,
+      required: ['status'],
+      title: 'StatusChange',
+      'x-validator': 'status-change',
+    },
+  ),
 );
