@@ -1,7 +1,10 @@
+// GET /v1/addresses (and its alias /address): the brand's addresses.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { listAddresses } from '../../../domain/addresses.js';
 import { principalOf } from '../../plugins/auth.js';
+import type { RequestFor } from '../../route.js';
 import {
   errorResponses,
   ListQuery,
@@ -38,9 +41,10 @@ const AddressListQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export default async function addressRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const options = (alias: boolean): RouteShorthandOptions => ({
-    config: { scope: 'full' },
+export default async function addressRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const options = (alias: boolean) => ({
+    config: { scope: 'full' as const },
     schema: {
       operationId: alias ? 'listAddressesAlias' : 'listAddresses',
       tags: ['Addresses'],
@@ -57,8 +61,8 @@ export default async function addressRoutes(app: FastifyInstance, { deps }: { de
       },
     },
   });
-  const handler = async (request: FastifyRequest) => {
-    const query = request.query as Record<string, unknown>;
+  const handler = async (request: RequestFor<{ querystring: typeof AddressListQuerySchema }>) => {
+    const query = request.query;
     return listAddresses(deps.db, principalOf(request).brandId, {
       ...pagingFrom(query),
       ...timestampsFrom(query, ['createdAfter', 'createdBefore'] as const),

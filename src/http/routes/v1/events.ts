@@ -1,3 +1,5 @@
+// GET /v1/events: the brand's events, for clients that poll instead of receiving webhooks.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { listEvents } from '../../../domain/events.js';
 import { principalOf } from '../../plugins/auth.js';
@@ -6,7 +8,8 @@ import { EventListQuerySchema, EventListResponse } from '../../schemas/events.js
 import type { RouteDeps } from '../types.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
 
-export default async function eventRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+export default async function eventRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/events',
     {
@@ -23,11 +26,11 @@ export default async function eventRoutes(app: FastifyInstance, { deps }: { deps
       },
     },
     async (request) => {
-      const query = request.query as Record<string, unknown>;
+      const query = request.query;
       return listEvents(deps.db, principalOf(request).brandId, {
         ...pagingFrom(query),
         ...timestampsFrom(query, ['createdAfter'] as const),
-        type: query.type as string | undefined,
+        type: query.type,
       });
     },
   );

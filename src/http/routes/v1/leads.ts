@@ -1,8 +1,8 @@
+// The lead routes of the API: create, list, read one, change state.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { LeadInput } from '../../../domain/lead-input.js';
 import { changeLeadStatus, createLead, getLead, type LeadSource, listLeads } from '../../../domain/leads.js';
-import type { Status } from '../../../domain/states.js';
 import { idempotencyPreValidation, runIdempotent, sendStored } from '../../idempotency.js';
 import { principalOf } from '../../plugins/auth.js';
 import { errorResponses, IdempotencyHeaders, IdParams, ProblemRef } from '../../schemas/common.js';
@@ -19,7 +19,8 @@ import { listQueryFrom } from './list-query.js';
 
 const security = (scope: string) => [{ ApiKeyAuth: [scope] }];
 
-export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+export default async function leadRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('idempotency', undefined);
   app.post(
     '/v1/leads',
@@ -54,7 +55,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         keyId: principal.keyId,
         keyName: principal.keyName,
       };
-      const input = request.body as LeadInput;
+      const input = request.body;
       if (request.idempotency) {
         const stored = await runIdempotent(
           deps.db,
@@ -95,7 +96,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     },
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
-      const query = listQueryFrom(request.query as Record<string, unknown>);
+      const query = listQueryFrom(request.query);
       return deps.responses.send(reply, `leads|${brandId}|${request.url}`, () =>
         listLeads(deps.database, brandId, 'lead', query),
       );
@@ -117,7 +118,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     },
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return deps.responses.send(reply, `lead|${brandId}|${id}`, () => getLead(deps.database, brandId, id));
     },
   );
@@ -140,12 +141,12 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     },
     async (request) => {
       const principal = principalOf(request);
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const change = await changeLeadStatus(
         deps.database,
         principal.brandId,
         id,
-        request.body as Status,
+        request.body,
         principal.keyId,
       );
       deps.hooks.leadChanged?.(id);

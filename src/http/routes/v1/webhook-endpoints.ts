@@ -1,9 +1,10 @@
+// The webhook routes of the API: endpoints (CRUD, secret rotation) and their delivery logs.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { listDeliveries, resendDelivery } from '../../../domain/webhook-deliveries.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
-  type EndpointInput,
   getWebhookEndpoint,
   listWebhookEndpoints,
   rotateWebhookSecret,
@@ -31,11 +32,15 @@ import { pagingFrom } from './list-query.js';
 const TAGS = ['Webhooks'];
 const SECURITY = [{ ApiKeyAuth: ['full'] }];
 
-export default async function webhookEndpointRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+export default async function webhookEndpointRoutes(
+  instance: FastifyInstance,
+  { deps }: { deps: RouteDeps },
+) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { allowHttp, allowPrivate } = deps.config.webhooks;
   const checkUrl: UrlChecker = (url) => checkWebhookUrl(url, { allowHttp, allowPrivate });
   const brandOf = (request: FastifyRequest) => principalOf(request).brandId;
-  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+  const idOf = (request: { params: { id: string } }) => request.params.id;
 
   app.post(
     '/v1/webhook-endpoints',
@@ -56,12 +61,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
       },
     },
     async (request, reply) => {
-      const endpoint = await createWebhookEndpoint(
-        deps.db,
-        brandOf(request),
-        request.body as EndpointInput,
-        checkUrl,
-      );
+      const endpoint = await createWebhookEndpoint(deps.db, brandOf(request), request.body, checkUrl);
       return reply.code(201).header('Location', `/v1/webhook-endpoints/${endpoint.id}`).send(endpoint);
     },
   );
@@ -80,8 +80,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
         response: { 200: WebhookEndpointListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
       },
     },
-    async (request) =>
-      listWebhookEndpoints(deps.db, brandOf(request), pagingFrom(request.query as Record<string, unknown>)),
+    async (request) => listWebhookEndpoints(deps.db, brandOf(request), pagingFrom(request.query)),
   );
 
   app.get(
@@ -119,13 +118,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
       },
     },
     async (request) =>
-      updateWebhookEndpoint(
-        deps.db,
-        brandOf(request),
-        idOf(request),
-        request.body as EndpointInput,
-        checkUrl,
-      ),
+      updateWebhookEndpoint(deps.db, brandOf(request), idOf(request), request.body, checkUrl),
   );
 
   app.delete(
@@ -185,13 +178,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
         response: { 200: WebhookDeliveryListResponse, ...errorResponses([401, 403, 404, 422, 429, 503]) },
       },
     },
-    async (request) =>
-      listDeliveries(
-        deps.db,
-        brandOf(request),
-        idOf(request),
-        pagingFrom(request.query as Record<string, unknown>),
-      ),
+    async (request) => listDeliveries(deps.db, brandOf(request), idOf(request), pagingFrom(request.query)),
   );
 
   app.post(
@@ -210,7 +197,7 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
       },
     },
     async (request, reply) => {
-      const { id, deliveryId } = request.params as { id: string; deliveryId: string };
+      const { id, deliveryId } = request.params;
       const delivery = await resendDelivery(deps.db, brandOf(request), id, deliveryId);
       deps.hooks.deliveryQueued?.();
       return reply.code(202).send(delivery);

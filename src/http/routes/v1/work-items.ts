@@ -1,3 +1,5 @@
+// The work-item routes of the API: leads from scheduled on, listed and read one by one.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { getLead, listLeads } from '../../../domain/leads.js';
 import { principalOf } from '../../plugins/auth.js';
@@ -6,7 +8,8 @@ import { LeadDetailSchema, WorkItemListQuerySchema, WorkItemListResponse } from 
 import type { RouteDeps } from '../types.js';
 import { listQueryFrom } from './list-query.js';
 
-export default async function workItemRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+export default async function workItemRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/work-items',
     {
@@ -23,7 +26,7 @@ export default async function workItemRoutes(app: FastifyInstance, { deps }: { d
     },
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
-      const query = listQueryFrom(request.query as Record<string, unknown>);
+      const query = listQueryFrom(request.query);
       return deps.responses.send(reply, `work-items|${brandId}|${request.url}`, () =>
         listLeads(deps.database, brandId, 'work', query),
       );
@@ -47,7 +50,7 @@ export default async function workItemRoutes(app: FastifyInstance, { deps }: { d
     },
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return deps.responses.send(reply, `work-item|${brandId}|${id}`, () =>
         getLead(deps.database, brandId, id, { workItemsOnly: true }),
       );
