@@ -4,15 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { listAddresses } from '../../../domain/addresses.js';
 import { principalOf } from '../../plugins/auth.js';
-import type { RequestFor } from '../../route.js';
-import {
-  errorResponses,
-  ListQuery,
-  listEnvelope,
-  NullableString,
-  Timestamp,
-  TimestampParam,
-} from '../../schemas/common.js';
+import { type RequestFor, scopedRoute } from '../../route.js';
+import { ListQuery, listEnvelope, NullableString, Timestamp, TimestampParam } from '../../schemas/common.js';
 import type { RouteDeps } from '../types.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
 
@@ -43,24 +36,22 @@ const AddressListQuerySchema = Type.Object(
 
 export default async function addressRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const options = (alias: boolean) => ({
-    config: { scope: 'full' as const },
-    schema: {
-      operationId: alias ? 'listAddressesAlias' : 'listAddresses',
-      tags: ['Addresses'],
-      summary: alias
-        ? 'List addresses (alias of /v1/addresses, as named in the original overview)'
-        : 'List addresses',
-      description:
-        'The brand’s addresses, newest first by (createdAt, id), with the list envelope and cursor paging.',
-      security: [{ ApiKeyAuth: ['full'] }],
-      querystring: AddressListQuerySchema,
-      response: {
-        200: listEnvelope(AddressSchema, 'AddressList'),
-        ...errorResponses([401, 403, 422, 429, 503]),
+  const options = (alias: boolean) =>
+    scopedRoute({
+      scope: 'full',
+      errors: [422],
+      schema: {
+        operationId: alias ? 'listAddressesAlias' : 'listAddresses',
+        tags: ['Addresses'],
+        summary: alias
+          ? 'List addresses (alias of /v1/addresses, as named in the original overview)'
+          : 'List addresses',
+        description:
+          'The brand’s addresses, newest first by (createdAt, id), with the list envelope and cursor paging.',
+        querystring: AddressListQuerySchema,
+        response: { 200: listEnvelope(AddressSchema, 'AddressList') },
       },
-    },
-  });
+    });
   const handler = async (request: RequestFor<{ querystring: typeof AddressListQuerySchema }>) => {
     const query = request.query;
     return listAddresses(deps.db, principalOf(request).brandId, {

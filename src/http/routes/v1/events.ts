@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { listEvents } from '../../../domain/events.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses } from '../../schemas/common.js';
+import { scopedRoute } from '../../route.js';
 import { EventListQuerySchema, EventListResponse } from '../../schemas/events.js';
 import type { RouteDeps } from '../types.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
@@ -12,19 +12,19 @@ export default async function eventRoutes(instance: FastifyInstance, { deps }: {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/events',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [422],
       schema: {
         operationId: 'listEvents',
         tags: ['Events'],
         summary: 'List events',
         description:
           'The brand’s events (lead.created, lead.status_changed), newest first by (createdAt, id); `order=asc` for oldest first. Each carries the lead as it was after the change. Follow `nextCursor` to page. Webhook deliveries carry the same JSON.',
-        security: [{ ApiKeyAuth: ['full'] }],
         querystring: EventListQuerySchema,
-        response: { 200: EventListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+        response: { 200: EventListResponse },
       },
-    },
+    }),
     async (request) => {
       const query = request.query;
       return listEvents(deps.db, principalOf(request).brandId, {

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { changeLeadStatus, createLead, getLead, type LeadSource, listLeads } from '../../../domain/leads.js';
 import { idempotencyPreValidation, runIdempotent, sendStored } from '../../idempotency.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses, IdempotencyHeaders, IdParams, ProblemRef } from '../../schemas/common.js';
+import { scopedRoute } from '../../route.js';
+import { IdempotencyHeaders, IdParams, ProblemRef } from '../../schemas/common.js';
 import {
   CreatedLeadSchema,
   LeadCreateBody,
@@ -17,34 +18,33 @@ import {
 import type { RouteDeps } from '../types.js';
 import { listQueryFrom } from './list-query.js';
 
-const security = (scope: string) => [{ ApiKeyAuth: [scope] }];
-
 export default async function leadRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('idempotency', undefined);
   app.post(
     '/v1/leads',
     {
-      config: { scope: 'leads:write' },
-      schema: {
-        operationId: 'createLead',
-        tags: ['Leads'],
-        summary: 'Create a lead',
-        description:
-          'Creates a lead in status `request` from a flat body of address, customer and job fields. The customer is linked to an existing one of the brand by email, then phone; the address to an existing one of that customer. Everything is stored in one transaction.\n\n' +
-          'Send an `Idempotency-Key` header (1 to 255 printable characters, e.g. a UUID) to retry safely: for 24 hours a repeat with the same key and body returns the first response again with `Idempotent-Replayed: true` and creates nothing; the same key with another body is a 422; a repeat while the first is still running is a 409. Keys are per API key.',
-        security: security('leads:write'),
-        headers: IdempotencyHeaders,
-        body: LeadCreateBody,
-        response: {
-          201: { ...CreatedLeadSchema, description: 'The lead was stored. Location points at it.' },
-          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 503]),
-          409: {
-            ...ProblemRef,
-            description: 'A request with the same Idempotency-Key is still being processed.',
-          } as unknown as TSchema,
+      ...scopedRoute({
+        scope: 'leads:write',
+        errors: [400, 413, 415, 422],
+        schema: {
+          operationId: 'createLead',
+          tags: ['Leads'],
+          summary: 'Create a lead',
+          description:
+            'Creates a lead in status `request` from a flat body of address, customer and job fields. The customer is linked to an existing one of the brand by email, then phone; the address to an existing one of that customer. Everything is stored in one transaction.\n\n' +
+            'Send an `Idempotency-Key` header (1 to 255 printable characters, e.g. a UUID) to retry safely: for 24 hours a repeat with the same key and body returns the first response again with `Idempotent-Replayed: true` and creates nothing; the same key with another body is a 422; a repeat while the first is still running is a 409. Keys are per API key.',
+          headers: IdempotencyHeaders,
+          body: LeadCreateBody,
+          response: {
+            201: { ...CreatedLeadSchema, description: 'The lead was stored. Location points at it.' },
+            409: {
+              ...ProblemRef,
+              description: 'A request with the same Idempotency-Key is still being processed.',
+            } as unknown as TSchema,
+          },
         },
-      },
+      }),
       preValidation: idempotencyPreValidation,
     },
     async (request, reply) => {
@@ -81,19 +81,19 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
 
   app.get(
     '/v1/leads',
-    {
-      config: { scope: 'leads:read' },
+    scopedRoute({
+      scope: 'leads:read',
+      errors: [422],
       schema: {
         operationId: 'listLeads',
         tags: ['Leads'],
         summary: 'List leads (request, quoted)',
         description:
           'Newest first by (receivedAt, id); `order=asc` for oldest first. Follow `nextCursor` to page; cursors never skip or repeat an item while new leads arrive.',
-        security: security('leads:read'),
         querystring: LeadListQuerySchema,
-        response: { 200: LeadListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+        response: { 200: LeadListResponse },
       },
-    },
+    }),
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
       const query = listQueryFrom(request.query);
@@ -105,17 +105,17 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
 
   app.get(
     '/v1/leads/:id',
-    {
-      config: { scope: 'leads:read' },
+    scopedRoute({
+      scope: 'leads:read',
+      errors: [404],
       schema: {
         operationId: 'getLead',
         tags: ['Leads'],
         summary: 'Read one lead, in any state',
-        security: security('leads:read'),
         params: IdParams,
-        response: { 200: LeadDetailSchema, ...errorResponses([401, 403, 404, 429, 503]) },
+        response: { 200: LeadDetailSchema },
       },
-    },
+    }),
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
       const { id } = request.params;
@@ -125,20 +125,20 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
 
   app.patch(
     '/v1/leads/:id',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [400, 404, 409, 415, 422],
       schema: {
         operationId: 'changeLeadStatus',
         tags: ['Leads'],
         summary: 'Change the state of a lead',
         description:
           'Allowed: request → quoted → scheduled → planned → in_progress → completed; request → scheduled; any state before completed → cancelled. Anything else is a 409 naming the current state.',
-        security: security('full'),
         params: IdParams,
         body: StatusChangeBody,
-        response: { 200: LeadDetailSchema, ...errorResponses([400, 401, 403, 404, 409, 415, 422, 429, 503]) },
+        response: { 200: LeadDetailSchema },
       },
-    },
+    }),
     async (request) => {
       const principal = principalOf(request);
       const { id } = request.params;

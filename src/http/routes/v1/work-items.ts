@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { getLead, listLeads } from '../../../domain/leads.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses, IdParams } from '../../schemas/common.js';
+import { scopedRoute } from '../../route.js';
+import { IdParams } from '../../schemas/common.js';
 import { LeadDetailSchema, WorkItemListQuerySchema, WorkItemListResponse } from '../../schemas/leads.js';
 import type { RouteDeps } from '../types.js';
 import { listQueryFrom } from './list-query.js';
@@ -12,18 +13,18 @@ export default async function workItemRoutes(instance: FastifyInstance, { deps }
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/work-items',
-    {
-      config: { scope: 'work-items:read' },
+    scopedRoute({
+      scope: 'work-items:read',
+      errors: [422],
       schema: {
         operationId: 'listWorkItems',
         tags: ['Work items'],
         summary: 'List work items (scheduled, planned, in_progress, completed)',
         description: 'Same envelope, order, paging and filters as the lead list. Items carry scheduledAt.',
-        security: [{ ApiKeyAuth: ['work-items:read'] }],
         querystring: WorkItemListQuerySchema,
-        response: { 200: WorkItemListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+        response: { 200: WorkItemListResponse },
       },
-    },
+    }),
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
       const query = listQueryFrom(request.query);
@@ -35,19 +36,19 @@ export default async function workItemRoutes(instance: FastifyInstance, { deps }
 
   app.get(
     '/v1/work-items/:id',
-    {
-      config: { scope: 'work-items:read' },
+    scopedRoute({
+      scope: 'work-items:read',
+      errors: [404],
       schema: {
         operationId: 'getWorkItem',
         tags: ['Work items'],
         summary: 'Read one work item',
         description:
           'Any record that has been scheduled, including one cancelled later. A lead never scheduled is a 404 here.',
-        security: [{ ApiKeyAuth: ['work-items:read'] }],
         params: IdParams,
-        response: { 200: LeadDetailSchema, ...errorResponses([401, 403, 404, 429, 503]) },
+        response: { 200: LeadDetailSchema },
       },
-    },
+    }),
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
       const { id } = request.params;
