@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isSecretShaped, newSecret, secretsEqual } from '../domain/secrets.js';
 import { cookieOptions, FORM_COOKIE } from './cookies.js';
+import { field } from './http.js';
 
 export const CSRF_FIELD = '_csrf';
 
@@ -34,8 +35,7 @@ export function csrfRefusal(
   const origin = request.headers.origin;
   if (origin !== undefined && !sameOrigin(request, origin, publicUrl))
     return `Origin ${origin} is not this site`;
-  const body = request.body as Record<string, unknown> | undefined;
-  const given = body?.[CSRF_FIELD];
+  const given = field(request.body, CSRF_FIELD);
   if (!isSecretShaped(expected)) return 'no token to compare with (cookie missing)';
   if (typeof given !== 'string' || !secretsEqual(given, expected)) return 'form token missing or wrong';
   return null;

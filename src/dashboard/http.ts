@@ -1,5 +1,5 @@
-// Small helpers the dashboard's routes share: sending pages, redirects, reading form fields and query strings.
-import type { FastifyReply } from 'fastify';
+// Small helpers the dashboard's routes share: sending pages, redirects, reading form fields, query strings and paths.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SafeHtml } from './html.js';
 
 export function sendPage(reply: FastifyReply, page: SafeHtml, status = 200): FastifyReply {
@@ -13,18 +13,33 @@ export function seeOther(reply: FastifyReply, location: string): FastifyReply {
 
 type Fields = Record<string, unknown>;
 
+/**
+ * One field of a form body, query string or path as it was sent; undefined when missing. The dashboard's routes
+ * declare no schemas for these (each page answers bad input itself), so they are unknown until read here.
+ */
+export function field(fields: unknown, name: string): unknown {
+  return (fields as Fields | undefined)?.[name];
+}
+
 /** One text field of a form body or query string: the first value when repeated, '' when missing. */
 export function text(fields: unknown, name: string): string {
-  const value = (fields as Fields | undefined)?.[name];
+  const value = field(fields, name);
   const first = Array.isArray(value) ? value[0] : value;
   return typeof first === 'string' ? first : '';
 }
 
 /** A field that may be repeated (checkboxes). */
 export function list(fields: unknown, name: string): string[] {
-  const value = (fields as Fields | undefined)?.[name];
+  const value = field(fields, name);
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return values.filter((v): v is string => typeof v === 'string');
+}
+
+/** A parameter the route's path declares (`:name`), which the router always sets to a string. */
+export function pathParam(request: FastifyRequest, name: string): string {
+  const value = field(request.params, name);
+  if (typeof value !== 'string') throw new Error(`the route's path declares no :${name}`);
+  return value;
 }
 
 /** A path with a query string built from the non-empty parameters. */

@@ -1,9 +1,20 @@
-// The one security matrix every API route goes through: authentication, scopes, brand isolation, key cache.
+// The security matrix every registered API route goes through: authentication, scopes, isolation, key cache.
 import { randomBytes } from 'node:crypto';
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import diagnostics from 'node:diagnostics_channel';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/app.js';
 import type { Scope } from '../../src/domain/api-keys.js';
-import { ALL_SCOPES, createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+import {
+  ALL_SCOPES,
+  createTestContext,
+  dialects,
+  TEST_WEBHOOKS,
+  type TestContext,
+  testConfig,
+  validLead,
+} from '../helpers.js';
+import { type Receiver, startReceiver } from '../receiver.js';
 
 /** Ids the routes need: brand A's (the main brand) and brand B's (the other brand). */
 interface Fixtures {
@@ -15,17 +26,29 @@ interface Fixtures {
   otherLeadId: string;
   otherWorkItemId: string;
   otherAddressId: string;
+  /** Where brand A's webhook endpoints point: a local receiver, so deliveries succeed and are not retried. */
+  hookUrl: string;
+  /** Brand A's webhook endpoint, one delivery queued to it and that delivery's event. */
+  endpointId: string;
+  deliveryId: string;
+  deliveryEventId: string;
+  /** An endpoint only the DELETE route touches. */
+  deleteEndpointId: string;
+  otherEndpointId: string;
+  eventId: string;
+  otherEventId: string;
 }
 
 interface RouteCase {
+  /** "METHOD /path/{param}", as the OpenAPI document names the route. */
   name: string;
   scope: Scope;
-  /** Routes that address one record by id: another brand's id must be a 404. */
-  idRoute: boolean;
+  /** For a route that addresses one record: brand A's id in the URL, which another brand must get a 404 for. */
+  recordId?: (fx: Fixtures) => string;
   success: number;
   request(fx: Fixtures): InjectOptions;
-  /** Checks the body of an allowed request. */
-  expectBody(body: Record<string, unknown>, fx: Fixtures): void;
+  /** Checks the body of an allowed request; absent when the success has no body (204). */
+  expectBody?(body: Record<string, unknown>, fx: Fixtures): void;
 }
 
 const json = { 'content-type': 'application/json' };
@@ -35,11 +58,11 @@ const expectList = (body: Record<string, unknown>) => {
   expect(body.limit).toBe(50);
 };
 
+// One row per scoped route: 'the security matrix' test fails when the app registers a scoped route without one.
 const ROUTES: RouteCase[] = [
   {
     name: 'POST /v1/leads',
     scope: 'leads:write',
-    idRoute: false,
     success: 201,
     request: () => ({ method: 'POST', url: '/v1/leads', headers: json, payload: validLead() }),
     expectBody: (body) => expect(body.id).toMatch(/^wrk_[0-9a-z]{26}$/),
@@ -47,7 +70,6 @@ const ROUTES: RouteCase[] = [
   {
     name: 'GET /v1/leads',
     scope: 'leads:read',
-    idRoute: false,
     success: 200,
     request: () => ({ method: 'GET', url: '/v1/leads' }),
     expectBody: expectList,
@@ -55,7 +77,7 @@ const ROUTES: RouteCase[] = [
   {
     name: 'GET /v1/leads/{id}',
     scope: 'leads:read',
-    idRoute: true,
+    recordId: (fx) => fx.leadId,
     success: 200,
     request: (fx) => ({ method: 'GET', url: `/v1/leads/${fx.leadId}` }),
     expectBody: (body, fx) => expect(body.id).toBe(fx.leadId),
@@ -63,7 +85,7 @@ const ROUTES: RouteCase[] = [
   {
     name: 'PATCH /v1/leads/{id}',
     scope: 'full',
-    idRoute: true,
+    recordId: (fx) => fx.patchLeadId,
     success: 200,
     request: (fx) => ({
       method: 'PATCH',
@@ -79,7 +101,6 @@ const ROUTES: RouteCase[] = [
   {
     name: 'GET /v1/work-items',
     scope: 'work-items:read',
-    idRoute: false,
     success: 200,
     request: () => ({ method: 'GET', url: '/v1/work-items' }),
     expectBody: expectList,
@@ -87,7 +108,7 @@ const ROUTES: RouteCase[] = [
   {
     name: 'GET /v1/work-items/{id}',
     scope: 'work-items:read',
-    idRoute: true,
+    recordId: (fx) => fx.workItemId,
     success: 200,
     request: (fx) => ({ method: 'GET', url: `/v1/work-items/${fx.workItemId}` }),
     expectBody: (body, fx) => expect(body.id).toBe(fx.workItemId),
@@ -95,7 +116,6 @@ const ROUTES: RouteCase[] = [
   {
     name: 'GET /v1/addresses',
     scope: 'full',
-    idRoute: false,
     success: 200,
     request: () => ({ method: 'GET', url: '/v1/addresses' }),
     expectBody: expectList,
@@ -103,10 +123,103 @@ const ROUTES: RouteCase[] = [
   {
     name: 'GET /address',
     scope: 'full',
-    idRoute: false,
     success: 200,
     request: () => ({ method: 'GET', url: '/address' }),
     expectBody: expectList,
+  },
+  {
+    name: 'GET /v1/events',
+    scope: 'full',
+    success: 200,
+    request: () => ({ method: 'GET', url: '/v1/events' }),
+    expectBody: expectList,
+  },
+  {
+    name: 'POST /v1/webhook-endpoints',
+    scope: 'full',
+    success: 201,
+    request: (fx) => ({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      headers: json,
+      payload: { url: fx.hookUrl },
+    }),
+    expectBody: (body) => {
+      expect(body.id).toMatch(/^whk_[0-9a-z]{26}$/);
+      expect(body.secret).toMatch(/^whsec_/);
+    },
+  },
+  {
+    name: 'GET /v1/webhook-endpoints',
+    scope: 'full',
+    success: 200,
+    request: () => ({ method: 'GET', url: '/v1/webhook-endpoints' }),
+    expectBody: expectList,
+  },
+  {
+    name: 'GET /v1/webhook-endpoints/{id}',
+    scope: 'full',
+    recordId: (fx) => fx.endpointId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/webhook-endpoints/${fx.endpointId}` }),
+    expectBody: (body, fx) => expect(body.id).toBe(fx.endpointId),
+  },
+  {
+    name: 'PATCH /v1/webhook-endpoints/{id}',
+    scope: 'full',
+    recordId: (fx) => fx.endpointId,
+    success: 200,
+    request: (fx) => ({
+      method: 'PATCH',
+      url: `/v1/webhook-endpoints/${fx.endpointId}`,
+      headers: json,
+      payload: { description: 'changed by the matrix' },
+    }),
+    expectBody: (body, fx) => {
+      expect(body.id).toBe(fx.endpointId);
+      expect(body.description).toBe('changed by the matrix');
+    },
+  },
+  {
+    name: 'DELETE /v1/webhook-endpoints/{id}',
+    scope: 'full',
+    recordId: (fx) => fx.deleteEndpointId,
+    success: 204,
+    request: (fx) => ({ method: 'DELETE', url: `/v1/webhook-endpoints/${fx.deleteEndpointId}` }),
+  },
+  {
+    name: 'POST /v1/webhook-endpoints/{id}/rotate-secret',
+    scope: 'full',
+    recordId: (fx) => fx.endpointId,
+    success: 200,
+    request: (fx) => ({ method: 'POST', url: `/v1/webhook-endpoints/${fx.endpointId}/rotate-secret` }),
+    expectBody: (body) => expect(body.secret).toMatch(/^whsec_/),
+  },
+  {
+    name: 'GET /v1/webhook-endpoints/{id}/deliveries',
+    scope: 'full',
+    recordId: (fx) => fx.endpointId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/webhook-endpoints/${fx.endpointId}/deliveries` }),
+    expectBody: (body, fx) => {
+      expectList(body);
+      expect((body.data as { id: string }[]).map((d) => d.id)).toContain(fx.deliveryId);
+    },
+  },
+  {
+    name: 'POST /v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend',
+    scope: 'full',
+    recordId: (fx) => fx.endpointId,
+    success: 202,
+    request: (fx) => ({
+      method: 'POST',
+      url: `/v1/webhook-endpoints/${fx.endpointId}/deliveries/${fx.deliveryId}/resend`,
+    }),
+    expectBody: (body, fx) => {
+      expect(body.id).toMatch(/^whd_[0-9a-z]{26}$/);
+      expect(body.id).not.toBe(fx.deliveryId);
+      expect(body.eventId).toBe(fx.deliveryEventId);
+    },
   },
 ];
 
@@ -124,7 +237,47 @@ const LISTS = [
     theirs: (fx: Fixtures) => fx.otherAddressId,
   },
   { url: '/address', mine: (fx: Fixtures) => fx.addressId, theirs: (fx: Fixtures) => fx.otherAddressId },
+  { url: '/v1/events', mine: (fx: Fixtures) => fx.eventId, theirs: (fx: Fixtures) => fx.otherEventId },
+  {
+    url: '/v1/webhook-endpoints',
+    mine: (fx: Fixtures) => fx.endpointId,
+    theirs: (fx: Fixtures) => fx.otherEndpointId,
+  },
 ];
+
+/**
+ * Every route the app registers with a scope, as "METHOD /path/{param}" -> scope. Fastify publishes each new
+ * instance on its initialization channel, which lets an onRoute hook be added to the app buildApp creates before
+ * any route exists.
+ */
+async function registeredScopedRoutes(): Promise<Map<string, Scope>> {
+  const routes = new Map<string, Scope>();
+  const record = (message: unknown) => {
+    const { fastify } = message as { fastify: FastifyInstance };
+    fastify.addHook('onRoute', (route) => {
+      const scope = route.config?.scope;
+      if (!scope) return;
+      for (const method of [route.method].flat()) {
+        // Fastify adds a HEAD route for each GET, with the same options: the GET row covers it.
+        if (method !== 'HEAD') routes.set(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`, scope);
+      }
+    });
+  };
+  diagnostics.subscribe('fastify.initialization', record);
+  let app: App | undefined;
+  try {
+    app = await buildApp(testConfig('sqlite'), {
+      logger: false,
+      defaultMetrics: false,
+      webhookWorker: false,
+    });
+    await app.ready();
+  } finally {
+    diagnostics.unsubscribe('fastify.initialization', record);
+    await app?.close();
+  }
+  return routes;
+}
 
 const changeLastCharacter = (key: string) => key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
 const unknownKey = () => `lik_${randomBytes(32).toString('base64url')}`;
@@ -153,12 +306,47 @@ async function poll<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000): P
   }
 }
 
+describe('the security matrix', () => {
+  it('has a row for every scoped route the app registers, with the scope the route checks', async () => {
+    const registered = await registeredScopedRoutes();
+    expect(registered.size, 'no scoped route was recorded').toBeGreaterThan(0);
+    const rows = new Map(ROUTES.map((route) => [route.name, route.scope]));
+    expect(rows.size, 'two rows have the same name').toBe(ROUTES.length);
+    const missing = [...registered].filter(([name]) => !rows.has(name)).map(([name]) => name);
+    expect(missing, 'scoped routes without a row in ROUTES').toEqual([]);
+    const stale = [...rows].filter(([name]) => !registered.has(name)).map(([name]) => name);
+    expect(stale, 'rows for routes the app does not register with a scope').toEqual([]);
+    expect(Object.fromEntries(rows), 'a row names another scope than its route checks').toEqual(
+      Object.fromEntries(registered),
+    );
+  });
+});
+
 describe.each(dialects())('security matrix on %s', (dialect) => {
   let ctx: TestContext;
+  let receiver: Receiver;
   const fx = {} as Fixtures;
 
+  const createEndpoint = async (key: string) => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      headers: { ...json, 'x-api-key': key },
+      payload: { url: fx.hookUrl },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
+    receiver = await startReceiver();
+    fx.hookUrl = receiver.url();
+    ctx = await createTestContext(dialect, { webhooks: TEST_WEBHOOKS });
+    // Endpoints first, so the leads below queue deliveries to them.
+    fx.endpointId = await createEndpoint(ctx.keys.full);
+    fx.deleteEndpointId = await createEndpoint(ctx.keys.full);
+    fx.otherEndpointId = await createEndpoint(ctx.keys.other);
+
     const lead = await ctx.createLead();
     fx.leadId = lead.id as string;
     fx.addressId = lead.addressId as string;
@@ -177,8 +365,24 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
       payload: { status: 'scheduled' },
     });
     expect(scheduled.statusCode).toBe(200);
+
+    const db = ctx.app.deps.database.db;
+    const delivery = await db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'event_id'])
+      .where('endpoint_id', '=', fx.endpointId)
+      .executeTakeFirstOrThrow();
+    fx.deliveryId = delivery.id;
+    fx.deliveryEventId = delivery.event_id;
+    const firstEvent = (brandId: string) =>
+      db.selectFrom('events').select('id').where('brand_id', '=', brandId).orderBy('id').limit(1);
+    fx.eventId = (await firstEvent(ctx.brandId).executeTakeFirstOrThrow()).id;
+    fx.otherEventId = (await firstEvent(ctx.otherBrandId).executeTakeFirstOrThrow()).id;
   });
-  afterAll(async () => ctx?.close());
+  afterAll(async () => {
+    await ctx?.close();
+    await receiver?.close();
+  });
 
   const send = (route: RouteCase, headers: Record<string, string | undefined>) => {
     const options = route.request(fx);
@@ -207,10 +411,46 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
       expectUnauthorized(await send(route, { 'x-api-key': key() }), detail);
     });
 
+    // Before the scope checks: after a successful DELETE this 404 would prove nothing.
+    const { recordId } = route;
+    if (recordId) {
+      it("another brand's id is a 404, exactly like an unknown id", async () => {
+        const res = await send(route, { 'x-api-key': ctx.keys.other });
+        expect(res.statusCode).toBe(404);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        const body = res.json();
+        expect(body).toMatchObject({
+          type: 'https://lead-intake.dev/errors/not-found',
+          status: 404,
+          requestId: res.headers['x-request-id'],
+        });
+
+        // Same answer as for an id nobody has: nothing tells the other brand that the record exists.
+        const request = route.request(fx);
+        const realId = recordId(fx);
+        const unknownId = `${realId.split('_')[0]}_${'0'.repeat(26)}`;
+        const unknown = await ctx.app.inject({
+          ...request,
+          url: String(request.url).replace(realId, unknownId),
+          headers: { ...(request.headers as Record<string, string>), 'x-api-key': ctx.keys.other },
+        });
+        expect(unknown.statusCode).toBe(404);
+        const { requestId: _a, ...rest } = body;
+        const { requestId: _b, ...unknownRest } = unknown.json();
+        expect(JSON.stringify(rest).replaceAll(realId, 'ID')).toBe(
+          JSON.stringify(unknownRest).replaceAll(unknownId, 'ID'),
+        );
+      });
+    }
+
     it.each(ALL_SCOPES)('with a key of scope %s: allowed only when the scope fits', async (scope) => {
       const res = await send(route, { 'x-api-key': ctx.keys[scope] });
       if (scope === route.scope || scope === 'full') {
         expect(res.statusCode, res.body).toBe(route.success);
+        if (!route.expectBody) {
+          expect(res.body).toBe('');
+          return;
+        }
         expect(res.headers['content-type']).toMatch(/^application\/json/);
         route.expectBody(res.json(), fx);
         return;
@@ -226,36 +466,6 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
         requiredScope: route.scope,
       });
       expect(body.detail).toContain(`"${route.scope}"`);
-    });
-  });
-
-  describe.each(ROUTES.filter((route) => route.idRoute))('$name', (route) => {
-    it("another brand's id is a 404, exactly like an unknown id", async () => {
-      const res = await send(route, { 'x-api-key': ctx.keys.other });
-      expect(res.statusCode).toBe(404);
-      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      const body = res.json();
-      expect(body).toMatchObject({
-        type: 'https://lead-intake.dev/errors/not-found',
-        status: 404,
-        requestId: res.headers['x-request-id'],
-      });
-
-      // Same answer as for an id nobody has: nothing tells the other brand that the record exists.
-      const request = route.request(fx);
-      const realId = String(request.url).split('/').pop()!;
-      const unknownId = `wrk_${'0'.repeat(26)}`;
-      const unknown = await ctx.app.inject({
-        ...request,
-        url: String(request.url).replace(realId, unknownId),
-        headers: { ...(request.headers as Record<string, string>), 'x-api-key': ctx.keys.other },
-      });
-      expect(unknown.statusCode).toBe(404);
-      const { requestId: _a, ...rest } = body;
-      const { requestId: _b, ...unknownRest } = unknown.json();
-      expect(JSON.stringify(rest).replaceAll(realId, 'ID')).toBe(
-        JSON.stringify(unknownRest).replaceAll(unknownId, 'ID'),
-      );
     });
   });
 

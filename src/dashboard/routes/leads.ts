@@ -6,7 +6,7 @@ import { type FieldError, InvalidTransitionError, ValidationError } from '../../
 import { type AnyListItem, changeLeadStatus, getLead, listLeads } from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
 import { isStatus, PRIORITIES } from '../../domain/states.js';
-import { seeOther, sendPage, text } from '../http.js';
+import { pathParam, seeOther, sendPage, text } from '../http.js';
 import { userOf } from '../session.js';
 import { notice } from '../views/components.js';
 import { type ListFilters, leadChangedNotice, leadListPage, leadPage } from '../views/leads.js';
@@ -66,7 +66,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
 
   app.get('/leads/:id', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const { id } = request.params as { id: string };
+    const id = pathParam(request, 'id');
     const lead = await getLead(deps.database, user.brandId, id);
     const moved = text(request.query, 'moved');
     return sendPage(
@@ -78,7 +78,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
   // The dashboard's state change: the same rules and the same domain call as PATCH /v1/leads/{id}.
   app.post('/leads/:id/status', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const { id } = request.params as { id: string };
+    const id = pathParam(request, 'id');
     const status = text(request.body, 'status');
     if (!isStatus(status)) {
       const lead = await getLead(deps.database, user.brandId, id);

@@ -7,7 +7,7 @@ import { createInvite, listInvites, parseRole, withdrawInvite } from '../../doma
 import type { SessionUser } from '../../domain/sessions.js';
 import { createUser, findUser, listUsers, removeUser } from '../../domain/users.js';
 import { html } from '../html.js';
-import { list, seeOther, sendPage, text } from '../http.js';
+import { list, pathParam, seeOther, sendPage, text } from '../http.js';
 import { userOf } from '../session.js';
 import { type ApiKeysView, apiKeysPage, revokeConfirmPage, revokedNotice } from '../views/api-keys.js';
 import { notice } from '../views/components.js';
@@ -88,14 +88,14 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
 
   app.get('/settings/api-keys/:id/revoke', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const key = await findKey(deps, user.brandId, (request.params as { id: string }).id);
+    const key = await findKey(deps, user.brandId, pathParam(request, 'id'));
     if (key.revokedAt) return reply.redirect('/dashboard/settings/api-keys');
     return sendPage(reply, revokeConfirmPage(user, key));
   });
 
   app.post('/settings/api-keys/:id/revoke', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const key = await revokeApiKey(database, (request.params as { id: string }).id, user.brandId);
+    const key = await revokeApiKey(database, pathParam(request, 'id'), user.brandId);
     // This instance refuses the key from the next request on; others within KEY_CACHE_TTL_MS.
     deps.keys.invalidate();
     request.log.info({ keyId: key.id, userId: user.userId }, 'API key revoked in the dashboard');
@@ -166,7 +166,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
 
   app.get('/settings/users/:id/remove', { schema: hidden, config: ownerPage }, async (request, reply) => {
     const user = userOf(request);
-    const target = await findUser(database, user.brandId, (request.params as { id: string }).id);
+    const target = await findUser(database, user.brandId, pathParam(request, 'id'));
     if (target.id === user.userId) {
       return sendPage(
         reply,
@@ -180,7 +180,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
   app.post('/settings/users/:id/remove', { schema: hidden, config: ownerPage }, async (request, reply) => {
     const user = userOf(request);
     try {
-      await removeUser(database, user.brandId, (request.params as { id: string }).id, user.userId);
+      await removeUser(database, user.brandId, pathParam(request, 'id'), user.userId);
     } catch (error) {
       if (error instanceof DomainError && error.code === 'conflict') {
         return sendPage(
@@ -199,7 +199,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     { schema: hidden, config: ownerPage },
     async (request, reply) => {
       const user = userOf(request);
-      await withdrawInvite(database, user.brandId, (request.params as { id: string }).id);
+      await withdrawInvite(database, user.brandId, pathParam(request, 'id'));
       return seeOther(reply, '/dashboard/settings/users?done=withdrawn');
     },
   );

@@ -17,7 +17,7 @@ import {
   updateWebhookEndpoint,
 } from '../../domain/webhook-endpoints.js';
 import { checkWebhookUrl } from '../../webhooks/url-guard.js';
-import { list, seeOther, sendPage, text, withQuery } from '../http.js';
+import { list, pathParam, seeOther, sendPage, text, withQuery } from '../http.js';
 import { userOf } from '../session.js';
 import { notice } from '../views/components.js';
 import { errorPage } from '../views/errors.js';
@@ -37,7 +37,7 @@ const MESSAGES: Record<string, string> = {
   deleted: 'The endpoint and its delivery log are deleted.',
 };
 
-const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+const idOf = (request: FastifyRequest) => pathParam(request, 'id');
 
 /** The form's wording for what the API reports about its JSON body. */
 function formErrors(errors: readonly FieldError[], events: string[]): FieldError[] {
@@ -182,7 +182,8 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
     { schema: hidden, config: userPage },
     async (request, reply) => {
       const user = userOf(request);
-      const { id, deliveryId } = request.params as { id: string; deliveryId: string };
+      const id = pathParam(request, 'id');
+      const deliveryId = pathParam(request, 'deliveryId');
       try {
         const delivery = await resendDelivery(database, user.brandId, id, deliveryId);
         request.log.info(

@@ -1,9 +1,20 @@
 // Schemas shared by every resource: problem bodies, list envelopes, paging parameters.
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type TObject, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 
 import { NullableString } from '../../domain/json-schema.js';
 
 export { NullableString, Timestamp } from '../../domain/json-schema.js';
+
+/**
+ * A body schema whose `x-validator` names a parser that app.ts runs instead of ajv: the handler receives what
+ * that parser returns, so the parser's result is the body's static type. The JSON schema (and so the document)
+ * is unchanged; it still describes what a client sends.
+ */
+export function parsedBy<T>(_parser: (body: unknown) => T, schema: TObject): TUnsafe<T> {
+  // Without x-validator ajv would check the body and the handler would get the raw JSON, not a T.
+  if (typeof schema['x-validator'] !== 'string') throw new Error('parsedBy: the schema names no x-validator');
+  return Type.Unsafe<T>(schema);
+}
 
 export const FieldErrorSchema = Type.Object(
   {

@@ -32,7 +32,7 @@ export const EventSchema = Type.Object(
   },
 );
 
-export const EventListQuery = Type.Object(
+export const EventListQuerySchema = Type.Object(
   {
     ...ListQuery,
     type: Type.Optional(

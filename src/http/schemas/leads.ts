@@ -1,10 +1,13 @@
 import { type TProperties, Type } from '@sinclair/typebox';
-import { LEAD_FIELDS } from '../../domain/lead-input.js';
-import { LeadListItemSchema, WorkItemListItemSchema } from '../../domain/leads/index.js';
+import { LEAD_FIELDS, parseLeadInput } from '../../domain/lead-input.js';
+import { LeadListItemSchema, parseStatusChange, WorkItemListItemSchema } from '../../domain/leads/index.js';
 import { ALL_STATUSES, LEAD_STATUSES, PRIORITIES, WORK_ITEM_STATUSES } from '../../domain/states.js';
-import { ListQuery, listEnvelope, TimestampParam } from './common.js';
+import { ListQuery, listEnvelope, parsedBy, TimestampParam } from './common.js';
 
-/** The lead body, generated from the same field table the validator uses, so docs and rules cannot drift. */
+/**
+ * The lead body, generated from the same field table the validator uses, so docs and rules cannot drift.
+ * Handlers receive parseLeadInput's LeadInput (trimmed, normalised), not this JSON.
+ */
 export const LeadCreateBody = (() => {
   const properties: TProperties = {};
   for (const f of LEAD_FIELDS) {
@@ -22,7 +25,7 @@ export const LeadCreateBody = (() => {
     // TypeBox derives `required` from the properties: optional fields must be marked, or the document requires all.
     properties[f.name] = f.required ? schema : Type.Optional(schema);
   }
-  return Type.Object(properties, {
+  const schema = Type.Object(properties, {
     additionalProperties: false,
     title: 'LeadCreate',
     description:
@@ -30,6 +33,7 @@ export const LeadCreateBody = (() => {
     // The validator in domain/lead-input.ts handles this body (trimming, all errors at once, normalisation).
     'x-validator': 'lead-create',
   });
+  return parsedBy(parseLeadInput, schema);
 })();
 
 // The read shapes are defined with the lead's columns (domain/leads/shape.ts); the domain types are their Static
@@ -61,17 +65,21 @@ function listQuery(statuses: readonly string[]) {
   );
 }
 
-export const LeadListQuery = listQuery(LEAD_STATUSES);
-export const WorkItemListQuery = listQuery(WORK_ITEM_STATUSES);
+export const LeadListQuerySchema = listQuery(LEAD_STATUSES);
+export const WorkItemListQuerySchema = listQuery(WORK_ITEM_STATUSES);
 export const LeadListResponse = listEnvelope(LeadListItemSchema, 'LeadList');
 export const WorkItemListResponse = listEnvelope(WorkItemListItemSchema, 'WorkItemList');
 
-export const StatusChangeBody = Type.Object(
-  { status: Type.String({ enum: [...ALL_STATUSES], description: 'The state to move to.' }) },
-  {
-    additionalProperties: false,
-    required: ['status'],
-    title: 'StatusChange',
-    'x-validator': 'status-change',
-  },
+/** Handlers receive parseStatusChange's Status, not this JSON. */
+export const StatusChangeBody = parsedBy(
+  parseStatusChange,
+  Type.Object(
+    { status: Type.String({ enum: [...ALL_STATUSES], description: 'The state to move to.' }) },
+    {
+      additionalProperties: false,
+      required: ['status'],
+      title: 'StatusChange',
+      'x-validator': 'status-change',
+    },
+  ),
 );

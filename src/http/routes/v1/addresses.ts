@@ -1,16 +1,12 @@
+// GET /v1/addresses (and its alias /address): the brand's addresses.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
 import { listAddresses } from '../../../domain/addresses.js';
 import { principalOf } from '../../plugins/auth.js';
-import {
-  errorResponses,
-  ListQuery,
-  listEnvelope,
-  NullableString,
-  Timestamp,
-  TimestampParam,
-} from '../../schemas/common.js';
+import { type RequestFor, scopedRoute } from '../../route.js';
+import { ListQuery, listEnvelope, NullableString, Timestamp, TimestampParam } from '../../schemas/common.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
 
 export const AddressSchema = Type.Object(
@@ -29,7 +25,7 @@ export const AddressSchema = Type.Object(
   { additionalProperties: false, title: 'Address' },
 );
 
-const AddressListQuery = Type.Object(
+const AddressListQuerySchema = Type.Object(
   {
     ...ListQuery,
     createdAfter: TimestampParam('ISO 8601; only addresses created after it (exclusive).'),
@@ -38,27 +34,26 @@ const AddressListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export default async function addressRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const options = (alias: boolean): RouteShorthandOptions => ({
-    config: { scope: 'full' },
-    schema: {
-      operationId: alias ? 'listAddressesAlias' : 'listAddresses',
-      tags: ['Addresses'],
-      summary: alias
-        ? 'List addresses (alias of /v1/addresses, as named in the original overview)'
-        : 'List addresses',
-      description:
-        'The brand’s addresses, newest first by (createdAt, id), with the list envelope and cursor paging.',
-      security: [{ ApiKeyAuth: ['full'] }],
-      querystring: AddressListQuery,
-      response: {
-        200: listEnvelope(AddressSchema, 'AddressList'),
-        ...errorResponses([401, 403, 422, 429, 503]),
+export default async function addressRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const options = (alias: boolean) =>
+    scopedRoute({
+      scope: 'full',
+      errors: [422],
+      schema: {
+        operationId: alias ? 'listAddressesAlias' : 'listAddresses',
+        tags: ['Addresses'],
+        summary: alias
+          ? 'List addresses (alias of /v1/addresses, as named in the original overview)'
+          : 'List addresses',
+        description:
+          'The brand’s addresses, newest first by (createdAt, id), with the list envelope and cursor paging.',
+        querystring: AddressListQuerySchema,
+        response: { 200: listEnvelope(AddressSchema, 'AddressList') },
       },
-    },
-  });
-  const handler = async (request: FastifyRequest) => {
-    const query = request.query as Record<string, unknown>;
+    });
+  const handler = async (request: RequestFor<{ querystring: typeof AddressListQuerySchema }>) => {
+    const query = request.query;
     return listAddresses(deps.database, principalOf(request).brandId, {
       ...pagingFrom(query),
       ...timestampsFrom(query, ['createdAfter', 'createdBefore'] as const),

@@ -1,33 +1,36 @@
+// GET /v1/events: the brand's events, for clients that poll instead of receiving webhooks.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
 import { listEvents } from '../../../domain/events.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses } from '../../schemas/common.js';
-import { EventListQuery, EventListResponse } from '../../schemas/events.js';
+import { scopedRoute } from '../../route.js';
+import { EventListQuerySchema, EventListResponse } from '../../schemas/events.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
 
-export default async function eventRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+export default async function eventRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/events',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [422],
       schema: {
         operationId: 'listEvents',
         tags: ['Events'],
         summary: 'List events',
         description:
           'The brand’s events (lead.created, lead.status_changed), newest first by (createdAt, id); `order=asc` for oldest first. Each carries the lead as it was after the change. Follow `nextCursor` to page. Webhook deliveries carry the same JSON.',
-        security: [{ ApiKeyAuth: ['full'] }],
-        querystring: EventListQuery,
-        response: { 200: EventListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+        querystring: EventListQuerySchema,
+        response: { 200: EventListResponse },
       },
-    },
+    }),
     async (request) => {
-      const query = request.query as Record<string, unknown>;
+      const query = request.query;
       return listEvents(deps.database, principalOf(request).brandId, {
         ...pagingFrom(query),
         ...timestampsFrom(query, ['createdAfter'] as const),
-        type: query.type as string | undefined,
+        type: query.type,
       });
     },
   );

@@ -1,7 +1,8 @@
+// The lead routes of the API: create, list, read one, change state.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
-import type { LeadInput } from '../../../domain/lead-input.js';
 import {
   changeLeadStatus,
   createLead,
@@ -9,47 +10,47 @@ import {
   type LeadSource,
   listLeads,
 } from '../../../domain/leads/index.js';
-import type { Status } from '../../../domain/states.js';
 import { idempotencyPreValidation, runIdempotent, sendStored } from '../../idempotency.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses, IdempotencyHeaders, IdParams, ProblemRef } from '../../schemas/common.js';
+import { scopedRoute } from '../../route.js';
+import { IdempotencyHeaders, IdParams, ProblemRef } from '../../schemas/common.js';
 import {
   CreatedLeadSchema,
   LeadCreateBody,
   LeadDetailSchema,
-  LeadListQuery,
+  LeadListQuerySchema,
   LeadListResponse,
   StatusChangeBody,
 } from '../../schemas/leads.js';
 import { listQueryFrom } from './list-query.js';
 
-const security = (scope: string) => [{ ApiKeyAuth: [scope] }];
-
-export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+export default async function leadRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('idempotency', undefined);
   app.post(
     '/v1/leads',
     {
-      config: { scope: 'leads:write' },
-      schema: {
-        operationId: 'createLead',
-        tags: ['Leads'],
-        summary: 'Create a lead',
-        description:
-          'Creates a lead in status `request` from a flat body of address, customer and job fields. The customer is linked to an existing one of the brand by email, then phone; the address to an existing one of that customer. Everything is stored in one transaction.\n\n' +
-          'Send an `Idempotency-Key` header (1 to 255 printable characters, e.g. a UUID) to retry safely: for 24 hours a repeat with the same key and body returns the first response again with `Idempotent-Replayed: true` and creates nothing; the same key with another body is a 422; a repeat while the first is still running is a 409. Keys are per API key.',
-        security: security('leads:write'),
-        headers: IdempotencyHeaders,
-        body: LeadCreateBody,
-        response: {
-          201: { ...CreatedLeadSchema, description: 'The lead was stored. Location points at it.' },
-          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 503]),
-          409: {
-            ...ProblemRef,
-            description: 'A request with the same Idempotency-Key is still being processed.',
-          } as unknown as TSchema,
+      ...scopedRoute({
+        scope: 'leads:write',
+        errors: [400, 413, 415, 422],
+        schema: {
+          operationId: 'createLead',
+          tags: ['Leads'],
+          summary: 'Create a lead',
+          description:
+            'Creates a lead in status `request` from a flat body of address, customer and job fields. The customer is linked to an existing one of the brand by email, then phone; the address to an existing one of that customer. Everything is stored in one transaction.\n\n' +
+            'Send an `Idempotency-Key` header (1 to 255 printable characters, e.g. a UUID) to retry safely: for 24 hours a repeat with the same key and body returns the first response again with `Idempotent-Replayed: true` and creates nothing; the same key with another body is a 422; a repeat while the first is still running is a 409. Keys are per API key.',
+          headers: IdempotencyHeaders,
+          body: LeadCreateBody,
+          response: {
+            201: { ...CreatedLeadSchema, description: 'The lead was stored. Location points at it.' },
+            409: {
+              ...ProblemRef,
+              description: 'A request with the same Idempotency-Key is still being processed.',
+            } as unknown as TSchema,
+          },
         },
-      },
+      }),
       preValidation: idempotencyPreValidation,
     },
     async (request, reply) => {
@@ -60,7 +61,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         keyId: principal.keyId,
         keyName: principal.keyName,
       };
-      const input = request.body as LeadInput;
+      const input = request.body;
       if (request.idempotency) {
         const stored = await runIdempotent(deps.database, principal.keyId, request.idempotency, (remember) =>
           deps.database.write(async (tx) => {
@@ -80,22 +81,22 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
 
   app.get(
     '/v1/leads',
-    {
-      config: { scope: 'leads:read' },
+    scopedRoute({
+      scope: 'leads:read',
+      errors: [422],
       schema: {
         operationId: 'listLeads',
         tags: ['Leads'],
         summary: 'List leads (request, quoted)',
         description:
           'Newest first by (receivedAt, id); `order=asc` for oldest first. Follow `nextCursor` to page; cursors never skip or repeat an item while new leads arrive.',
-        security: security('leads:read'),
-        querystring: LeadListQuery,
-        response: { 200: LeadListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+        querystring: LeadListQuerySchema,
+        response: { 200: LeadListResponse },
       },
-    },
+    }),
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
-      const query = listQueryFrom(request.query as Record<string, unknown>);
+      const query = listQueryFrom(request.query);
       return deps.responses.send(reply, `leads|${brandId}|${request.url}`, () =>
         listLeads(deps.database, brandId, 'lead', query),
       );
@@ -104,48 +105,48 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
 
   app.get(
     '/v1/leads/:id',
-    {
-      config: { scope: 'leads:read' },
+    scopedRoute({
+      scope: 'leads:read',
+      errors: [404],
       schema: {
         operationId: 'getLead',
         tags: ['Leads'],
         summary: 'Read one lead, in any state',
-        security: security('leads:read'),
         params: IdParams,
-        response: { 200: LeadDetailSchema, ...errorResponses([401, 403, 404, 429, 503]) },
+        response: { 200: LeadDetailSchema },
       },
-    },
+    }),
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return deps.responses.send(reply, `lead|${brandId}|${id}`, () => getLead(deps.database, brandId, id));
     },
   );
 
   app.patch(
     '/v1/leads/:id',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [400, 404, 409, 415, 422],
       schema: {
         operationId: 'changeLeadStatus',
         tags: ['Leads'],
         summary: 'Change the state of a lead',
         description:
           'Allowed: request → quoted → scheduled → planned → in_progress → completed; request → scheduled; any state before completed → cancelled. Anything else is a 409 naming the current state.',
-        security: security('full'),
         params: IdParams,
         body: StatusChangeBody,
-        response: { 200: LeadDetailSchema, ...errorResponses([400, 401, 403, 404, 409, 415, 422, 429, 503]) },
+        response: { 200: LeadDetailSchema },
       },
-    },
+    }),
     async (request) => {
       const principal = principalOf(request);
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const change = await changeLeadStatus(
         deps.database,
         principal.brandId,
         id,
-        request.body as Status,
+        request.body,
         principal.keyId,
       );
       return change.lead;

@@ -1,17 +1,24 @@
+// Turns a list route's validated query parameters into the domain's list query (paging, timestamps, filters).
+import type { Static, TObject } from '@sinclair/typebox';
 import { type FieldError, ValidationError } from '../../../domain/errors.js';
 import type { LeadListQuery } from '../../../domain/leads/index.js';
-import { normalizeLimit, parseTimestamp, resolveOrder, type SortOrder } from '../../../domain/paging.js';
+import { normalizeLimit, parseTimestamp, resolveOrder } from '../../../domain/paging.js';
+import type { ListQuery } from '../../schemas/common.js';
+import type { LeadListQuerySchema } from '../../schemas/leads.js';
+
+/** The paging parameters every list schema spreads in, as ajv leaves them. */
+type PagingQuery = Static<TObject<typeof ListQuery>>;
 
 /** Parses the named ISO timestamp parameters, reporting every bad one at once. */
 export function timestampsFrom<K extends string>(
-  query: Record<string, unknown>,
+  query: Partial<Record<NoInfer<K>, string>>,
   fields: readonly K[],
 ): Record<K, number | undefined> {
   const errors: FieldError[] = [];
   const out = {} as Record<K, number | undefined>;
   for (const field of fields) {
     try {
-      out[field] = parseTimestamp(query[field] as string | undefined, field);
+      out[field] = parseTimestamp(query[field], field);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       errors.push(...error.errors);
@@ -22,18 +29,19 @@ export function timestampsFrom<K extends string>(
 }
 
 /** The paging part every list shares: limit (capped at 100), order, cursor. */
-export function pagingFrom(query: Record<string, unknown>) {
+export function pagingFrom(query: PagingQuery) {
   return {
-    limit: normalizeLimit(query.limit as number | undefined),
-    order: resolveOrder(query.order as SortOrder | undefined, query.cursor as string | undefined),
-    cursor: query.cursor as string | undefined,
+    limit: normalizeLimit(query.limit),
+    order: resolveOrder(query.order, query.cursor),
+    cursor: query.cursor,
   };
 }
 
-export function listQueryFrom(query: Record<string, unknown>): LeadListQuery {
+/** The lead and work-item lists take the same parameters (only the statuses they accept differ). */
+export function listQueryFrom(query: Static<typeof LeadListQuerySchema>): LeadListQuery {
   return {
     ...pagingFrom(query),
     ...timestampsFrom(query, ['receivedAfter', 'receivedBefore', 'updatedAfter'] as const),
-    status: query.status as string | undefined,
+    status: query.status,
   };
 }

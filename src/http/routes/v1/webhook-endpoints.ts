@@ -1,10 +1,11 @@
+// The webhook routes of the API: endpoints (CRUD, secret rotation) and their delivery logs.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
 import { listDeliveries, resendDelivery } from '../../../domain/webhook-deliveries.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
-  type EndpointInput,
   getWebhookEndpoint,
   listWebhookEndpoints,
   rotateWebhookSecret,
@@ -13,7 +14,8 @@ import {
 } from '../../../domain/webhook-endpoints.js';
 import { checkWebhookUrl } from '../../../webhooks/url-guard.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses, IdParams } from '../../schemas/common.js';
+import { scopedRoute } from '../../route.js';
+import { IdParams } from '../../schemas/common.js';
 import {
   DeliveryParams,
   RotatedSecretSchema,
@@ -29,126 +31,109 @@ import {
 import { pagingFrom } from './list-query.js';
 
 const TAGS = ['Webhooks'];
-const SECURITY = [{ ApiKeyAuth: ['full'] }];
 
-export default async function webhookEndpointRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+export default async function webhookEndpointRoutes(
+  instance: FastifyInstance,
+  { deps }: { deps: RouteDeps },
+) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { allowHttp, allowPrivate } = deps.config.webhooks;
   const checkUrl: UrlChecker = (url) => checkWebhookUrl(url, { allowHttp, allowPrivate });
   const brandOf = (request: FastifyRequest) => principalOf(request).brandId;
-  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+  const idOf = (request: { params: { id: string } }) => request.params.id;
 
   app.post(
     '/v1/webhook-endpoints',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [400, 415, 422],
       schema: {
         operationId: 'createWebhookEndpoint',
         tags: TAGS,
         summary: 'Create a webhook endpoint',
         description:
           'Events of the chosen types (default: all) are POSTed to the URL, signed with the returned secret. The secret is shown only in this response.',
-        security: SECURITY,
         body: WebhookEndpointCreateBody,
-        response: {
-          201: WebhookEndpointWithSecretSchema,
-          ...errorResponses([400, 401, 403, 415, 422, 429, 503]),
-        },
+        response: { 201: WebhookEndpointWithSecretSchema },
       },
-    },
+    }),
     async (request, reply) => {
-      const endpoint = await createWebhookEndpoint(
-        deps.database,
-        brandOf(request),
-        request.body as EndpointInput,
-        checkUrl,
-      );
+      const endpoint = await createWebhookEndpoint(deps.database, brandOf(request), request.body, checkUrl);
       return reply.code(201).header('Location', `/v1/webhook-endpoints/${endpoint.id}`).send(endpoint);
     },
   );
 
   app.get(
     '/v1/webhook-endpoints',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [422],
       schema: {
         operationId: 'listWebhookEndpoints',
         tags: TAGS,
         summary: 'List webhook endpoints',
         description: 'Newest first, with the list envelope and cursor paging. Secrets are never listed.',
-        security: SECURITY,
         querystring: WebhookEndpointListQuery,
-        response: { 200: WebhookEndpointListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+        response: { 200: WebhookEndpointListResponse },
       },
-    },
-    async (request) =>
-      listWebhookEndpoints(
-        deps.database,
-        brandOf(request),
-        pagingFrom(request.query as Record<string, unknown>),
-      ),
+    }),
+    async (request) => listWebhookEndpoints(deps.database, brandOf(request), pagingFrom(request.query)),
   );
 
   app.get(
     '/v1/webhook-endpoints/:id',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [404],
       schema: {
         operationId: 'getWebhookEndpoint',
         tags: TAGS,
         summary: 'Read a webhook endpoint',
         description:
           'Says whether it is enabled and, when it was disabled after failing, since when and why.',
-        security: SECURITY,
         params: IdParams,
-        response: { 200: WebhookEndpointSchema, ...errorResponses([401, 403, 404, 429, 503]) },
+        response: { 200: WebhookEndpointSchema },
       },
-    },
+    }),
     async (request) => getWebhookEndpoint(deps.database, brandOf(request), idOf(request)),
   );
 
   app.patch(
     '/v1/webhook-endpoints/:id',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [400, 404, 415, 422],
       schema: {
         operationId: 'updateWebhookEndpoint',
         tags: TAGS,
         summary: 'Change a webhook endpoint',
         description:
           'Any of url, events, description, enabled. `enabled: false` stops deliveries (pending ones are dropped); `enabled: true` resumes them.',
-        security: SECURITY,
         params: IdParams,
         body: WebhookEndpointUpdateBody,
-        response: { 200: WebhookEndpointSchema, ...errorResponses([400, 401, 403, 404, 415, 422, 429, 503]) },
+        response: { 200: WebhookEndpointSchema },
       },
-    },
+    }),
     async (request) =>
-      updateWebhookEndpoint(
-        deps.database,
-        brandOf(request),
-        idOf(request),
-        request.body as EndpointInput,
-        checkUrl,
-      ),
+      updateWebhookEndpoint(deps.database, brandOf(request), idOf(request), request.body, checkUrl),
   );
 
   app.delete(
     '/v1/webhook-endpoints/:id',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [404],
       schema: {
         operationId: 'deleteWebhookEndpoint',
         tags: TAGS,
         summary: 'Delete a webhook endpoint',
         description: 'Stops deliveries at once and deletes the endpoint’s delivery log.',
-        security: SECURITY,
         params: IdParams,
         response: {
           204: { type: 'null', description: 'Deleted.' },
-          ...errorResponses([401, 403, 404, 429, 503]),
         },
       },
-    },
+    }),
     async (request, reply) => {
       await deleteWebhookEndpoint(deps.database, brandOf(request), idOf(request));
       return reply.code(204).send();
@@ -157,64 +142,59 @@ export default async function webhookEndpointRoutes(app: FastifyInstance, { deps
 
   app.post(
     '/v1/webhook-endpoints/:id/rotate-secret',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [404, 409],
       schema: {
         operationId: 'rotateWebhookSecret',
         tags: TAGS,
         summary: 'Rotate the signing secret',
         description:
           'Returns a new secret (shown only now). For 24 hours deliveries carry two v1 signatures, one per secret, so receivers can switch without rejecting any.',
-        security: SECURITY,
         params: IdParams,
-        response: { 200: RotatedSecretSchema, ...errorResponses([401, 403, 404, 409, 429, 503]) },
+        response: { 200: RotatedSecretSchema },
       },
-    },
+    }),
     async (request) => rotateWebhookSecret(deps.database, brandOf(request), idOf(request)),
   );
 
   app.get(
     '/v1/webhook-endpoints/:id/deliveries',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [404, 422],
       schema: {
         operationId: 'listWebhookDeliveries',
         tags: TAGS,
         summary: 'List an endpoint’s deliveries',
         description:
           'The delivery log, newest first: status, attempts, the last response code and duration, and when the next attempt is due.',
-        security: SECURITY,
         params: IdParams,
         querystring: WebhookEndpointListQuery,
-        response: { 200: WebhookDeliveryListResponse, ...errorResponses([401, 403, 404, 422, 429, 503]) },
+        response: { 200: WebhookDeliveryListResponse },
       },
-    },
+    }),
     async (request) =>
-      listDeliveries(
-        deps.database,
-        brandOf(request),
-        idOf(request),
-        pagingFrom(request.query as Record<string, unknown>),
-      ),
+      listDeliveries(deps.database, brandOf(request), idOf(request), pagingFrom(request.query)),
   );
 
   app.post(
     '/v1/webhook-endpoints/:id/deliveries/:deliveryId/resend',
-    {
-      config: { scope: 'full' },
+    scopedRoute({
+      scope: 'full',
+      errors: [404, 409],
       schema: {
         operationId: 'resendWebhookDelivery',
         tags: TAGS,
         summary: 'Send a delivery’s event again',
         description:
           'Queues the event for this endpoint again, due now, as a new delivery (returned) with its own log entry.',
-        security: SECURITY,
         params: DeliveryParams,
-        response: { 202: WebhookDeliverySchema, ...errorResponses([401, 403, 404, 409, 429, 503]) },
+        response: { 202: WebhookDeliverySchema },
       },
-    },
+    }),
     async (request, reply) => {
-      const { id, deliveryId } = request.params as { id: string; deliveryId: string };
+      const { id, deliveryId } = request.params;
       const delivery = await resendDelivery(deps.database, brandOf(request), id, deliveryId);
       return reply.code(202).send(delivery);
     },

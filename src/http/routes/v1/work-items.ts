@@ -1,29 +1,33 @@
+// The work-item routes of the API: leads from scheduled on, listed and read one by one.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
 import { getLead, listLeads } from '../../../domain/leads/index.js';
 import { principalOf } from '../../plugins/auth.js';
-import { errorResponses, IdParams } from '../../schemas/common.js';
-import { LeadDetailSchema, WorkItemListQuery, WorkItemListResponse } from '../../schemas/leads.js';
+import { scopedRoute } from '../../route.js';
+import { IdParams } from '../../schemas/common.js';
+import { LeadDetailSchema, WorkItemListQuerySchema, WorkItemListResponse } from '../../schemas/leads.js';
 import { listQueryFrom } from './list-query.js';
 
-export default async function workItemRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+export default async function workItemRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/work-items',
-    {
-      config: { scope: 'work-items:read' },
+    scopedRoute({
+      scope: 'work-items:read',
+      errors: [422],
       schema: {
         operationId: 'listWorkItems',
         tags: ['Work items'],
         summary: 'List work items (scheduled, planned, in_progress, completed)',
         description: 'Same envelope, order, paging and filters as the lead list. Items carry scheduledAt.',
-        security: [{ ApiKeyAuth: ['work-items:read'] }],
-        querystring: WorkItemListQuery,
-        response: { 200: WorkItemListResponse, ...errorResponses([401, 403, 422, 429, 503]) },
+        querystring: WorkItemListQuerySchema,
+        response: { 200: WorkItemListResponse },
       },
-    },
+    }),
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
-      const query = listQueryFrom(request.query as Record<string, unknown>);
+      const query = listQueryFrom(request.query);
       return deps.responses.send(reply, `work-items|${brandId}|${request.url}`, () =>
         listLeads(deps.database, brandId, 'work', query),
       );
@@ -32,22 +36,22 @@ export default async function workItemRoutes(app: FastifyInstance, { deps }: { d
 
   app.get(
     '/v1/work-items/:id',
-    {
-      config: { scope: 'work-items:read' },
+    scopedRoute({
+      scope: 'work-items:read',
+      errors: [404],
       schema: {
         operationId: 'getWorkItem',
         tags: ['Work items'],
         summary: 'Read one work item',
         description:
           'Any record that has been scheduled, including one cancelled later. A lead never scheduled is a 404 here.',
-        security: [{ ApiKeyAuth: ['work-items:read'] }],
         params: IdParams,
-        response: { 200: LeadDetailSchema, ...errorResponses([401, 403, 404, 429, 503]) },
+        response: { 200: LeadDetailSchema },
       },
-    },
+    }),
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return deps.responses.send(reply, `work-item|${brandId}|${id}`, () =>
         getLead(deps.database, brandId, id, { workItemsOnly: true }),
       );
