@@ -87,6 +87,20 @@ export interface LeadTable {
   created_at: number;
   updated_at: number;
   scheduled_at: number | null;
+  /** JSON text: the contact and address as submitted (see Submitted in domain/lead-input.ts). */
+  submitted: string;
+}
+
+/** What happened to a lead besides its states: who did what, when (detail is JSON text). */
+export interface LeadActivityTable {
+  id: string;
+  lead_id: string;
+  at: number;
+  kind: string;
+  actor_type: 'key' | 'user' | 'form';
+  actor_id: string | null;
+  actor_name: string | null;
+  detail: string;
 }
 
 export interface LeadStatusHistoryTable {
@@ -202,6 +216,7 @@ export interface Tables {
   addresses: AddressTable;
   leads: LeadTable;
   lead_status_history: LeadStatusHistoryTable;
+  lead_activity: LeadActivityTable;
   setup_tokens: SetupTokenTable;
   sessions: SessionTable;
   sign_in_failures: SignInFailureTable;

@@ -2,7 +2,7 @@
 
 import { type Runner, statement } from '../db/sql.js';
 import type { Store } from '../db/store.js';
-import { newId } from './ids.js';
+import { newRandomId } from './ids.js';
 import { addressMatchKey, type LeadInput } from './lead-input.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import { iso } from './time.js';
@@ -27,7 +27,7 @@ const INSERT = statement(
     'on conflict do nothing returning id',
 );
 
-/** Same customer, postal code (upper case, no spaces), number, addition and country: the same address. */
+/** Same customer, postal code (upper case, no spaces), number, addition, country and street: the same address. */
 export async function findOrCreateAddress(
   r: Runner,
   brandId: string,
@@ -39,7 +39,7 @@ export async function findOrCreateAddress(
   const find = async () => (await r.all<{ id: string }>(FIND, [customerId, matchKey]))[0];
   const existing = await find();
   if (existing) return { id: existing.id, created: false };
-  const id = newId('address', now);
+  const id = newRandomId('address');
   const [inserted] = await r.all<{ id: string }>(INSERT, [
     id,
     brandId,

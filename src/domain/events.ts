@@ -1,6 +1,7 @@
 // Events: what happened to a brand's leads, written in the same transaction as the change they describe.
 import { statement } from '../db/sql.js';
 import type { Store, Tx } from '../db/store.js';
+import type { Customer } from './customers.js';
 import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import type { LeadDetail } from './leads/index.js';
@@ -9,7 +10,12 @@ import type { Status } from './states.js';
 import { iso } from './time.js';
 import { enqueueDeliveries } from './webhook-deliveries.js';
 
-export const EVENT_TYPES = ['lead.created', 'lead.status_changed'] as const;
+export const EVENT_TYPES = [
+  'lead.created',
+  'lead.status_changed',
+  'customer.created',
+  'customer.updated',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface LeadEventData {
@@ -19,11 +25,19 @@ export interface LeadEventData {
   to?: Status;
 }
 
+export interface CustomerEventData {
+  customer: Customer;
+  /** On customer.updated: the fields that changed. */
+  changed?: string[];
+}
+
+export type EventData = LeadEventData | CustomerEventData;
+
 export interface Event {
   id: string;
   type: EventType;
   createdAt: string;
-  data: LeadEventData;
+  data: EventData;
 }
 
 const INSERT_EVENT = statement(
@@ -42,7 +56,7 @@ export async function recordEvent(
   r: Tx,
   brandId: string,
   type: EventType,
-  data: LeadEventData,
+  data: EventData,
   now: number = Date.now(),
 ): Promise<string> {
   const id = newId('event', now);
@@ -110,7 +124,7 @@ export async function listEvents(
       id: r.id,
       type: r.type as EventType,
       createdAt: iso(r.created_at),
-      data: JSON.parse(r.data) as LeadEventData,
+      data: JSON.parse(r.data) as EventData,
     }),
   );
 }

@@ -1,4 +1,5 @@
-// Prefixed, time-ordered identifiers: <prefix>_<26 chars Crockford base32>, a monotonic ULID in lower case.
+// Prefixed identifiers: <prefix>_<26 chars Crockford base32>. Most are time-ordered (a monotonic ULID in lower
+// case); customers and addresses are wholly random, so their ids do not tell when someone became a customer.
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -13,6 +14,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   webhookEndpoint: 'whk',
   invite: 'inv',
+  activity: 'act',
   webhookDelivery: 'whd',
 } as const;
 
@@ -70,4 +72,13 @@ export function ulid(now: number = Date.now()): string {
 
 export function newId(kind: IdKind, now?: number): string {
   return `${ID_PREFIXES[kind]}_${ulid(now)}`;
+}
+
+/** A random id (130 bits): for records whose creation time is nobody's business (customers, addresses). */
+export function newRandomId(kind: 'customer' | 'address'): string {
+  // 256 is a multiple of 32, so each byte's low five bits are uniform.
+  const bytes = randomBytes(26);
+  let out = '';
+  for (const byte of bytes) out += ALPHABET[byte & 31];
+  return `${ID_PREFIXES[kind]}_${out}`;
 }

@@ -277,8 +277,12 @@ export function parseLeadInput(body: unknown): LeadInput {
   return { ...(out as unknown as LeadInput), priority: (out.priority as Priority | null) ?? 'medium' };
 }
 
-/** The key that decides whether two addresses of one customer are the same place. */
+/**
+ * The key that decides whether two addresses of one customer are the same place: postal code, number and
+ * addition (upper case, no spaces), country, and the street (lower case, no spaces).
+ */
 export function addressMatchKey(input: {
+  street: string;
   postalCode: string;
   streetNumber: string | null;
   streetNumberAddition: string | null;
@@ -290,5 +294,30 @@ export function addressMatchKey(input: {
     norm(input.streetNumber),
     norm(input.streetNumberAddition),
     input.country,
+    input.street.replace(/\s+/g, '').toLowerCase(),
   ].join('|');
+}
+
+/** The contact and address fields kept with every lead exactly as submitted (after normalisation). */
+export const SUBMITTED_FIELDS = [
+  'customerName',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'companyName',
+  'street',
+  'streetNumber',
+  'streetNumberAddition',
+  'postalCode',
+  'city',
+  'country',
+] as const satisfies readonly (keyof LeadInput)[];
+
+export type Submitted = { [K in (typeof SUBMITTED_FIELDS)[number]]: LeadInput[K] };
+
+export function submittedOf(input: LeadInput): Submitted {
+  const out = {} as Record<string, string | null>;
+  for (const field of SUBMITTED_FIELDS) out[field] = input[field];
+  return out as Submitted;
 }

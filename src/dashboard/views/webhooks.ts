@@ -1,7 +1,7 @@
 // Settings > Webhooks: endpoints (add with the secret shown once, enable/disable, rotate, delete) and each one's
 // delivery log with "Send again".
 import type { FieldError } from '../../domain/errors.js';
-import { EVENT_TYPES } from '../../domain/events.js';
+import { EVENT_TYPES, type EventType } from '../../domain/events.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import type { WebhookDelivery } from '../../domain/webhook-deliveries.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoints.js';
@@ -15,9 +15,11 @@ const LABELS: Record<string, string> = {
   description: 'Description',
 };
 
-const EVENT_DESCRIPTIONS: Record<string, string> = {
+const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'lead.created': 'A lead arrives (through the API or the dashboard).',
   'lead.status_changed': 'A lead moves to another status, e.g. quoted or completed.',
+  'customer.created': 'A new customer is added by a lead from someone not seen before.',
+  'customer.updated': "A customer's details change: filled in by a new lead, or updated in the dashboard.",
 };
 
 const BASE = '/dashboard/settings/webhooks';

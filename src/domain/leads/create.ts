@@ -3,11 +3,11 @@
 import { statement } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { findOrCreateAddress } from '../addresses.js';
-import { customerEmailKey, findOrCreateCustomer } from '../customers.js';
+import { linkCustomer } from '../customers.js';
 import { NotFoundError } from '../errors.js';
 import { recordEvent } from '../events.js';
 import { newId } from '../ids.js';
-import type { LeadInput } from '../lead-input.js';
+import { type LeadInput, submittedOf } from '../lead-input.js';
 import { iso } from '../time.js';
 import { getLead } from './read.js';
 import { type CreatedLead, INPUT_COLUMNS } from './shape.js';
@@ -21,13 +21,7 @@ export interface LeadSource {
   keyName: string | null;
 }
 
-// The brand's default country and the customer a lead links to, in one statement (one round trip on PostgreSQL).
-const BRAND_AND_CUSTOMER = statement(
-  'select b.default_country, ' +
-    '(select c.id from customers c where c.brand_id = b.id and c.email_normalized = ?) as by_email, ' +
-    '(select c.id from customers c where c.brand_id = b.id and c.phone = ?) as by_phone ' +
-    'from brands b where b.id = ?',
-);
+const BRAND = statement('select default_country from brands where id = ?');
 
 // Columns set by the create itself, then those copied from the input (shape.ts says which).
 const OWN_COLUMNS = [
@@ -44,6 +38,7 @@ const OWN_COLUMNS = [
   'created_at',
   'updated_at',
   'scheduled_at',
+  'submitted',
 ] as const;
 const INSERT_LEAD = statement(
   `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
@@ -60,18 +55,11 @@ const INSERT_LEAD = statement(
  */
 export function createLead(store: Store, origin: LeadSource, input: LeadInput): Promise<CreatedLead> {
   return store.write(async (tx) => {
-    const [brand] = await tx.all<{
-      default_country: string;
-      by_email: string | null;
-      by_phone: string | null;
-    }>(BRAND_AND_CUSTOMER, [customerEmailKey(input), input.phone, origin.brandId]);
+    const [brand] = await tx.all<{ default_country: string }>(BRAND, [origin.brandId]);
     if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
     const now = Date.now();
     const country = input.country ?? brand.default_country;
-    const customer = await findOrCreateCustomer(tx, origin.brandId, input, now, {
-      byEmail: brand.by_email,
-      byPhone: brand.by_phone,
-    });
+    const customer = await linkCustomer(tx, origin.brandId, input, now);
     const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now);
     const id = newId('lead', now);
     const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
@@ -88,6 +76,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       created_at: now,
       updated_at: now,
       scheduled_at: null,
+      submitted: JSON.stringify(submittedOf(input)),
     };
     await tx.run(INSERT_LEAD, [
       ...OWN_COLUMNS.map((c) => own[c]),

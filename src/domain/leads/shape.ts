@@ -3,7 +3,7 @@
 // response schemas and, as their Static types, the domain types. Adding a field here adds it everywhere.
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { NullableString, Timestamp } from '../json-schema.js';
-import type { LeadInput } from '../lead-input.js';
+import { type LeadInput, SUBMITTED_FIELDS } from '../lead-input.js';
 import { ALL_STATUSES, PRIORITIES, type Priority, type Status } from '../states.js';
 
 interface Field<S extends TSchema = TSchema> {
@@ -12,6 +12,8 @@ interface Field<S extends TSchema = TSchema> {
   schema: S;
   /** Stored as epoch milliseconds, read as ISO 8601. */
   time?: boolean;
+  /** Stored as JSON text, read as the value it holds. */
+  json?: boolean;
   /** Stored on create from this input field, into the leads column named by `sql` (without `l.`). */
   input?: keyof LeadInput;
 }
@@ -30,6 +32,18 @@ const nullableTime = (sql: string, description?: string) =>
   });
 
 // One `enum` keyword rather than a union of literals: what the document has always said, and fast to serialise.
+const SubmittedSchema = Type.Object(
+  Object.fromEntries(SUBMITTED_FIELDS.map((f) => [f, NullableString()])) as {
+    [K in (typeof SUBMITTED_FIELDS)[number]]: ReturnType<typeof NullableString>;
+  },
+  {
+    additionalProperties: false,
+    title: 'Submitted',
+    description:
+      'The contact and address exactly as submitted with this lead (trimmed; phone in E.164, country upper case), null where absent. The linked customer and address may differ: linking fills only their empty fields.',
+  },
+);
+
 const StatusSchema = Type.Unsafe<Status>({ type: 'string', enum: [...ALL_STATUSES] });
 const PrioritySchema = Type.Unsafe<Priority>({ type: 'string', enum: [...PRIORITIES] });
 
@@ -55,6 +69,7 @@ const DETAIL = {
   ),
   updatedAt: time('l.updated_at'),
   scheduledAt: nullableTime('l.scheduled_at'),
+  submitted: field('l.submitted', SubmittedSchema, { json: true }),
   customer: {
     id: field('c.id', Type.String()),
     type: field(
@@ -92,6 +107,7 @@ const LIST_ITEM = {
     name: DETAIL.customer.name,
     email: DETAIL.customer.email,
     phone: DETAIL.customer.phone,
+    companyName: DETAIL.customer.companyName,
   },
   address: {
     id: DETAIL.address.id,
@@ -175,12 +191,18 @@ export interface Projection<T> {
 }
 
 function projection<T>(shape: Shape): Projection<T> {
-  const parts: { alias: string; sql: string; path: [string] | [string, string]; time: boolean }[] = [];
+  const parts: {
+    alias: string;
+    sql: string;
+    path: [string] | [string, string];
+    time: boolean;
+    json: boolean;
+  }[] = [];
   for (const [name, f] of Object.entries(shape)) {
     const nested = 'sql' in f ? { [name]: f as Field } : (f as { [k: string]: Field });
     for (const [inner, g] of Object.entries(nested)) {
       const path: [string] | [string, string] = 'sql' in f ? [name] : [name, inner];
-      parts.push({ alias: path.join('.'), sql: g.sql, path, time: g.time === true });
+      parts.push({ alias: path.join('.'), sql: g.sql, path, time: g.time === true, json: g.json === true });
     }
   }
   const groups = [...new Set(parts.filter((p) => p.path.length === 2).map((p) => p.path[0]))];
@@ -193,6 +215,7 @@ function projection<T>(shape: Shape): Projection<T> {
         let value = row[p.alias];
         // PostgreSQL's int8 parser gives numbers too (database.ts); SQLite gives numbers.
         if (p.time && value !== null) value = new Date(value as number).toISOString();
+        else if (p.json) value = JSON.parse(value as string);
         if (p.path.length === 1) out[p.path[0]] = value;
         else (out[p.path[0]] as Record<string, unknown>)[p.path[1]] = value;
       }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CustomerSchema } from '../../domain/customers.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 import { ALL_STATUSES } from '../../domain/states.js';
 import { ListQuery, listEnvelope, Timestamp } from './common.js';
@@ -11,7 +12,11 @@ export const EventSchema = Type.Object(
     createdAt: Timestamp('When the change happened (committed in the same transaction).'),
     data: Type.Object(
       {
-        lead: LeadDetailSchema,
+        lead: Type.Optional(LeadDetailSchema),
+        customer: Type.Optional(CustomerSchema),
+        changed: Type.Optional(
+          Type.Array(Type.String(), { description: 'customer.updated: the fields that changed.' }),
+        ),
         from: Type.Optional(
           Type.String({ enum: [...ALL_STATUSES], description: 'lead.status_changed: the state before.' }),
         ),
@@ -21,7 +26,8 @@ export const EventSchema = Type.Object(
       },
       {
         additionalProperties: false,
-        description: '`lead` is the single-lead read as it is after the change.',
+        description:
+          'lead.* events: `lead` is the single-lead read as it is after the change. customer.* events: `customer` as it is after the change.',
       },
     ),
   },
