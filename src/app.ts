@@ -19,6 +19,7 @@ import rateLimitPlugin from './http/plugins/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import operationRoutes from './http/routes/operations.js';
 import addressRoutes from './http/routes/v1/addresses.js';
+import customerRoutes from './http/routes/v1/customers.js';
 import eventRoutes from './http/routes/v1/events.js';
 import leadRoutes from './http/routes/v1/leads.js';
 import webhookEndpointRoutes from './http/routes/v1/webhook-endpoints.js';
@@ -135,6 +136,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(addressRoutes, { deps });
   await app.register(dashboardPlugin, { deps });
   await app.register(eventRoutes, { deps });
+  await app.register(customerRoutes, { deps });
   await app.register(webhookEndpointRoutes, { deps });
   await app.register(background, { deps, worker: options.webhookWorker ?? true });
   serveOpenApiDocument(app);

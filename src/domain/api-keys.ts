@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { iso, isoOrNull } from './time.js';
 
-export const SCOPES = ['leads:read', 'leads:write', 'work-items:read', 'full'] as const;
+export const SCOPES = ['leads:read', 'leads:write', 'work-items:read', 'customers:read', 'full'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
@@ -13,6 +13,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'leads:write': 'Create leads (POST /v1/leads).',
   'work-items:read':
     'List work items and read single work items (GET /v1/work-items, GET /v1/work-items/{id}).',
+  'customers:read': 'List customers and read single customers (GET /v1/customers, GET /v1/customers/{id}).',
   full: 'Everything, including addresses, state changes, events and webhooks.',
 };
 

@@ -20,11 +20,16 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
       tags: [
         { name: 'Leads', description: 'Job requests in states request and quoted.' },
         {
+          name: 'Customers',
+          description: 'The people and businesses leads come from, linked by email or phone.',
+        },
+        {
           name: 'Work items',
           description: 'Leads that have been scheduled: scheduled, planned, in_progress, completed.',
         },
         { name: 'Addresses', description: 'Where the work is done.' },
-        { name: 'Operations', description: 'Health and readiness probes.' },
+          description:
+            'What happened to leads and customers (lead.created, lead.status_changed, customer.created, customer.updated), for polling or webhooks.',
         {
           name: 'Events',
           description: 'What happened to leads (lead.created, lead.status_changed), for polling or webhooks.',

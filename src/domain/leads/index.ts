@@ -1,5 +1,14 @@
 // Leads and work items: one record that moves through the states in ../states.ts.
 export { createLead, type LeadSource } from './create.js';
+export {
+  type Actor,
+  type CustomerLead,
+  type LeadActivity,
+  listCustomerLeads,
+  listLeadActivity,
+  submittedDifferences,
+  useSubmittedDetails,
+} from './customer-details.js';
 export { getLead, type LeadListQuery, listLeads, parseStatusFilter } from './read.js';
 export {
   type AnyListItem,

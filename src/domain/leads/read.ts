@@ -1,6 +1,7 @@
 // Reading leads and work items: the keyset-paged lists and the single read with its status history.
 import { type Runner, SqlBuilder, statement } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
+import { customerExists } from '../customers.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { decodeCursor, type Page, type SortOrder, toPage } from '../paging.js';
 import { LEAD_STATUSES, type Stage, type Status, WORK_ITEM_STATUSES } from '../states.js';
@@ -26,6 +27,8 @@ export interface LeadListQuery {
   /** Free-text search (dashboard): title, customer name, email, phone, postal code, city. */
   search?: string;
   priority?: string;
+  /** Only this customer's (a customer of another brand or none is a 422, not an empty list). */
+  customerId?: string;
 }
 
 export function parseStatusFilter(value: string | undefined, stage: Stage): Status[] | undefined {
@@ -63,6 +66,9 @@ export async function listLeads(
   query: LeadListQuery,
 ): Promise<Page<AnyListItem>> {
   const statuses = parseStatusFilter(query.status, stage);
+  if (query.customerId !== undefined && !(await customerExists(store, brandId, query.customerId))) {
+    throw new ValidationError([{ field: 'customerId', message: 'is not a customer of this brand' }]);
+  }
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
   const q = new SqlBuilder()
     .sql(stage === 'work' ? WORK_LIST_SELECT : LIST_SELECT)
@@ -71,6 +77,7 @@ export async function listLeads(
     .value(stage);
   if (statuses) q.sql(' and l.status in ').list(statuses);
   if (query.priority) q.sql(' and l.priority = ').value(query.priority);
+  if (query.customerId !== undefined) q.sql(' and l.customer_id = ').value(query.customerId);
   if (query.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(query.receivedAfter);
   if (query.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(query.receivedBefore);
   if (query.updatedAfter !== undefined) q.sql(' and l.updated_at > ').value(query.updatedAfter);

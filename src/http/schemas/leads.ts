@@ -60,6 +60,15 @@ function listQuery(statuses: readonly string[]) {
           'x-error': `must be one or more of ${statuses.join(', ')} (comma-separated)`,
         }),
       ),
+      customerId: Type.Optional(
+        Type.String({
+          maxLength: 100,
+          pattern: '^[\\x21-\\x7e]+$',
+          description:
+            "Only this customer's items (cus_…). An id that is not a customer of the key's brand is a 422.",
+          'x-error': 'is not a customer of this brand',
+        }),
+      ),
     },
     { additionalProperties: false },
   );

@@ -20,7 +20,7 @@ export default async function eventRoutes(instance: FastifyInstance, { deps }: {
         tags: ['Events'],
         summary: 'List events',
         description:
-          'The brand’s events (lead.created, lead.status_changed), newest first by (createdAt, id); `order=asc` for oldest first. Each carries the lead as it was after the change. Follow `nextCursor` to page. Webhook deliveries carry the same JSON.',
+          'The brand’s events (lead.created, lead.status_changed, customer.created, customer.updated), newest first by (createdAt, id); `order=asc` for oldest first. Each carries the lead (or the customer) as it was after the change. Follow `nextCursor` to page. Webhook deliveries carry the same JSON.',
         querystring: EventListQuerySchema,
         response: { 200: EventListResponse },
       },

@@ -43,5 +43,6 @@ export function listQueryFrom(query: Static<typeof LeadListQuerySchema>): LeadLi
     ...pagingFrom(query),
     ...timestampsFrom(query, ['receivedAfter', 'receivedBefore', 'updatedAfter'] as const),
     status: query.status,
+    customerId: query.customerId,
   };
 }
