@@ -28,11 +28,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
           description: 'Leads that have been scheduled: scheduled, planned, in_progress, completed.',
         },
         { name: 'Addresses', description: 'Where the work is done.' },
-          description:
-            'What happened to leads and customers (lead.created, lead.status_changed, customer.created, customer.updated), for polling or webhooks.',
         {
           name: 'Events',
-          description: 'What happened to leads (lead.created, lead.status_changed), for polling or webhooks.',
+          description:
+            'What happened to leads and customers (lead.created, lead.status_changed, customer.created, customer.updated), for polling or webhooks.',
         },
         {
           name: 'Webhooks',
