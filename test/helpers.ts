@@ -64,7 +64,7 @@ export async function dropSchemaNamed(db: DB, schema: string): Promise<void> {
   });
 }
 
-export const ALL_SCOPES: Scope[] = ['leads:read', 'leads:write', 'work-items:read', 'full'];
+export const ALL_SCOPES: Scope[] = ['leads:read', 'leads:write', 'work-items:read', 'customers:read', 'full'];
 
 export interface TestContext {
   app: App;

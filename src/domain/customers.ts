@@ -215,12 +215,16 @@ export async function updateCustomer(
   const changed: string[] = changes.map((c) => c.field);
   if (becomesBusiness) changed.push('type');
   if (!changed.length) return [];
-  const q = tx.db.updateTable('customers').set({ updated_at: now });
   const set: Record<string, unknown> = { updated_at: now };
   for (const c of changes) set[c.column] = values[c.field] ?? null;
   if ('email' in values) set.email_normalized = customerEmailKey({ email: values.email ?? null });
   if (becomesBusiness) set.type = 'business';
-  await q.set(set).where('id', '=', current.id).where('brand_id', '=', brandId).execute();
+  await tx.db
+    .updateTable('customers')
+    .set(set)
+    .where('id', '=', current.id)
+    .where('brand_id', '=', brandId)
+    .execute();
   const customer = await readCustomer(tx, brandId, current.id);
   await recordEvent(tx, brandId, 'customer.updated', { customer, changed }, now);
   return changed;

@@ -4,7 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
-import { type CompiledQuery, Kysely, PostgresDialect, type RawBuilder, SqliteDialect, sql } from 'kysely';
+import {
+  type CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  type RawBuilder,
+  SqliteDialect,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -350,5 +358,126 @@ describe('migration discovery', () => {
     expect(await allMigrations('sqlite')).toEqual(files);
     for (const migration of Object.values(await migrations('postgres')))
       expect(typeof migration.up).toBe('function');
+  });
+});
+
+describe.each(dialects())('the lossless-intake migration on %s', (dialect) => {
+  it('fills `submitted` of existing leads from their customer and address, and keys addresses by street', async () => {
+    const schema = testSchemaName();
+    const database = dialect === 'sqlite' ? openSqlite(':memory:') : openPostgres(schema);
+    try {
+      if (dialect === 'postgres') await sql`create schema ${sql.id(schema)}`.execute(database.db);
+      const migrator = new Migrator({
+        db: database.db,
+        provider: { getMigrations: () => migrations(dialect) },
+        ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
+      });
+      const before = await migrator.migrateTo('2026112201_integrations');
+      expect(before.error).toBeUndefined();
+      const db = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      await db
+        .insertInto('brands')
+        .values({ id: 'brd_1', name: 'B', default_country: 'NL', created_at: 1 })
+        .execute();
+      await db
+        .insertInto('customers')
+        .values({
+          id: 'cus_1',
+          brand_id: 'brd_1',
+          type: 'business',
+          name: 'Émile Dupont',
+          first_name: null,
+          last_name: 'Dupont',
+          email: 'e@example.com',
+          email_normalized: 'e@example.com',
+          phone: '+31612345678',
+          company_name: 'Dupont BV',
+          created_at: 1,
+          updated_at: 1,
+        })
+        .execute();
+      await db
+        .insertInto('addresses')
+        .values({
+          id: 'adr_1',
+          brand_id: 'brd_1',
+          customer_id: 'cus_1',
+          street: 'Keizers Gracht',
+          street_number: '5',
+          street_number_addition: null,
+          postal_code: '1015 CJ',
+          city: 'Amsterdam',
+          country: 'NL',
+          match_key: '1015CJ|5||NL',
+          created_at: 1,
+          updated_at: 1,
+        })
+        .execute();
+      await db
+        .insertInto('leads')
+        .values({
+          id: 'wrk_1',
+          brand_id: 'brd_1',
+          customer_id: 'cus_1',
+          address_id: 'adr_1',
+          title: 'T',
+          description: null,
+          category: null,
+          priority: 'medium',
+          budget_quote: null,
+          notes: null,
+          status: 'request',
+          stage: 'lead',
+          source: 'website',
+          source_key_id: null,
+          source_key_name: null,
+          received_at: 1,
+          created_at: 1,
+          updated_at: 1,
+          scheduled_at: null,
+        })
+        .execute();
+
+      const after = await migrator.migrateToLatest();
+      expect(after.error).toBeUndefined();
+      const [lead] = await db.selectFrom('leads').select('submitted').execute();
+      expect(JSON.parse(lead!.submitted as string)).toEqual({
+        customerName: 'Émile Dupont',
+        firstName: null,
+        lastName: 'Dupont',
+        email: 'e@example.com',
+        phone: '+31612345678',
+        companyName: 'Dupont BV',
+        street: 'Keizers Gracht',
+        streetNumber: '5',
+        streetNumberAddition: null,
+        postalCode: '1015 CJ',
+        city: 'Amsterdam',
+        country: 'NL',
+      });
+      const [address] = await db.selectFrom('addresses').select('match_key').execute();
+      expect(address!.match_key).toBe('1015CJ|5||NL|keizersgracht');
+      // Two customers may now share a phone.
+      await db
+        .insertInto('customers')
+        .values({
+          id: 'cus_2',
+          brand_id: 'brd_1',
+          type: 'person',
+          name: 'Other',
+          first_name: null,
+          last_name: null,
+          email: 'o@example.com',
+          email_normalized: 'o@example.com',
+          phone: '+31612345678',
+          company_name: null,
+          created_at: 2,
+          updated_at: 2,
+        })
+        .execute();
+    } finally {
+      if (dialect === 'postgres') await dropPostgresSchema(database, schema);
+      await database.close();
+    }
   });
 });

@@ -16,7 +16,7 @@ describe.each(dialects())('events on %s', (dialect) => {
   const eventsOf = async (leadId: string) =>
     (await get('/v1/events?limit=100'))
       .json()
-      .data.filter((e: { data: { lead: { id: string } } }) => e.data.lead.id === leadId);
+      .data.filter((e: { data: { lead?: { id: string } } }) => e.data.lead?.id === leadId);
 
   it('records lead.created with the single-lead read', async () => {
     const created = await ctx.createLead({ title: 'Event on create' });
@@ -127,8 +127,14 @@ describe.each(dialects())('events on %s', (dialect) => {
     const changed = (await get('/v1/events?type=lead.status_changed&limit=100')).json();
     expect(changed.data.length).toBeGreaterThan(0);
     expect(changed.data.every((e: { type: string }) => e.type === 'lead.status_changed')).toBe(true);
+    const all = (await get('/v1/events?limit=100')).json().data;
     const both = (await get('/v1/events?type=lead.created,lead.status_changed&limit=100')).json();
-    expect(both.data.length).toBe((await get('/v1/events?limit=100')).json().data.length);
+    expect(both.data.map((e: { id: string }) => e.id)).toEqual(
+      all.filter((e: { type: string }) => e.type.startsWith('lead.')).map((e: { id: string }) => e.id),
+    );
+    const customers = (await get('/v1/events?type=customer.created&limit=100')).json();
+    expect(customers.data.length).toBeGreaterThan(0);
+    expect(customers.data.every((e: { type: string }) => e.type === 'customer.created')).toBe(true);
 
     const [latest] = (await get('/v1/events?limit=1')).json().data;
     const after = (await get(`/v1/events?createdAfter=${encodeURIComponent(latest.createdAt)}`)).json();
@@ -158,10 +164,17 @@ describe.each(dialects())('events on %s', (dialect) => {
     expect((await ctx.app.inject({ method: 'GET', url: '/v1/events' })).statusCode).toBe(401);
     const other = await ctx.createLead({ title: 'Other brand lead' }, ctx.keys.other);
     const mine = (await get('/v1/events?limit=100')).json();
-    expect(mine.data.some((e: { data: { lead: { id: string } } }) => e.data.lead.id === other.id)).toBe(
+    expect(mine.data.some((e: { data: { lead?: { id: string } } }) => e.data.lead?.id === other.id)).toBe(
       false,
     );
-    const theirs = (await get('/v1/events?limit=100', ctx.keys.other)).json();
+    expect(
+      mine.data.some(
+        (e: { data: { customer?: { id: string } } }) => e.data.customer?.id === (other.customerId as string),
+      ),
+    ).toBe(false);
+    const theirs = (
+      await get('/v1/events?type=lead.created,lead.status_changed&limit=100', ctx.keys.other)
+    ).json();
     expect(theirs.data.map((e: { data: { lead: { brandId: string } } }) => e.data.lead.brandId)).toEqual(
       theirs.data.map(() => ctx.otherBrandId),
     );

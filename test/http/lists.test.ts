@@ -154,6 +154,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
           name: detail.customer.name,
           email: detail.customer.email,
           phone: '+31612345678',
+          companyName: null,
         },
         address: {
           id: created.addressId,

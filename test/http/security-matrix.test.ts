@@ -26,6 +26,8 @@ interface Fixtures {
   otherLeadId: string;
   otherWorkItemId: string;
   otherAddressId: string;
+  customerId: string;
+  otherCustomerId: string;
   /** Where brand A's webhook endpoints point: a local receiver, so deliveries succeed and are not retried. */
   hookUrl: string;
   /** Brand A's webhook endpoint, one delivery queued to it and that delivery's event. */
@@ -112,6 +114,21 @@ const ROUTES: RouteCase[] = [
     success: 200,
     request: (fx) => ({ method: 'GET', url: `/v1/work-items/${fx.workItemId}` }),
     expectBody: (body, fx) => expect(body.id).toBe(fx.workItemId),
+  },
+  {
+    name: 'GET /v1/customers',
+    scope: 'customers:read',
+    success: 200,
+    request: () => ({ method: 'GET', url: '/v1/customers' }),
+    expectBody: expectList,
+  },
+  {
+    name: 'GET /v1/customers/{id}',
+    scope: 'customers:read',
+    recordId: (fx) => fx.customerId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/customers/${fx.customerId}` }),
+    expectBody: (body, fx) => expect(body.id).toBe(fx.customerId),
   },
   {
     name: 'GET /v1/addresses',
@@ -239,6 +256,11 @@ const LISTS = [
   { url: '/address', mine: (fx: Fixtures) => fx.addressId, theirs: (fx: Fixtures) => fx.otherAddressId },
   { url: '/v1/events', mine: (fx: Fixtures) => fx.eventId, theirs: (fx: Fixtures) => fx.otherEventId },
   {
+    url: '/v1/customers',
+    mine: (fx: Fixtures) => fx.customerId,
+    theirs: (fx: Fixtures) => fx.otherCustomerId,
+  },
+  {
     url: '/v1/webhook-endpoints',
     mine: (fx: Fixtures) => fx.endpointId,
     theirs: (fx: Fixtures) => fx.otherEndpointId,
@@ -350,6 +372,7 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     const lead = await ctx.createLead();
     fx.leadId = lead.id as string;
     fx.addressId = lead.addressId as string;
+    fx.customerId = lead.customerId as string;
     fx.patchLeadId = (await ctx.createLead()).id as string;
     fx.workItemId = (await ctx.createLead()).id as string;
     await ctx.setStatus(fx.workItemId, 'scheduled');
@@ -357,6 +380,7 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     const other = await ctx.createLead({}, ctx.keys.other);
     fx.otherLeadId = other.id as string;
     fx.otherAddressId = other.addressId as string;
+    fx.otherCustomerId = other.customerId as string;
     fx.otherWorkItemId = (await ctx.createLead({}, ctx.keys.other)).id as string;
     const scheduled = await ctx.app.inject({
       method: 'PATCH',

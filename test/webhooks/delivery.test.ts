@@ -12,6 +12,9 @@ import {
 } from '../helpers.js';
 import { type Handler, ok, type Receiver, startReceiver } from '../receiver.js';
 
+// Lead events only: these tests count deliveries per lead, and a new customer adds a customer.created event.
+const LEAD_EVENTS = ['lead.created', 'lead.status_changed'];
+
 const SHORT_TIMEOUT_MS = 300;
 
 const fail500: Handler = (_req, res) => {
@@ -54,7 +57,12 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
     });
 
   const createEndpoint = async (body: Record<string, unknown> = {}, on = ctx) => {
-    const res = await call('POST', '/v1/webhook-endpoints', { url: receiver.url(), ...body }, on);
+    const res = await call(
+      'POST',
+      '/v1/webhook-endpoints',
+      { url: receiver.url(), events: LEAD_EVENTS, ...body },
+      on,
+    );
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as { id: string; secret: string };
   };
@@ -276,7 +284,7 @@ describe.each(dialects())('webhook safety and give-up on %s', (dialect) => {
       method: 'POST',
       url: '/v1/webhook-endpoints',
       headers: { 'x-api-key': on.keys.full, 'content-type': 'application/json' },
-      payload: JSON.stringify({ url }),
+      payload: JSON.stringify({ url, events: LEAD_EVENTS }),
     });
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as { id: string; createdAt: string };
