@@ -8,7 +8,7 @@
 // returns: a caller acknowledges a write only once it is on disk.
 import type SQLite from 'better-sqlite3';
 import type { StatementCache } from './sql.js';
-import { type DB, inWriteScope, type Transaction, type Tx } from './store.js';
+import { type DB, enterWrites, inWriteScope, leaveWrites, type Transaction, type Tx } from './store.js';
 
 interface Job {
   work: (tx: Tx) => Promise<unknown>;
@@ -69,9 +69,11 @@ export class SqliteWriteBatcher {
         .connection()
         .execute(async () => {
           this.holding = true;
+          enterWrites();
           try {
             await this.commit(jobs);
           } finally {
+            leaveWrites();
             this.holding = false;
           }
         })
