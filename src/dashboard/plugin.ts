@@ -14,6 +14,7 @@ import { FORM_COOKIE } from './cookies.js';
 import { csrfRefusal } from './csrf.js';
 import { safeNext, seeOther, sendPage, withQuery } from './http.js';
 import authRoutes from './routes/auth.js';
+import customerRoutes from './routes/customers.js';
 import leadRoutes from './routes/leads.js';
 import { notFound } from './routes/not-found.js';
 import settingsRoutes from './routes/settings.js';
@@ -155,6 +156,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
         return notFound(request, reply);
       });
       await scope.register(leadRoutes, { deps });
+      await scope.register(customerRoutes, { deps });
       await scope.register(settingsRoutes, { deps });
       await scope.register(webhookRoutes, { deps });
     },

@@ -35,10 +35,11 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
       ...(payload ? { payload: JSON.stringify(payload) } : {}),
     });
 
-  it('offers a name, the four scopes each with what it grants, and optional limits per minute', async () => {
+  it('offers a name, every scope (customers:read too) each with what it grants, and optional limits per minute', async () => {
     const res = await browser.get('/dashboard/settings/api-keys');
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('<label for="field-name">Name</label>');
+    expect(SCOPES).toContain('customers:read');
     for (const scope of SCOPES) {
       expect(res.body).toContain(`<input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"`);
       expect(res.body).toContain(`<label for="scope-${scope}"><code>${scope}</code></label>`);
@@ -94,6 +95,20 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(usedRow).toMatch(
       /<td data-label="Last used"><time datetime="\d{4}-\d\d-\d\dT[\d:.]+Z" data-local>/,
     );
+  });
+
+  it('creates a customers:read key: it reads customers and nothing else', async () => {
+    const res = await create({ name: 'CRM import', scopes: ['customers:read'] });
+    expect(res.statusCode).toBe(200);
+    const key = [...new Set(res.body.match(KEY))][0]!;
+    const get = (url: string) => ctx.app.inject({ url, headers: { 'x-api-key': key } });
+    expect((await get('/v1/customers')).statusCode).toBe(200);
+    expect((await get('/v1/leads')).statusCode).toBe(403);
+    const list = await browser.get('/dashboard/settings/api-keys');
+    const row = /<tr>\s*<td data-label="Name" class="cell-title">CRM import[\s\S]*?<\/tr>/.exec(
+      list.body,
+    )![0];
+    expect(textOf(row)).toContain('customers:read');
   });
 
   it('stores the limits per minute given', async () => {

@@ -264,6 +264,48 @@ describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
     await expect(page.getByRole('link', { name: 'Radiator cold upstairs' }).count()).resolves.toBe(0);
   });
 
+  it('opens the customer from a lead page and applies the details a later lead was submitted with', async () => {
+    // Noor's second lead: same email, so it links to her; her record keeps its name and phone.
+    const res = await api('POST', '/v1/leads', {
+      street: 'Prinsengracht',
+      streetNumber: '7',
+      postalCode: '1015 DK',
+      city: 'Amsterdam',
+      customerName: 'Noor Bakker-de Jong',
+      email: 'noor.bakker@example.com',
+      phone: '+31 6 8765 4321',
+      title: 'Dripping shower head',
+    });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { id: string }).id;
+
+    await page.goto(`${base}/dashboard/leads/${id}`);
+    await waitForText('h2', 'Submitted with this lead');
+    await expect(page.locator('table.compare tbody tr').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/Name\s+Noor Bakker-de Jong\s+Noor Bakker\s*$/),
+      expect.stringMatching(/Phone\s+\+31687654321\s+\+31612345678\s*$/),
+    ]);
+    await shot('13-submitted-details');
+
+    await page.getByRole('link', { name: 'Noor Bakker', exact: true }).click();
+    await page.waitForURL(/\/dashboard\/customers\/cus_[0-9a-z]{26}$/);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Noor Bakker');
+    await expect(
+      page.locator('table.customer-leads tbody tr td.cell-title').allTextContents(),
+    ).resolves.toEqual(['Dripping shower head', 'Leaking kitchen tap']);
+    await shot('14-customer');
+
+    await page.getByRole('link', { name: 'Dripping shower head' }).click();
+    await page.getByRole('button', { name: 'Use these details' }).click();
+    await waitForText('[role=status]', 'Customer details updated: name, phone.');
+    await waitForText('.timeline li', `${OWNER.email} (user) applied the submitted details to the customer`);
+    await expect(page.getByText('Submitted with this lead').count()).resolves.toBe(0);
+    await expect(page.getByRole('link', { name: 'Noor Bakker-de Jong', exact: true }).count()).resolves.toBe(
+      1,
+    );
+    await shot('15-details-applied');
+  });
+
   it('refuses a forged form post without the CSRF token, same-site or cross-site', async () => {
     // The real form with its token field removed, submitted from the dashboard's own page.
     await page.goto(`${base}/dashboard/settings/api-keys`);

@@ -1,15 +1,37 @@
 // Leads and work items: the lists with search, filters and paging; one lead's page and its state changes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../deps.js';
+import { listCustomers } from '../../domain/customers.js';
 import { leadStats } from '../../domain/dashboard-stats.js';
-import { type FieldError, InvalidTransitionError, ValidationError } from '../../domain/errors.js';
-import { type AnyListItem, changeLeadStatus, getLead, listLeads } from '../../domain/leads/index.js';
+import {
+  DomainError,
+  type FieldError,
+  InvalidTransitionError,
+  ValidationError,
+} from '../../domain/errors.js';
+import {
+  type AnyListItem,
+  changeLeadStatus,
+  getLead,
+  listLeadActivity,
+  listLeads,
+  submittedDifferences,
+  useSubmittedDetails,
+} from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
+import type { SessionUser } from '../../domain/sessions.js';
 import { isStatus, PRIORITIES } from '../../domain/states.js';
+import { html, type SafeHtml } from '../html.js';
 import { pathParam, seeOther, sendPage, text } from '../http.js';
 import { userOf } from '../session.js';
-import { notice } from '../views/components.js';
-import { type ListFilters, leadChangedNotice, leadListPage, leadPage } from '../views/leads.js';
+import { customerHref, notice } from '../views/components.js';
+import {
+  detailsAppliedNotice,
+  type ListFilters,
+  leadChangedNotice,
+  leadListPage,
+  leadPage,
+} from '../views/leads.js';
 
 export const PAGE_SIZE = 25;
 const hidden = { hide: true };
@@ -21,6 +43,19 @@ export function originOf(request: FastifyRequest): string {
 
 export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
+
+  /** One lead's page as it is now, with a message on top. */
+  async function showLead(
+    reply: FastifyReply,
+    user: SessionUser,
+    id: string,
+    message: SafeHtml | undefined,
+    status = 200,
+  ) {
+    const lead = await getLead(database, user.brandId, id);
+    const activity = await listLeadActivity(database, user.brandId, id);
+    return sendPage(reply, leadPage({ user, lead, activity, message }), status);
+  }
 
   async function list(stage: 'lead' | 'work', request: FastifyRequest, reply: FastifyReply) {
     const user = userOf(request);
@@ -67,12 +102,14 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
   app.get('/leads/:id', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
     const id = pathParam(request, 'id');
-    const lead = await getLead(deps.database, user.brandId, id);
     const moved = text(request.query, 'moved');
-    return sendPage(
-      reply,
-      leadPage({ user, lead, message: isStatus(moved) ? leadChangedNotice(moved) : undefined }),
-    );
+    const applied = text(request.query, 'applied');
+    const message = isStatus(moved)
+      ? leadChangedNotice(moved)
+      : applied
+        ? detailsAppliedNotice(applied)
+        : undefined;
+    return showLead(reply, user, id, message);
   });
 
   // The dashboard's state change: the same rules and the same domain call as PATCH /v1/leads/{id}.
@@ -81,17 +118,50 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     const id = pathParam(request, 'id');
     const status = text(request.body, 'status');
     if (!isStatus(status)) {
-      const lead = await getLead(deps.database, user.brandId, id);
       const message = notice(`“${status}” is not a state. Choose one of the buttons.`, 'error');
-      return sendPage(reply, leadPage({ user, lead, message }), 422);
+      return showLead(reply, user, id, message, 422);
     }
     try {
       await changeLeadStatus(deps.database, user.brandId, id, status, user.userId);
     } catch (error) {
       if (!(error instanceof InvalidTransitionError)) throw error;
-      const lead = await getLead(deps.database, user.brandId, id);
-      return sendPage(reply, leadPage({ user, lead, message: notice(error.message, 'error') }), 409);
+      return showLead(reply, user, id, notice(error.message, 'error'), 409);
     }
     return seeOther(reply, `/dashboard/leads/${id}?moved=${status}`);
   });
+
+  // "Use these details": the contact details the lead was submitted with become the customer's (customer.updated),
+  // recorded in the lead's history with the signed-in user.
+  app.post('/leads/:id/use-submitted', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const id = pathParam(request, 'id');
+    let changed: string[];
+    try {
+      changed = await useSubmittedDetails(database, user.brandId, id, {
+        type: 'user',
+        id: user.userId,
+        name: user.email,
+      });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'conflict') throw error;
+      return showLead(reply, user, id, await conflictNotice(user, id, error.message), 409);
+    }
+    const applied = changed.length ? changed.join(',') : 'none';
+    return seeOther(reply, `/dashboard/leads/${id}?applied=${encodeURIComponent(applied)}`);
+  });
+
+  /** Why the details were not applied, with a link to the customer who already has the submitted email. */
+  async function conflictNotice(user: SessionUser, leadId: string, message: string): Promise<SafeHtml> {
+    const lead = await getLead(database, user.brandId, leadId);
+    const email = submittedDifferences(lead).find((d) => d.field === 'email')?.submitted;
+    const other = email
+      ? (await listCustomers(database, user.brandId, { limit: 1, order: 'desc', email })).data[0]
+      : undefined;
+    return notice(
+      html`${message}${
+        other ? html` <a href="${customerHref(other.id)}">Open the customer with that email</a>.` : ''
+      }`,
+      'error',
+    );
+  }
 }

@@ -66,6 +66,17 @@ export function priorityBadge(priority: string): SafeHtml {
   return html`<span class="badge priority-${priority}">${PRIORITY_LABELS[priority] ?? priority}</span>`;
 }
 
+/** One row of a definition list; nothing when the value is empty. */
+export function detailRow(label: string, value: HtmlValue): SafeHtml | '' {
+  if (value === null || value === undefined || value === '') return '';
+  return html`<div class="dl-row"><dt>${label}</dt><dd>${value}</dd></div>`;
+}
+
+/** Where a customer's page is. */
+export function customerHref(id: string): string {
+  return `/dashboard/customers/${encodeURIComponent(id)}`;
+}
+
 export function time(iso: string | null): SafeHtml {
   if (!iso) return html`<span class="muted">—</span>`;
   return html`<time datetime="${iso}" data-local>${formatDateTime(iso)}</time>`;

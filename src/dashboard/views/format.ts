@@ -29,6 +29,25 @@ export const PRIORITY_LABELS: Record<string, string> = {
   urgent: 'Urgent',
 };
 
+/** A customer's contact fields (and `type`), as named in forms and tables. */
+export const CUSTOMER_FIELD_LABELS: Record<string, string> = {
+  name: 'Name',
+  firstName: 'First name',
+  lastName: 'Last name',
+  email: 'Email',
+  phone: 'Phone',
+  companyName: 'Company',
+  type: 'Type',
+};
+
+/** Field names as words in a sentence ("email, phone"); names this page does not know are left out. */
+export function fieldWords(fields: readonly unknown[]): string {
+  return fields
+    .filter((f): f is string => typeof f === 'string' && Object.hasOwn(CUSTOMER_FIELD_LABELS, f))
+    .map((f) => CUSTOMER_FIELD_LABELS[f]!.toLowerCase())
+    .join(', ');
+}
+
 const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
   timeZone: 'UTC',
   day: 'numeric',

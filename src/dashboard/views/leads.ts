@@ -1,7 +1,12 @@
 // The lead and work-item lists, and one lead's page.
 import type { LeadStats } from '../../domain/dashboard-stats.js';
 import type { FieldError } from '../../domain/errors.js';
-import type { AnyListItem, LeadDetail } from '../../domain/leads/index.js';
+import {
+  type AnyListItem,
+  type LeadActivity,
+  type LeadDetail,
+  submittedDifferences,
+} from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import {
@@ -15,8 +20,24 @@ import {
 import { type HtmlValue, html, type SafeHtml } from '../html.js';
 import { withQuery } from '../http.js';
 import { perDayChart, perStatusChart } from './charts.js';
-import { csrfField, errorSummary, notice, priorityBadge, statusBadge, time } from './components.js';
-import { PRIORITY_LABELS, STATUS_LABELS, TRANSITION_LABELS } from './format.js';
+import {
+  csrfField,
+  customerHref,
+  errorSummary,
+  notice,
+  priorityBadge,
+  detailRow as row,
+  statusBadge,
+  time,
+} from './components.js';
+import { customerTitle, typeLabel } from './customers.js';
+import {
+  CUSTOMER_FIELD_LABELS,
+  fieldWords,
+  PRIORITY_LABELS,
+  STATUS_LABELS,
+  TRANSITION_LABELS,
+} from './format.js';
 import { page } from './layout.js';
 
 export interface ListFilters {
@@ -79,6 +100,14 @@ function place(item: AnyListItem): string {
   return [item.address.postalCode, item.address.city].filter(Boolean).join(' ');
 }
 
+/** The customer in a list: a link to their page; a business by its company name, with the person below it. */
+function customerCell(customer: AnyListItem['customer']): SafeHtml {
+  const contact = customer.email ?? customer.phone;
+  return html`<div><a class="customer-link" href="${customerHref(customer.id)}">${customerTitle(customer)}</a>${
+    customer.companyName ? html`<span class="sub">${customer.name}</span>` : ''
+  }${contact ? html`<span class="sub">${contact}</span>` : ''}</div>`;
+}
+
 function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
   return html`<table class="list">
   <thead><tr>
@@ -88,11 +117,7 @@ function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
   <tbody>${items.map(
     (item) => html`<tr>
     <td data-label="Job" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a></td>
-    <td data-label="Customer"><div>${item.customer.name}${
-      item.customer.email || item.customer.phone
-        ? html`<span class="sub">${item.customer.email ?? item.customer.phone}</span>`
-        : ''
-    }</div></td>
+    <td data-label="Customer">${customerCell(item.customer)}</td>
     <td data-label="Place">${place(item)}</td>
     <td data-label="Priority">${priorityBadge(item.priority)}</td>
     <td data-label="State">${statusBadge(item.status)}</td>
@@ -147,12 +172,66 @@ ${
 export interface LeadView {
   user: SessionUser;
   lead: LeadDetail;
+  /** What was done to the lead besides state changes (listLeadActivity), oldest first. */
+  activity: LeadActivity[];
   message?: SafeHtml | undefined;
 }
 
-function row(label: string, value: HtmlValue): SafeHtml | '' {
-  if (value === null || value === undefined || value === '') return '';
-  return html`<div class="dl-row"><dt>${label}</dt><dd>${value}</dd></div>`;
+const ACTOR_LABELS: Record<string, string> = { user: 'user', key: 'API key', form: 'website form' };
+
+function activityItem(entry: LeadActivity): SafeHtml {
+  const who = entry.actor
+    ? `${entry.actor.name} (${ACTOR_LABELS[entry.actor.type] ?? entry.actor.type})`
+    : 'Someone';
+  let what: string;
+  if (entry.kind === 'customer_details_applied') {
+    const changed = Array.isArray(entry.detail.changed) ? fieldWords(entry.detail.changed) : '';
+    what = `applied the submitted details to the customer${changed ? `: ${changed}` : ''}`;
+  } else {
+    what = entry.kind.replace(/_/g, ' ');
+  }
+  return html`<li class="timeline-activity">${time(entry.at)} <span>— ${who} ${what}</span></li>`;
+}
+
+/** State changes and other activity in one list, oldest first (a state change first at the same moment). */
+function history(lead: LeadDetail, activity: LeadActivity[]): SafeHtml {
+  const entries = [
+    ...lead.statusHistory.map((entry) => ({
+      at: entry.at,
+      item: html`<li>${statusBadge(entry.status)} ${time(entry.at)}</li>`,
+    })),
+    ...activity.map((entry) => ({ at: entry.at, item: activityItem(entry) })),
+  ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return html`<ol class="timeline">${entries.map((e) => e.item)}</ol>`;
+}
+
+function shown(value: string | null): HtmlValue {
+  return value ?? html`<span class="muted">—</span>`;
+}
+
+/** The contact details the lead was submitted with, where they differ from the customer's record. */
+function submittedSection(user: SessionUser, lead: LeadDetail): SafeHtml | '' {
+  const differences = submittedDifferences(lead);
+  if (!differences.length) return '';
+  return html`<section class="card card-highlight" aria-labelledby="submitted-title">
+  <h2 id="submitted-title">Submitted with this lead</h2>
+  <p class="muted">This lead was sent with contact details that differ from the customer's record. A new lead only fills in what the record lacks, so the record still has its own values.</p>
+  <table class="list compare">
+    <thead><tr><th scope="col">Field</th><th scope="col">Submitted</th><th scope="col">Customer record</th></tr></thead>
+    <tbody>${differences.map(
+      (d) => html`<tr>
+      <td data-label="Field" class="cell-title">${CUSTOMER_FIELD_LABELS[d.field] ?? d.field}</td>
+      <td data-label="Submitted">${shown(d.submitted)}</td>
+      <td data-label="Customer record">${shown(d.current)}</td>
+    </tr>`,
+    )}</tbody>
+  </table>
+  <form class="actions" method="post" action="/dashboard/leads/${lead.id}/use-submitted">
+    ${csrfField(user.csrfToken)}
+    <button type="submit" class="button button-primary">Use these details</button>
+    <span class="muted">Writes the submitted values into the customer's record.</span>
+  </form>
+</section>`;
 }
 
 function transitionForms(user: SessionUser, lead: LeadDetail): SafeHtml {
@@ -193,6 +272,7 @@ ${view.message ?? ''}
   <h2 id="actions-title">Next step</h2>
   ${transitionForms(user, lead)}
 </section>
+${submittedSection(user, lead)}
 <div class="grid-2">
   <section class="card" aria-labelledby="job-title">
     <h2 id="job-title">Job</h2>
@@ -208,15 +288,16 @@ ${view.message ?? ''}
     </dl>
   </section>
   <section class="card" aria-labelledby="customer-title">
-    <h2 id="customer-title">Customer <span class="badge badge-neutral">${customer.type === 'business' ? 'Business' : 'Person'}</span></h2>
+    <h2 id="customer-title">Customer <span class="badge badge-neutral">${typeLabel(customer.type)}</span></h2>
     <dl>
-      ${row('Name', customer.name)}
+      ${row('Name', html`<a href="${customerHref(customer.id)}">${customer.name}</a>`)}
       ${row('Company', customer.companyName)}
       ${row('First name', customer.firstName)}
       ${row('Last name', customer.lastName)}
       ${row('Email', customer.email ? html`<a href="mailto:${customer.email}">${customer.email}</a>` : null)}
       ${row('Phone', customer.phone ? html`<a href="tel:${customer.phone}">${customer.phone}</a>` : null)}
     </dl>
+    <p><a href="${customerHref(customer.id)}">All leads of this customer →</a></p>
   </section>
   <section class="card" aria-labelledby="address-title">
     <h2 id="address-title">Address</h2>
@@ -224,9 +305,7 @@ ${view.message ?? ''}
   </section>
   <section class="card" aria-labelledby="history-title">
     <h2 id="history-title">History</h2>
-    <ol class="timeline">${lead.statusHistory.map(
-      (entry) => html`<li>${statusBadge(entry.status)} ${time(entry.at)}</li>`,
-    )}</ol>
+    ${history(lead, view.activity)}
   </section>
 </div>`;
   return page({ title: lead.title, user, section: stage === 'work' ? 'work-items' : 'leads', body });
@@ -234,4 +313,13 @@ ${view.message ?? ''}
 
 export function leadChangedNotice(status: Status): SafeHtml {
   return notice(html`Moved to <strong>${STATUS_LABELS[status]}</strong>.`);
+}
+
+/** After "Use these details": the fields that changed ("email,phone" in the query), or none. */
+export function detailsAppliedNotice(applied: string): SafeHtml | undefined {
+  if (applied === 'none') {
+    return notice('Nothing to apply: the customer already has these details.', 'info');
+  }
+  const words = fieldWords(applied.split(','));
+  return words ? notice(`Customer details updated: ${words}.`) : undefined;
 }
