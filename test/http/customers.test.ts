@@ -1,14 +1,7 @@
 // Intake that loses nothing: the submission kept with each lead, customers linked without merging strangers,
 // random customer and address ids, and customers as a resource (GET /v1/customers, customerId filters, events).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTestContext,
-  dialects,
-  TEST_WEBHOOKS,
-  type TestContext,
-  validLead,
-  waitFor,
-} from '../helpers.js';
+import { createTestContext, dialects, TEST_WEBHOOKS, type TestContext, waitFor } from '../helpers.js';
 import { type Receiver, startReceiver } from '../receiver.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

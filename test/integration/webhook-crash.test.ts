@@ -62,7 +62,10 @@ describe.each(dialects())('a server killed between commit and delivery on %s', (
       const first = await startServer(env);
       servers.push(first);
       const endpoint = await (
-        await request(first.url, 'POST', '/v1/webhook-endpoints', key, { url: receiver.url() })
+        await request(first.url, 'POST', '/v1/webhook-endpoints', key, {
+          url: receiver.url(),
+          events: ['lead.created'],
+        })
       ).json();
       const created = await request(
         first.url,
