@@ -175,7 +175,7 @@ export async function linkCustomer(
   throw new Error('customer insert conflicted but no matching customer was found');
 }
 
-async function readCustomer(r: Pick<Store, 'all'>, brandId: string, id: string): Promise<Customer> {
+export async function readCustomer(r: Pick<Store, 'all'>, brandId: string, id: string): Promise<Customer> {
   const [row] = await r.all<CustomerRow>(BY_ID, [id, brandId]);
   if (!row) throw new NotFoundError(`No customer with id ${id}`);
   return toCustomer(row);
@@ -329,4 +329,3 @@ export async function listCustomers(
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toCustomer);
 }
 
-export { readCustomer };
