@@ -328,4 +328,3 @@ export async function listCustomers(
   const rows = await q.execute();
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toCustomer);
 }
-
