@@ -82,6 +82,8 @@ export async function prepareUser(input: NewUser) {
     role: input.role ?? 'owner',
     created_at: Date.now(),
     disabled_at: null,
+    // Owners hear of new leads unless they turn it off; members only when they turn it on.
+    notify_new_leads: (input.role ?? 'owner') === 'owner' ? 1 : 0,
   };
 }
 
