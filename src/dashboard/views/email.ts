@@ -27,9 +27,10 @@ export function newLeadEmailsCell(viewer: SessionUser, person: ListedUser): Safe
   </form>`;
 }
 
+/** Headed "Notifications", not "Email": the add-person form's field is labelled Email. */
 export function emailSection(view: EmailView): SafeHtml {
   return html`<section aria-labelledby="email-title">
-  <h2 id="email-title">Email</h2>
+  <h2 id="email-title">Notifications</h2>
   ${
     view.from
       ? html`<p>Email is <strong>on</strong>. Mails come from <span class="mono">${view.from}</span>. People with “Email me new leads” on get a mail for each new lead.</p>`
