@@ -138,11 +138,17 @@ export class MailWorker {
 
   private dispatch(job: EmailJob): void {
     const controller = new AbortController();
+    // A send that hangs is cut off well within the lease (AbortSignal.any needs Node 20.3; engines says 20.0).
+    const limit = setTimeout(
+      () => controller.abort(new Error(`no answer within ${this.sendLimitMs} ms`)),
+      this.sendLimitMs,
+    );
     const done = this.deliver(job, controller.signal)
       .catch((error) => {
         this.options.log.warn({ err: error, emailId: job.id }, 'mail worker: could not record a send');
       })
       .finally(() => {
+        clearTimeout(limit);
         this.inFlight.delete(job.id);
         // A slot is free: if the queue had more than fit, take the next ones now.
         this.wake();
@@ -150,14 +156,13 @@ export class MailWorker {
     this.inFlight.set(job.id, { controller, done });
   }
 
-  private async deliver(job: EmailJob, shutdown: AbortSignal): Promise<void> {
+  private async deliver(job: EmailJob, signal: AbortSignal): Promise<void> {
     const { store, config, log } = this.options;
-    const signal = AbortSignal.any([shutdown, AbortSignal.timeout(this.sendLimitMs)]);
     const result = await this.sender.send(
       { to: job.recipient, subject: job.subject, text: job.text, html: job.html },
       signal,
     );
-    if (!result.ok && shutdown.aborted && shutdown.reason instanceof Shutdown) {
+    if (!result.ok && signal.aborted && signal.reason instanceof Shutdown) {
       await releaseEmailLease(store, this.owner, job.id);
       return;
     }
