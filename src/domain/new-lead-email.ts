@@ -111,7 +111,7 @@ export function renderNewLeadEmail(mail: NewLeadMail): { subject: string; text: 
     'Open it in the dashboard:',
     mail.link,
     '',
-    '--',
+    '-- ',
     `You get this mail because "Email me new leads" is on for you. Turn it off under Settings > Users: ${mail.settingsLink}`,
     '',
   ].join('\n');
