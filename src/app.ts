@@ -29,7 +29,10 @@ import { compileValidators } from './http/validation.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.js';
 
 export interface BuildOptions {
-  /** Use this database instead of opening the configured one (tests share one across apps). */
+  /**
+   * Use this database instead of opening the configured one (tests share one across apps). Whether leads queue
+   * mail follows the mail settings it was opened with (openDatabase's third argument).
+   */
   database?: Database;
   /** Run migrations on start (default true). */
   migrate?: boolean;
@@ -39,6 +42,8 @@ export interface BuildOptions {
   defaultMetrics?: boolean;
   /** Run this instance's webhook delivery worker (default true). */
   webhookWorker?: boolean;
+  /** Run this instance's mail worker when email is on (default true). */
+  mailWorker?: boolean;
   /** Count requests with this limiter instead of the configured one (in-process, or Redis with REDIS_URL). */
   rateLimiter?: RateLimiter;
 }
@@ -49,7 +54,9 @@ export interface App extends FastifyInstance {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
-  const database = options.database ?? openDatabase(config.database, config.sqliteSynchronous);
+  // The database carries "email is on" to the domain, which queues mail in its transactions.
+  const mail = config.mail ? { publicUrl: config.publicUrl } : null;
+  const database = options.database ?? openDatabase(config.database, config.sqliteSynchronous, mail);
   const ownsDatabase = !options.database;
   if (options.migrate !== false) {
     await migrate(database, config.database.dialect === 'postgres' ? config.database.schema : undefined);
@@ -138,7 +145,11 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(eventRoutes, { deps });
   await app.register(customerRoutes, { deps });
   await app.register(webhookEndpointRoutes, { deps });
-  await app.register(background, { deps, worker: options.webhookWorker ?? true });
+  await app.register(background, {
+    deps,
+    worker: options.webhookWorker ?? true,
+    mailWorker: options.mailWorker ?? true,
+  });
   serveOpenApiDocument(app);
 
   setNotFoundHandler(app, knownRoutes);

@@ -1,21 +1,27 @@
-// Work each instance does besides answering requests: sending webhooks and forgetting old idempotency keys.
+// Work each instance does besides answering requests: sending webhooks and mail, forgetting old idempotency keys.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RouteDeps } from './deps.js';
 import { pruneIdempotencyKeys } from './domain/idempotency.js';
+import { MailWorker } from './mail/worker.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** This instance's webhook delivery worker, or null when the app was built without one. */
     deliveryWorker: DeliveryWorker | null;
+    /** This instance's mail worker, or null when email is off or the app was built without one. */
+    mailWorker: MailWorker | null;
   }
 }
 
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 
 export default fp(
-  async function background(app: FastifyInstance, { deps, worker }: { deps: RouteDeps; worker: boolean }) {
+  async function background(
+    app: FastifyInstance,
+    { deps, worker, mailWorker: runMail }: { deps: RouteDeps; worker: boolean; mailWorker: boolean },
+  ) {
     const deliveryWorker = worker
       ? new DeliveryWorker({
           store: deps.database,
@@ -31,6 +37,18 @@ export default fp(
       app.addHook('onClose', async () => stopListening());
       app.addHook('onReady', async () => deliveryWorker.start());
       app.addHook('preClose', async () => deliveryWorker.stop());
+    }
+
+    const mail = deps.config.mail;
+    const mailWorker =
+      runMail && mail ? new MailWorker({ store: deps.database, config: mail, log: app.log }) : null;
+    app.decorate('mailWorker', mailWorker);
+    if (mailWorker) {
+      // Woken by the commit that queued mail (queueEmail signals it), else it polls.
+      const stopListening = deps.database.listen('email-outbox', () => mailWorker.wake());
+      app.addHook('onClose', async () => stopListening());
+      app.addHook('onReady', async () => mailWorker.start());
+      app.addHook('preClose', async () => mailWorker.stop());
     }
 
     const prune = () =>

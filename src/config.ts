@@ -29,6 +29,8 @@ export interface Config {
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
   webhooks: WebhookConfig;
+  /** Outgoing email (SMTP_URL and MAIL_FROM); null when email is off. */
+  mail: MailConfig | null;
   /** Bytes of list and read responses kept for reuse while the data is unchanged (SQLite only; 0 turns it off). */
   responseCacheBytes: number;
   /** Load shedding: 503 once this many requests are being served at once (0 turns the limit off). */
@@ -49,6 +51,21 @@ export interface WebhookConfig {
   /** Deliveries are retried, and an endpoint may fail, for this long (24 h) before giving up. */
   retryWindowMs: number;
   /** How often each instance looks for due deliveries it was not woken for. */
+  pollIntervalMs: number;
+}
+
+export interface MailConfig {
+  /** smtp:// or smtps:// with the credentials in it: never logged or shown. */
+  smtpUrl: string;
+  /** MAIL_FROM as given: an address, optionally with a name ("Acme Leads <leads@acme.example>"). */
+  from: string;
+  /** Connecting, the greeting and each SMTP command must answer within this time; a send within 3 times it. */
+  timeoutMs: number;
+  /** First retry delay; each further retry doubles it (with jitter), capped at one hour. */
+  retryBaseMs: number;
+  /** A mail is retried for this long (24 h), then it has failed. */
+  retryWindowMs: number;
+  /** How often each instance looks for due mails it was not woken for. */
   pollIntervalMs: number;
 }
 
@@ -85,6 +102,52 @@ function logFormat(env: Env): 'json' | 'pretty' {
   const raw = (env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json')).toLowerCase();
   if (raw !== 'json' && raw !== 'pretty') throw new ConfigError('LOG_FORMAT must be json or pretty');
   return raw;
+}
+
+// An address: no spaces, angle brackets, quotes or separators, one @ with something on each side.
+const MAIL_ADDRESS = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+$/;
+
+/** MAIL_FROM: `leads@acme.example` or `Acme Leads <leads@acme.example>`; no line breaks (header injection). */
+function mailFrom(raw: string): string {
+  const value = raw.trim();
+  const parts = /^(?:[^<>]*<([^<>]*)>|([^<>]*))$/.exec(value);
+  const address = parts?.[1] ?? parts?.[2] ?? '';
+  const control = [...value].some((c) => c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127);
+  if (control || !MAIL_ADDRESS.test(address)) {
+    throw new ConfigError(
+      `MAIL_FROM must be an email address, optionally with a name: "leads@example.com" or "Acme Leads <leads@example.com>", got ${JSON.stringify(raw)}`,
+    );
+  }
+  return value;
+}
+
+/** SMTP_URL and MAIL_FROM together turn email on; one without the other is a mistake. */
+function mailConfig(env: Env): MailConfig | null {
+  const smtpUrl = env.SMTP_URL || undefined;
+  const from = env.MAIL_FROM || undefined;
+  if (!smtpUrl && !from) return null;
+  if (!smtpUrl) throw new ConfigError('SMTP_URL must be set when MAIL_FROM is: together they turn email on');
+  if (!from) throw new ConfigError('MAIL_FROM must be set when SMTP_URL is: together they turn email on');
+  let url: URL | undefined;
+  try {
+    url = new URL(smtpUrl);
+  } catch {
+    url = undefined;
+  }
+  // The value holds a password: the message never repeats it.
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) {
+    throw new ConfigError(
+      'SMTP_URL must be an smtp:// or smtps:// URL with a host, e.g. smtps://user:password@smtp.example.com:465',
+    );
+  }
+  return {
+    smtpUrl,
+    from: mailFrom(from),
+    timeoutMs: 30_000,
+    retryBaseMs: 30_000,
+    retryWindowMs: 24 * 60 * 60 * 1000,
+    pollIntervalMs: 5000,
+  };
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -145,6 +208,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       retryWindowMs: 24 * 60 * 60 * 1000,
       pollIntervalMs: 1000,
     },
+    mail: mailConfig(env),
     responseCacheBytes: integer(env, 'RESPONSE_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
     maxInFlight: integer(env, 'MAX_IN_FLIGHT', 1000, 0, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),

@@ -33,3 +33,63 @@ describe('PUBLIC_URL', () => {
     expect(config.publicUrlExplicit).toBe(false);
   });
 });
+
+describe('SMTP_URL and MAIL_FROM', () => {
+  const url = 'smtps://mailer:s3cret@smtp.example.com:465';
+
+  it('leave email off when neither is set (or both are empty)', () => {
+    expect(loadConfig({}).mail).toBeNull();
+    expect(loadConfig({ SMTP_URL: '', MAIL_FROM: '' }).mail).toBeNull();
+  });
+
+  it.each([
+    'leads@acme.example',
+    'Acme Leads <leads@acme.example>',
+    '"Acme, Leads" <leads@acme.example>',
+    '<leads@acme.example>',
+  ])('turn email on together (MAIL_FROM %s)', (from) => {
+    const mail = loadConfig({ SMTP_URL: url, MAIL_FROM: ` ${from} ` }).mail;
+    expect(mail).toMatchObject({ smtpUrl: url, from, retryWindowMs: 24 * 60 * 60 * 1000 });
+    expect(loadConfig({ SMTP_URL: 'smtp://relay.internal:25', MAIL_FROM: from }).mail?.smtpUrl).toBe(
+      'smtp://relay.internal:25',
+    );
+  });
+
+  it('refuse one without the other, naming the missing one', () => {
+    expect(() => loadConfig({ SMTP_URL: url })).toThrow(ConfigError);
+    expect(() => loadConfig({ SMTP_URL: url })).toThrow(/^MAIL_FROM must be set when SMTP_URL is/);
+    expect(() => loadConfig({ MAIL_FROM: 'leads@acme.example' })).toThrow(
+      /^SMTP_URL must be set when MAIL_FROM is/,
+    );
+  });
+
+  it.each(['https://smtp.example.com', 'smtp.example.com:587', 'smtp://', 'smtp://user:pa ss@', 'not a url'])(
+    'refuse SMTP_URL %s with an error naming it',
+    (bad) => {
+      const load = () => loadConfig({ SMTP_URL: bad, MAIL_FROM: 'leads@acme.example' });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(/^SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/);
+    },
+  );
+
+  it('never repeats the password of a refused SMTP_URL', () => {
+    const load = () =>
+      loadConfig({ SMTP_URL: 'imap://mailer:s3cret@mail.example.com', MAIL_FROM: 'a@b.example' });
+    expect(load).toThrow(/SMTP_URL/);
+    expect(load).not.toThrow(/s3cret/);
+  });
+
+  it.each([
+    'leads',
+    'leads@',
+    '@acme.example',
+    'Acme Leads leads@acme.example',
+    'Acme <leads@acme.example',
+    'Acme <leads@acme.example>, other@acme.example',
+    'Acme\r\nBcc: victim@example.com <leads@acme.example>',
+  ])('refuse MAIL_FROM %j, naming it', (bad) => {
+    const load = () => loadConfig({ SMTP_URL: url, MAIL_FROM: bad });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(/^MAIL_FROM must be an email address/);
+  });
+});

@@ -32,22 +32,27 @@ import {
   guardRunner,
   HeldConnectionDialect,
   inWriteScope,
+  type MailSettings,
   type Topic,
   Topics,
   Transaction,
 } from './store.js';
 import { SqliteWriteBatcher } from './write-batch.js';
 
-export type { Database, DB, Dialect, Store, Tx } from './store.js';
+export type { Database, DB, Dialect, MailSettings, Store, Tx } from './store.js';
 
 // int8 (bigint) columns hold epoch milliseconds: well within Number's exact range.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
+/** `mail`: the email settings the database and its transactions carry for domain code (null: email is off). */
 export function openDatabase(
   config: DatabaseConfig,
   sqliteSynchronous: 'FULL' | 'NORMAL' = 'FULL',
+  mail: MailSettings | null = null,
 ): Database {
-  return config.dialect === 'sqlite' ? openSqlite(config.file, sqliteSynchronous) : openPostgres(config);
+  return config.dialect === 'sqlite'
+    ? openSqlite(config.file, sqliteSynchronous, mail)
+    : openPostgres(config, mail);
 }
 
 /** The outer Kysely's SQLite dialect: refuses to be used inside a write instead of waiting for its lock. */
@@ -63,7 +68,11 @@ class GuardedPostgresDialect extends PostgresDialect {
   }
 }
 
-export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Database {
+export function openSqlite(
+  file: string,
+  synchronous: 'FULL' | 'NORMAL' = 'FULL',
+  mail: MailSettings | null = null,
+): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
@@ -104,7 +113,7 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
     ),
   });
   const runner = sqliteRunner(cache);
-  batcher = new SqliteWriteBatcher(db, cache, () => new Transaction(runner, () => held, topics));
+  batcher = new SqliteWriteBatcher(db, cache, () => new Transaction(runner, () => held, topics, mail));
   const theBatcher = batcher;
   // total_changes(): rows this connection has changed (committed or not, so only read outside a transaction);
   // data_version: changes when any other connection or process commits. Two statements: the table-valued
@@ -112,7 +121,7 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
   const totalChanges = sqlite.prepare('select total_changes()').pluck();
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   return {
-    ...outerHandle(db, 'sqlite', kyselyRunner(db, 'sqlite'), topics),
+    ...outerHandle(db, 'sqlite', kyselyRunner(db, 'sqlite'), topics, mail),
     write: (work) => {
       assertOutsideWrite('database.write');
       return theBatcher.run(work);
@@ -131,11 +140,12 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
 }
 
 /** The parts of the outer handle every dialect shares: Kysely, statements and topics, refused inside a write. */
-function outerHandle(db: DB, dialect: Dialect, runner: Runner, topics: Topics) {
+function outerHandle(db: DB, dialect: Dialect, runner: Runner, topics: Topics, mail: MailSettings | null) {
   const guarded = guardRunner(runner);
   return {
     db,
     dialect,
+    mail,
     inTransaction: false as const,
     all: guarded.all,
     run: guarded.run,
@@ -143,7 +153,10 @@ function outerHandle(db: DB, dialect: Dialect, runner: Runner, topics: Topics) {
   };
 }
 
-function openPostgres(config: Extract<DatabaseConfig, { dialect: 'postgres' }>): Database {
+function openPostgres(
+  config: Extract<DatabaseConfig, { dialect: 'postgres' }>,
+  mail: MailSettings | null,
+): Database {
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.poolMax,
@@ -166,14 +179,14 @@ function openPostgres(config: Extract<DatabaseConfig, { dialect: 'postgres' }>):
   const db = new Kysely<Tables>({ dialect: new GuardedPostgresDialect({ pool }) });
   const topics = new Topics();
   return {
-    ...outerHandle(db, 'postgres', postgresRunner(pool), topics),
+    ...outerHandle(db, 'postgres', postgresRunner(pool), topics, mail),
     async write(work) {
       assertOutsideWrite('database.write');
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query('begin');
-        const tx = new Transaction(postgresRunner(client), () => heldPostgres(client), topics);
+        const tx = new Transaction(postgresRunner(client), () => heldPostgres(client), topics, mail);
         const result = await inWriteScope(() => work(tx));
         await client.query('commit');
         tx.committed();
@@ -254,17 +267,18 @@ function sendQueriesWhole(client: pg.PoolClient) {
  * A Database over any Kysely instance, each write its own Kysely transaction (no group commit, no guard): tools
  * and tests that bring their own Kysely.
  */
-export function overKysely(db: DB, dialect: Dialect): Database {
+export function overKysely(db: DB, dialect: Dialect, mail: MailSettings | null = null): Database {
   const topics = new Topics();
   return {
     db,
+    mail,
     inTransaction: false,
     ...kyselyRunner(db, dialect),
     listen: (topic, fn) => topics.listen(topic, fn),
     async write(work) {
       let tx: Transaction | undefined;
       const result = await db.transaction().execute((trx) => {
-        tx = new Transaction(kyselyRunner(trx, dialect), () => trx, topics);
+        tx = new Transaction(kyselyRunner(trx, dialect), () => trx, topics, mail);
         return work(tx);
       });
       tx?.committed();

@@ -15,6 +15,8 @@ export interface UserTable {
   role: string;
   created_at: number;
   disabled_at: number | null;
+  /** 1: "Email me new leads" (on for owners, off for members, until they choose). */
+  notify_new_leads: number;
 }
 
 export interface ApiKeyTable {
@@ -207,6 +209,30 @@ export interface WebhookDeliveryTable {
   created_at: number;
 }
 
+/** Mails to send: queued in the transaction that causes them, sent by a worker under a lease. */
+export interface EmailOutboxTable {
+  id: string;
+  brand_id: string;
+  /** What the mail is about, e.g. 'new_lead'. */
+  kind: string;
+  recipient: string;
+  subject: string;
+  text: string;
+  html: string;
+  status: 'pending' | 'sent' | 'failed';
+  /** Attempts made so far. */
+  attempt: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  /** A worker holds the row until then; 0 when nobody does. */
+  lease_until: number;
+  /** Why the last attempt failed, when it did. */
+  last_error: string | null;
+  last_attempt_at: number | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
 /** Every table, for Kysely. */
 export interface Tables {
   brands: BrandTable;
@@ -225,4 +251,5 @@ export interface Tables {
   events: EventTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
+  email_outbox: EmailOutboxTable;
 }

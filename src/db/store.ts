@@ -25,11 +25,22 @@ export type Dialect = 'sqlite' | 'postgres';
 export type DB = Kysely<Tables>;
 
 /** Things that happen after a commit, which other parts of the process wait for. */
-export type Topic = 'webhook-deliveries';
+export type Topic = 'webhook-deliveries' | 'email-outbox';
+
+/**
+ * Email as the app configured it (SMTP_URL and MAIL_FROM), for domain code that queues mail in a write. Given when
+ * the database is opened; the database and each of its transactions carry the same. null: email is off.
+ */
+export interface MailSettings {
+  /** Base of the links in mails (PUBLIC_URL). */
+  publicUrl: string;
+}
 
 /** What domain functions receive: reads outside a transaction, or a write's transaction. */
 export interface Store extends Runner {
   readonly dialect: Dialect;
+  /** Email settings; null when email is off, so nothing is queued. */
+  readonly mail: MailSettings | null;
   /** Kysely on this handle's connection (outside a write: the pool; in a write: its transaction). */
   readonly db: DB;
   /** True on a write's transaction. */
@@ -171,6 +182,7 @@ export class Transaction implements Tx {
     private readonly runner: Runner,
     private readonly makeDb: () => DB,
     private readonly topics: Topics,
+    readonly mail: MailSettings | null,
   ) {
     this.dialect = runner.dialect;
   }

@@ -47,6 +47,12 @@ export interface User {
   createdAt: string;
 }
 
+/** A user as the brand's list of people shows them, with their settings. */
+export interface ListedUser extends User {
+  /** "Email me new leads". */
+  notifyNewLeads: boolean;
+}
+
 /** Checks a new user's email and password; returns one error per bad field. */
 export function validateUserInput(input: { email: unknown; password: unknown }): FieldError[] {
   const errors: FieldError[] = [];
@@ -82,6 +88,8 @@ export async function prepareUser(input: NewUser) {
     role: input.role ?? 'owner',
     created_at: Date.now(),
     disabled_at: null,
+    // Owners hear of new leads unless they turn it off; members only when they turn it on.
+    notify_new_leads: (input.role ?? 'owner') === 'owner' ? 1 : 0,
   };
 }
 
@@ -116,16 +124,16 @@ function toUser(row: UserRow): User {
 }
 
 /** The brand's users, oldest first (the first owner leads the list). */
-export async function listUsers({ db }: Store, brandId: string): Promise<User[]> {
+export async function listUsers({ db }: Store, brandId: string): Promise<ListedUser[]> {
   const rows = await db
     .selectFrom('users')
-    .select(['id', 'brand_id', 'email', 'role', 'created_at'])
+    .select(['id', 'brand_id', 'email', 'role', 'created_at', 'notify_new_leads'])
     .where('brand_id', '=', brandId)
     .where('disabled_at', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return rows.map(toUser);
+  return rows.map((row) => ({ ...toUser(row), notifyNewLeads: row.notify_new_leads === 1 }));
 }
 
 export async function findUser({ db }: Store, brandId: string, id: string): Promise<User> {
@@ -159,6 +167,25 @@ export async function removeUser(
     await trx.deleteFrom('users').where('id', '=', id).where('brand_id', '=', brandId).execute();
   });
   return user;
+}
+
+/** Turns a user's "Email me new leads" on or off. */
+export async function setNotifyNewLeads(
+  store: Store,
+  brandId: string,
+  userId: string,
+  on: boolean,
+): Promise<void> {
+  const updated = await store.write(({ db }) =>
+    db
+      .updateTable('users')
+      .set({ notify_new_leads: on ? 1 : 0 })
+      .where('id', '=', userId)
+      .where('brand_id', '=', brandId)
+      .where('disabled_at', 'is', null)
+      .executeTakeFirst(),
+  );
+  if (Number(updated.numUpdatedRows) !== 1) throw new NotFoundError(`No user with id ${userId}`);
 }
 
 export async function countUsers({ db }: Store): Promise<number> {

@@ -113,6 +113,7 @@ export async function addUser(
     role,
     created_at: Date.now(),
     disabled_at: null,
+    notify_new_leads: role === 'owner' ? 1 : 0,
   };
   await app.deps.database.db.insertInto('users').values(row).execute();
   return { id: row.id, brandId, email, role, createdAt: new Date(row.created_at).toISOString() };

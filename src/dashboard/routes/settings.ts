@@ -2,10 +2,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../deps.js';
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
+import { listFailedEmails } from '../../domain/email-outbox.js';
 import { DomainError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { createInvite, listInvites, parseRole, withdrawInvite } from '../../domain/invites.js';
 import type { SessionUser } from '../../domain/sessions.js';
-import { createUser, findUser, listUsers, removeUser } from '../../domain/users.js';
+import { createUser, findUser, listUsers, removeUser, setNotifyNewLeads } from '../../domain/users.js';
 import { html } from '../html.js';
 import { list, pathParam, seeOther, sendPage, text } from '../http.js';
 import { userOf } from '../session.js';
@@ -108,14 +109,16 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     extra: Partial<UsersView> = {},
     status = 200,
   ) {
-    const [users, invites] = await Promise.all([
+    const [users, invites, failed] = await Promise.all([
       listUsers(database, user.brandId),
       listInvites(database, user.brandId),
+      listFailedEmails(database, user.brandId),
     ]);
     const view: UsersView = {
       user,
       users,
       invites,
+      email: { from: deps.config.mail?.from ?? null, failed },
       values: { email: '', role: 'member' },
       errors: [],
       ...extra,
@@ -127,6 +130,8 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     added: 'The person is added. They can sign in with the password you chose.',
     removed: 'The person is removed and signed out.',
     withdrawn: 'The invitation is withdrawn.',
+    'new-lead-emails-on': 'You get an email for each new lead.',
+    'new-lead-emails-off': 'You no longer get an email for new leads.',
   };
 
   app.get('/settings/users', { schema: hidden, config: userPage }, async (request, reply) => {
@@ -193,6 +198,21 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     }
     return seeOther(reply, '/dashboard/settings/users?done=removed');
   });
+
+  // Each person switches their own "Email me new leads"; nobody switches someone else's.
+  app.post(
+    '/settings/users/me/new-lead-emails',
+    { schema: hidden, config: userPage },
+    async (request, reply) => {
+      const user = userOf(request);
+      const notify = text(request.body, 'notify');
+      if (notify !== 'on' && notify !== 'off') {
+        return sendPage(reply, errorPage('Bad request', 'Choose on or off.', user), 400);
+      }
+      await setNotifyNewLeads(database, user.brandId, user.userId, notify === 'on');
+      return seeOther(reply, `/dashboard/settings/users?done=new-lead-emails-${notify}`);
+    },
+  );
 
   app.post(
     '/settings/users/invites/:id/withdraw',

@@ -2,17 +2,19 @@
 import type { FieldError } from '../../domain/errors.js';
 import type { Invite } from '../../domain/invites.js';
 import type { SessionUser } from '../../domain/sessions.js';
-import { MIN_PASSWORD_LENGTH, type User } from '../../domain/users.js';
+import { type ListedUser, MIN_PASSWORD_LENGTH, type User } from '../../domain/users.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, errorFor, errorSummary, field, time } from './components.js';
+import { type EmailView, emailSection, newLeadEmailsCell } from './email.js';
 import { page } from './layout.js';
 
 const LABELS: Record<string, string> = { email: 'Email', role: 'Role', password: 'Initial password' };
 
 export interface UsersView {
   user: SessionUser;
-  users: User[];
+  users: ListedUser[];
   invites: Invite[];
+  email: EmailView;
   invited?: { email: string; url: string } | undefined;
   values: { email: string; role: string };
   errors: FieldError[];
@@ -72,7 +74,7 @@ function invitedPanel(invited: { email: string; url: string }): SafeHtml {
 function userTable(view: UsersView): SafeHtml {
   const isOwner = view.user.role === 'owner';
   return html`<table class="list">
-  <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Added</th>${
+  <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Added</th><th scope="col">Email me new leads</th>${
     isOwner ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''
   }</tr></thead>
   <tbody>${view.users.map(
@@ -80,6 +82,7 @@ function userTable(view: UsersView): SafeHtml {
     <td data-label="Email" class="cell-title">${u.email}${u.id === view.user.userId ? html` <span class="muted">(you)</span>` : ''}</td>
     <td data-label="Role">${u.role === 'owner' ? 'Owner' : 'Member'}</td>
     <td data-label="Added">${time(u.createdAt)}</td>
+    <td data-label="Email me new leads">${newLeadEmailsCell(view.user, u)}</td>
     ${
       isOwner
         ? html`<td data-label="Actions">${
@@ -140,7 +143,8 @@ ${isOwner ? addForm(view) : ''}
   <h2 id="people-title">People</h2>
   ${userTable(view)}
 </section>
-${inviteTable(view)}`,
+${inviteTable(view)}
+${emailSection(view.email)}`,
   });
 }
 

@@ -8,6 +8,7 @@ import { NotFoundError } from '../errors.js';
 import { recordEvent } from '../events.js';
 import { newId } from '../ids.js';
 import { type LeadInput, submittedOf } from '../lead-input.js';
+import { queueNewLeadEmails } from '../new-lead-email.js';
 import { iso } from '../time.js';
 import { getLead } from './read.js';
 import { type CreatedLead, INPUT_COLUMNS } from './shape.js';
@@ -90,6 +91,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       { lead: await getLead(tx, origin.brandId, id) },
       now,
     );
+    await queueNewLeadEmails(tx, origin.brandId, id, now);
     return {
       id,
       brandId: origin.brandId,

@@ -1,0 +1,71 @@
+// Sends one mail over SMTP with nodemailer: the server, port, TLS and credentials come from SMTP_URL.
+import nodemailer from 'nodemailer';
+import type { MailConfig } from '../config.js';
+
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface SendResult {
+  ok: boolean;
+  /** Why it failed: the server's answer or the connection error (never the message or the credentials). */
+  error: string | null;
+  /** The server refused this message for good (a 5xx answer to the envelope or the data): retrying cannot help. */
+  permanent: boolean;
+}
+
+export interface MailSender {
+  send(mail: OutgoingMail, signal: AbortSignal): Promise<SendResult>;
+  close(): void;
+}
+
+/** What nodemailer puts on its errors (see NodemailerError in its types). */
+interface SmtpError extends Error {
+  code?: string;
+  response?: string;
+  responseCode?: number;
+  permanent?: boolean;
+}
+
+const MAX_ERROR_LENGTH = 500;
+
+/** The reason to record and log: the SMTP answer when there was one, else the error's message. */
+export function describeSendError(error: unknown): string {
+  const e = error as SmtpError;
+  const reason = e?.response?.trim() || (e instanceof Error ? e.message : String(error));
+  const text = e?.code && !reason.includes(e.code) ? `${e.code}: ${reason}` : reason;
+  return text.replace(/\s+/g, ' ').slice(0, MAX_ERROR_LENGTH);
+}
+
+/**
+ * An SMTP sender: one connection per mail (mails are few; a fresh connection also recovers from a server that
+ * went away), every wait bounded by the configured timeout.
+ */
+export function smtpSender(config: MailConfig): MailSender {
+  const transport = nodemailer.createTransport({
+    url: config.smtpUrl,
+    connectionTimeout: config.timeoutMs,
+    greetingTimeout: config.timeoutMs,
+    socketTimeout: config.timeoutMs,
+    dnsTimeout: config.timeoutMs,
+  });
+  return {
+    async send(mail, signal) {
+      try {
+        await transport.sendMail({ from: config.from, ...mail, signal });
+        return { ok: true, error: null, permanent: false };
+      } catch (error) {
+        const e = error as SmtpError;
+        // A rejected recipient or message is final; a refused login, a lost connection or a 4xx is not.
+        const permanent = e?.permanent === true && (e.code === 'EENVELOPE' || e.code === 'EMESSAGE');
+        return { ok: false, error: describeSendError(error), permanent };
+      }
+    },
+    close() {
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// The email migration on a database that already has users: owners get "Email me new leads" on, members off.
+import { Migrator, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Database, MIGRATION_LOCK_KEY, migrate, openDatabase } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { dialects, dropSchemaNamed, testDatabaseConfig, testSchemaName } from '../helpers.js';
+
+const BEFORE = '2026112301_lossless_intake';
+
+describe.each(dialects())('the email migration on %s', (dialect) => {
+  let database: Database | undefined;
+  const schema = testSchemaName();
+  afterEach(async () => {
+    if (database && dialect === 'postgres') await dropSchemaNamed(database.db, schema);
+    await database?.close();
+  });
+
+  /** Migrates up to the migration before email, holding the lock every migration takes on PostgreSQL. */
+  async function migrateToBefore(db: Database) {
+    const migrator = new Migrator({
+      db: db.db,
+      provider: { getMigrations: () => migrations(dialect) },
+      ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
+    });
+    const run = async () => {
+      const { error } = await migrator.migrateTo(BEFORE);
+      if (error) throw error;
+    };
+    if (dialect === 'sqlite') return run();
+    await db.db.connection().execute(async (connection) => {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+      try {
+        await sql`create schema if not exists ${sql.id(schema)}`.execute(connection);
+        await run();
+      } finally {
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+      }
+    });
+  }
+
+  it('adds the outbox and turns new-lead mails on for the owners there are, off for members', async () => {
+    database = openDatabase(testDatabaseConfig(dialect, schema));
+    await migrateToBefore(database);
+    const db = database.db;
+    await sql`insert into brands (id, name, default_country, created_at) values ('brd_1', 'Acme', 'NL', 1)`.execute(
+      db,
+    );
+    for (const [id, role] of [
+      ['usr_owner', 'owner'],
+      ['usr_member', 'member'],
+    ]) {
+      await sql`insert into users (id, brand_id, email, email_normalized, password_hash, role, created_at)
+        values (${id}, 'brd_1', ${`${role}@acme.example`}, ${`${role}@acme.example`}, 'x', ${role}, 1)`.execute(
+        db,
+      );
+    }
+
+    expect(await migrate(database, dialect === 'postgres' ? schema : undefined)).toEqual([
+      '2026112302_email',
+    ]);
+
+    const users = await db.selectFrom('users').select(['id', 'notify_new_leads']).orderBy('id').execute();
+    expect(users).toEqual([
+      { id: 'usr_member', notify_new_leads: 0 },
+      { id: 'usr_owner', notify_new_leads: 1 },
+    ]);
+    expect(await db.selectFrom('email_outbox').selectAll().execute()).toEqual([]);
+  });
+});
