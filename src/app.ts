@@ -21,6 +21,7 @@ import operationRoutes from './http/routes/operations.js';
 import addressRoutes from './http/routes/v1/addresses.js';
 import customerRoutes from './http/routes/v1/customers.js';
 import eventRoutes from './http/routes/v1/events.js';
+import formRoutes from './http/routes/v1/forms.js';
 import leadRoutes from './http/routes/v1/leads.js';
 import webhookEndpointRoutes from './http/routes/v1/webhook-endpoints.js';
 import workItemRoutes from './http/routes/v1/work-items.js';
@@ -138,6 +139,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(eventRoutes, { deps });
   await app.register(customerRoutes, { deps });
   await app.register(webhookEndpointRoutes, { deps });
+  await app.register(formRoutes, { deps });
   await app.register(background, { deps, worker: options.webhookWorker ?? true });
   serveOpenApiDocument(app);
 

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   invite: 'inv',
   activity: 'act',
   webhookDelivery: 'whd',
+  form: 'frm',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
