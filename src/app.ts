@@ -18,6 +18,7 @@ import overloadPlugin from './http/plugins/overload.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import operationRoutes from './http/routes/operations.js';
+import publicFormRoutes from './http/routes/public-forms.js';
 import addressRoutes from './http/routes/v1/addresses.js';
 import customerRoutes from './http/routes/v1/customers.js';
 import eventRoutes from './http/routes/v1/events.js';
@@ -140,6 +141,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(customerRoutes, { deps });
   await app.register(webhookEndpointRoutes, { deps });
   await app.register(formRoutes, { deps });
+  await app.register(publicFormRoutes, { deps });
   await app.register(background, { deps, worker: options.webhookWorker ?? true });
   serveOpenApiDocument(app);
 

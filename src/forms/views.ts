@@ -83,7 +83,7 @@ export function formMarkup(form: Form, action: string, options: RenderOptions): 
     ? html`<div class="visually-hidden" aria-hidden="true"><label for="${honeypotId}">Leave this field empty</label><input id="${honeypotId}" type="text" name="${form.honeypotField}" value="" tabindex="-1" autocomplete="off"></div>`
     : html`<div style="position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden" aria-hidden="true"><label for="${honeypotId}">Leave this field empty</label><input id="${honeypotId}" type="text" name="${form.honeypotField}" value="" tabindex="-1" autocomplete="off"></div>`;
   return html`<form method="post" action="${action}" accept-charset="utf-8">
-<p>Fields marked <span aria-hidden="true">*</span><span class="visually-hidden">with an asterisk</span> are required.</p>
+<p>Fields marked with an asterisk (*) are required.</p>
 ${FORM_FIELDS.map((f) => leadField(f.name, f.required, f.maxLength, options))}
 ${honeypot}
 ${
