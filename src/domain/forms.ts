@@ -5,6 +5,7 @@ import type { FormTable } from '../db/schema.js';
 import type { Store } from '../db/store.js';
 import { type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
+import { LEAD_FIELDS } from './lead-input.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import { PRIORITIES, type Priority } from './states.js';
 import { iso } from './time.js';
@@ -82,6 +83,22 @@ function toForm(row: Row): Form {
     updatedAt: iso(row.updated_at),
   };
 }
+
+/** Names a honeypot may not take: lead fields and the fields the public endpoint reads itself. */
+const RESERVED_FIELDS = new Set([
+  ...LEAD_FIELDS.map((f) => f.name),
+  'consent',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'referrer',
+  'landingPage',
+  'cf-turnstile-response',
+  'h-captcha-response',
+  'g-recaptcha-response',
+]);
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -199,6 +216,8 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
         field: 'honeypotField',
         message: 'must be a field name of letters, digits, "_" and "-" (at most 64)',
       });
+    } else if (RESERVED_FIELDS.has(value)) {
+      errors.push({ field: 'honeypotField', message: `must not be a field people fill in ("${value}")` });
     } else out.honeypot_field = value;
   }
   if (input.captcha !== undefined) {

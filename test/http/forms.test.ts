@@ -127,6 +127,12 @@ describe.each(dialects())('website forms on %s', (dialect) => {
         ]),
       );
       expect(fields).not.toContain('allowedOrigins[3]');
+      const reserved = await api('POST', '/v1/forms', {
+        name: 'x',
+        allowedOrigins: [],
+        honeypotField: 'email',
+      });
+      expect(reserved.json().errors.map((e: { field: string }) => e.field)).toEqual(['honeypotField']);
       const missing = await api('POST', '/v1/forms', { name: 'x' });
       expect(missing.statusCode).toBe(422);
     });
@@ -435,6 +441,16 @@ describe.each(dialects())('website forms on %s', (dialect) => {
       expect(json.statusCode).toBe(413);
       expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
     });
+  });
+
+  it('documents the public endpoint without security and the forms API under the Forms tag', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    expect(doc.tags.map((t: { name: string }) => t.name)).toContain('Forms');
+    const post = doc.paths['/f/{formId}'].post;
+    expect(post.security).toEqual([]);
+    expect(post.tags).toEqual(['Forms']);
+    expect(doc.paths['/f/{formId}'].get.security).toEqual([]);
+    expect(doc.paths['/v1/forms'].post.security).toEqual([{ ApiKeyAuth: ['full'] }]);
   });
 
   describe('the hosted page GET /f/{formId}', () => {
