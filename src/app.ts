@@ -141,7 +141,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(customerRoutes, { deps });
   await app.register(webhookEndpointRoutes, { deps });
   await app.register(formRoutes, { deps });
-  await app.register(publicFormRoutes, { deps });
+  await app.register(publicFormRoutes, { deps, limiter });
   await app.register(background, { deps, worker: options.webhookWorker ?? true });
   serveOpenApiDocument(app);
 

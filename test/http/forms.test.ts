@@ -7,7 +7,14 @@ const json = { 'content-type': 'application/json' };
 describe.each(dialects())('website forms on %s', (dialect) => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
+    ctx = await createTestContext(dialect, {
+      rateLimit: {
+        readsPerMinute: 1_000_000,
+        writesPerMinute: 1_000_000,
+        failedAuthPerMinute: 1_000_000,
+        formPostsPerMinute: 1_000_000,
+      },
+    });
   });
   afterAll(async () => {
     await ctx?.close();
@@ -431,6 +438,49 @@ describe.each(dialects())('website forms on %s', (dialect) => {
       expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect((await postForm('frm_00000000000000000000000000', fields())).statusCode).toBe(404);
       expect((await ctx.app.inject({ method: 'GET', url: `/f/${off.id}` })).statusCode).toBe(404);
+    });
+
+    it('limits posts per client address and form: then 429 (HTML for form posts, problem+json for JSON)', async () => {
+      const limited = await createTestContext(dialect, {
+        rateLimit: {
+          readsPerMinute: 1_000_000,
+          writesPerMinute: 1_000_000,
+          failedAuthPerMinute: 1_000_000,
+          formPostsPerMinute: 2,
+        },
+      });
+      try {
+        const created = await limited.app.inject({
+          method: 'POST',
+          url: '/v1/forms',
+          headers: { ...json, 'x-api-key': limited.keys.full },
+          payload: { name: 'Limited', allowedOrigins: [SITE] },
+        });
+        const id = created.json().id as string;
+        const post = (remoteAddress: string, type: 'form' | 'json') =>
+          limited.app.inject({
+            method: 'POST',
+            url: `/f/${id}`,
+            remoteAddress,
+            headers: {
+              origin: SITE,
+              'content-type': type === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
+            },
+            payload: type === 'json' ? JSON.stringify(fields()) : encode(fields()),
+          });
+        expect((await post('10.0.0.1', 'form')).statusCode).toBe(303);
+        expect((await post('10.0.0.1', 'json')).statusCode).toBe(201);
+        const html = await post('10.0.0.1', 'form');
+        expect(html.statusCode).toBe(429);
+        expect(html.headers['content-type']).toMatch(/^text\/html/);
+        expect(html.headers['retry-after']).toBeDefined();
+        const problem = await post('10.0.0.1', 'json');
+        expect(problem.statusCode).toBe(429);
+        expect(problem.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect((await post('10.0.0.2', 'form')).statusCode).toBe(303);
+      } finally {
+        await limited.close();
+      }
     });
 
     it('a body over 64 KiB is a 413', async () => {

@@ -11,6 +11,7 @@ import { findPublicForm, type PublicForm } from '../../domain/forms.js';
 import { createLead } from '../../domain/leads/create.js';
 import { parseSubmission, typedValues } from '../../forms/submission.js';
 import { errorPage, hostedFormPage, thanksPage } from '../../forms/views.js';
+import type { RateLimiter } from '../../rate-limit/limiter.js';
 import { sendProblem } from '../problem.js';
 import { errorResponses } from '../schemas/common.js';
 
@@ -62,7 +63,13 @@ function htmlHeaders(reply: FastifyReply, form: PublicForm | undefined): Fastify
     .header('Cache-Control', 'no-store');
 }
 
-export default async function publicFormRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+export const DEFAULT_FORM_POSTS_PER_MINUTE = 10;
+
+export default async function publicFormRoutes(
+  app: FastifyInstance,
+  { deps, limiter }: { deps: RouteDeps; limiter: RateLimiter },
+) {
+  const postsPerMinute = deps.config.rateLimit.formPostsPerMinute ?? DEFAULT_FORM_POSTS_PER_MINUTE;
   await app.register(formbody);
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
@@ -122,7 +129,7 @@ export default async function publicFormRoutes(app: FastifyInstance, { deps }: {
             { additionalProperties: false, title: 'FormSubmission' },
           ),
           303: { type: 'null', description: 'Form posts: to redirectUrl, or /f/{formId}/thanks.' },
-          ...errorResponses([403, 404, 413, 415, 422]),
+          ...errorResponses([403, 404, 413, 415, 422, 429]),
         },
       },
     },
@@ -142,6 +149,16 @@ export default async function publicFormRoutes(app: FastifyInstance, { deps }: {
           : sendHtmlError(reply, 403, message, form);
       }
       if (json && allowedCross) reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin');
+      // Per client address and form, counted where the API's limits are (Redis when configured).
+      const rate = await limiter.hit(`form:${form.id}:${request.ip}`, postsPerMinute);
+      if (!rate.allowed) {
+        const retryAfter = Math.max(1, Math.ceil(rate.resetMs / 1000));
+        reply.header('Retry-After', String(retryAfter));
+        const message = `Too many posts to this form from your address; try again in ${retryAfter} seconds.`;
+        return json
+          ? sendProblem(request, reply, 'rate_limited', message)
+          : sendHtmlError(reply, 429, message, form);
+      }
 
       let submission: ReturnType<typeof parseSubmission>;
       try {
