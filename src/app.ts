@@ -18,9 +18,11 @@ import overloadPlugin from './http/plugins/overload.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import operationRoutes from './http/routes/operations.js';
+import publicFormRoutes from './http/routes/public-forms.js';
 import addressRoutes from './http/routes/v1/addresses.js';
 import customerRoutes from './http/routes/v1/customers.js';
 import eventRoutes from './http/routes/v1/events.js';
+import formRoutes from './http/routes/v1/forms.js';
 import leadRoutes from './http/routes/v1/leads.js';
 import webhookEndpointRoutes from './http/routes/v1/webhook-endpoints.js';
 import workItemRoutes from './http/routes/v1/work-items.js';
@@ -145,6 +147,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(eventRoutes, { deps });
   await app.register(customerRoutes, { deps });
   await app.register(webhookEndpointRoutes, { deps });
+  await app.register(formRoutes, { deps });
+  await app.register(publicFormRoutes, { deps, limiter });
   await app.register(background, {
     deps,
     worker: options.webhookWorker ?? true,

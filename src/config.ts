@@ -24,7 +24,13 @@ export interface Config {
   /** SQLite's synchronous pragma: FULL makes every acknowledged commit survive power loss. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
   trustProxy: boolean;
-  rateLimit: { readsPerMinute: number; writesPerMinute: number; failedAuthPerMinute: number };
+  rateLimit: {
+    readsPerMinute: number;
+    writesPerMinute: number;
+    failedAuthPerMinute: number;
+    /** Posts to one website form per client address and minute (default 10). */
+    formPostsPerMinute?: number;
+  };
   redisUrl: string | undefined;
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
@@ -197,6 +203,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       readsPerMinute: integer(env, 'RATE_LIMIT_READS_PER_MINUTE', 600, 1, 1_000_000),
       writesPerMinute: integer(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 120, 1, 1_000_000),
       failedAuthPerMinute: integer(env, 'RATE_LIMIT_FAILED_AUTH_PER_MINUTE', 30, 1, 1_000_000),
+      formPostsPerMinute: integer(env, 'RATE_LIMIT_FORM_POSTS_PER_MINUTE', 10, 1, 1_000_000),
     },
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'lead-intake:',

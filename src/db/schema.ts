@@ -91,6 +91,17 @@ export interface LeadTable {
   scheduled_at: number | null;
   /** JSON text: the contact and address as submitted (see Submitted in domain/lead-input.ts). */
   submitted: string;
+  /** The form a lead came in through (source "form"), and its name then. */
+  source_form_id: string | null;
+  source_form_name: string | null;
+  /** 1 when a form's honeypot was filled: in no list, no events. */
+  spam: number;
+  /** JSON text: fields the form did not know, name -> string. */
+  extra_fields: string | null;
+  /** JSON text: utm_* fields, referrer, landingPage. */
+  attribution: string | null;
+  /** JSON text: { text, at } when the form asked for consent. */
+  consent: string | null;
 }
 
 /** What happened to a lead besides its states: who did what, when (detail is JSON text). */
@@ -191,6 +202,26 @@ export interface WebhookEndpointTable {
   updated_at: number;
 }
 
+export interface FormTable {
+  id: string;
+  brand_id: string;
+  name: string;
+  /** JSON text: an array of origins. */
+  allowed_origins: string;
+  redirect_url: string | null;
+  honeypot_field: string;
+  captcha_provider: string | null;
+  captcha_site_key: string | null;
+  captcha_secret: string | null;
+  consent_text: string | null;
+  auto_reply: number;
+  default_priority: string | null;
+  default_category: string | null;
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface WebhookDeliveryTable {
   id: string;
   endpoint_id: string;
@@ -252,4 +283,5 @@ export interface Tables {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   email_outbox: EmailOutboxTable;
+  forms: FormTable;
 }

@@ -130,6 +130,7 @@ export async function linkCustomer(
   brandId: string,
   input: LeadInput,
   now: number,
+  options: { quiet?: boolean } = {},
 ): Promise<LinkedCustomer> {
   const email = customerEmailKey(input);
   if (tx.dialect === 'postgres' && (email || input.phone)) {
@@ -148,7 +149,12 @@ export async function linkCustomer(
       email ? 0 : 1,
     ]);
     const existing = found?.by_email ?? found?.by_phone ?? null;
-    if (existing) return fillCustomer(tx, brandId, existing, input, now);
+    // Quiet (a spam lead): linked, but the customer is neither filled in nor announced.
+    if (existing) {
+      return options.quiet
+        ? { id: existing, created: false, changed: [] }
+        : fillCustomer(tx, brandId, existing, input, now);
+    }
 
     const id = newRandomId('customer');
     const [inserted] = await tx.all<{ id: string }>(INSERT, [
@@ -166,8 +172,10 @@ export async function linkCustomer(
       now,
     ]);
     if (inserted) {
-      const customer = await readCustomer(tx, brandId, id);
-      await recordEvent(tx, brandId, 'customer.created', { customer }, now);
+      if (!options.quiet) {
+        const customer = await readCustomer(tx, brandId, id);
+        await recordEvent(tx, brandId, 'customer.created', { customer }, now);
+      }
       return { id, created: true, changed: [] };
     }
     // Another transaction created a customer with this email meanwhile: link to it on the next round.

@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   activity: 'act',
   webhookDelivery: 'whd',
   email: 'eml',
+  form: 'frm',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

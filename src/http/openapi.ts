@@ -37,6 +37,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
           name: 'Webhooks',
           description: 'Endpoints that receive events as signed POSTs, and their delivery logs.',
         },
+        {
+          name: 'Forms',
+          description:
+            'Website forms that post leads without a secret in the page, and the public endpoint they post to.',
+        },
       ],
       components: {
         securitySchemes: {

@@ -38,7 +38,8 @@ describe.each(dialects())('the dashboard beside the API on %s', (dialect) => {
     const doc = (await ctx.app.inject({ url: '/v1/openapi.json' })).json();
     const paths = Object.keys(doc.paths);
     expect(paths).toContain('/v1/leads');
-    expect(paths.filter((p) => !/^\/(v1\/|healthz|readyz|address)/.test(p))).toEqual([]);
+    // The public website-form endpoint (/f/{formId}) is part of the API; the dashboard is not.
+    expect(paths.filter((p) => !/^\/(v1\/|healthz|readyz|address|f\/\{formId\})/.test(p))).toEqual([]);
   });
 
   it('serves one stylesheet and one script with immutable caching and the CSP', async () => {

@@ -39,6 +39,9 @@ interface Fixtures {
   otherEndpointId: string;
   eventId: string;
   otherEventId: string;
+  formId: string;
+  deleteFormId: string;
+  otherFormId: string;
 }
 
 interface RouteCase {
@@ -238,6 +241,53 @@ const ROUTES: RouteCase[] = [
       expect(body.eventId).toBe(fx.deliveryEventId);
     },
   },
+  {
+    name: 'POST /v1/forms',
+    scope: 'full',
+    success: 201,
+    request: () => ({
+      method: 'POST',
+      url: '/v1/forms',
+      headers: json,
+      payload: { name: 'Matrix form', allowedOrigins: ['https://www.example.nl'] },
+    }),
+    expectBody: (body) => expect(body.id).toMatch(/^frm_[0-9a-z]{26}$/),
+  },
+  {
+    name: 'GET /v1/forms',
+    scope: 'full',
+    success: 200,
+    request: () => ({ method: 'GET', url: '/v1/forms' }),
+    expectBody: expectList,
+  },
+  {
+    name: 'GET /v1/forms/{id}',
+    scope: 'full',
+    recordId: (fx) => fx.formId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/forms/${fx.formId}` }),
+    expectBody: (body, fx) => expect(body.id).toBe(fx.formId),
+  },
+  {
+    name: 'PATCH /v1/forms/{id}',
+    scope: 'full',
+    recordId: (fx) => fx.formId,
+    success: 200,
+    request: (fx) => ({
+      method: 'PATCH',
+      url: `/v1/forms/${fx.formId}`,
+      headers: json,
+      payload: { name: 'changed by the matrix' },
+    }),
+    expectBody: (body) => expect(body.name).toBe('changed by the matrix'),
+  },
+  {
+    name: 'DELETE /v1/forms/{id}',
+    scope: 'full',
+    recordId: (fx) => fx.deleteFormId,
+    success: 204,
+    request: (fx) => ({ method: 'DELETE', url: `/v1/forms/${fx.deleteFormId}` }),
+  },
 ];
 
 /** List routes and how to find brand A's and brand B's record in them. */
@@ -265,6 +315,7 @@ const LISTS = [
     mine: (fx: Fixtures) => fx.endpointId,
     theirs: (fx: Fixtures) => fx.otherEndpointId,
   },
+  { url: '/v1/forms', mine: (fx: Fixtures) => fx.formId, theirs: (fx: Fixtures) => fx.otherFormId },
 ];
 
 /**
@@ -368,6 +419,19 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     fx.endpointId = await createEndpoint(ctx.keys.full);
     fx.deleteEndpointId = await createEndpoint(ctx.keys.full);
     fx.otherEndpointId = await createEndpoint(ctx.keys.other);
+    const createForm = async (key: string) => {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/forms',
+        headers: { ...json, 'x-api-key': key },
+        payload: { name: 'Matrix form', allowedOrigins: ['https://www.example.nl'] },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    fx.formId = await createForm(ctx.keys.full);
+    fx.deleteFormId = await createForm(ctx.keys.full);
+    fx.otherFormId = await createForm(ctx.keys.other);
 
     const lead = await ctx.createLead();
     fx.leadId = lead.id as string;

@@ -55,9 +55,10 @@ describe.each(dialects())('the email migration on %s', (dialect) => {
       );
     }
 
-    expect(await migrate(database, dialect === 'postgres' ? schema : undefined)).toEqual([
+    // The email migration comes first of what is left (later ones may follow it).
+    expect((await migrate(database, dialect === 'postgres' ? schema : undefined))[0]).toBe(
       '2026112302_email',
-    ]);
+    );
 
     const users = await db.selectFrom('users').select(['id', 'notify_new_leads']).orderBy('id').execute();
     expect(users).toEqual([

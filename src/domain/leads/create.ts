@@ -20,6 +20,16 @@ export interface LeadSource {
   source: string;
   keyId: string | null;
   keyName: string | null;
+  /** A website form's lead: the form, and what it sent beyond the lead fields. */
+  form?: {
+    id: string;
+    name: string;
+    /** A filled honeypot: stored, in no list, and no event (lead or customer) is written. */
+    spam: boolean;
+    extraFields: Record<string, string> | null;
+    attribution: Record<string, string> | null;
+    consent: { text: string; at: string } | null;
+  };
 }
 
 const BRAND = statement('select default_country from brands where id = ?');
@@ -40,6 +50,12 @@ const OWN_COLUMNS = [
   'updated_at',
   'scheduled_at',
   'submitted',
+  'source_form_id',
+  'source_form_name',
+  'spam',
+  'extra_fields',
+  'attribution',
+  'consent',
 ] as const;
 const INSERT_LEAD = statement(
   `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
@@ -60,7 +76,9 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
     if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
     const now = Date.now();
     const country = input.country ?? brand.default_country;
-    const customer = await linkCustomer(tx, origin.brandId, input, now);
+    const form = origin.form;
+    const spam = form?.spam === true;
+    const customer = await linkCustomer(tx, origin.brandId, input, now, { quiet: spam });
     const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now);
     const id = newId('lead', now);
     const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
@@ -78,20 +96,28 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       updated_at: now,
       scheduled_at: null,
       submitted: JSON.stringify(submittedOf(input)),
+      source_form_id: form?.id ?? null,
+      source_form_name: form?.name ?? null,
+      spam: spam ? 1 : 0,
+      extra_fields: form?.extraFields ? JSON.stringify(form.extraFields) : null,
+      attribution: form?.attribution ? JSON.stringify(form.attribution) : null,
+      consent: form?.consent ? JSON.stringify(form.consent) : null,
     };
     await tx.run(INSERT_LEAD, [
       ...OWN_COLUMNS.map((c) => own[c]),
       ...INPUT_COLUMNS.map((c) => input[c.input]),
     ]);
     await insertHistory(tx, id, 1, 'request', now, origin.keyId);
-    await recordEvent(
-      tx,
-      origin.brandId,
-      'lead.created',
-      { lead: await getLead(tx, origin.brandId, id) },
-      now,
-    );
-    await queueNewLeadEmails(tx, origin.brandId, id, now);
+    if (!spam) {
+      await recordEvent(
+        tx,
+        origin.brandId,
+        'lead.created',
+        { lead: await getLead(tx, origin.brandId, id) },
+        now,
+      );
+      await queueNewLeadEmails(tx, origin.brandId, id, now);
+    }
     return {
       id,
       brandId: origin.brandId,

@@ -73,7 +73,7 @@ export async function listLeads(
   const q = new SqlBuilder()
     .sql(stage === 'work' ? WORK_LIST_SELECT : LIST_SELECT)
     .value(brandId)
-    .sql(' and l.stage = ')
+    .sql(' and l.spam = 0 and l.stage = ')
     .value(stage);
   if (statuses) q.sql(' and l.status in ').list(statuses);
   if (query.priority) q.sql(' and l.priority = ').value(query.priority);

@@ -44,6 +44,32 @@ const SubmittedSchema = Type.Object(
   },
 );
 
+const nullableObject = <S extends TSchema>(schema: S, description: string) =>
+  Type.Union([schema, Type.Null()], { description });
+const ExtraFieldsSchema = nullableObject(
+  Type.Record(Type.String(), Type.String()),
+  'Fields a website form sent that are not lead fields, name -> value (at most 20); null when none.',
+);
+const AttributionSchema = nullableObject(
+  Type.Object(
+    {
+      utm_source: Type.Optional(Type.String()),
+      utm_medium: Type.Optional(Type.String()),
+      utm_campaign: Type.Optional(Type.String()),
+      utm_term: Type.Optional(Type.String()),
+      utm_content: Type.Optional(Type.String()),
+      referrer: Type.Optional(Type.String()),
+      landingPage: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
+  'Campaign attribution a website form sent (utm_*, referrer, landingPage); null when none.',
+);
+const ConsentSchema = nullableObject(
+  Type.Object({ text: Type.String(), at: Timestamp() }, { additionalProperties: false }),
+  'The consent text the person agreed to on a website form, and when; null when none was asked.',
+);
+
 const StatusSchema = Type.Unsafe<Status>({ type: 'string', enum: [...ALL_STATUSES] });
 const PrioritySchema = Type.Unsafe<Priority>({ type: 'string', enum: [...PRIORITIES] });
 
@@ -57,7 +83,10 @@ const DETAIL = {
   description: field('l.description', NullableString(), { input: 'description' }),
   status: field('l.status', StatusSchema),
   priority: field('l.priority', PrioritySchema, { input: 'priority' }),
-  source: field('l.source', Type.String({ description: '"website" for leads created through the API.' })),
+  source: field(
+    'l.source',
+    Type.String({ description: '"website" for leads created through the API, "form" for website forms.' }),
+  ),
   receivedAt: time('l.received_at'),
   createdAt: time('l.created_at'),
   category: field('l.category', NullableString(), { input: 'category' }),
@@ -70,6 +99,14 @@ const DETAIL = {
   updatedAt: time('l.updated_at'),
   scheduledAt: nullableTime('l.scheduled_at'),
   submitted: field('l.submitted', SubmittedSchema, { json: true }),
+  sourceFormId: field(
+    'l.source_form_id',
+    NullableString({ description: 'frm_… of the website form the lead came in through (source "form").' }),
+  ),
+  sourceFormName: field('l.source_form_name', NullableString({ description: 'That form’s name then.' })),
+  extraFields: field('l.extra_fields', ExtraFieldsSchema, { json: true }),
+  attribution: field('l.attribution', AttributionSchema, { json: true }),
+  consent: field('l.consent', ConsentSchema, { json: true }),
   customer: {
     id: field('c.id', Type.String()),
     type: field(

@@ -1,0 +1,160 @@
+// A website form's post turned into a lead: lead fields (phone also in the brand's national format), extra fields,
+// attribution, consent and the honeypot, every problem reported at once.
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { type FieldError, ValidationError } from '../domain/errors.js';
+import type { PublicForm } from '../domain/forms.js';
+import { LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../domain/lead-input.js';
+
+export const MAX_EXTRA_FIELDS = 20;
+export const MAX_EXTRA_LENGTH = 1000;
+const MAX_EXTRA_NAME = 100;
+export const ATTRIBUTION_FIELDS = [
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'referrer',
+  'landingPage',
+] as const;
+/** Where captcha providers put their token; a later verifier reads them (captcha is not verified yet). */
+export const CAPTCHA_TOKEN_FIELDS = ['cf-turnstile-response', 'h-captcha-response', 'g-recaptcha-response'];
+
+const LEAD_FIELD_NAMES = new Set(LEAD_FIELDS.map((f) => f.name));
+
+export interface Submission {
+  input: LeadInput;
+  spam: boolean;
+  extraFields: Record<string, string> | null;
+  attribution: Record<string, string> | null;
+  consent: { text: string; at: string } | null;
+  /** The captcha token sent, if any: the seam for verification. */
+  captchaToken: string | null;
+}
+
+/**
+ * A phone written without "+" is read in the national format of the given country (06 1234 5678 in NL); the
+ * result is E.164, or the value unchanged for parseLeadInput to judge when it is no number of that country.
+ */
+export function nationalToE164(value: string, country: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '' || trimmed.startsWith('+')) return value;
+  const parsed = parsePhoneNumberFromString(trimmed, country as never);
+  return parsed?.isValid() ? parsed.number : value;
+}
+
+/** Reads a parsed body (form-encoded, multipart key-values or JSON). Throws ValidationError listing every problem. */
+export function parseSubmission(
+  form: PublicForm,
+  body: unknown,
+  json: boolean,
+  now: number = Date.now(),
+): Submission {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ValidationError([{ field: '(body)', message: 'must be a form or a JSON object' }]);
+  }
+  const errors: FieldError[] = [];
+  const lead: Record<string, unknown> = {};
+  const extra: Record<string, string> = {};
+  const attribution: Record<string, string> = {};
+  let spam = false;
+  let consentGiven = false;
+  let captchaToken: string | null = null;
+
+  for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
+    if (Array.isArray(raw)) {
+      errors.push({ field: name, message: 'must be sent once' });
+      continue;
+    }
+    if (name === form.honeypotField) {
+      if (raw !== undefined && raw !== null && raw !== '' && raw !== false) spam = true;
+      continue;
+    }
+    if (CAPTCHA_TOKEN_FIELDS.includes(name)) {
+      if (typeof raw === 'string' && raw) captchaToken = raw;
+      continue;
+    }
+    if (name === 'consent') {
+      consentGiven = json
+        ? raw === true || (typeof raw === 'string' && raw.trim() !== '')
+        : typeof raw === 'string' && raw.trim() !== '';
+      continue;
+    }
+    if (LEAD_FIELD_NAMES.has(name)) {
+      lead[name] = raw;
+      continue;
+    }
+    if (typeof raw !== 'string') {
+      errors.push({ field: name, message: 'must be a string' });
+      continue;
+    }
+    if ((ATTRIBUTION_FIELDS as readonly string[]).includes(name)) {
+      if (raw.length > MAX_EXTRA_LENGTH) {
+        errors.push({ field: name, message: `must be at most ${MAX_EXTRA_LENGTH} characters` });
+      } else if (raw.trim()) attribution[name] = raw.trim();
+      continue;
+    }
+    if (name.length > MAX_EXTRA_NAME) {
+      errors.push({
+        field: name.slice(0, MAX_EXTRA_NAME),
+        message: `is a field name over ${MAX_EXTRA_NAME} characters`,
+      });
+      continue;
+    }
+    if (Object.keys(extra).length >= MAX_EXTRA_FIELDS) {
+      errors.push({
+        field: name,
+        message: `is one field too many: a form may send at most ${MAX_EXTRA_FIELDS} fields besides the lead fields`,
+      });
+      continue;
+    }
+    if ([...raw].length > MAX_EXTRA_LENGTH) {
+      errors.push({ field: name, message: `must be at most ${MAX_EXTRA_LENGTH} characters` });
+      continue;
+    }
+    extra[name] = raw;
+  }
+
+  // The form's defaults fill what the post leaves out.
+  if ((lead.priority === undefined || lead.priority === '') && form.defaults.priority) {
+    lead.priority = form.defaults.priority;
+  }
+  if ((lead.category === undefined || lead.category === '') && form.defaults.category) {
+    lead.category = form.defaults.category;
+  }
+  if (typeof lead.phone === 'string') {
+    const country =
+      (typeof lead.country === 'string' && normalizeCountry(lead.country)) || form.defaultCountry;
+    lead.phone = nationalToE164(lead.phone, country);
+  }
+  if (form.consentText && !consentGiven) {
+    errors.push({ field: 'consent', message: 'is required: tick the box to agree' });
+  }
+
+  let input: LeadInput | undefined;
+  try {
+    input = parseLeadInput(lead);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    errors.unshift(...error.errors);
+  }
+  if (errors.length || !input) throw new ValidationError(errors);
+  return {
+    input,
+    spam,
+    extraFields: Object.keys(extra).length ? extra : null,
+    attribution: Object.keys(attribution).length ? attribution : null,
+    consent: form.consentText ? { text: form.consentText, at: new Date(now).toISOString() } : null,
+    captchaToken,
+  };
+}
+
+/** The values to show again in the re-rendered form: strings only. */
+export function typedValues(body: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof body !== 'object' || body === null) return out;
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}

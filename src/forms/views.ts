@@ -1,0 +1,170 @@
+// The HTML of website forms: the snippet a brand pastes into its site, the hosted form page, the thank-you page
+// and the error pages people see after a post. Built only with html``, so form, brand and typed values are escaped.
+import { assetUrls } from '../dashboard/assets.js';
+import { type HtmlValue, html, type SafeHtml } from '../dashboard/html.js';
+import type { FieldError } from '../domain/errors.js';
+import type { Form } from '../domain/forms.js';
+import { LEAD_FIELDS } from '../domain/lead-input.js';
+
+/** People's labels for the lead fields, by API name. */
+export const FIELD_LABELS: Record<string, string> = {
+  street: 'Street',
+  streetNumber: 'House number',
+  streetNumberAddition: 'Addition',
+  postalCode: 'Postal code',
+  city: 'City',
+  country: 'Country',
+  customerName: 'Your name',
+  firstName: 'First name',
+  lastName: 'Last name',
+  email: 'Email',
+  phone: 'Phone',
+  companyName: 'Company',
+  title: 'What do you need?',
+  description: 'Description',
+  category: 'Category',
+  priority: 'Priority',
+  budgetQuote: 'Budget',
+  notes: 'Notes',
+  consent: 'Consent',
+};
+
+const INPUT_TYPES: Record<string, string> = { email: 'email', phone: 'tel' };
+const AUTOCOMPLETE: Record<string, string> = {
+  customerName: 'name',
+  firstName: 'given-name',
+  lastName: 'family-name',
+  email: 'email',
+  phone: 'tel',
+  companyName: 'organization',
+  street: 'address-line1',
+  postalCode: 'postal-code',
+  city: 'address-level2',
+  country: 'country',
+};
+const LONG_TEXT = new Set(['description', 'notes']);
+
+/** The lead fields a form shows: all of them (priority is the brand's choice, so it is left out). */
+const FORM_FIELDS = LEAD_FIELDS.filter((f) => f.name !== 'priority');
+
+interface RenderOptions {
+  values?: Record<string, string>;
+  errors?: readonly FieldError[];
+  /** Hosted page: dashboard stylesheet classes; snippet: plain markup with one inline style for the honeypot. */
+  hosted: boolean;
+}
+
+function leadField(name: string, required: boolean, maxLength: number, options: RenderOptions): SafeHtml {
+  const id = `field-${name}`;
+  const label = FIELD_LABELS[name] ?? name;
+  const value = options.values?.[name] ?? '';
+  const error = options.errors?.find((e) => e.field === name)?.message;
+  const control = LONG_TEXT.has(name)
+    ? html`<textarea id="${id}" name="${name}" maxlength="${maxLength}"${required ? html` required` : ''}${
+        error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
+      }>${value}</textarea>`
+    : html`<input id="${id}" name="${name}" type="${INPUT_TYPES[name] ?? 'text'}" maxlength="${maxLength}" value="${value}"${
+        required ? html` required` : ''
+      }${AUTOCOMPLETE[name] ? html` autocomplete="${AUTOCOMPLETE[name]}"` : ''}${
+        error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
+      }>`;
+  return html`<div${options.hosted ? html` class="field${error ? ' field-invalid' : ''}"` : ''}>
+  <label for="${id}">${label}${required ? html` <span aria-hidden="true">*</span>` : html` <span class="optional">(optional)</span>`}</label>
+  ${error ? html`<p class="error" id="${id}-error">${label} ${error}.</p>` : ''}
+  ${control}
+</div>`;
+}
+
+/** The form element itself: every lead field by its API name, the hidden honeypot, the consent box when set. */
+export function formMarkup(form: Form, action: string, options: RenderOptions): SafeHtml {
+  const consentError = options.errors?.find((e) => e.field === 'consent')?.message;
+  const honeypotId = `field-${form.honeypotField}`;
+  const honeypot = options.hosted
+    ? html`<div class="visually-hidden" aria-hidden="true"><label for="${honeypotId}">Leave this field empty</label><input id="${honeypotId}" type="text" name="${form.honeypotField}" value="" tabindex="-1" autocomplete="off"></div>`
+    : html`<div style="position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden" aria-hidden="true"><label for="${honeypotId}">Leave this field empty</label><input id="${honeypotId}" type="text" name="${form.honeypotField}" value="" tabindex="-1" autocomplete="off"></div>`;
+  return html`<form method="post" action="${action}" accept-charset="utf-8">
+<p>Fields marked with an asterisk (*) are required.</p>
+${FORM_FIELDS.map((f) => leadField(f.name, f.required, f.maxLength, options))}
+${honeypot}
+${
+  form.consentText
+    ? html`<div${options.hosted ? html` class="field${consentError ? ' field-invalid' : ''}"` : ''}>
+  ${consentError ? html`<p class="error" id="field-consent-error">Consent ${consentError}.</p>` : ''}
+  <input id="field-consent" type="checkbox" name="consent" value="yes" required${
+    options.values?.consent ? html` checked` : ''
+  }${consentError ? html` aria-invalid="true" aria-describedby="field-consent-error"` : ''}>
+  <label for="field-consent">${form.consentText} <span aria-hidden="true">*</span></label>
+</div>`
+    : ''
+}
+<!-- Captcha seam: when form.captcha is set, the provider's widget goes here (not yet rendered). -->
+<button type="submit"${options.hosted ? html` class="button button-primary"` : ''}>Send</button>
+</form>`;
+}
+
+/** The snippet returned with a form: a complete HTML form to paste, working with JavaScript off. */
+export function formSnippet(form: Form, endpoint: string): string {
+  return formMarkup(form, endpoint, { hosted: false }).toString();
+}
+
+function shell(title: string, heading: string, body: HtmlValue): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="stylesheet" href="${assetUrls.css}">
+</head>
+<body class="plain">
+<main id="main" class="plain-main">
+  <div class="card plain-card">
+  <h1>${heading}</h1>
+${body}
+  </div>
+</main>
+</body>
+</html>`;
+}
+
+/** The hosted form page, or the same page after a failed post (problems listed, values kept). */
+export function hostedFormPage(
+  form: Form & { brandName: string },
+  options: { values?: Record<string, string>; errors?: readonly FieldError[] } = {},
+): string {
+  const errors = options.errors ?? [];
+  const summary = errors.length
+    ? html`<div class="error-summary" role="alert">
+  <h2>There ${errors.length === 1 ? 'is a problem' : `are ${errors.length} problems`}</h2>
+  <ul>${errors.map(
+    (e) => html`<li><a href="#field-${e.field}">${FIELD_LABELS[e.field] ?? e.field} ${e.message}.</a></li>`,
+  )}</ul>
+</div>`
+    : '';
+  return shell(
+    `${errors.length ? 'Error: ' : ''}${form.brandName}`,
+    form.brandName,
+    html`${summary}${formMarkup(form, `/f/${form.id}`, { hosted: true, values: options.values ?? {}, errors })}`,
+  ).toString();
+}
+
+export function thanksPage(brandName: string): string {
+  return shell(
+    `Thank you · ${brandName}`,
+    brandName,
+    html`<p role="status">Thank you. We have received your request and will be in touch.</p>`,
+  ).toString();
+}
+
+/** A page for people whose post could not be taken (403, 404, 413, 415, 429). */
+export function errorPage(status: number, message: string): string {
+  const titles: Record<number, string> = {
+    403: 'This form cannot be sent from here',
+    404: 'Form not found',
+    413: 'Too much data',
+    415: 'Unsupported form encoding',
+    429: 'Too many requests',
+  };
+  const title = titles[status] ?? 'Something went wrong';
+  return shell(title, title, html`<p>${message}</p>`).toString();
+}
