@@ -258,12 +258,14 @@ export async function getCustomer(store: Store, brandId: string, id: string): Pr
           .selectFrom('leads as l')
           .select((e) => e.fn.countAll<number>().as('n'))
           .whereRef('l.customer_id', '=', 'c.id')
+          .where('l.spam', '=', 0)
           .as('lead_count'),
       (eb) =>
         eb
           .selectFrom('leads as l')
           .select((e) => e.fn.max('l.received_at').as('m'))
           .whereRef('l.customer_id', '=', 'c.id')
+          .where('l.spam', '=', 0)
           .as('last_lead_at'),
     ])
     .where('c.id', '=', id)

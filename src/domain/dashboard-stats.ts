@@ -28,6 +28,7 @@ export async function leadStats(
       .selectFrom('leads')
       .select([day.as('day'), (eb) => eb.fn.countAll<number>().as('n')])
       .where('brand_id', '=', brandId)
+      .where('spam', '=', 0)
       .where('stage', 'in', ['lead', 'work', 'closed'])
       .where('received_at', '>=', firstDay * DAY_MS)
       .groupBy(day)
@@ -36,6 +37,7 @@ export async function leadStats(
       .selectFrom('leads')
       .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
       .where('brand_id', '=', brandId)
+      .where('spam', '=', 0)
       .groupBy('status')
       .execute(),
   ]);

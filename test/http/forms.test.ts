@@ -391,6 +391,16 @@ describe.each(dialects())('website forms on %s', (dialect) => {
         .execute();
       const customerEvents = events.filter((r) => String(r.data).includes(values.email ?? '-')).length;
       expect(customerEvents).toBe(0);
+      // Nor readable or movable through the API until it is released: a 404 like an unknown id.
+      expect((await api('GET', `/v1/leads/${spam.id}`)).statusCode).toBe(404);
+      const moved = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/leads/${spam.id}`,
+        headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
+        payload: { status: 'cancelled' },
+      });
+      expect(moved.statusCode).toBe(404);
+      expect(await eventsFor(spam.id)).toEqual([]);
     });
 
     it('requires consent when the form asks for it, and keeps it with the lead', async () => {

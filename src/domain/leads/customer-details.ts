@@ -151,6 +151,7 @@ export async function listCustomerLeads(
     ])
     .where('l.customer_id', '=', customerId)
     .where('l.brand_id', '=', brandId)
+    .where('l.spam', '=', 0)
     .orderBy('l.received_at', 'desc')
     .orderBy('l.id', 'desc')
     .limit(limit)

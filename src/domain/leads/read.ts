@@ -124,7 +124,7 @@ export async function listLeads(
   );
 }
 
-const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ?`;
+const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ? and l.spam = 0`;
 const DETAIL = statement(`${DETAIL_SELECT} order by h.seq`);
 const DETAIL_WORK_ITEM = statement(`${DETAIL_SELECT} and l.scheduled_at is not null order by h.seq`);
 

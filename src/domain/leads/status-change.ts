@@ -29,7 +29,8 @@ export async function insertHistory(
   await r.run(INSERT_HISTORY, [leadId, seq, status, at, actor]);
 }
 
-const LEAD_STATUS = statement('select status from leads where id = ? and brand_id = ?');
+// Spam leads (a filled honeypot) cannot be moved: like reads, they are not there until released.
+const LEAD_STATUS = statement('select status from leads where id = ? and brand_id = ? and spam = 0');
 const SET_STATUS = statement(
   'update leads set status = ?, stage = ?, updated_at = ? where id = ? and brand_id = ? and status = ?',
 );
