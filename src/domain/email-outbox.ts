@@ -3,6 +3,7 @@
 // database never send one mail twice).
 import { statement } from '../db/sql.js';
 import type { Store, Tx } from '../db/store.js';
+import { claimDueRows } from '../queue/lease.js';
 import { newId } from './ids.js';
 import { iso } from './time.js';
 import { type RetryPolicy, retryDelayMs } from './webhook-deliveries.js';
@@ -47,11 +48,7 @@ export async function queueEmail(tx: Tx, email: NewEmail, now: number = Date.now
   return id;
 }
 
-/**
- * Leases up to `limit` due mails to `owner`. One conditional UPDATE: a row is taken only while nobody holds it, so
- * two workers never get the same row. PostgreSQL skips rows another worker is taking right now instead of waiting
- * for it; SQLite runs one writer at a time anyway.
- */
+/** Leases up to `limit` due mails to `owner` (see claimDueRows). */
 export function claimDueEmails(
   store: Store,
   owner: string,
@@ -59,26 +56,7 @@ export function claimDueEmails(
   leaseMs: number,
   now: number = Date.now(),
 ): Promise<string[]> {
-  return store.write(async ({ db, dialect }) => {
-    const due = db
-      .selectFrom('email_outbox')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where('lease_until', '<', now)
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked());
-    const rows = await db
-      .updateTable('email_outbox')
-      .set({ lease_owner: owner, lease_until: now + leaseMs })
-      .where('id', 'in', due)
-      .where('status', '=', 'pending')
-      .where('lease_until', '<', now)
-      .returning('id')
-      .execute();
-    return rows.map((r) => r.id);
-  });
+  return claimDueRows(store, 'email_outbox', owner, limit, leaseMs, now);
 }
 
 /** Everything a worker needs to send one claimed mail. */

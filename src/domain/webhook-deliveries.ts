@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { statement } from '../db/sql.js';
 import type { DB, Store, Tx } from '../db/store.js';
+import { claimDueRows } from '../queue/lease.js';
 import { DomainError, NotFoundError } from './errors.js';
 import type { EventType } from './events.js';
 import { newId } from './ids.js';
@@ -186,11 +187,7 @@ export function resendDelivery(
   });
 }
 
-/**
- * Leases up to `limit` due deliveries to `owner`. One conditional UPDATE: a row is taken only while nobody holds
- * it, so two workers never get the same row. PostgreSQL skips rows another worker is taking right now instead of
- * waiting for it; SQLite runs one writer at a time anyway.
- */
+/** Leases up to `limit` due deliveries to `owner` (see claimDueRows). */
 export function claimDueDeliveries(
   store: Store,
   owner: string,
@@ -198,26 +195,7 @@ export function claimDueDeliveries(
   leaseMs: number,
   now: number = Date.now(),
 ): Promise<string[]> {
-  return store.write(async ({ db, dialect }) => {
-    const due = db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where('lease_until', '<', now)
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked());
-    const rows = await db
-      .updateTable('webhook_deliveries')
-      .set({ lease_owner: owner, lease_until: now + leaseMs })
-      .where('id', 'in', due)
-      .where('status', '=', 'pending')
-      .where('lease_until', '<', now)
-      .returning('id')
-      .execute();
-    return rows.map((r) => r.id);
-  });
+  return claimDueRows(store, 'webhook_deliveries', owner, limit, leaseMs, now);
 }
 
 /** Everything a worker needs to send one claimed delivery. */
