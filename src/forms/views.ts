@@ -168,3 +168,30 @@ export function errorPage(status: number, message: string): string {
   const title = titles[status] ?? 'Something went wrong';
   return shell(title, title, html`<p>${message}</p>`).toString();
 }
+
+/**
+ * The `fetch` example shown beside the snippet: the same form sent as JSON by a script, so the page stays put and
+ * shows the answer itself. It works on the snippet's markup (it reads the form by its action) and on any form with
+ * the same field names.
+ */
+export function formFetchExample(endpoint: string): string {
+  return `<script>
+document.querySelector('form[action="${endpoint}"]').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const body = Object.fromEntries(new FormData(form));
+  const response = await fetch(form.action, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (response.ok) {
+    form.replaceWith(Object.assign(document.createElement('p'), { textContent: 'Thank you, we received your request.' }));
+  } else {
+    // answer.errors lists each problem: { field, message }
+    alert((answer.errors || [{ message: answer.detail }]).map((e) => (e.field ? e.field + ' ' : '') + e.message).join('\\n'));
+  }
+});
+</script>`;
+}
