@@ -12,13 +12,24 @@ const RECIPIENTS = statement(
     'order by created_at, id',
 );
 const LEAD = statement(
-  'select l.title, l.priority, l.submitted, b.name as brand_name from leads l ' +
-    'join brands b on b.id = l.brand_id where l.id = ? and l.brand_id = ?',
+  'select l.title, l.description, l.priority, l.submitted, b.name as brand_name, f.auto_reply from leads l ' +
+    'join brands b on b.id = l.brand_id left join forms f on f.id = l.source_form_id ' +
+    'where l.id = ? and l.brand_id = ?',
 );
 
+interface LeadRow {
+  title: string;
+  description: string | null;
+  priority: string;
+  submitted: string;
+  brand_name: string;
+  auto_reply: number | null;
+}
+
 /**
- * Queues the "new lead" mail for each user of the brand who wants it, in the caller's transaction (so the mails
- * exist exactly when the lead does). Does nothing when email is off. Returns how many were queued.
+ * Queues the mails a new lead causes, in the caller's transaction (so the mails exist exactly when the lead does):
+ * the "new lead" mail to each user of the brand who wants it, and, for a lead from a form with auto-reply on, the
+ * receipt to the customer when they gave an email. Does nothing when email is off. Returns how many were queued.
  */
 export async function queueNewLeadEmails(
   tx: Tx,
@@ -28,24 +39,35 @@ export async function queueNewLeadEmails(
 ): Promise<number> {
   if (!tx.mail) return 0;
   const recipients = await tx.all<{ email: string }>(RECIPIENTS, [brandId]);
-  if (!recipients.length) return 0;
-  const [lead] = await tx.all<{ title: string; priority: string; submitted: string; brand_name: string }>(
-    LEAD,
-    [leadId, brandId],
-  );
+  const [lead] = await tx.all<LeadRow>(LEAD, [leadId, brandId]);
   if (!lead) throw new NotFoundError(`No lead with id ${leadId}`);
-  const message = renderNewLeadEmail({
-    brandName: lead.brand_name,
-    title: lead.title,
-    priority: lead.priority,
-    submitted: JSON.parse(lead.submitted) as Partial<Submitted>,
-    link: `${tx.mail.publicUrl}/dashboard/leads/${leadId}`,
-    settingsLink: `${tx.mail.publicUrl}/dashboard/settings/users`,
-  });
-  for (const { email } of recipients) {
-    await queueEmail(tx, { brandId, kind: 'new_lead', recipient: email, ...message }, now);
+  const submitted = JSON.parse(lead.submitted) as Partial<Submitted>;
+  let queued = 0;
+  if (recipients.length) {
+    const message = renderNewLeadEmail({
+      brandName: lead.brand_name,
+      title: lead.title,
+      priority: lead.priority,
+      submitted,
+      link: `${tx.mail.publicUrl}/dashboard/leads/${leadId}`,
+      settingsLink: `${tx.mail.publicUrl}/dashboard/settings/users`,
+    });
+    for (const { email } of recipients) {
+      await queueEmail(tx, { brandId, kind: 'new_lead', recipient: email, ...message }, now);
+      queued++;
+    }
   }
-  return recipients.length;
+  if (lead.auto_reply === 1 && submitted.email) {
+    const receipt = renderReceiptEmail({
+      brandName: lead.brand_name,
+      title: lead.title,
+      description: lead.description,
+      submitted,
+    });
+    await queueEmail(tx, { brandId, kind: 'receipt', recipient: submitted.email, ...receipt }, now);
+    queued++;
+  }
+  return queued;
 }
 
 export interface NewLeadMail {
@@ -136,4 +158,71 @@ ${shown.map(([label, value]) => `<tr><th scope="row" style="${cell};text-align:l
 </html>
 `;
   return { subject: `New lead: ${title}`, text, html };
+}
+
+export interface ReceiptMail {
+  brandName: string;
+  title: string;
+  description: string | null;
+  /** The contact and address as the customer submitted them: only what they sent is repeated to them. */
+  submitted: Partial<Submitted>;
+}
+
+/**
+ * The receipt a form with auto-reply sends the customer: what they asked for and how they will be reached, in their
+ * own words. It holds nothing the customer did not send (no customer record, no earlier jobs, no links).
+ */
+export function renderReceiptEmail(mail: ReceiptMail): { subject: string; text: string; html: string } {
+  const s = mail.submitted;
+  const name = s.customerName ?? ([s.firstName, s.lastName].filter(Boolean).join(' ') || null);
+  const street = [s.street, s.streetNumber, s.streetNumberAddition].filter(Boolean).join(' ');
+  const place = [s.postalCode, s.city].filter(Boolean).join(' ');
+  const address = [street, place].filter(Boolean).join(', ');
+  const title = oneLine(mail.title);
+  const rows: [string, string][] = [
+    ['Request', title],
+    ['Details', mail.description ?? ''],
+    ['Address', address],
+    ['Phone', s.phone ?? ''],
+    ['Email', s.email ?? ''],
+  ];
+  const shown = rows.filter(([, value]) => value !== '');
+  const greeting = name ? `Dear ${oneLine(name)},` : 'Hello,';
+  const intro = `Thank you for your request. ${mail.brandName} has received it and will contact you soon.`;
+
+  const text = [
+    greeting,
+    '',
+    intro,
+    '',
+    'What you sent us:',
+    '',
+    ...shown.map(([label, value]) => `${`${label}:`.padEnd(10)}${value}`),
+    '',
+    `If anything here is wrong, please let ${mail.brandName} know.`,
+    '',
+    mail.brandName,
+    '',
+  ].join('\n');
+
+  const e = escapeHtml;
+  const cell = 'padding:4px 16px 4px 0;vertical-align:top';
+  const html = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${e(`Your request to ${mail.brandName}`)}</title></head>
+<body style="margin:0;padding:24px;background:#f6f7f9;color:#1f2328;font:16px/1.5 -apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
+<div style="max-width:560px;margin:0 auto;background:#ffffff;border:1px solid #d0d7de;border-radius:8px;padding:24px">
+<p style="margin:0 0 12px">${e(greeting)}</p>
+<p style="margin:0 0 16px">${e(intro)}</p>
+<p style="margin:0 0 4px;color:#59636e;font-size:14px">What you sent us</p>
+<table role="presentation" style="border-collapse:collapse;margin:0 0 20px">
+${shown.map(([label, value]) => `<tr><th scope="row" style="${cell};text-align:left;color:#59636e;font-weight:normal">${e(label)}</th><td style="${cell};white-space:pre-line">${e(value)}</td></tr>`).join('\n')}
+</table>
+<p style="margin:0 0 16px">${e(`If anything here is wrong, please let ${mail.brandName} know.`)}</p>
+<p style="margin:0">${e(mail.brandName)}</p>
+</div>
+</body>
+</html>
+`;
+  return { subject: `We received your request: ${title}`, text, html };
 }
