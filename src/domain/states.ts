@@ -8,6 +8,10 @@ export type Status = (typeof ALL_STATUSES)[number];
 export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
+/** Where leads come from: "website" through the API (spec), "form" through a website form. */
+export const LEAD_SOURCES = ['website', 'form'] as const;
+export type LeadSourceName = (typeof LEAD_SOURCES)[number];
+
 export type Stage = 'lead' | 'work' | 'closed';
 
 const TRANSITIONS: Record<Status, readonly Status[]> = {

@@ -152,7 +152,7 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
     expect(text).toContain('Customer Person');
     expect(text).toContain('Name Dirk Smit');
     expect(text).toMatch(/Keizersgracht 123 1015 CJ Amsterdam NL/);
-    expect(text).toContain('Source website (key “key full”)');
+    expect(text).toContain('Source API (key “key full”)');
     expect(res.body).toMatch(/<ol class="timeline"><li><span class="badge badge-request">Request<\/span>/);
     expect([...res.body.matchAll(/<li><span class="badge badge-(\w+)">/g)].map((m) => m[1])).toEqual([
       'request',

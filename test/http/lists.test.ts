@@ -18,6 +18,8 @@ const LEAD_ITEM_KEYS = [
   'priority',
   'receivedAt',
   'updatedAt',
+  'source',
+  'sourceFormName',
   'customer',
   'address',
 ];
@@ -125,7 +127,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
   }
 
   describe('shapes', () => {
-    it('lead list: envelope is exactly {data, limit, hasMore, nextCursor}; items are spec 2.3 plus updatedAt', async () => {
+    it('lead list: envelope is exactly {data, limit, hasMore, nextCursor}; items are spec 2.3 plus updatedAt, source and sourceFormName', async () => {
       const created = await ctx.createLead({
         phone: '+31 6 1234 5678',
         streetNumber: '7',
@@ -149,6 +151,8 @@ describe.each(dialects())('lists on %s', (dialect) => {
         priority: 'urgent',
         receivedAt: created.receivedAt,
         updatedAt: created.receivedAt,
+        source: 'website',
+        sourceFormName: null,
         customer: {
           id: created.customerId,
           name: detail.customer.name,

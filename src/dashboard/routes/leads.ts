@@ -20,7 +20,7 @@ import {
 } from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
 import type { SessionUser } from '../../domain/sessions.js';
-import { isStatus, PRIORITIES } from '../../domain/states.js';
+import { isStatus, LEAD_SOURCES, PRIORITIES } from '../../domain/states.js';
 import { html, type SafeHtml } from '../html.js';
 import { pathParam, seeOther, sendPage, text } from '../http.js';
 import { userOf } from '../session.js';
@@ -64,11 +64,15 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       q: text(query, 'q').trim().slice(0, 200),
       status: text(query, 'status'),
       priority: text(query, 'priority'),
+      source: text(query, 'source'),
       cursor: text(query, 'cursor'),
     };
     const errors: FieldError[] = [];
     if (filters.priority && !(PRIORITIES as readonly string[]).includes(filters.priority)) {
       errors.push({ field: 'priority', message: `must be one of ${PRIORITIES.join(', ')}` });
+    }
+    if (filters.source && !(LEAD_SOURCES as readonly string[]).includes(filters.source)) {
+      errors.push({ field: 'source', message: `must be one of ${LEAD_SOURCES.join(', ')}` });
     }
     let result: Page<AnyListItem> = { data: [], limit: PAGE_SIZE, hasMore: false, nextCursor: null };
     if (!errors.length) {
@@ -79,6 +83,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
           cursor: filters.cursor || undefined,
           status: filters.status || undefined,
           priority: filters.priority || undefined,
+          source: filters.source ? [filters.source] : undefined,
           search: filters.q || undefined,
         });
       } catch (error) {

@@ -11,6 +11,7 @@ import type { Page } from '../../domain/paging.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import {
   allowedTransitions,
+  LEAD_SOURCES,
   LEAD_STATUSES,
   PRIORITIES,
   type Status,
@@ -44,7 +45,17 @@ export interface ListFilters {
   q: string;
   status: string;
   priority: string;
+  source: string;
   cursor: string;
+}
+
+/** People's names for the sources, in the filter and under each job. */
+export const SOURCE_LABELS: Record<string, string> = { website: 'API', form: 'Website form' };
+
+/** Where a lead came from, in a few words: "Website form “Contact”", "API". */
+export function sourceText(item: { source: string; sourceFormName: string | null }): string {
+  const label = SOURCE_LABELS[item.source] ?? item.source;
+  return item.sourceFormName ? `${label} “${item.sourceFormName}”` : label;
 }
 
 export interface LeadListView {
@@ -60,6 +71,7 @@ export interface LeadListView {
 const FILTER_LABELS: Record<string, string> = {
   status: 'State',
   priority: 'Priority',
+  source: 'Source',
   cursor: 'Page',
   q: 'Search',
 };
@@ -69,7 +81,7 @@ function option(value: string, label: string, selected: string): SafeHtml {
 }
 
 function filterForm(path: string, statuses: readonly Status[], filters: ListFilters): SafeHtml {
-  const active = Boolean(filters.q || filters.status || filters.priority);
+  const active = Boolean(filters.q || filters.status || filters.priority || filters.source);
   return html`<form class="filters" method="get" action="${path}" role="search">
   <div class="field field-grow">
     <label for="field-q">Search</label>
@@ -87,6 +99,13 @@ function filterForm(path: string, statuses: readonly Status[], filters: ListFilt
     <select id="field-priority" name="priority">
       ${option('', 'Any', filters.priority)}
       ${PRIORITIES.map((p) => option(p, PRIORITY_LABELS[p]!, filters.priority))}
+    </select>
+  </div>
+  <div class="field">
+    <label for="field-source">Source</label>
+    <select id="field-source" name="source">
+      ${option('', 'Any', filters.source)}
+      ${LEAD_SOURCES.map((s) => option(s, SOURCE_LABELS[s] ?? s, filters.source))}
     </select>
   </div>
   <div class="filter-actions">
@@ -116,7 +135,7 @@ function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
   </tr></thead>
   <tbody>${items.map(
     (item) => html`<tr>
-    <td data-label="Job" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a></td>
+    <td data-label="Job" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a><span class="sub">${sourceText(item)}</span></td>
     <td data-label="Customer">${customerCell(item.customer)}</td>
     <td data-label="Place">${place(item)}</td>
     <td data-label="Priority">${priorityBadge(item.priority)}</td>
@@ -128,7 +147,9 @@ function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
 }
 
 function emptyState(view: LeadListView): SafeHtml {
-  const filtered = Boolean(view.filters.q || view.filters.status || view.filters.priority);
+  const filtered = Boolean(
+    view.filters.q || view.filters.status || view.filters.priority || view.filters.source,
+  );
   if (filtered) return html`<div class="empty"><p>Nothing matches these filters.</p></div>`;
   if (view.stage === 'work') {
     return html`<div class="empty"><p>No work items yet. A lead becomes a work item when you schedule it.</p></div>`;
@@ -149,7 +170,12 @@ export function leadListPage(view: LeadListView): SafeHtml {
   const path = work ? '/dashboard/work-items' : '/dashboard/leads';
   const title = work ? 'Work items' : 'Leads';
   const { result, filters } = view;
-  const filterParams = { q: filters.q, status: filters.status, priority: filters.priority };
+  const filterParams = {
+    q: filters.q,
+    status: filters.status,
+    priority: filters.priority,
+    source: filters.source,
+  };
   const body: HtmlValue = html`<div class="page-head">
   <h1>${title}</h1>
   <p class="muted">${work ? 'Scheduled, planned, in progress and completed jobs' : 'New requests and quotes'}, newest first.</p>
@@ -282,7 +308,12 @@ ${submittedSection(user, lead)}
       ${row('Priority', PRIORITY_LABELS[lead.priority] ?? lead.priority)}
       ${row('Budget', lead.budgetQuote)}
       ${row('Notes', lead.notes ? html`<span class="prose">${lead.notes}</span>` : null)}
-      ${row('Source', lead.sourceKeyName ? `${lead.source} (key “${lead.sourceKeyName}”)` : lead.source)}
+      ${row('Source', lead.sourceKeyName ? `${sourceText(lead)} (key “${lead.sourceKeyName}”)` : sourceText(lead))}
+      ${row('Consent', lead.consent ? html`Agreed to “${lead.consent.text}” ${time(lead.consent.at)}` : null)}
+      ${Object.entries(lead.extraFields ?? {}).map(([name, value]) =>
+        row(name, html`<span class="prose">${value}</span>`),
+      )}
+      ${Object.entries(lead.attribution ?? {}).map(([name, value]) => row(name, value))}
       ${row('Scheduled', lead.scheduledAt ? time(lead.scheduledAt) : null)}
       ${row('Reference', html`<code>${lead.id}</code>`)}
     </dl>

@@ -27,6 +27,8 @@ export interface LeadListQuery {
   /** Free-text search (dashboard): title, customer name, email, phone, postal code, city. */
   search?: string;
   priority?: string;
+  /** Only leads from these sources (see LEAD_SOURCES). */
+  source?: readonly string[];
   /** Only this customer's (a customer of another brand or none is a 422, not an empty list). */
   customerId?: string;
 }
@@ -77,6 +79,7 @@ export async function listLeads(
     .value(stage);
   if (statuses) q.sql(' and l.status in ').list(statuses);
   if (query.priority) q.sql(' and l.priority = ').value(query.priority);
+  if (query.source?.length) q.sql(' and l.source in ').list(query.source);
   if (query.customerId !== undefined) q.sql(' and l.customer_id = ').value(query.customerId);
   if (query.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(query.receivedAfter);
   if (query.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(query.receivedBefore);

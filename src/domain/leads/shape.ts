@@ -85,7 +85,9 @@ const DETAIL = {
   priority: field('l.priority', PrioritySchema, { input: 'priority' }),
   source: field(
     'l.source',
-    Type.String({ description: '"website" for leads created through the API, "form" for website forms.' }),
+    Type.String({
+      description: '"website" for leads created through the API, "form" for website forms.',
+    }),
   ),
   receivedAt: time('l.received_at'),
   createdAt: time('l.created_at'),
@@ -139,6 +141,8 @@ const LIST_ITEM = {
   priority: DETAIL.priority,
   receivedAt: DETAIL.receivedAt,
   updatedAt: DETAIL.updatedAt,
+  source: DETAIL.source,
+  sourceFormName: DETAIL.sourceFormName,
   customer: {
     id: DETAIL.customer.id,
     name: DETAIL.customer.name,

@@ -1,7 +1,13 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import { LEAD_FIELDS, parseLeadInput } from '../../domain/lead-input.js';
 import { LeadListItemSchema, parseStatusChange, WorkItemListItemSchema } from '../../domain/leads/index.js';
-import { ALL_STATUSES, LEAD_STATUSES, PRIORITIES, WORK_ITEM_STATUSES } from '../../domain/states.js';
+import {
+  ALL_STATUSES,
+  LEAD_SOURCES,
+  LEAD_STATUSES,
+  PRIORITIES,
+  WORK_ITEM_STATUSES,
+} from '../../domain/states.js';
 import { ListQuery, listEnvelope, parsedBy, TimestampParam } from './common.js';
 
 /**
@@ -58,6 +64,14 @@ function listQuery(statuses: readonly string[]) {
           maxLength: 200,
           pattern: `^\\s*(${statuses.join('|')})\\s*(,\\s*(${statuses.join('|')})\\s*)*$`,
           'x-error': `must be one or more of ${statuses.join(', ')} (comma-separated)`,
+        }),
+      ),
+      source: Type.Optional(
+        Type.String({
+          description: `Only leads from these sources: one or more of ${LEAD_SOURCES.join(', ')}, comma-separated.`,
+          maxLength: 100,
+          pattern: `^\\s*(${LEAD_SOURCES.join('|')})\\s*(,\\s*(${LEAD_SOURCES.join('|')})\\s*)*$`,
+          'x-error': `must be one or more of ${LEAD_SOURCES.join(', ')} (comma-separated)`,
         }),
       ),
       customerId: Type.Optional(

@@ -43,6 +43,10 @@ export function listQueryFrom(query: Static<typeof LeadListQuerySchema>): LeadLi
     ...pagingFrom(query),
     ...timestampsFrom(query, ['receivedAfter', 'receivedBefore', 'updatedAfter'] as const),
     status: query.status,
+    source: query.source
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     customerId: query.customerId,
   };
 }

@@ -1,0 +1,95 @@
+// Where a lead came from: `source` and `sourceFormName` on list items, the `source` filter of the lists (API and
+// dashboard), and the lead page naming the form, its consent, extra fields and attribution.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, signedIn, textOf } from '../dashboard/helpers.js';
+import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+
+const ORIGIN = 'https://www.bakker.example';
+
+describe.each(dialects())('lead sources on %s', (dialect) => {
+  let ctx: TestContext;
+  let formId: string;
+  let fromApi: string;
+  let fromForm: string;
+
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect);
+    const form = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/forms',
+      headers: { 'x-api-key': ctx.keys.full },
+      payload: { name: 'Contact <page>', allowedOrigins: [ORIGIN], consentText: 'You may call me' },
+    });
+    expect(form.statusCode, form.body).toBe(201);
+    formId = form.json().id;
+    fromApi = (await ctx.createLead(validLead({ title: 'Through the API' }))).id;
+    const posted = await ctx.app.inject({
+      method: 'POST',
+      url: `/f/${formId}`,
+      headers: { origin: ORIGIN, 'content-type': 'application/json' },
+      payload: {
+        ...validLead({ title: 'Through the form' }),
+        consent: true,
+        howDidYouHear: 'Neighbour <b>told</b> me',
+        utm_source: 'flyer',
+      },
+    });
+    expect(posted.statusCode, posted.body).toBe(201);
+    fromForm = posted.json().id;
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  const list = (query: string) =>
+    ctx.app.inject({ method: 'GET', url: `/v1/leads${query}`, headers: { 'x-api-key': ctx.keys.full } });
+
+  it('list items say where each lead came from', async () => {
+    const res = await list('');
+    expect(res.statusCode).toBe(200);
+    const byId = new Map(res.json().data.map((item: { id: string }) => [item.id, item]));
+    expect(byId.get(fromApi)).toMatchObject({ source: 'website', sourceFormName: null });
+    expect(byId.get(fromForm)).toMatchObject({ source: 'form', sourceFormName: 'Contact <page>' });
+  });
+
+  it('filters by one or more sources, and names a bad one', async () => {
+    const ids = async (query: string) =>
+      (await list(query)).json().data.map((item: { id: string }) => item.id) as string[];
+    expect(await ids('?source=form')).toEqual([fromForm]);
+    expect(await ids('?source=website')).toEqual([fromApi]);
+    expect((await ids('?source=website,%20form')).sort()).toEqual([fromApi, fromForm].sort());
+    const bad = await list('?source=fax');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors).toEqual([
+      { field: 'source', message: 'must be one or more of website, form (comma-separated)' },
+    ]);
+  });
+
+  it('the dashboard filters by source and shows it under each job and on the lead page', async () => {
+    await addUser(ctx.app, ctx.brandId, 'office@bakker.example');
+    const browser = await signedIn(ctx.app, 'office@bakker.example');
+    const all = await browser.get('/dashboard/leads');
+    expect(all.statusCode).toBe(200);
+    expect(all.body).toContain('<select id="field-source" name="source">');
+    expect(all.body).toContain('Website form “Contact &lt;page&gt;”');
+    const forms = await browser.get('/dashboard/leads?source=form');
+    expect(forms.body).toContain('Through the form');
+    expect(forms.body).not.toContain('Through the API');
+    expect(forms.body).toContain('<option value="form" selected>');
+    const api = await browser.get('/dashboard/leads?source=website');
+    expect(api.body).toContain('Through the API');
+    expect(api.body).not.toContain('Through the form');
+    const bad = await browser.get('/dashboard/leads?source=fax');
+    expect(bad.statusCode).toBe(422);
+    expect(textOf(bad.body)).toContain('Source must be one of website, form');
+
+    const page = await browser.get(`/dashboard/leads/${fromForm}`);
+    const text = textOf(page.body);
+    expect(text).toContain('Website form “Contact <page>”');
+    expect(text).toContain('Agreed to “You may call me”');
+    expect(text).toContain('Neighbour <b>told</b> me');
+    expect(page.body).not.toContain('<b>told</b>');
+    expect(text).toContain('utm_source');
+    expect(text).toContain('flyer');
+  });
+});
