@@ -138,6 +138,14 @@ describe.each(dialects())('the auto-reply receipt on %s', (dialect) => {
     expect(await outbox(spammer)).toEqual([]);
     expect(smtp.to(quiet)).toEqual([]);
     expect(smtp.to(spammer)).toEqual([]);
+    // Nor the office: no mail of any kind names the spam lead.
+    const aboutSpam = await ctx.app.deps.database.db
+      .selectFrom('email_outbox')
+      .select('id')
+      .where('subject', 'like', '%Cheap pills%')
+      .execute();
+    expect(aboutSpam).toEqual([]);
+    expect(smtp.received.filter((m) => m.parsed.subject?.includes('Cheap pills'))).toEqual([]);
     const receipts = await ctx.app.deps.database.db
       .selectFrom('email_outbox')
       .select('recipient')
