@@ -30,6 +30,8 @@ export interface Config {
     failedAuthPerMinute: number;
     /** Posts to one website form per client address and minute (default 10). */
     formPostsPerMinute?: number;
+    /** Posts to one website form per hour, all addresses together (default 300). */
+    formPostsPerHour?: number;
   };
   redisUrl: string | undefined;
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
@@ -43,7 +45,23 @@ export interface Config {
   maxInFlight: number;
   /** Load shedding: 503 while the event loop lags more than this, on average (0 turns it off). */
   maxEventLoopDelayMs: number;
+  /** Captcha checks of website form posts. */
+  captcha: CaptchaConfig;
 }
+
+export interface CaptchaConfig {
+  /** Each provider's verify API (CAPTCHA_VERIFY_URL_<PROVIDER>); tests point them at a local verifier. */
+  verifyUrls: { turnstile: string; hcaptcha: string; recaptcha: string };
+  /** A provider that has not answered within this time (5 s) has failed: the person may try again. */
+  timeoutMs: number;
+}
+
+/** The providers' documented verify endpoints. */
+export const CAPTCHA_VERIFY_URLS: CaptchaConfig['verifyUrls'] = {
+  turnstile: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+  hcaptcha: 'https://api.hcaptcha.com/siteverify',
+  recaptcha: 'https://www.google.com/recaptcha/api/siteverify',
+};
 
 export interface WebhookConfig {
   /** Allow http:// URLs, but only to 127.0.0.1, localhost and ::1 (local development). */
@@ -156,6 +174,35 @@ function mailConfig(env: Env): MailConfig | null {
   };
 }
 
+/** An http(s) URL with a host, or the default when unset or empty. */
+function httpUrl(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new ConfigError(
+      `${name} must be an http:// or https:// URL such as ${fallback}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return url.href;
+}
+
+function captchaConfig(env: Env): CaptchaConfig {
+  return {
+    verifyUrls: {
+      turnstile: httpUrl(env, 'CAPTCHA_VERIFY_URL_TURNSTILE', CAPTCHA_VERIFY_URLS.turnstile),
+      hcaptcha: httpUrl(env, 'CAPTCHA_VERIFY_URL_HCAPTCHA', CAPTCHA_VERIFY_URLS.hcaptcha),
+      recaptcha: httpUrl(env, 'CAPTCHA_VERIFY_URL_RECAPTCHA', CAPTCHA_VERIFY_URLS.recaptcha),
+    },
+    timeoutMs: 5000,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const host = env.HOST || '127.0.0.1';
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -204,6 +251,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       writesPerMinute: integer(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 120, 1, 1_000_000),
       failedAuthPerMinute: integer(env, 'RATE_LIMIT_FAILED_AUTH_PER_MINUTE', 30, 1, 1_000_000),
       formPostsPerMinute: integer(env, 'RATE_LIMIT_FORM_POSTS_PER_MINUTE', 10, 1, 1_000_000),
+      formPostsPerHour: integer(env, 'RATE_LIMIT_FORM_POSTS_PER_HOUR', 300, 1, 1_000_000),
     },
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'lead-intake:',
@@ -219,5 +267,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     responseCacheBytes: integer(env, 'RESPONSE_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
     maxInFlight: integer(env, 'MAX_IN_FLIGHT', 1000, 0, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
+    captcha: captchaConfig(env),
   });
 }

@@ -93,3 +93,51 @@ describe('SMTP_URL and MAIL_FROM', () => {
     expect(load).toThrow(/^MAIL_FROM must be an email address/);
   });
 });
+
+describe('CAPTCHA_VERIFY_URL_<PROVIDER>', () => {
+  it("defaults to each provider's verify API, with a 5 s timeout", () => {
+    expect(loadConfig({}).captcha).toEqual({
+      verifyUrls: {
+        turnstile: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+        hcaptcha: 'https://api.hcaptcha.com/siteverify',
+        recaptcha: 'https://www.google.com/recaptcha/api/siteverify',
+      },
+      timeoutMs: 5000,
+    });
+  });
+
+  it('takes an http or https URL per provider (a local verifier in tests)', () => {
+    const config = loadConfig({
+      CAPTCHA_VERIFY_URL_TURNSTILE: 'http://127.0.0.1:8123/turnstile',
+      CAPTCHA_VERIFY_URL_HCAPTCHA: ' https://verify.example.com/h ',
+      CAPTCHA_VERIFY_URL_RECAPTCHA: '',
+    });
+    expect(config.captcha.verifyUrls).toEqual({
+      turnstile: 'http://127.0.0.1:8123/turnstile',
+      hcaptcha: 'https://verify.example.com/h',
+      recaptcha: 'https://www.google.com/recaptcha/api/siteverify',
+    });
+  });
+
+  it.each([
+    ['CAPTCHA_VERIFY_URL_TURNSTILE', 'challenges.cloudflare.com/turnstile/v0/siteverify'],
+    ['CAPTCHA_VERIFY_URL_HCAPTCHA', 'ftp://api.hcaptcha.com/siteverify'],
+    ['CAPTCHA_VERIFY_URL_RECAPTCHA', 'not a url'],
+  ])('refuses %s=%s with an error naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(`^${name} must be an http:// or https:// URL`),
+    );
+  });
+});
+
+describe('RATE_LIMIT_FORM_POSTS_PER_HOUR', () => {
+  it('defaults to 300 posts an hour per form and takes a whole number', () => {
+    expect(loadConfig({}).rateLimit.formPostsPerHour).toBe(300);
+    expect(loadConfig({ RATE_LIMIT_FORM_POSTS_PER_HOUR: '3' }).rateLimit.formPostsPerHour).toBe(3);
+    expect(() => loadConfig({ RATE_LIMIT_FORM_POSTS_PER_HOUR: '0' })).toThrow(
+      /RATE_LIMIT_FORM_POSTS_PER_HOUR/,
+    );
+    expect(() => loadConfig({ RATE_LIMIT_FORM_POSTS_PER_HOUR: 'many' })).toThrow(ConfigError);
+  });
+});

@@ -4,6 +4,9 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { type FieldError, ValidationError } from '../domain/errors.js';
 import type { PublicForm } from '../domain/forms.js';
 import { LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../domain/lead-input.js';
+import { CAPTCHA_MESSAGES, CAPTCHA_PROVIDER_INFO, CAPTCHA_TOKEN_FIELDS } from './captcha.js';
+
+export { CAPTCHA_TOKEN_FIELDS };
 
 export const MAX_EXTRA_FIELDS = 20;
 export const MAX_EXTRA_LENGTH = 1000;
@@ -17,8 +20,6 @@ export const ATTRIBUTION_FIELDS = [
   'referrer',
   'landingPage',
 ] as const;
-/** Where captcha providers put their token; a later verifier reads them (captcha is not verified yet). */
-export const CAPTCHA_TOKEN_FIELDS = ['cf-turnstile-response', 'h-captcha-response', 'g-recaptcha-response'];
 
 const LEAD_FIELD_NAMES = new Set(LEAD_FIELDS.map((f) => f.name));
 
@@ -28,7 +29,10 @@ export interface Submission {
   extraFields: Record<string, string> | null;
   attribution: Record<string, string> | null;
   consent: { text: string; at: string } | null;
-  /** The captcha token sent, if any: the seam for verification. */
+  /**
+   * The token in the field of the form's captcha provider; null when the form has no captcha, or for spam (a
+   * filled honeypot), which is never sent to the provider. Without it a post to a form with a captcha is a 422.
+   */
   captchaToken: string | null;
 }
 
@@ -60,6 +64,7 @@ export function parseSubmission(
   let spam = false;
   let consentGiven = false;
   let captchaToken: string | null = null;
+  const captchaField = form.captcha ? CAPTCHA_PROVIDER_INFO[form.captcha.provider].tokenField : undefined;
 
   for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
     if (Array.isArray(raw)) {
@@ -71,7 +76,8 @@ export function parseSubmission(
       continue;
     }
     if (CAPTCHA_TOKEN_FIELDS.includes(name)) {
-      if (typeof raw === 'string' && raw) captchaToken = raw;
+      // Another provider's token is read and dropped: it proves nothing for this form.
+      if (name === captchaField && typeof raw === 'string' && raw.trim() !== '') captchaToken = raw;
       continue;
     }
     if (name === 'consent') {
@@ -129,6 +135,11 @@ export function parseSubmission(
   }
   if (form.consentText && !consentGiven) {
     errors.push({ field: 'consent', message: 'is required: tick the box to agree' });
+  }
+  // A missing token is reported with the other problems; spam is answered as success without a captcha check.
+  if (spam) captchaToken = null;
+  else if (form.captcha && captchaToken === null) {
+    errors.push({ field: 'captcha', message: CAPTCHA_MESSAGES.missing });
   }
 
   let input: LeadInput | undefined;

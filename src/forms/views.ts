@@ -5,6 +5,7 @@ import { type HtmlValue, html, type SafeHtml } from '../dashboard/html.js';
 import type { FieldError } from '../domain/errors.js';
 import type { Form } from '../domain/forms.js';
 import { LEAD_FIELDS } from '../domain/lead-input.js';
+import { CAPTCHA_PROVIDER_INFO } from './captcha.js';
 
 /** People's labels for the lead fields, by API name. */
 export const FIELD_LABELS: Record<string, string> = {
@@ -27,6 +28,7 @@ export const FIELD_LABELS: Record<string, string> = {
   budgetQuote: 'Budget',
   notes: 'Notes',
   consent: 'Consent',
+  captcha: 'Robot check',
 };
 
 const INPUT_TYPES: Record<string, string> = { email: 'email', phone: 'tel' };
@@ -75,7 +77,26 @@ function leadField(name: string, required: boolean, maxLength: number, options: 
 </div>`;
 }
 
-/** The form element itself: every lead field by its API name, the hidden honeypot, the consent box when set. */
+/**
+ * The captcha provider's widget with the form's site key, and the provider's script as its documentation includes
+ * it (on a brand's own page, the snippet carries the same line). The widget puts its token in the provider's field.
+ */
+function captchaWidget(form: Form, options: RenderOptions): SafeHtml | '' {
+  if (!form.captcha) return '';
+  const provider = CAPTCHA_PROVIDER_INFO[form.captcha.provider];
+  const error = options.errors?.find((e) => e.field === 'captcha')?.message;
+  return html`<div id="field-captcha"${options.hosted ? html` class="field${error ? ' field-invalid' : ''}"` : ''}>
+  ${error ? html`<p class="error" id="field-captcha-error">${FIELD_LABELS.captcha} ${error}.</p>` : ''}
+  <div class="${provider.widgetClass}" data-sitekey="${form.captcha.siteKey}"></div>
+  <noscript><p>This form checks that you are not a robot, which needs JavaScript: please turn it on to send the form.</p></noscript>
+  <script src="${provider.scriptUrl}" async defer></script>
+</div>`;
+}
+
+/**
+ * The form element itself: every lead field by its API name, the hidden honeypot, the consent box when set, the
+ * captcha widget when the form has one.
+ */
 export function formMarkup(form: Form, action: string, options: RenderOptions): SafeHtml {
   const consentError = options.errors?.find((e) => e.field === 'consent')?.message;
   const honeypotId = `field-${form.honeypotField}`;
@@ -97,12 +118,15 @@ ${
 </div>`
     : ''
 }
-<!-- Captcha seam: when form.captcha is set, the provider's widget goes here (not yet rendered). -->
+${captchaWidget(form, options)}
 <button type="submit"${options.hosted ? html` class="button button-primary"` : ''}>Send</button>
 </form>`;
 }
 
-/** The snippet returned with a form: a complete HTML form to paste, working with JavaScript off. */
+/**
+ * The snippet returned with a form: a complete HTML form to paste, working with JavaScript off (except for a
+ * captcha widget, which needs the provider's script).
+ */
 export function formSnippet(form: Form, endpoint: string): string {
   return formMarkup(form, endpoint, { hosted: false }).toString();
 }

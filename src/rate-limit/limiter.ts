@@ -1,6 +1,8 @@
-// Fixed one-minute windows of request counts: in this process, or in Redis so every instance shares them.
+// Fixed windows of request counts (one minute unless a caller asks for another length): in this process, or in
+// Redis so every instance shares them.
 import { Redis } from 'ioredis';
 
+/** The default window: one minute. */
 export const WINDOW_MS = 60_000;
 
 export interface RateLimitState {
@@ -14,18 +16,21 @@ export interface RateLimitState {
 }
 
 export interface RateLimiter {
-  /** Counts one request against `bucket` and says whether it fits in `limit`. */
-  hit(bucket: string, limit: number, now?: number): Promise<RateLimitState>;
+  /**
+   * Counts one request against `bucket` and says whether it fits in `limit` per window of `windowMs` (default one
+   * minute). A bucket counted with two window lengths has two separate counts.
+   */
+  hit(bucket: string, limit: number, now?: number, windowMs?: number): Promise<RateLimitState>;
   /** The bucket's state without counting anything. */
-  peek(bucket: string, limit: number, now?: number): Promise<RateLimitState>;
+  peek(bucket: string, limit: number, now?: number, windowMs?: number): Promise<RateLimitState>;
   /** For /readyz: where the counters live and whether that works. */
   status(): Record<string, string>;
   close(): Promise<void>;
 }
 
-function windowOf(now: number) {
-  const index = Math.floor(now / WINDOW_MS);
-  return { index, resetMs: (index + 1) * WINDOW_MS - now };
+function windowOf(now: number, windowMs: number) {
+  const index = Math.floor(now / windowMs);
+  return { index, resetMs: (index + 1) * windowMs - now };
 }
 
 function stateOf(count: number, limit: number, resetMs: number, counted: boolean): RateLimitState {
@@ -39,29 +44,30 @@ function stateOf(count: number, limit: number, resetMs: number, counted: boolean
 
 /** Counters in this process: exact for one instance, per instance when there are several. */
 export class MemoryRateLimiter implements RateLimiter {
-  private window = -1;
-  private counts = new Map<string, number>();
+  /** Per window length: the current window's index and its counts. */
+  private windows = new Map<number, { index: number; counts: Map<string, number> }>();
 
-  private current(now: number) {
-    const w = windowOf(now);
+  private current(now: number, windowMs: number) {
+    const w = windowOf(now, windowMs);
+    let window = this.windows.get(windowMs);
     // A new window starts every count at zero; the old map is dropped whole, so memory stays bounded.
-    if (w.index > this.window) {
-      this.window = w.index;
-      this.counts = new Map();
+    if (!window || w.index > window.index) {
+      window = { index: w.index, counts: new Map() };
+      this.windows.set(windowMs, window);
     }
-    return w;
+    return { resetMs: w.resetMs, counts: window.counts };
   }
 
-  async hit(bucket: string, limit: number, now = Date.now()): Promise<RateLimitState> {
-    const { resetMs } = this.current(now);
-    const count = (this.counts.get(bucket) ?? 0) + 1;
-    this.counts.set(bucket, count);
+  async hit(bucket: string, limit: number, now = Date.now(), windowMs = WINDOW_MS): Promise<RateLimitState> {
+    const { resetMs, counts } = this.current(now, windowMs);
+    const count = (counts.get(bucket) ?? 0) + 1;
+    counts.set(bucket, count);
     return stateOf(count, limit, resetMs, true);
   }
 
-  async peek(bucket: string, limit: number, now = Date.now()): Promise<RateLimitState> {
-    const { resetMs } = this.current(now);
-    return stateOf(this.counts.get(bucket) ?? 0, limit, resetMs, false);
+  async peek(bucket: string, limit: number, now = Date.now(), windowMs = WINDOW_MS): Promise<RateLimitState> {
+    const { resetMs, counts } = this.current(now, windowMs);
+    return stateOf(counts.get(bucket) ?? 0, limit, resetMs, false);
   }
 
   status() {
@@ -120,32 +126,40 @@ export class RedisRateLimiter implements RateLimiter {
     this.probe.unref();
   }
 
-  private key(bucket: string, now: number) {
-    return `${this.options.keyPrefix}rl:${bucket}:${windowOf(now).index}`;
+  /**
+   * One key per bucket and window: one-minute windows keep the key they always had; other lengths name theirs
+   * (`rl:3600000ms:<bucket>:<index>`), so a bucket counted per minute and per hour never shares a count.
+   */
+  private key(bucket: string, now: number, windowMs: number) {
+    const index = windowOf(now, windowMs).index;
+    return windowMs === WINDOW_MS
+      ? `${this.options.keyPrefix}rl:${bucket}:${index}`
+      : `${this.options.keyPrefix}rl:${windowMs}ms:${bucket}:${index}`;
   }
 
-  async hit(bucket: string, limit: number, now = Date.now()): Promise<RateLimitState> {
+  async hit(bucket: string, limit: number, now = Date.now(), windowMs = WINDOW_MS): Promise<RateLimitState> {
     if (this.usingRedis) {
       try {
-        const count = await this.redis.rateLimitHit(this.key(bucket, now), WINDOW_MS * 2);
-        return stateOf(Number(count), limit, windowOf(now).resetMs, true);
+        // The key outlives its window by one window length, never by less.
+        const count = await this.redis.rateLimitHit(this.key(bucket, now, windowMs), windowMs * 2);
+        return stateOf(Number(count), limit, windowOf(now, windowMs).resetMs, true);
       } catch (error) {
         this.lost(error as Error);
       }
     }
-    return this.fallback.hit(bucket, limit, now);
+    return this.fallback.hit(bucket, limit, now, windowMs);
   }
 
-  async peek(bucket: string, limit: number, now = Date.now()): Promise<RateLimitState> {
+  async peek(bucket: string, limit: number, now = Date.now(), windowMs = WINDOW_MS): Promise<RateLimitState> {
     if (this.usingRedis) {
       try {
-        const value = await this.redis.get(this.key(bucket, now));
-        return stateOf(Number(value ?? 0), limit, windowOf(now).resetMs, false);
+        const value = await this.redis.get(this.key(bucket, now, windowMs));
+        return stateOf(Number(value ?? 0), limit, windowOf(now, windowMs).resetMs, false);
       } catch (error) {
         this.lost(error as Error);
       }
     }
-    return this.fallback.peek(bucket, limit, now);
+    return this.fallback.peek(bucket, limit, now, windowMs);
   }
 
   /** Switches to process memory; logs when Redis goes away, not for every failing request. */

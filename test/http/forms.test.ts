@@ -74,7 +74,11 @@ describe.each(dialects())('website forms on %s', (dialect) => {
       }
       expect(snippet).toMatch(/name="_gotcha" value="" tabindex="-1" autocomplete="off"/);
       expect(snippet).toContain('name="consent" value="yes"');
-      expect(snippet).not.toContain('<script');
+      // The captcha widget and the provider's script line; no other script.
+      expect(snippet).toContain('<div class="cf-turnstile" data-sitekey="site-1"></div>');
+      expect(snippet.match(/<script\b[^>]*>/g)).toEqual([
+        '<script src="https://challenges.cloudflare.com/turnstile/v0/api.js" async defer>',
+      ]);
       const read = await api('GET', `/v1/forms/${form.id}`);
       expect(read.statusCode).toBe(200);
       expect(read.json()).toEqual(form);

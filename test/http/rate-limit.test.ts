@@ -147,18 +147,21 @@ describe('rate-limit defaults from the environment', () => {
       RATE_LIMIT_WRITES_PER_MINUTE: '3',
       RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '9',
       RATE_LIMIT_FORM_POSTS_PER_MINUTE: '4',
+      RATE_LIMIT_FORM_POSTS_PER_HOUR: '40',
     });
     expect(config.rateLimit).toEqual({
       readsPerMinute: 7,
       writesPerMinute: 3,
       failedAuthPerMinute: 9,
       formPostsPerMinute: 4,
+      formPostsPerHour: 40,
     });
     expect(loadConfig({}).rateLimit).toEqual({
       readsPerMinute: 600,
       writesPerMinute: 120,
       failedAuthPerMinute: 30,
       formPostsPerMinute: 10,
+      formPostsPerHour: 300,
     });
     expect(() => loadConfig({ RATE_LIMIT_READS_PER_MINUTE: 'lots' })).toThrow(/whole number/);
   });

@@ -1,5 +1,6 @@
 // The Redis limiter against a real Redis (TEST_REDIS_URL): shared counts, and what happens when Redis goes away.
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
@@ -56,6 +57,37 @@ describe.skipIf(!redisUrl)('Redis rate limiter', () => {
     expect(Math.min(...results.map((r) => r.remaining))).toBe(0);
     expect((await a.peek('key:k1:write', 10)).remaining).toBe(0);
     expect((await other.hit('key:k1:write', 10)).remaining).toBe(9);
+  });
+
+  it('counts hour windows under their own key, expiring after the window, apart from the minute count', async () => {
+    const keyPrefix = prefix();
+    const limiter = open(redisUrl!, keyPrefix);
+    await ready(limiter);
+    const HOUR = 60 * 60 * 1000;
+    // A fixed clock 10 minutes into an hour: counts depend on the window the clock is in, not on when the test runs.
+    const t = 500_000 * HOUR + 10 * 60_000;
+    const states = [];
+    for (let i = 0; i < 4; i++) states.push(await limiter.hit('form:f1', 3, t + i * 60_000, HOUR));
+    expect(states.map((s) => s.allowed)).toEqual([true, true, true, false]);
+    expect(states[3]).toMatchObject({ remaining: 0, resetMs: HOUR - 13 * 60_000 });
+    expect(await limiter.peek('form:f1', 3, t, HOUR)).toMatchObject({ allowed: false, remaining: 0 });
+    // The minute count of the same bucket is separate, under the key one-minute windows always had.
+    expect(await limiter.hit('form:f1', 3, t)).toMatchObject({ allowed: true, remaining: 2 });
+    expect(await limiter.hit('form:f1', 3, t + HOUR, HOUR)).toMatchObject({ allowed: true, remaining: 2 });
+
+    const redis = new Redis(redisUrl!);
+    try {
+      const hourKey = `${keyPrefix}rl:3600000ms:form:f1:${Math.floor(t / HOUR)}`;
+      expect(await redis.get(hourKey)).toBe('4');
+      const ttl = await redis.pttl(hourKey);
+      expect(ttl).toBeGreaterThan(HOUR);
+      expect(ttl).toBeLessThanOrEqual(2 * HOUR);
+      const minuteKey = `${keyPrefix}rl:form:f1:${Math.floor(t / 60_000)}`;
+      expect(await redis.get(minuteKey)).toBe('1');
+      expect(await redis.pttl(minuteKey)).toBeLessThanOrEqual(2 * 60_000);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   describe('when Redis goes away', () => {

@@ -6,9 +6,10 @@ import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../deps.js';
-import { ValidationError } from '../../domain/errors.js';
+import { type FieldError, ValidationError } from '../../domain/errors.js';
 import { findPublicForm, type PublicForm } from '../../domain/forms.js';
 import { createLead } from '../../domain/leads/create.js';
+import { CAPTCHA_PROVIDER_INFO, verifyCaptcha } from '../../forms/captcha.js';
 import { parseSubmission, typedValues } from '../../forms/submission.js';
 import { errorPage, hostedFormPage, thanksPage } from '../../forms/views.js';
 import type { RateLimiter } from '../../rate-limit/limiter.js';
@@ -37,8 +38,14 @@ function requestOrigin(request: FastifyRequest): string | undefined {
   }
 }
 
-function htmlHeaders(reply: FastifyReply, form: PublicForm | undefined): FastifyReply {
+/**
+ * The headers of every HTML page. `withForm`: the page shows the form itself (the hosted page, also re-rendered
+ * after a failed post), so a captcha widget's provider may run its script and frames there, and nothing else may.
+ */
+function htmlHeaders(reply: FastifyReply, form: PublicForm | undefined, withForm = false): FastifyReply {
   const ancestors = form?.allowedOrigins.length ? form.allowedOrigins.join(' ') : "'none'";
+  const widget = withForm && form?.captcha ? CAPTCHA_PROVIDER_INFO[form.captcha.provider].csp : undefined;
+  const sources = (list: string[] | undefined) => (list?.length ? ` ${list.join(' ')}` : '');
   let redirectOrigin = '';
   if (form?.redirectUrl) {
     try {
@@ -51,7 +58,9 @@ function htmlHeaders(reply: FastifyReply, form: PublicForm | undefined): Fastify
       'Content-Security-Policy',
       [
         "default-src 'none'",
-        "style-src 'self'",
+        ...(widget ? [`script-src${sources(widget.script)}`, `frame-src${sources(widget.frame)}`] : []),
+        ...(widget?.connect ? [`connect-src${sources(widget.connect)}`] : []),
+        `style-src 'self'${sources(widget?.style)}`,
         "img-src 'self' data:",
         // Chrome applies form-action to the redirect after a post, so the redirect's origin is allowed too.
         `form-action 'self'${redirectOrigin}`,
@@ -64,12 +73,22 @@ function htmlHeaders(reply: FastifyReply, form: PublicForm | undefined): Fastify
 }
 
 export const DEFAULT_FORM_POSTS_PER_MINUTE = 10;
+export const DEFAULT_FORM_POSTS_PER_HOUR = 300;
+const HOUR_MS = 60 * 60 * 1000;
+
+/** "45 seconds", "12 minutes": how long until a limit's window resets. */
+function waitText(seconds: number): string {
+  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minutes`;
+}
 
 export default async function publicFormRoutes(
   app: FastifyInstance,
   { deps, limiter }: { deps: RouteDeps; limiter: RateLimiter },
 ) {
   const postsPerMinute = deps.config.rateLimit.formPostsPerMinute ?? DEFAULT_FORM_POSTS_PER_MINUTE;
+  const postsPerHour = deps.config.rateLimit.formPostsPerHour ?? DEFAULT_FORM_POSTS_PER_HOUR;
   await app.register(formbody);
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
@@ -115,7 +134,7 @@ export default async function publicFormRoutes(
         tags: ['Forms'],
         summary: 'Post a website form (no API key)',
         description:
-          'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields only) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the brand’s country). Unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins.',
+          'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields only) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the brand’s country). Unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins.',
         security: [],
         params: FormParams,
         consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
@@ -149,27 +168,60 @@ export default async function publicFormRoutes(
           : sendHtmlError(reply, 403, message, form);
       }
       if (json && allowedCross) reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin');
-      // Per client address and form, counted where the API's limits are (Redis when configured).
-      const rate = await limiter.hit(`form:${form.id}:${request.ip}`, postsPerMinute);
-      if (!rate.allowed) {
-        const retryAfter = Math.max(1, Math.ceil(rate.resetMs / 1000));
+      // Counted where the API's limits are (Redis when configured): per client address and form each minute,
+      // then per form each hour from every address together. A post over the minute limit uses none of the hour's.
+      const tooMany = (resetMs: number, message: (wait: string) => string) => {
+        const retryAfter = Math.max(1, Math.ceil(resetMs / 1000));
         reply.header('Retry-After', String(retryAfter));
-        const message = `Too many posts to this form from your address; try again in ${retryAfter} seconds.`;
+        const text = message(waitText(retryAfter));
         return json
-          ? sendProblem(request, reply, 'rate_limited', message)
-          : sendHtmlError(reply, 429, message, form);
+          ? sendProblem(request, reply, 'rate_limited', text)
+          : sendHtmlError(reply, 429, text, form);
+      };
+      const perAddress = await limiter.hit(`form:${form.id}:${request.ip}`, postsPerMinute);
+      if (!perAddress.allowed) {
+        return tooMany(
+          perAddress.resetMs,
+          (wait) => `Too many posts to this form from your address; try again in ${wait}.`,
+        );
+      }
+      const perForm = await limiter.hit(`form-hour:${form.id}`, postsPerHour, undefined, HOUR_MS);
+      if (!perForm.allowed) {
+        return tooMany(
+          perForm.resetMs,
+          (wait) => `This form has taken as many posts as it can this hour; try again in ${wait}.`,
+        );
       }
 
+      // 422: JSON gets problem+json (the parent's handler); a form post gets the hosted form again, values kept.
+      const invalid = (errors: FieldError[]) => {
+        if (json) throw new ValidationError(errors);
+        return htmlHeaders(reply, form, true)
+          .code(422)
+          .send(hostedFormPage(form, { values: typedValues(request.body), errors }));
+      };
       let submission: ReturnType<typeof parseSubmission>;
       try {
         submission = parseSubmission(form, request.body, json);
       } catch (error) {
-        if (!(error instanceof ValidationError) || json) throw error;
-        return htmlHeaders(reply, form)
-          .code(422)
-          .send(hostedFormPage(form, { values: typedValues(request.body), errors: error.errors }));
+        if (!(error instanceof ValidationError)) throw error;
+        return invalid(error.errors);
       }
-      // Captcha seam: verify submission.captchaToken with form.captcha / form.captchaSecret here (not yet).
+      // Only a post whose fields are valid costs a call to the captcha provider; spam (its token is null) none.
+      if (form.captcha && submission.captchaToken !== null) {
+        const verdict = await verifyCaptcha(
+          deps.config.captcha,
+          {
+            provider: form.captcha.provider,
+            secret: form.captchaSecret,
+            token: submission.captchaToken,
+            remoteIp: request.ip,
+            formId: form.id,
+          },
+          request.log,
+        );
+        if (!verdict.ok) return invalid([verdict.error]);
+      }
       const lead = await createLead(
         deps.database,
         {
@@ -221,7 +273,7 @@ export default async function publicFormRoutes(
         tags: ['Forms'],
         summary: 'The hosted form page (no API key)',
         description:
-          'An accessible HTML page with the brand’s name, the lead fields and the consent box; it may be framed only by the form’s allowed origins.',
+          'An accessible HTML page with the brand’s name, the lead fields, the consent box and, when the form has a captcha, the provider’s widget (its Content-Security-Policy allows that provider’s script and frames and no other script); it may be framed only by the form’s allowed origins.',
         security: [],
         params: FormParams,
         produces: ['text/html'],
@@ -230,7 +282,7 @@ export default async function publicFormRoutes(
     async (request, reply) => {
       const form = await findPublicForm(deps.database, (request.params as { formId: string }).formId);
       if (!form) return sendHtmlError(reply, 404, 'This form does not exist or no longer takes requests.');
-      return htmlHeaders(reply, form).send(hostedFormPage(form));
+      return htmlHeaders(reply, form, true).send(hostedFormPage(form));
     },
   );
 
