@@ -56,7 +56,7 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
   });
 
   it('marks the cookies Secure when the request came over HTTPS through a trusted proxy', async () => {
-    const app = await secondInstance({ trustProxy: true });
+    const app = await secondInstance({ trustProxy: 1 });
     try {
       const https = new Browser(app, {
         headers: { 'x-forwarded-proto': 'https' },
