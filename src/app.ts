@@ -15,7 +15,7 @@ import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
 import overloadPlugin from './http/plugins/overload.js';
-import rateLimitPlugin from './http/plugins/rate-limit.js';
+import rateLimitPlugin, { FailedKeyLimit } from './http/plugins/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import operationRoutes from './http/routes/operations.js';
 import publicFormRoutes from './http/routes/public-forms.js';
@@ -150,8 +150,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     maxEventLoopDelayMs: config.maxEventLoopDelayMs,
   });
   await registerOpenApi(app, config);
-  await app.register(rateLimitPlugin, { limiter, config });
-  await app.register(authPlugin, { resolver: keys });
+  const failedKeys = new FailedKeyLimit(limiter, config.rateLimit.failedAuthPerMinute);
+  await app.register(rateLimitPlugin, { limiter, config, failedKeys });
+  await app.register(authPlugin, { resolver: keys, failedKeys });
 
   await app.register(operationRoutes, { deps, readinessDetails: [() => limiter.status()] });
   await app.register(leadRoutes, { deps });
