@@ -1,7 +1,7 @@
 // buildApp(config): the whole service as a Fastify instance, without listening. Tests drive it with inject().
 import Fastify, { type FastifyInstance } from 'fastify';
 import background from './background.js';
-import type { Config } from './config.js';
+import type { Config, TrustProxy } from './config.js';
 import dashboardPlugin from './dashboard/plugin.js';
 import { type Database, migrate, openDatabase } from './db/database.js';
 import type { RouteDeps } from './deps.js';
@@ -15,7 +15,7 @@ import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
 import metricsPlugin from './http/plugins/metrics.js';
 import overloadPlugin from './http/plugins/overload.js';
-import rateLimitPlugin from './http/plugins/rate-limit.js';
+import rateLimitPlugin, { FailedKeyLimit } from './http/plugins/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import operationRoutes from './http/routes/operations.js';
 import publicFormRoutes from './http/routes/public-forms.js';
@@ -55,6 +55,20 @@ export interface App extends FastifyInstance {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * TRUST_PROXY as Fastify's trustProxy, which decides request.ip, request.protocol (X-Forwarded-Proto: Secure
+ * cookies) and request.host (X-Forwarded-Host: the CSRF origin check) alike. A hop count becomes a function:
+ * Fastify 5 ignores every forwarded header when given a plain number. With N hops the socket's peer and the
+ * N - 1 addresses it appended are believed, so request.ip is the address the outermost proxy saw.
+ */
+function fastifyTrustProxy(
+  trust: TrustProxy,
+): false | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return [...trust];
+}
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
   // The database carries "email is on" to the domain, which queues mail in its transactions.
   const mail = config.mail ? { publicUrl: config.publicUrl } : null;
@@ -85,7 +99,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs + 5000,
     keepAliveTimeout: 72_000,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -136,8 +150,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     maxEventLoopDelayMs: config.maxEventLoopDelayMs,
   });
   await registerOpenApi(app, config);
-  await app.register(rateLimitPlugin, { limiter, config });
-  await app.register(authPlugin, { resolver: keys });
+  const failedKeys = new FailedKeyLimit(limiter, config.rateLimit.failedAuthPerMinute);
+  await app.register(rateLimitPlugin, { limiter, config, failedKeys });
+  await app.register(authPlugin, { resolver: keys, failedKeys });
 
   await app.register(operationRoutes, { deps, readinessDetails: [() => limiter.status()] });
   await app.register(leadRoutes, { deps });

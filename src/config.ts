@@ -1,4 +1,5 @@
 // Reads and validates the environment once; everything else receives the frozen result.
+import net from 'node:net';
 import path from 'node:path';
 
 export type DatabaseConfig =
@@ -23,7 +24,11 @@ export interface Config {
   requestTimeoutMs: number;
   /** SQLite's synchronous pragma: FULL makes every acknowledged commit survive power loss. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
-  trustProxy: boolean;
+  /**
+   * Which X-Forwarded-* hops to believe: false (none: the socket address is the client), a number of proxies in
+   * front of the server, or the addresses and CIDR ranges of those proxies. Never "every hop".
+   */
+  trustProxy: TrustProxy;
   rateLimit: {
     readsPerMinute: number;
     writesPerMinute: number;
@@ -93,6 +98,8 @@ export interface MailConfig {
   pollIntervalMs: number;
 }
 
+export type TrustProxy = false | number | readonly string[];
+
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
@@ -112,6 +119,57 @@ function bool(env: Env, name: string): boolean {
   if (raw === '1' || raw === 'true' || raw === 'yes') return true;
   if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
   throw new ConfigError(`${name} must be 1/true/yes or 0/false/no, got "${env[name]}"`);
+}
+
+// proxy-addr's names for common ranges (loopback: 127.0.0.1/8 and ::1; linklocal; uniquelocal: the private ranges).
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const TRUST_PROXY_CHOICES =
+  'set the number of proxies in front of the server (TRUST_PROXY=1 for one nginx on the same machine) or their addresses (TRUST_PROXY=127.0.0.1, or a list such as 10.0.0.0/8,::1)';
+
+/** An IPv4 or IPv6 address, optionally with a /prefix: what proxy-addr (behind Fastify's trustProxy) accepts. */
+function isAddressOrRange(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry.toLowerCase())) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (!family || rest.length) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: off (unset, 0, false, no), a hop count (1 = one proxy), or a comma-separated list of proxy addresses
+ * and CIDR ranges. true/yes are refused: they used to mean "believe every hop of X-Forwarded-For", which lets any
+ * client pick the address its limits are counted under.
+ */
+function trustProxy(env: Env): TrustProxy {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  const lower = raw.toLowerCase();
+  if (['', 'false', 'no', 'off'].includes(lower) || /^0+$/.test(lower)) return false;
+  if (['true', 'yes', 'on', 'all'].includes(lower)) {
+    throw new ConfigError(
+      `TRUST_PROXY=${raw} would believe every hop of X-Forwarded-For, so any client could choose the address its rate limits count against: ${TRUST_PROXY_CHOICES}`,
+    );
+  }
+  if (/^\d+$/.test(lower)) {
+    const hops = Number(lower);
+    if (hops > 100)
+      throw new ConfigError(`TRUST_PROXY must be a number of proxies from 1 to 100, got ${raw}`);
+    return hops;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (/\/0+$/.test(entry)) {
+      throw new ConfigError(
+        `TRUST_PROXY: "${entry}" matches every address, which would believe every hop of X-Forwarded-For; ${TRUST_PROXY_CHOICES}`,
+      );
+    }
+    if (!isAddressOrRange(entry)) {
+      throw new ConfigError(
+        `TRUST_PROXY: ${entry === '' ? 'an empty entry' : `"${entry}"`} is not an IP address or CIDR range (such as 10.0.0.0/8 or fd00::/8); ${TRUST_PROXY_CHOICES}`,
+      );
+    }
+  }
+  return Object.freeze(entries);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -245,7 +303,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 5000, 0, 300_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     sqliteSynchronous: sync,
-    trustProxy: bool(env, 'TRUST_PROXY'),
+    trustProxy: trustProxy(env),
     rateLimit: {
       readsPerMinute: integer(env, 'RATE_LIMIT_READS_PER_MINUTE', 600, 1, 1_000_000),
       writesPerMinute: integer(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 120, 1, 1_000_000),

@@ -141,3 +141,61 @@ describe('RATE_LIMIT_FORM_POSTS_PER_HOUR', () => {
     expect(() => loadConfig({ RATE_LIMIT_FORM_POSTS_PER_HOUR: 'many' })).toThrow(ConfigError);
   });
 });
+
+describe('TRUST_PROXY', () => {
+  const trust = (value: string | undefined) => loadConfig({ TRUST_PROXY: value }).trustProxy;
+
+  it.each([undefined, '', '0', 'false', 'FALSE', 'no', 'off', ' 0 '])('is off for %j', (value) => {
+    expect(trust(value)).toBe(false);
+  });
+
+  it('takes a whole number as the number of proxies in front of the server: 1 is one hop, not "every hop"', () => {
+    expect(trust('1')).toBe(1);
+    expect(trust(' 2 ')).toBe(2);
+    expect(trust('100')).toBe(100);
+    expect(() => trust('101')).toThrow(ConfigError);
+    expect(() => trust('101')).toThrow(/TRUST_PROXY must be a number of proxies from 1 to 100/);
+  });
+
+  it.each(['true', 'TRUE', 'yes', 'on', 'all'])(
+    'refuses %s, which used to believe every hop, and says what to set instead',
+    (value) => {
+      expect(() => trust(value)).toThrow(ConfigError);
+      expect(() => trust(value)).toThrow(/would believe every hop of X-Forwarded-For/);
+      expect(() => trust(value)).toThrow(/TRUST_PROXY=1 for one nginx.*TRUST_PROXY=127\.0\.0\.1/);
+    },
+  );
+
+  it('takes a comma-separated list of proxy addresses and CIDR ranges, IPv4 and IPv6', () => {
+    expect(trust('127.0.0.1')).toEqual(['127.0.0.1']);
+    expect(trust('127.0.0.1, 10.0.0.0/8,::1,fd00::/8 ,192.168.1.0/24,loopback')).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      '192.168.1.0/24',
+      'loopback',
+    ]);
+    expect(trust('2001:db8::/128')).toEqual(['2001:db8::/128']);
+  });
+
+  it.each(['0.0.0.0/0', '127.0.0.1,::/0'])('refuses a range of every address (%s)', (value) => {
+    expect(() => trust(value)).toThrow(ConfigError);
+    expect(() => trust(value)).toThrow(/matches every address/);
+  });
+
+  it.each([
+    ['10.0.0.0/33', '"10.0.0.0/33"'],
+    ['::1/129', '"::1/129"'],
+    ['127.0.0.1,10.0.0.300', '"10.0.0.300"'],
+    ['10.0.0.0/8/8', '"10.0.0.0/8/8"'],
+    ['10.0.0.0/', '"10.0.0.0/"'],
+    ['10.0.0.0/255.0.0.0', '"10.0.0.0/255.0.0.0"'],
+    ['proxy.internal', '"proxy.internal"'],
+    ['1.5', '"1.5"'],
+    ['127.0.0.1,,::1', 'an empty entry'],
+  ])('refuses %s, naming the bad entry', (value, named) => {
+    expect(() => trust(value)).toThrow(ConfigError);
+    expect(() => trust(value)).toThrow(`TRUST_PROXY: ${named} is not an IP address or CIDR range`);
+  });
+});

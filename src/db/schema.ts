@@ -140,7 +140,7 @@ export interface SessionTable {
   expires_at: number;
 }
 
-/** One row per failed sign-in; subject is "account:<email>" or "address:<ip>". */
+/** Two rows per failed sign-in: subject "pair:<ip>|<email as typed>" and "address:<ip>" (see domain/sign-in.ts). */
 export interface SignInFailureTable {
   subject: string;
   at: number;

@@ -1,17 +1,36 @@
-// Email + password sign-in with throttling of failures per account and per client address. Failures are
-// counted in the database, so the limits hold across every instance behind a load balancer.
+// Email + password sign-in, throttled per (account, client address) pair with growing delays, so an attacker slows
+// down their own guesses without locking the owner out from anywhere else. Failures are counted in the database,
+// so the throttle holds across every instance behind a load balancer.
+//
+// - A pair (the email as typed, the client address) may fail FAILURES_BEFORE_DELAY times; after that each attempt
+//   must wait FIRST_DELAY_MS, doubling per further failure (1 s, 2 s, 4 s, …), at most MAX_DELAY_MS, counted from
+//   the pair's last failure. A throttled attempt is not checked and not counted. The pair's failures are forgotten
+//   PAIR_MEMORY_MS after they happened, or at once when the pair signs in.
+// - Password spraying (few guesses on many accounts from one address): once an address has ADDRESS_FAILURES
+//   failures within ADDRESS_WINDOW_MS, across all accounts, its pairs are delayed from their first failure. An
+//   account with no failures from that address still has its password checked, so a correct one always works.
+// - Nothing is kept per account alone: failures from one address never delay the same account elsewhere.
 import type { Store } from '../db/store.js';
 import { iso } from './time.js';
 import { hashPassword, type User, verifyPassword } from './users.js';
 
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
-export const MAX_FAILURES_PER_ACCOUNT = 5;
-export const MAX_FAILURES_PER_ADDRESS = 20;
+export const FAILURES_BEFORE_DELAY = 5;
+export const FIRST_DELAY_MS = 1000;
+export const MAX_DELAY_MS = 15 * 60 * 1000;
+export const PAIR_MEMORY_MS = 24 * 60 * 60 * 1000;
+export const ADDRESS_FAILURES = 20;
+export const ADDRESS_WINDOW_MS = 15 * 60 * 1000;
 
 export type SignInResult =
   | { outcome: 'signed-in'; user: User }
   | { outcome: 'wrong' }
   | { outcome: 'throttled'; retryAfterSeconds: number };
+
+/** How long a pair with `failures` failures must wait after its last one (0: no wait). */
+export function pairDelayMs(failures: number, freeFailures = FAILURES_BEFORE_DELAY): number {
+  if (failures < freeFailures) return 0;
+  return Math.min(FIRST_DELAY_MS * 2 ** (failures - freeFailures), MAX_DELAY_MS);
+}
 
 // Unknown emails are checked against this hash so they take as long as known ones and reveal nothing.
 let decoyHash: Promise<string> | undefined;
@@ -23,11 +42,12 @@ export async function signIn(
 ): Promise<SignInResult> {
   const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
   const password = typeof input.password === 'string' ? input.password : '';
-  // The account subject is the email as typed, whether or not it exists, so throttling leaks nothing either.
-  const account = `account:${email.slice(0, 320)}`;
+  // The pair is the email as typed, whether or not it exists, so throttling leaks nothing either. An address has
+  // no "|", so the subject is unambiguous.
+  const pair = `pair:${input.address}|${email.slice(0, 320)}`;
   const address = `address:${input.address}`;
 
-  const retryAfter = await throttled(store, account, address, now);
+  const retryAfter = await throttled(store, pair, address, now);
   if (retryAfter !== null) return { outcome: 'throttled', retryAfterSeconds: retryAfter };
 
   const row =
@@ -52,19 +72,20 @@ export async function signIn(
       await db
         .insertInto('sign_in_failures')
         .values([
-          { subject: account, at: now },
+          { subject: pair, at: now },
           { subject: address, at: now },
         ])
         .execute();
+      // Everything older than the longest memory goes, including per-account rows of earlier versions.
       await db
         .deleteFrom('sign_in_failures')
-        .where('at', '<=', now - SIGN_IN_WINDOW_MS)
+        .where('at', '<=', now - PAIR_MEMORY_MS)
         .execute();
     });
     return { outcome: 'wrong' };
   }
-  // A correct password clears the account's count; the address keeps its count (it may be guessing others).
-  await store.write(({ db }) => db.deleteFrom('sign_in_failures').where('subject', '=', account).execute());
+  // A correct password clears the pair; the address keeps its count (it may be guessing other accounts).
+  await store.write(({ db }) => db.deleteFrom('sign_in_failures').where('subject', '=', pair).execute());
   return {
     outcome: 'signed-in',
     user: {
@@ -77,27 +98,34 @@ export async function signIn(
   };
 }
 
-/** Seconds until another attempt is allowed, or null when neither the account nor the address is over. */
-async function throttled(
-  { db }: Store,
-  account: string,
-  address: string,
-  now: number,
-): Promise<number | null> {
+/** Seconds until the pair may try again, or null when it may try now. */
+async function throttled({ db }: Store, pair: string, address: string, now: number): Promise<number | null> {
   const rows = await db
     .selectFrom('sign_in_failures')
-    .select(['subject', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.min('at').as('oldest')])
-    .where('subject', 'in', [account, address])
-    .where('at', '>', now - SIGN_IN_WINDOW_MS)
+    .select((eb) => [
+      'subject',
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.max('at').as('last'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when('at', '>', now - ADDRESS_WINDOW_MS)
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as('recent'),
+    ])
+    .where('subject', 'in', [pair, address])
+    .where('at', '>', now - PAIR_MEMORY_MS)
     .groupBy('subject')
     .execute();
-  let waitUntil: number | null = null;
-  for (const row of rows) {
-    const limit = row.subject === account ? MAX_FAILURES_PER_ACCOUNT : MAX_FAILURES_PER_ADDRESS;
-    if (Number(row.n) >= limit) {
-      const until = Number(row.oldest) + SIGN_IN_WINDOW_MS;
-      waitUntil = Math.max(waitUntil ?? 0, until);
-    }
-  }
-  return waitUntil === null ? null : Math.max(1, Math.ceil((waitUntil - now) / 1000));
+  const pairRow = rows.find((row) => row.subject === pair);
+  if (!pairRow) return null;
+  const addressRow = rows.find((row) => row.subject === address);
+  const spraying = Number(addressRow?.recent ?? 0) >= ADDRESS_FAILURES;
+  const delay = pairDelayMs(Number(pairRow.n), spraying ? 1 : FAILURES_BEFORE_DELAY);
+  const until = Number(pairRow.last) + delay;
+  return until > now ? Math.max(1, Math.ceil((until - now) / 1000)) : null;
 }

@@ -56,7 +56,7 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
   });
 
   it('marks the cookies Secure when the request came over HTTPS through a trusted proxy', async () => {
-    const app = await secondInstance({ trustProxy: true });
+    const app = await secondInstance({ trustProxy: 1 });
     try {
       const https = new Browser(app, {
         headers: { 'x-forwarded-proto': 'https' },
@@ -191,26 +191,43 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
     }
   });
 
-  it('throttles an account after 5 failures: even the right password waits, with Retry-After', async () => {
+  const THROTTLED =
+    /Too many failed attempts for this account from your network; try again in \d+ seconds?\./;
+  const failures = (subject: string) =>
+    ctx.app.deps.database.db
+      .selectFrom('sign_in_failures')
+      .select('at')
+      .where('subject', '=', subject)
+      .execute();
+  /** Moves every recorded failure back in time, as if `ms` had passed. */
+  const later = (ms: number) =>
+    ctx.app.deps.database.db
+      .updateTable('sign_in_failures')
+      .set((eb) => ({ at: eb('at', '-', ms) }))
+      .execute();
+
+  it('delays an account from one address after 5 failures: 429 with Retry-After and the sign-in page', async () => {
     const user = await addUser(ctx.app, ctx.brandId, 'throttled@acme.example', 'member');
+    const attacker = new Browser(ctx.app, { remoteAddress: '10.8.0.1' });
+    await attacker.get('/sign-in');
     for (let i = 0; i < 5; i++) {
-      const browser = fresh();
-      await browser.get('/sign-in');
-      expect((await browser.post('/sign-in', { email: user.email, password: `guess ${i}` })).statusCode).toBe(
-        401,
-      );
+      expect(
+        (await attacker.post('/sign-in', { email: user.email, password: `guess ${i}` })).statusCode,
+      ).toBe(401);
     }
-    const browser = fresh();
-    await browser.get('/sign-in');
-    const res = await browser.post('/sign-in', { email: user.email, password: PASSWORD });
+    const res = await attacker.post('/sign-in', { email: user.email, password: PASSWORD });
     expect(res.statusCode).toBe(429);
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(800);
-    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(900);
-    expect(textOf(res.body)).toContain('Too many failed sign-ins. Wait 15 minutes and try again.');
-    // Another instance sees the same count: it lives in the database.
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(textOf(res.body)).toContain(
+      'Too many failed attempts for this account from your network; try again in 1 second.',
+    );
+    expect(res.body).toContain(`value="${user.email}"`);
+    expect(res.headers['set-cookie'] ?? '').not.toMatch(/li_session=/);
+    // Another instance sees the same failures: they live in the database.
     const other = await secondInstance();
     try {
-      const elsewhere = new Browser(other, { remoteAddress: '10.4.0.1' });
+      const elsewhere = new Browser(other, { remoteAddress: '10.8.0.1' });
       await elsewhere.get('/sign-in');
       expect((await elsewhere.post('/sign-in', { email: user.email, password: PASSWORD })).statusCode).toBe(
         429,
@@ -218,45 +235,79 @@ describe.each(dialects())('sign-in and sessions on %s', (dialect) => {
     } finally {
       await other.close();
     }
-    // Once the failures are older than 15 minutes, the right password works again.
+    // Once the delay has passed, the right password works, and clears that pair's failures.
+    await later(1000);
+    expect((await attacker.post('/sign-in', { email: user.email, password: PASSWORD })).statusCode).toBe(303);
+    expect(await failures(`pair:10.8.0.1|${user.email}`)).toEqual([]);
+  });
+
+  it('never locks the owner out from another address, and does not delay other accounts from the attacker’s', async () => {
+    const victim = await addUser(ctx.app, ctx.brandId, 'victim@acme.example');
+    const colleague = await addUser(ctx.app, ctx.brandId, 'colleague@acme.example', 'member');
+    const attacker = new Browser(ctx.app, { remoteAddress: '10.8.1.1' });
+    await attacker.get('/sign-in');
+    for (let i = 0; i < 5; i++)
+      await attacker.post('/sign-in', { email: victim.email, password: `guess ${i}` });
+    // A persistent attacker: 10 more failures, each after waiting out its delay, make the delay 15 minutes.
     await ctx.app.deps.database.db
-      .updateTable('sign_in_failures')
-      .set((eb) => ({ at: eb('at', '-', 15 * 60_000) }))
+      .insertInto('sign_in_failures')
+      .values(
+        Array.from({ length: 10 }, () => ({ subject: `pair:10.8.1.1|${victim.email}`, at: Date.now() })),
+      )
       .execute();
-    expect((await browser.post('/sign-in', { email: user.email, password: PASSWORD })).statusCode).toBe(303);
+    const refused = await attacker.post('/sign-in', { email: victim.email, password: PASSWORD });
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(800);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(900);
+    expect(textOf(refused.body)).toMatch(THROTTLED);
+    // The owner at home, or a second instance: another address, signed in at once.
+    const owner = new Browser(ctx.app, { remoteAddress: '10.8.1.2' });
+    await owner.get('/sign-in');
+    expect((await owner.post('/sign-in', { email: victim.email, password: PASSWORD })).statusCode).toBe(303);
+    // Another account from the attacker's address has no failures of its own.
+    const neighbour = new Browser(ctx.app, { remoteAddress: '10.8.1.1' });
+    await neighbour.get('/sign-in');
+    expect(
+      (await neighbour.post('/sign-in', { email: colleague.email, password: PASSWORD })).statusCode,
+    ).toBe(303);
+    // The owner's sign-in elsewhere does not clear the attacker's pair.
+    expect((await attacker.post('/sign-in', { email: victim.email, password: PASSWORD })).statusCode).toBe(
+      429,
+    );
   });
 
   it('throttles unknown emails the same way, so throttling reveals nothing', async () => {
     const browser = fresh();
     await browser.get('/sign-in');
-    for (let i = 0; i < 5; i++)
-      await browser.post('/sign-in', { email: 'ghost@acme.example', password: 'x' });
-    const other = fresh();
-    await other.get('/sign-in');
-    const res = await other.post('/sign-in', { email: 'ghost@acme.example', password: 'x' });
+    for (let i = 0; i < 5; i++) {
+      expect(
+        (await browser.post('/sign-in', { email: 'ghost@acme.example', password: 'x' })).statusCode,
+      ).toBe(401);
+    }
+    const res = await browser.post('/sign-in', { email: 'ghost@acme.example', password: 'x' });
     expect(res.statusCode).toBe(429);
-    expect(textOf(res.body)).toContain('Too many failed sign-ins');
+    expect(textOf(res.body)).toMatch(THROTTLED);
   });
 
-  it('throttles a client address after 20 failures across accounts, and only that address', async () => {
-    // 19 earlier failures from this address (each a different account), then one more through the form.
+  it('an address failing on many accounts: delays start at the first failure, but a correct password still works', async () => {
+    // 20 earlier failures from this address on other accounts (password spraying).
     await ctx.app.deps.database.db
       .insertInto('sign_in_failures')
-      .values(Array.from({ length: 19 }, () => ({ subject: 'address:10.9.9.9', at: Date.now() })))
+      .values(Array.from({ length: 20 }, () => ({ subject: 'address:10.9.9.9', at: Date.now() })))
       .execute();
-    const attacker = new Browser(ctx.app, { remoteAddress: '10.9.9.9' });
-    await attacker.get('/sign-in');
+    const sprayer = new Browser(ctx.app, { remoteAddress: '10.9.9.9' });
+    await sprayer.get('/sign-in');
+    const member = await addUser(ctx.app, ctx.brandId, 'sprayed@acme.example', 'member');
     expect(
-      (await attacker.post('/sign-in', { email: 'victim@acme.example', password: 'guess' })).statusCode,
+      (await sprayer.post('/sign-in', { email: member.email, password: 'Summer2026!' })).statusCode,
     ).toBe(401);
-    const blocked = await attacker.post('/sign-in', { email: owner.email, password: PASSWORD });
-    expect(blocked.statusCode).toBe(429);
-    expect(textOf(blocked.body)).toContain('Too many failed sign-ins');
-    const neighbour = fresh();
-    await neighbour.get('/sign-in');
-    expect((await neighbour.post('/sign-in', { email: owner.email, password: PASSWORD })).statusCode).toBe(
-      303,
-    );
+    const again = await sprayer.post('/sign-in', { email: member.email, password: 'Winter2026!' });
+    expect(again.statusCode).toBe(429);
+    expect(again.headers['retry-after']).toBe('1');
+    // Someone else at that address whose account has no failures from it signs in.
+    const office = new Browser(ctx.app, { remoteAddress: '10.9.9.9' });
+    await office.get('/sign-in');
+    expect((await office.post('/sign-in', { email: owner.email, password: PASSWORD })).statusCode).toBe(303);
   });
 });
 

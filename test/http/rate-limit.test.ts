@@ -123,14 +123,55 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().detail).toMatch(/missing or invalid API key from your address/);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    // The address is blocked for the rest of the minute, whatever key it sends; other addresses are not.
-    expect((await read(ctx.keys.full, address)).statusCode).toBe(429);
+    // Every other missing, unknown or revoked key from the address is refused for the rest of the minute.
+    expect((await read(`lik_${'y'.repeat(43)}`, address)).statusCode).toBe(429);
+    expect((await read(ctx.keys.revoked, address)).statusCode).toBe(429);
+    const missing = await ctx.app.inject({ method: 'GET', url: '/v1/leads', remoteAddress: address });
+    expect(missing.statusCode).toBe(429);
+    // Other addresses are not limited.
     expect((await read(bad, '203.0.113.8')).statusCode).toBe(401);
     expect((await read(ctx.keys.full, '203.0.113.8')).statusCode).toBe(200);
     // Unauthenticated routes are not limited.
     const health = await ctx.app.inject({ method: 'GET', url: '/healthz', remoteAddress: address });
     expect(health.statusCode).toBe(200);
     expect(health.headers['ratelimit-limit']).toBeUndefined();
+  });
+
+  it('serves a valid key from an address over the failed-key limit; its bad keys stay refused', async () => {
+    await awayFromWindowEdge();
+    const address = '203.0.113.9';
+    const bad = 'lik_' + 'z'.repeat(43);
+    for (let i = 0; i < 3; i++) await read(bad, address);
+    expect((await read(bad, address)).statusCode).toBe(429);
+    // Someone else at the same address (an office, a carrier's NAT) with a real key is not locked out.
+    const valid = await read(ctx.keys.full, address);
+    expect(valid.statusCode).toBe(200);
+    expect(valid.headers['retry-after']).toBeUndefined();
+    expect(valid.headers['ratelimit-limit']).toBe('600');
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/leads',
+      remoteAddress: address,
+      headers: { 'x-api-key': ctx.keys['leads:write'], 'content-type': 'application/json' },
+      payload: JSON.stringify(validLead()),
+    });
+    expect(created.statusCode).toBe(201);
+    // A valid key's own per-key limit still applies.
+    const limited = await keyWith({ readsPerMinute: 1 });
+    expect((await read(limited, address)).statusCode).toBe(200);
+    const overKey = await read(limited, address);
+    expect(overKey.statusCode).toBe(429);
+    expect(overKey.json().detail).toMatch(/1 reads/);
+    // A valid key does not reset the address's failures: guessing stays limited.
+    expect((await read(bad, address)).statusCode).toBe(429);
+    // A valid key without the scope is a 403, counted against the key, not the address.
+    const forbidden = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/events',
+      remoteAddress: address,
+      headers: { 'x-api-key': ctx.keys['leads:read'] },
+    });
+    expect(forbidden.statusCode).toBe(403);
   });
 
   it('says where counters live in /readyz', async () => {

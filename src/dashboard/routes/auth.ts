@@ -118,10 +118,10 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
       reply.header('Retry-After', String(result.retryAfterSeconds));
       request.log.warn({ address: request.ip }, 'sign-in throttled');
     }
-    const minutes = throttled ? Math.ceil(result.retryAfterSeconds / 60) : 0;
+    const seconds = throttled ? result.retryAfterSeconds : 0;
     const message = throttled
       ? notice(
-          html`Too many failed sign-ins. Wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
+          html`Too many failed attempts for this account from your network; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
           'error',
         )
       : notice('Email or password is wrong.', 'error');

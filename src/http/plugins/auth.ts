@@ -1,8 +1,10 @@
-// API-key authentication: X-API-Key -> brand + scopes, checked before the body is read.
+// API-key authentication: X-API-Key -> brand + scopes, checked before the body is read. The key is looked up
+// first; the failed-key limit of the client's address applies only when it is missing or bad.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type ApiKeyResolver, hasScope, type Principal, type Scope } from '../../domain/api-keys.js';
 import { sendProblem } from '../problem.js';
+import type { FailedKeyLimit } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,22 +29,28 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 export default fp(
-  async function authPlugin(app: FastifyInstance, options: { resolver: ApiKeyResolver }) {
+  async function authPlugin(
+    app: FastifyInstance,
+    options: { resolver: ApiKeyResolver; failedKeys: Pick<FailedKeyLimit, 'refused'> },
+  ) {
     app.decorateRequest('principal', null);
+
+    const refuseKey = async (request: FastifyRequest, reply: FastifyReply, reason: keyof typeof REFUSALS) => {
+      // 429 once the address has sent too many bad keys this minute, so guessing stays limited.
+      if (await options.failedKeys.refused(request, reply)) return reply;
+      reply.header('WWW-Authenticate', 'ApiKey header="X-API-Key"');
+      return sendProblem(request, reply, 'unauthorized', REFUSALS[reason]);
+    };
+
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const scope = request.routeOptions.config?.scope;
       if (!scope) return;
       const header = request.headers['x-api-key'];
       const key = Array.isArray(header) ? header[0] : header;
-      if (!key) {
-        reply.header('WWW-Authenticate', 'ApiKey header="X-API-Key"');
-        return sendProblem(request, reply, 'unauthorized', REFUSALS.missing);
-      }
+      if (!key) return refuseKey(request, reply, 'missing');
+      // A hash and, within KEY_CACHE_TTL_MS, a cache hit: cheap enough to do before any address check.
       const result = await options.resolver.resolve(key.trim());
-      if (typeof result === 'string') {
-        reply.header('WWW-Authenticate', 'ApiKey header="X-API-Key"');
-        return sendProblem(request, reply, 'unauthorized', REFUSALS[result]);
-      }
+      if (typeof result === 'string') return refuseKey(request, reply, result);
       request.principal = result;
       if (!hasScope(result.scopes, scope)) {
         return sendProblem(

@@ -1,4 +1,6 @@
 // Rate limits: per API key (reads and writes counted apart) and, for failed key attempts, per client address.
+// Only failures are counted and refused per address: a request with a valid key is never refused for what other
+// clients at its address did (an office or a mobile carrier shares one address).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../config.js';
@@ -19,27 +21,68 @@ function refuse(request: FastifyRequest, reply: FastifyReply, state: RateLimitSt
   return sendProblem(request, reply, 'rate_limited', `${detail} Retry in ${seconds} s.`);
 }
 
+/**
+ * The failed-key limit per client address. Auth consults it only for a missing or bad key, after looking the key
+ * up, so a valid key from an address that is over the limit is still served; bad keys from it get 429 instead of
+ * 401 until the window ends, which keeps guessing limited.
+ */
+export class FailedKeyLimit {
+  // Addresses this instance has refused a key from in the current window. Only their budget is looked up, so a
+  // bad key from a well-behaved address costs no extra counter read; an address failing on other instances is
+  // caught here from its first failure on this one.
+  private suspectWindow = -1;
+  private suspects = new Set<string>();
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    readonly limit: number,
+  ) {}
+
+  private suspectsNow() {
+    const window = Math.floor(Date.now() / WINDOW_MS);
+    if (window !== this.suspectWindow) {
+      this.suspectWindow = window;
+      this.suspects = new Set();
+    }
+    return this.suspects;
+  }
+
+  private bucket(request: FastifyRequest) {
+    return `auth:${request.ip}`;
+  }
+
+  /** For a missing or bad key: sends the 429 and says true when the address has used up its failures. */
+  async refused(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    if (!this.suspectsNow().has(request.ip)) return false;
+    const state = await this.limiter.peek(this.bucket(request), this.limit);
+    if (state.remaining > 0) return false;
+    setHeaders(reply, state);
+    refuse(
+      request,
+      reply,
+      state,
+      `Too many requests with a missing or invalid API key from your address (limit ${this.limit} per minute).`,
+    );
+    return true;
+  }
+
+  /** Counts a refused key (a 401) against the request's address. */
+  async record(request: FastifyRequest): Promise<void> {
+    this.suspectsNow().add(request.ip);
+    await this.limiter.hit(this.bucket(request), this.limit);
+  }
+}
+
 export default fp(
   async function rateLimitPlugin(
     app: FastifyInstance,
-    { limiter, config }: { limiter: RateLimiter; config: Readonly<Config> },
+    {
+      limiter,
+      config,
+      failedKeys,
+    }: { limiter: RateLimiter; config: Readonly<Config>; failedKeys: FailedKeyLimit },
   ) {
     const counted = new WeakSet<FastifyRequest>();
-    const failedAuthLimit = config.rateLimit.failedAuthPerMinute;
-    const addressBucket = (request: FastifyRequest) => `auth:${request.ip}`;
-    // Addresses this instance has refused a key from in the current window. Only their budget is looked up before
-    // auth, so well-behaved clients cost no extra counter read; an address failing on other instances is caught
-    // here from its first failure on this one.
-    let suspectWindow = -1;
-    let suspects = new Set<string>();
-    const suspectsNow = () => {
-      const window = Math.floor(Date.now() / WINDOW_MS);
-      if (window !== suspectWindow) {
-        suspectWindow = window;
-        suspects = new Set();
-      }
-      return suspects;
-    };
 
     const countKey = async (request: FastifyRequest) => {
       const principal = request.principal!;
@@ -51,20 +94,6 @@ export default fp(
       const state = await limiter.hit(`key:${principal.keyId}:${reading ? 'read' : 'write'}`, limit);
       return { state, reading };
     };
-
-    // Registered before auth: an address that keeps sending bad keys is stopped before its keys are looked up.
-    app.addHook('onRequest', async (request, reply) => {
-      if (!request.routeOptions.config?.scope || !suspectsNow().has(request.ip)) return;
-      const state = await limiter.peek(addressBucket(request), failedAuthLimit);
-      if (state.remaining > 0) return;
-      setHeaders(reply, state);
-      return refuse(
-        request,
-        reply,
-        state,
-        `Too many requests with a missing or invalid API key from your address (limit ${failedAuthLimit} per minute).`,
-      );
-    });
 
     // After auth (every onRequest hook has run) and before the body is read: count against the key's budget.
     app.addHook('preParsing', async (request, reply, payload) => {
@@ -83,8 +112,7 @@ export default fp(
     app.addHook('onSend', async (request, reply, payload) => {
       if (!request.routeOptions.config?.scope) return payload;
       if (reply.statusCode === 401) {
-        suspectsNow().add(request.ip);
-        await limiter.hit(addressBucket(request), failedAuthLimit);
+        await failedKeys.record(request);
       } else if (request.principal && !counted.has(request)) {
         // Refused by auth after the key resolved (403): the request still counts, and says what is left.
         setHeaders(reply, (await countKey(request)).state);
