@@ -9,6 +9,11 @@ export interface RequestSpec {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * The status every answer should have when it is not a 2xx (a form post's 303): answers with another status are
+   * counted in `non2xx`, these are not.
+   */
+  expectStatus?: number;
   /** Called before every request: vary the body or the path. */
   setupRequest?: (request: {
     method: string;
@@ -33,6 +38,7 @@ export interface Measurement {
   p999: number;
   errors: number;
   timeouts: number;
+  /** Answers that were not a 2xx (or, with `expectStatus`, not that status). */
   non2xx: number;
   peakRssMiB: number;
 }
@@ -72,6 +78,15 @@ function run(
   });
 }
 
+/** Answers with any status but `expected`. */
+function otherStatuses(result: autocannon.Result, expected: number): number {
+  let count = 0;
+  for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) {
+    if (Number(status) !== expected) count += stats?.count ?? 0;
+  }
+  return count;
+}
+
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Warm up, then measure. `pid` is the server process whose peak RSS is reported. */
@@ -99,7 +114,7 @@ export async function measure(
     p999: ms(99.9),
     errors: result.errors,
     timeouts: result.timeouts,
-    non2xx: result.non2xx,
+    non2xx: spec.expectStatus === undefined ? result.non2xx : otherStatuses(result, spec.expectStatus),
     peakRssMiB: round(Number.isFinite(peak) ? peak : rssMiB(options.pid), 1),
   };
 }

@@ -9,6 +9,15 @@ type Row = Omit<Measurement, 'seconds' | 'requests'> & {
   target: 'service' | 'ceiling';
   ceilingRps?: number;
   ratio?: number;
+  comparedWith?: {
+    scenario: string;
+    rps: number;
+    p50: number;
+    p99: number;
+    rpsRatio: number;
+    p50Ratio: number;
+    p99Ratio: number;
+  };
 };
 
 interface Report {
@@ -57,6 +66,24 @@ export function renderReport(report: Report): string {
     lines.push(
       `| ${r.scenario} | ${r.connections} | ${r.rps} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${fixed(r.p999)} | ${r.peakRssMiB.toFixed(0)} |`,
     );
+  }
+  const compared = report.scenarios.filter((s) => s.target === 'service' && s.comparedWith);
+  if (compared.length) {
+    lines.push(
+      '',
+      'Against another scenario of the same run (`form-post` ÷ `POST /v1/leads`, create-distinct):',
+      '',
+    );
+    lines.push(
+      '| scenario | compared with | conns | req/s | its req/s | req/s ratio | p50 ms | its p50 ms | p50 ratio | p99 ms | its p99 ms | p99 ratio |',
+      '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    );
+    for (const r of compared) {
+      const c = r.comparedWith!;
+      lines.push(
+        `| ${r.scenario} | ${c.scenario} | ${r.connections} | ${r.rps} | ${c.rps} | ${fixed(c.rpsRatio)} | ${fixed(r.p50)} | ${fixed(c.p50)} | ${fixed(c.p50Ratio)} | ${fixed(r.p99)} | ${fixed(c.p99)} | ${fixed(c.p99Ratio)} |`,
+      );
+    }
   }
   if (report.growth.length) {
     lines.push('', 'Growth (`GET /v1/leads?limit=100`):', '');

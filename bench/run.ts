@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.js';
+import { LEAD_FIELDS } from '../src/domain/lead-input.js';
 import { encodeCursor } from '../src/domain/paging.js';
 import { type Measurement, measure, type RequestSpec } from './load.js';
 import { cli, freePort, pinning, pinSelfToLoadCore, ROOT, Server, type Storage } from './processes.js';
@@ -40,7 +41,8 @@ const HELP = `Usage: npm run bench -- [options]        (each option also reads f
   --duration 20                measured seconds per run (BENCH_DURATION)
   --warmup 5                   warm-up seconds before each run (BENCH_WARMUP)
   --connections 1,32,128       connection counts (BENCH_CONNECTIONS)
-  --scenarios a,b              subset of: ${'create-distinct, create-linking, list-100, get-one, mixed'}
+  --scenarios a,b              subset of: ${'create-distinct, create-linking, list-100, get-one, mixed, form-post'}
+                               (form-post is reported against create-distinct: run both)
   --growth 10000,1000000       brand sizes for the growth runs, or "off" (BENCH_GROWTH)
   --growth-connections 32      connections for the growth runs (BENCH_GROWTH_CONNECTIONS)
   --service-node-flags "..."   extra node flags for the service, e.g. "--max-semi-space-size=4"
@@ -68,7 +70,7 @@ const settings = {
   scenarios: setting(
     flags.scenarios,
     'BENCH_SCENARIOS',
-    'create-distinct,create-linking,list-100,get-one,mixed',
+    'create-distinct,create-linking,list-100,get-one,mixed,form-post',
   ).split(','),
   growth: setting(flags.growth, 'BENCH_GROWTH', '10000,1000000'),
   growthConnections: Number(setting(flags['growth-connections'], 'BENCH_GROWTH_CONNECTIONS', '32')),
@@ -102,9 +104,36 @@ function formLead(customer: number, n: number): string {
   });
 }
 
+/** The origin the bench form allows and its posts come from, as a browser on the brand's site would send. */
+const FORM_ORIGIN = 'https://www.bench-plumbing.example';
+const FORM_CONSENT = 'I agree that Bench Plumbing contacts me about this request.';
+
+/**
+ * What the snippet's form sends when a person has filled it in (JavaScript off): every field of the snippet in
+ * its order, the ones left alone empty, the phone in the national format, the empty honeypot and the consent box.
+ */
+function formPost(customer: number, n: number): string {
+  const filled: Record<string, string> = {
+    street: 'Keizersgracht',
+    streetNumber: String((customer % 500) + 1),
+    postalCode: '1015 CJ',
+    city: 'Amsterdam',
+    customerName: `Customer ${customer}`,
+    email: `form-${RUN_TAG}-${customer}@example.com`,
+    phone: `06 1${String(customer % 10_000_000).padStart(7, '0')}`,
+    title: 'Leaking tap in the kitchen',
+    description: `The kitchen tap drips constantly since last week; request ${n}.`,
+  };
+  const body = new URLSearchParams();
+  for (const { name } of LEAD_FIELDS) if (name !== 'priority') body.append(name, filled[name] ?? '');
+  body.append('_gotcha', '');
+  body.append('consent', 'yes');
+  return body.toString();
+}
+
 type Scenario = (ids: string[]) => RequestSpec;
 
-function scenarios(key: string): Record<string, Scenario> {
+function scenarios(key: string, formId: string): Record<string, Scenario> {
   const headers = { 'x-api-key': key, 'content-type': 'application/json' };
   const readHeaders = { 'x-api-key': key };
   const create = (linking: boolean): RequestSpec => ({
@@ -127,6 +156,18 @@ function scenarios(key: string): Record<string, Scenario> {
       path: `/v1/leads/${ids[0]}`,
       headers: readHeaders,
       setupRequest: (request) => ({ ...request, path: `/v1/leads/${ids[sequence++ % ids.length]}` }),
+    }),
+    // A website form posted with JavaScript off: form-encoded, from the allowed origin, answered with a 303.
+    'form-post': () => ({
+      method: 'POST',
+      path: `/f/${formId}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: FORM_ORIGIN },
+      body: formPost(0, 0),
+      expectStatus: 303,
+      setupRequest: (request) => {
+        const n = sequence++;
+        return { ...request, body: formPost(4_000_000 + n, n) };
+      },
     }),
     // A sync client's day: mostly pages and single reads, one write in ten.
     mixed: (ids) => ({
@@ -166,14 +207,21 @@ function scenarios(key: string): Record<string, Scenario> {
   };
 }
 
-/** Which ceiling measurement a scenario is compared with (linking costs the ceiling what creating does). */
-const CEILING_OF: Record<string, string> = {
+/**
+ * Which ceiling measurement a scenario is compared with (linking costs the ceiling what creating does). A form
+ * post has none: it is compared with `POST /v1/leads` (create-distinct) in the same run instead (COMPARED_WITH).
+ */
+const CEILING_OF: Record<string, string | undefined> = {
   'create-distinct': 'create-distinct',
   'create-linking': 'create-distinct',
   'list-100': 'list-100',
   'get-one': 'get-one',
   mixed: 'mixed',
+  'form-post': undefined,
 };
+
+/** Scenarios reported as a ratio to another scenario of the same run, at the same connection count. */
+const COMPARED_WITH: Record<string, string> = { 'form-post': 'create-distinct' };
 
 // ---- storage ---------------------------------------------------------------------------------------------
 
@@ -195,6 +243,30 @@ async function dropStorage(storage: Storage): Promise<void> {
   }
 }
 
+/** The bench brand's website form (consent asked, no redirect), made through the API like a brand would. */
+async function createForm(url: string, key: string): Promise<string> {
+  const res = await fetch(`${url}/v1/forms`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'Bench contact form',
+      allowedOrigins: [FORM_ORIGIN],
+      consentText: FORM_CONSENT,
+    }),
+  });
+  if (res.status !== 201) throw new Error(`creating the form failed: ${res.status} ${await res.text()}`);
+  const formId = ((await res.json()) as { id: string }).id;
+  // One post as the load will send it, so a refusal shows here and not as a column of non-2xx.
+  const check = await fetch(`${url}/f/${formId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: FORM_ORIGIN },
+    body: formPost(5_000_000, 0),
+    redirect: 'manual',
+  });
+  if (check.status !== 303) throw new Error(`a form post failed: ${check.status} ${await check.text()}`);
+  return formId;
+}
+
 function brandWithKey(storage: Storage): { brandId: string; key: string } {
   const brand = cli(storage, ['brands', 'create', '--name', 'Bench Plumbing']);
   const key = cli(storage, [
@@ -211,6 +283,53 @@ interface Row extends Measurement {
   target: 'service' | 'ceiling';
   ceilingRps?: number;
   ratio?: number;
+  /** For scenarios in COMPARED_WITH: the other scenario's figures at the same connections, and the ratios. */
+  comparedWith?: Comparison;
+}
+
+interface Comparison {
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** This scenario's requests/s ÷ the other's. */
+  rpsRatio: number;
+  /** This scenario's p50 ÷ the other's (above 1: slower). */
+  p50Ratio: number;
+  /** This scenario's p99 ÷ the other's. */
+  p99Ratio: number;
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : Number.NaN);
+
+/** Fills in `comparedWith` once every scenario has run (the order of --scenarios does not matter). */
+function compareWithinRun(rows: Row[]): void {
+  for (const row of rows) {
+    const other = COMPARED_WITH[row.scenario];
+    if (!other || row.target !== 'service') continue;
+    const base = rows.find(
+      (r) => r.target === 'service' && r.scenario === other && r.connections === row.connections,
+    );
+    if (!base) {
+      console.log(
+        `  (${row.scenario} at ${row.connections}: no ${other} run to compare with; add it to --scenarios)`,
+      );
+      continue;
+    }
+    row.comparedWith = {
+      scenario: other,
+      rps: base.rps,
+      p50: base.p50,
+      p99: base.p99,
+      rpsRatio: ratio(row.rps, base.rps),
+      p50Ratio: ratio(row.p50, base.p50),
+      p99Ratio: ratio(row.p99, base.p99),
+    };
+    const c = row.comparedWith;
+    console.log(
+      `  ${row.scenario} ÷ ${other} at ${row.connections} connections: req/s ${c.rpsRatio.toFixed(2)} (${row.rps} / ${c.rps}), p50 ${c.p50Ratio.toFixed(2)} (${row.p50.toFixed(2)} / ${c.p50.toFixed(2)} ms), p99 ${c.p99Ratio.toFixed(2)} (${row.p99.toFixed(2)} / ${c.p99.toFixed(2)} ms)`,
+    );
+  }
 }
 
 function postLead(url: string, key: string, body: string) {
@@ -255,7 +374,7 @@ async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       file = samples.file;
       const ids = samples.ids;
       ceiling = await Server.ceiling(file, await freePort());
-      const specs = scenarios(key);
+      const specs = scenarios(key, await createForm(service.url, key));
       const ceilingRps = new Map<string, number>();
       for (const name of settings.scenarios) {
         const spec = specs[name];
@@ -263,7 +382,12 @@ async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
         for (const connections of settings.connections) {
           const options = { connections, warmupSeconds: settings.warmupSeconds, seconds: settings.seconds };
           const measured = await measure(service.url, spec(ids), { ...options, pid: service.pid });
-          const ceilingName = CEILING_OF[name]!;
+          const ceilingName = CEILING_OF[name];
+          if (!ceilingName) {
+            rows.push({ scenario: name, target: 'service', ...measured });
+            printRow(rows.at(-1)!);
+            continue;
+          }
           const ceilingKey = `${ceilingName}@${connections}`;
           if (!ceilingRps.has(ceilingKey)) {
             const top = await measure(ceiling.url, specs[ceilingName]!(ids), {
@@ -285,6 +409,7 @@ async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
           printRow(rows.at(-1)!);
         }
       }
+      compareWithinRun(rows);
     } finally {
       await ceiling?.stop();
       await service.stop();
@@ -382,7 +507,7 @@ async function runProfile(dialect: 'sqlite' | 'postgres', scenario: string): Pro
     try {
       const { file, ids } = await captureSamples(service.url, key);
       fs.rmSync(file, { force: true });
-      const spec = scenarios(key)[scenario];
+      const spec = scenarios(key, await createForm(service.url, key))[scenario];
       if (!spec) throw new Error(`unknown scenario ${scenario}`);
       m = await measure(service.url, spec(ids), {
         connections: 32,

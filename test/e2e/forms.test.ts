@@ -1,0 +1,607 @@
+// Website forms end to end in real Chromium (Debian's /usr/bin/chromium via playwright-core): the snippet pasted
+// into a page served from another origin (a second local HTTP server), posted with JavaScript off (303 to the
+// thanks page or to the form's redirectUrl, the 422 page, the 403 page for an origin that is not allowed) and
+// with the fetch example (JSON, CORS preflight, alert on errors), plus the hosted page GET /f/{id}. SQLite only,
+// like the dashboard's end-to-end test: the dialect-specific paths of a form post are covered in test/http.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createApiKey } from '../../src/domain/api-keys.js';
+import { createBrand } from '../../src/domain/brands.js';
+import { formFetchExample } from '../../src/forms/views.js';
+import { waitFor } from '../helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+const haveChromium = existsSync(CHROMIUM);
+
+if (!haveChromium && !ci) {
+  console.warn(
+    `Skipping the website form end-to-end tests: ${CHROMIUM} is missing. Install it with "apt-get install -y chromium". Under CI=true this is a failure.`,
+  );
+}
+
+const CONSENT = 'I agree that Acme Plumbing contacts me about this request.';
+const THANKS_TEXT = 'Thank you. We have received your request and will be in touch.';
+const FETCH_THANKS_TEXT = 'Thank you, we received your request.';
+
+/** A free port on 127.0.0.1: the app's PUBLIC_URL (form endpoints, its own origin) must name the real one. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** A plain static site on its own port (its own origin): serves the pages put into `pages`, records hits. */
+interface StaticSite {
+  origin: string;
+  pages: Map<string, string>;
+  hits: string[];
+  close(): Promise<void>;
+}
+
+async function startStaticSite(): Promise<StaticSite> {
+  const pages = new Map<string, string>();
+  const hits: string[] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://site.invalid');
+    hits.push(`${req.method} ${url.pathname}`);
+    const page = req.method === 'GET' ? pages.get(url.pathname) : undefined;
+    if (page === undefined) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    pages,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A minimal HTML document around the snippet (and whatever the site adds inside the form, or after it). */
+function sitePage(snippet: string, options: { insideForm?: string; after?: string } = {}): string {
+  let form = snippet;
+  if (options.insideForm) {
+    const marker = '<button type="submit"';
+    expect(snippet.split(marker)).toHaveLength(2);
+    form = snippet.replace(marker, `${options.insideForm}\n${marker}`);
+  }
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Contact Acme Plumbing</title>
+</head>
+<body>
+<h1>Contact us</h1>
+${form}
+${options.after ?? ''}
+</body>
+</html>`;
+}
+
+/** The parts of a lead (GET /v1/leads/{id}) these tests read by name; the rest is matched as objects. */
+interface Lead {
+  id: string;
+  extraFields: Record<string, string> | null;
+  [field: string]: unknown;
+}
+
+/** One request the app served, seen on its HTTP server (so CORS preflights are visible too). */
+interface Served {
+  method: string;
+  url: string;
+  origin: string | undefined;
+  status: number;
+  allowOrigin: string | undefined;
+}
+
+describe.skipIf(!haveChromium && !ci)('website forms in Chromium, posted from another origin', () => {
+  let dir: string;
+  let app: App;
+  let base: string;
+  let site: StaticSite;
+  let stranger: StaticSite;
+  let browser: Browser;
+  let noScript: BrowserContext;
+  let withScript: BrowserContext;
+  let apiKey: string;
+  /** No redirectUrl (303 to /f/{id}/thanks), consent asked. */
+  let thanksForm: { id: string; endpoint: string };
+  /** redirectUrl on the static site, no consent. */
+  let redirectForm: { id: string; endpoint: string };
+  const served: Served[] = [];
+  const consoleMessages: string[] = [];
+  let n = 0;
+
+  const api = async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  // ---- where the page text comes from ---------------------------------------------------------------------
+  // The snippet, the fetch example and the hosted link will be copied from the dashboard (Settings > Forms:
+  // #form-snippet, #form-fetch-example, a#form-hosted-link) once that page exists; today they come from the API.
+
+  /** The HTML snippet a site owner pastes, exactly as the service hands it out. */
+  async function snippetFor(formId: string): Promise<string> {
+    const res = await api('GET', `/v1/forms/${formId}`);
+    expect(res.status).toBe(200);
+    return res.body.snippet as string;
+  }
+  /** The fetch example shown beside the snippet. */
+  async function fetchExampleFor(formId: string): Promise<string> {
+    const res = await api('GET', `/v1/forms/${formId}`);
+    return formFetchExample(res.body.endpoint as string);
+  }
+  /** The hosted page's address. */
+  async function hostedLinkFor(formId: string): Promise<string> {
+    return `${base}/f/${formId}`;
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------------------
+
+  /** What a person types; the email makes the lead findable. */
+  const person = () => {
+    n++;
+    return {
+      title: `Boiler makes a banging noise ${n}`,
+      customerName: `Sanne de Vries ${n}`,
+      email: `sanne.${n}.${Date.now()}@example.com`,
+      phone: '06 1234 5678',
+      street: 'Keizersgracht',
+      streetNumber: String(100 + n),
+      postalCode: '1015 CJ',
+      city: 'Amsterdam',
+    };
+  };
+  type Person = ReturnType<typeof person>;
+
+  async function fillIn(page: Page, values: Person, consent: boolean) {
+    await page.getByLabel('What do you need?').fill(values.title);
+    await page.getByLabel('Your name').fill(values.customerName);
+    await page.getByLabel('Email').fill(values.email);
+    await page.getByLabel('Phone').fill(values.phone);
+    await page.getByLabel('Street').fill(values.street);
+    await page.getByLabel('House number').fill(values.streetNumber);
+    await page.getByLabel('Postal code').fill(values.postalCode);
+    await page.getByLabel('City').fill(values.city);
+    if (consent) await page.getByLabel(CONSENT).check();
+  }
+
+  const send = (page: Page) => page.getByRole('button', { name: 'Send' }).click();
+
+  /** The stored lead (through the API) whose customer has this email, or undefined. */
+  async function leadByEmail(email: string): Promise<Lead | undefined> {
+    const list = await api('GET', '/v1/leads?limit=100');
+    expect(list.status).toBe(200);
+    const item = (list.body.data as { id: string; customer: { email: string } }[]).find(
+      (l) => l.customer.email === email,
+    );
+    if (!item) return undefined;
+    const one = await api('GET', `/v1/leads/${item.id}`);
+    expect(one.status).toBe(200);
+    return one.body as unknown as Lead;
+  }
+
+  async function newForm(fields: Record<string, unknown>) {
+    const res = await api('POST', '/v1/forms', fields);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body as { id: string; endpoint: string };
+  }
+
+  async function openPage(context: BrowserContext, url: string): Promise<Page> {
+    const page = await context.newPage();
+    page.on('console', (message) => consoleMessages.push(message.text()));
+    const res = await page.goto(url);
+    expect(res?.status()).toBe(200);
+    return page;
+  }
+
+  beforeAll(async () => {
+    if (!haveChromium) {
+      throw new Error(`CI=true but ${CHROMIUM} is missing: install it with "apt-get install -y chromium".`);
+    }
+    dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-forms-e2e-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const config = loadConfig({
+      DATA_DIR: dir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: base,
+      LOG_LEVEL: 'silent',
+      // Every post comes from 127.0.0.1; the default 10 a minute per form would cap this suite.
+      RATE_LIMIT_FORM_POSTS_PER_MINUTE: '1000',
+    });
+    app = await buildApp(config, { logger: false, defaultMetrics: false });
+    // Seen on the HTTP server, not in a Fastify hook: preflights and every plugin's routes alike. Fastify hands
+    // its headers to writeHead() rather than setting them on the response, so they are read there.
+    app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      let allowOrigin: string | undefined;
+      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+      (res as unknown as { writeHead: (...args: unknown[]) => ServerResponse }).writeHead = (...args) => {
+        for (const arg of args) {
+          if (arg && typeof arg === 'object' && !Array.isArray(arg)) {
+            const value = (arg as Record<string, unknown>)['access-control-allow-origin'];
+            if (typeof value === 'string') allowOrigin = value;
+          }
+        }
+        return writeHead(...args);
+      };
+      res.once('finish', () => {
+        const set = res.getHeader('access-control-allow-origin');
+        served.push({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          origin: req.headers.origin,
+          status: res.statusCode,
+          allowOrigin: allowOrigin ?? (typeof set === 'string' ? set : undefined),
+        });
+      });
+    });
+    await app.listen({ host: '127.0.0.1', port });
+    expect(app.server.address()).toMatchObject({ port });
+
+    const brand = await createBrand(app.deps.database, { name: 'Acme Plumbing', country: 'NL' });
+    apiKey = (await createApiKey(app.deps.database, { brandId: brand.id, name: 'forms', scopes: ['full'] }))
+      .key;
+    site = await startStaticSite();
+    stranger = await startStaticSite();
+    expect(site.origin).not.toBe(base);
+    expect(stranger.origin).not.toBe(site.origin);
+    site.pages.set('/thanks.html', sitePage('<p id="site-thanks">Thanks from our own site.</p>'));
+
+    thanksForm = await newForm({ name: 'Contact', allowedOrigins: [site.origin], consentText: CONSENT });
+    redirectForm = await newForm({
+      name: 'Quote',
+      allowedOrigins: [site.origin],
+      redirectUrl: `${site.origin}/thanks.html`,
+    });
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    noScript = await browser.newContext({ javaScriptEnabled: false });
+    withScript = await browser.newContext();
+    // A broken feature shows as a wait that ends with the step named, well within the test's own timeout.
+    for (const context of [noScript, withScript]) context.setDefaultTimeout(10_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await site?.close();
+    await stranger?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('the snippet with JavaScript off', () => {
+    it('posts from the other origin, lands on the thanks page, and the lead keeps form, phone, extras, attribution, consent', async () => {
+      const snippet = await snippetFor(thanksForm.id);
+      expect(snippet).toContain(`action="${thanksForm.endpoint}"`);
+      site.pages.set(
+        '/contact.html',
+        sitePage(snippet, {
+          insideForm: `<label for="how">How did you hear about us?</label>
+<input id="how" name="howDidYouHear">
+<input type="hidden" name="utm_source" value="newsletter">`,
+        }),
+      );
+      const page = await openPage(noScript, `${site.origin}/contact.html`);
+      const values = person();
+      await fillIn(page, values, true);
+      await page.getByLabel('How did you hear about us?').fill('A neighbour');
+      const before = served.length;
+      await send(page);
+      await page.waitForURL(`${base}/f/${thanksForm.id}/thanks`);
+      await expect(page.getByRole('status').textContent()).resolves.toBe(THANKS_TEXT);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Acme Plumbing');
+
+      // The post carried the static site's Origin and was answered with the 303.
+      expect(served.slice(before).filter((s) => s.url === `/f/${thanksForm.id}`)).toEqual([
+        {
+          method: 'POST',
+          url: `/f/${thanksForm.id}`,
+          origin: site.origin,
+          status: 303,
+          allowOrigin: undefined,
+        },
+      ]);
+
+      const lead = await leadByEmail(values.email);
+      expect(lead).toMatchObject({
+        source: 'form',
+        sourceFormId: thanksForm.id,
+        sourceFormName: 'Contact',
+        title: values.title,
+        extraFields: { howDidYouHear: 'A neighbour' },
+        attribution: { utm_source: 'newsletter' },
+        consent: { text: CONSENT },
+        customer: { name: values.customerName, email: values.email, phone: '+31612345678' },
+        address: {
+          street: 'Keizersgracht',
+          streetNumber: values.streetNumber,
+          postalCode: '1015 CJ',
+          city: 'Amsterdam',
+          country: 'NL',
+        },
+      });
+      // Every other field of the snippet arrived empty: none of them became an extra field.
+      expect(Object.keys(lead?.extraFields ?? {})).toEqual(['howDidYouHear']);
+      await page.close();
+    });
+
+    it("the exact snippet of a form with redirectUrl lands on that page of the site's own", async () => {
+      site.pages.set('/quote.html', sitePage(await snippetFor(redirectForm.id)));
+      const page = await openPage(noScript, `${site.origin}/quote.html`);
+      const values = person();
+      await fillIn(page, values, false);
+      await send(page);
+      await page.waitForURL(`${site.origin}/thanks.html`);
+      await expect(page.locator('#site-thanks').textContent()).resolves.toBe('Thanks from our own site.');
+      expect(site.hits).toContain('GET /thanks.html');
+      const lead = await leadByEmail(values.email);
+      expect(lead).toMatchObject({
+        source: 'form',
+        sourceFormId: redirectForm.id,
+        extraFields: null,
+        attribution: null,
+        consent: null,
+        customer: { phone: '+31612345678' },
+      });
+      await page.close();
+    });
+
+    it('a required field left blank comes back as the 422 page listing it, with what was typed kept', async () => {
+      site.pages.set('/contact-plain.html', sitePage(await snippetFor(thanksForm.id)));
+      const page = await openPage(noScript, `${site.origin}/contact-plain.html`);
+      const values = person();
+      await fillIn(page, values, true);
+      // Spaces only: the browser's own `required` check lets it through (an empty field it would stop
+      // itself), the service trims it to nothing.
+      await page.getByLabel('What do you need?').fill('   ');
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === thanksForm.endpoint),
+        send(page),
+      ]);
+      expect(answer.status()).toBe(422);
+      await page.waitForURL(thanksForm.endpoint);
+      await expect(page.title()).resolves.toBe('Error: Acme Plumbing');
+      const summary = page.getByRole('alert');
+      await expect(summary.locator('h2').textContent()).resolves.toBe('There is a problem');
+      await expect(summary.locator('li').allTextContents()).resolves.toEqual([
+        'What do you need? must not be empty.',
+      ]);
+      await expect(summary.locator('a').getAttribute('href')).resolves.toBe('#field-title');
+      await expect(page.locator('#field-title').getAttribute('aria-invalid')).resolves.toBe('true');
+      // What was typed is still there, the phone as written, the consent still ticked.
+      await expect(page.getByLabel('Your name').inputValue()).resolves.toBe(values.customerName);
+      await expect(page.getByLabel('Email').inputValue()).resolves.toBe(values.email);
+      await expect(page.getByLabel('Phone').inputValue()).resolves.toBe('06 1234 5678');
+      await expect(page.getByLabel('Postal code').inputValue()).resolves.toBe('1015 CJ');
+      await expect(page.getByLabel(CONSENT).isChecked()).resolves.toBe(true);
+      expect(await leadByEmail(values.email)).toBeUndefined();
+
+      // Corrected on the service's own page (its own origin now), it goes through.
+      await page.getByLabel('What do you need?').fill(values.title);
+      await send(page);
+      await page.waitForURL(`${base}/f/${thanksForm.id}/thanks`);
+      expect(await leadByEmail(values.email)).toMatchObject({
+        title: values.title,
+        sourceFormId: thanksForm.id,
+      });
+      await page.close();
+    });
+
+    it('from an origin the form does not allow, the browser shows the 403 page and nothing is stored', async () => {
+      stranger.pages.set('/contact.html', sitePage(await snippetFor(thanksForm.id)));
+      const page = await openPage(noScript, `${stranger.origin}/contact.html`);
+      const values = person();
+      await fillIn(page, values, true);
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === thanksForm.endpoint),
+        send(page),
+      ]);
+      expect(answer.status()).toBe(403);
+      await page.waitForURL(thanksForm.endpoint);
+      await expect(page.locator('h1').textContent()).resolves.toBe('This form cannot be sent from here');
+      await expect(page.locator('main p').textContent()).resolves.toBe(
+        `Posts from ${stranger.origin} are not allowed for this form.`,
+      );
+      expect(await leadByEmail(values.email)).toBeUndefined();
+      await page.close();
+    });
+  });
+
+  describe('the snippet with the fetch example (JavaScript on)', () => {
+    it('sends JSON across origins after a preflight, shows the thank-you text in place, and stores the lead', async () => {
+      const example = await fetchExampleFor(thanksForm.id);
+      site.pages.set('/contact-js.html', sitePage(await snippetFor(thanksForm.id), { after: example }));
+      const url = `${site.origin}/contact-js.html`;
+      const page = await openPage(withScript, url);
+      const values = person();
+      await fillIn(page, values, true);
+      const before = served.length;
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === thanksForm.endpoint),
+        send(page),
+      ]);
+      expect(answer.status()).toBe(201);
+      await page.getByText(FETCH_THANKS_TEXT).waitFor({ timeout: 5000 });
+      expect(page.url()).toBe(url);
+      await expect(page.locator('form').count()).resolves.toBe(0);
+
+      // The browser asked first (JSON is not a simple request), was told yes for this origin, then posted.
+      const mine = () => served.slice(before).filter((s) => s.url === `/f/${thanksForm.id}`);
+      await waitFor(() => mine().length >= 2, 'the preflight and the post to be served');
+      expect(mine()).toEqual([
+        {
+          method: 'OPTIONS',
+          url: `/f/${thanksForm.id}`,
+          origin: site.origin,
+          status: 204,
+          allowOrigin: site.origin,
+        },
+        {
+          method: 'POST',
+          url: `/f/${thanksForm.id}`,
+          origin: site.origin,
+          status: 201,
+          allowOrigin: site.origin,
+        },
+      ]);
+
+      const body = (await answer.json()) as { id: string; status: string };
+      const lead = await leadByEmail(values.email);
+      expect(lead).toMatchObject({
+        id: body.id,
+        source: 'form',
+        sourceFormId: thanksForm.id,
+        consent: { text: CONSENT },
+        extraFields: null,
+        customer: { phone: '+31612345678' },
+      });
+      await page.close();
+    });
+
+    it('a failing post shows the problems in an alert naming the field, and the form stays', async () => {
+      site.pages.set(
+        '/contact-js-2.html',
+        sitePage(await snippetFor(thanksForm.id), { after: await fetchExampleFor(thanksForm.id) }),
+      );
+      const page = await openPage(withScript, `${site.origin}/contact-js-2.html`);
+      const values = person();
+      await fillIn(page, values, true);
+      await page.getByLabel('What do you need?').fill('   ');
+      await page.getByLabel('Phone').fill('12');
+      // Dismissed at once: an open alert would hold up the click that opened it.
+      const alerted = new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no alert within 10 s of sending')), 10_000);
+        page.once('dialog', (dialog) => {
+          clearTimeout(timer);
+          resolve(dialog.message());
+          void dialog.dismiss();
+        });
+      });
+      await send(page);
+      const message = await alerted;
+      // One line per problem, each starting with the field's API name.
+      const lines = message.split('\n');
+      expect(lines.map((line) => line.split(' ')[0]).sort()).toEqual(['phone', 'title']);
+      expect(lines).toContain('title must not be empty');
+      await expect(page.getByLabel('Your name').inputValue()).resolves.toBe(values.customerName);
+      expect(await leadByEmail(values.email)).toBeUndefined();
+      await page.close();
+    });
+
+    it('from an origin the form does not allow, the preflight is refused, no POST is sent, nothing is stored', async () => {
+      stranger.pages.set(
+        '/contact-js.html',
+        sitePage(await snippetFor(thanksForm.id), { after: await fetchExampleFor(thanksForm.id) }),
+      );
+      const page = await openPage(withScript, `${stranger.origin}/contact-js.html`);
+      const dialogs: string[] = [];
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      const values = person();
+      await fillIn(page, values, true);
+      const before = served.length;
+      const [failed] = await Promise.all([
+        page.waitForEvent('requestfailed', (r) => r.url() === thanksForm.endpoint),
+        send(page),
+      ]);
+      expect(failed.method()).toBe('POST');
+      // The service answered the preflight without granting the origin, so the browser never sent the POST.
+      const mine = () => served.slice(before).filter((s) => s.url === `/f/${thanksForm.id}`);
+      await waitFor(() => mine().length >= 1, 'the preflight to be served');
+      expect(mine()).toEqual([
+        {
+          method: 'OPTIONS',
+          url: `/f/${thanksForm.id}`,
+          origin: stranger.origin,
+          status: 204,
+          allowOrigin: undefined,
+        },
+      ]);
+      expect(await leadByEmail(values.email)).toBeUndefined();
+      // The script's fetch threw: no answer to show, the form is still there.
+      expect(dialogs).toEqual([]);
+      await expect(page.locator('form').count()).resolves.toBe(1);
+      await page.close();
+    });
+  });
+
+  describe('the hosted page GET /f/{id} (JavaScript on)', () => {
+    it('is filled in and sent on the service itself, ending on the thanks page', async () => {
+      const before = consoleMessages.length;
+      const page = await openPage(withScript, await hostedLinkFor(thanksForm.id));
+      await expect(page.locator('h1').textContent()).resolves.toBe('Acme Plumbing');
+      const values = person();
+      await fillIn(page, values, true);
+      await send(page);
+      await page.waitForURL(`${base}/f/${thanksForm.id}/thanks`);
+      await expect(page.getByRole('status').textContent()).resolves.toBe(THANKS_TEXT);
+      expect(await leadByEmail(values.email)).toMatchObject({
+        source: 'form',
+        sourceFormId: thanksForm.id,
+        consent: { text: CONSENT },
+        customer: { phone: '+31612345678' },
+      });
+      // Its strict Content-Security-Policy blocks nothing the page itself needs.
+      expect(consoleMessages.slice(before).filter((m) => /Content Security Policy|Refused/i.test(m))).toEqual(
+        [],
+      );
+      await page.close();
+    });
+
+    it("a form with redirectUrl posted from the hosted page lands on the site's page (form-action allows it)", async () => {
+      const before = consoleMessages.length;
+      const page = await openPage(withScript, await hostedLinkFor(redirectForm.id));
+      const values = person();
+      await fillIn(page, values, false);
+      await send(page);
+      await page.waitForURL(`${site.origin}/thanks.html`);
+      await expect(page.locator('#site-thanks').textContent()).resolves.toBe('Thanks from our own site.');
+      expect(await leadByEmail(values.email)).toMatchObject({ sourceFormId: redirectForm.id });
+      expect(consoleMessages.slice(before).filter((m) => /Content Security Policy|Refused/i.test(m))).toEqual(
+        [],
+      );
+      await page.close();
+    });
+  });
+});
