@@ -1,6 +1,7 @@
 // A website form's post turned into a lead: lead fields (phone also in the brand's national format), extra fields,
 // attribution, consent and the honeypot, every problem reported at once.
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { getExampleNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import mobileExamples from 'libphonenumber-js/mobile/examples';
 import { type FieldError, ValidationError } from '../domain/errors.js';
 import type { PublicForm } from '../domain/forms.js';
 import { LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../domain/lead-input.js';
@@ -45,6 +46,14 @@ export function nationalToE164(value: string, country: string): string {
   if (trimmed === '' || trimmed.startsWith('+')) return value;
   const parsed = parsePhoneNumberFromString(trimmed, country as never);
   return parsed?.isValid() ? parsed.number : value;
+}
+
+/** The message for a phone that is neither a number of the country nor international, with examples of both. */
+export function phoneHint(country: string): string {
+  const example = getExampleNumber(country as never, mobileExamples);
+  return example
+    ? `must be a phone number, such as ${example.formatNational()} or ${example.formatInternational()}`
+    : 'must be a phone number in international format, starting with "+"';
 }
 
 /** Reads a parsed body (form-encoded, multipart key-values or JSON). Throws ValidationError listing every problem. */
@@ -128,9 +137,11 @@ export function parseSubmission(
   if ((lead.category === undefined || lead.category === '') && form.defaults.category) {
     lead.category = form.defaults.category;
   }
+  let nationalPhoneCountry: string | undefined;
   if (typeof lead.phone === 'string') {
     const country =
       (typeof lead.country === 'string' && normalizeCountry(lead.country)) || form.defaultCountry;
+    if (!lead.phone.trim().startsWith('+')) nationalPhoneCountry = country;
     lead.phone = nationalToE164(lead.phone, country);
   }
   if (form.consentText && !consentGiven) {
@@ -147,7 +158,13 @@ export function parseSubmission(
     input = parseLeadInput(lead);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    errors.unshift(...error.errors);
+    // People may write their number the national way here, so the API's "+…" rule is not the message for them.
+    const fieldErrors = error.errors.map((e) =>
+      e.field === 'phone' && nationalPhoneCountry
+        ? { field: 'phone', message: phoneHint(nationalPhoneCountry) }
+        : e,
+    );
+    errors.unshift(...fieldErrors);
   }
   if (errors.length || !input) throw new ValidationError(errors);
   return {

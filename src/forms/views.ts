@@ -204,12 +204,18 @@ document.querySelector('form[action="${endpoint}"]').addEventListener('submit', 
   event.preventDefault();
   const form = event.currentTarget;
   const body = Object.fromEntries(new FormData(form));
-  const response = await fetch(form.action, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer = await response.json();
+  let response, answer;
+  try {
+    response = await fetch(form.action, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+    answer = await response.json();
+  } catch {
+    alert('Your request could not be sent. Please check your connection and try again.');
+    return;
+  }
   if (response.ok) {
     form.replaceWith(Object.assign(document.createElement('p'), { textContent: 'Thank you, we received your request.' }));
   } else {

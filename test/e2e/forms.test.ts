@@ -559,8 +559,11 @@ describe.skipIf(!haveChromium && !ci)('website forms in Chromium, posted from an
         },
       ]);
       expect(await leadByEmail(values.email)).toBeUndefined();
-      // The script's fetch threw: no answer to show, the form is still there.
-      expect(dialogs).toEqual([]);
+      // The script's fetch threw: it says the request could not be sent, and the form is still there.
+      await waitFor(() => dialogs[0], 'the alert');
+      expect(dialogs).toEqual([
+        'Your request could not be sent. Please check your connection and try again.',
+      ]);
       await expect(page.locator('form').count()).resolves.toBe(1);
       await page.close();
     });

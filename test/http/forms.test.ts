@@ -342,6 +342,27 @@ describe.each(dialects())('website forms on %s', (dialect) => {
       const ownJson = await postJson(form.id, fields(), { origin: own });
       expect(ownJson.statusCode).toBe(201);
       expect(ownJson.headers['access-control-allow-origin']).toBeUndefined();
+      // So is the host the hosted page was served by (a proxy's name, PUBLIC_URL unset), but only that host.
+      const served = await postJson(form.id, fields(), {
+        origin: 'http://leads.proxy.example',
+        host: 'leads.proxy.example',
+      });
+      expect(served.statusCode, served.body).toBe(201);
+      const elsewhere = await postJson(form.id, fields(), {
+        origin: 'http://other.proxy.example',
+        host: 'leads.proxy.example',
+      });
+      expect(elsewhere.statusCode).toBe(403);
+    });
+
+    it('tells people who wrote a national phone number how to write it, with examples of the country', async () => {
+      const res = await postJson(form.id, { ...fields(), phone: '12' }, { origin: SITE });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors).toEqual([
+        { field: 'phone', message: 'must be a phone number, such as 06 12345678 or +31 6 12345678' },
+      ]);
+      const international = await postJson(form.id, { ...fields(), phone: '+12' }, { origin: SITE });
+      expect(international.json().errors[0].message).toBe('must hold 8 to 15 digits');
     });
 
     it('answers the CORS preflight for allowed origins only; no other route grants CORS', async () => {

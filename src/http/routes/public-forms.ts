@@ -159,7 +159,10 @@ export default async function publicFormRoutes(
       if (!form) return notFound(request, reply);
       const origin = requestOrigin(request);
       const allowedCross = origin !== undefined && form.allowedOrigins.includes(origin);
-      if (!origin || (!allowedCross && origin !== ownOrigin)) {
+      // The service's own pages (the hosted form) post from PUBLIC_URL's origin, or from the host they were served
+      // by (behind a trusted proxy, or without PUBLIC_URL set): a browser's Origin always names the page's host.
+      const own = origin === ownOrigin || origin === `${request.protocol}://${request.host}`;
+      if (!origin || (!allowedCross && !own)) {
         const message = origin
           ? `Posts from ${origin} are not allowed for this form.`
           : 'A post must carry an Origin or Referer header.';
