@@ -19,6 +19,7 @@ import formRoutes from './routes/forms.js';
 import leadRoutes from './routes/leads.js';
 import { notFound } from './routes/not-found.js';
 import settingsRoutes from './routes/settings.js';
+import spamRoutes from './routes/spam.js';
 import webhookRoutes from './routes/webhooks.js';
 import { resolveSession } from './session.js';
 import { errorPage } from './views/errors.js';
@@ -161,6 +162,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
       await scope.register(settingsRoutes, { deps });
       await scope.register(webhookRoutes, { deps });
       await scope.register(formRoutes, { deps });
+      await scope.register(spamRoutes, { deps });
     },
     { prefix: '/dashboard' },
   );
