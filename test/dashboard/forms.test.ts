@@ -295,6 +295,15 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     expect(await formCaptchaSecret(ctx.app.deps.database, ctx.brandId, id)).toBeNull();
   });
 
+  it('stores line breaks typed in the consent text as the snippet shows them (LF, not the browser’s CRLF)', async () => {
+    const id = await create({ name: 'Two lines', consentText: 'I agree.\r\nYou may call me.' });
+    const form = await getForm(ctx.app.deps.database, ctx.brandId, id);
+    expect(form.consentText).toBe('I agree.\nYou may call me.');
+    const res = await get(`${BASE}/${id}`);
+    expect(textarea(res.body, 'form-snippet')).toBe(formSnippet(form, endpointOf(id)));
+    expect(textarea(res.body, 'form-snippet')).not.toContain('\r');
+  });
+
   it('a refused edit shows the problems with what was typed, and changes nothing', async () => {
     const id = await create({ name: 'Stays' });
     const res = await post(`${BASE}/${id}`, { ...FULL, name: '', defaultCategory: 'x'.repeat(101) });

@@ -96,7 +96,8 @@ function readBody(
     honeypotField: text(body, 'honeypotField').trim(),
     captchaProvider: text(body, 'captchaProvider'),
     captchaSiteKey: text(body, 'captchaSiteKey').trim(),
-    consentText: text(body, 'consentText'),
+    // Browsers send a textarea's line breaks as CRLF; the snippet and pages use LF.
+    consentText: text(body, 'consentText').replace(/\r\n?/g, '\n'),
     autoReply: text(body, 'autoReply') !== '',
     defaultPriority: text(body, 'defaultPriority'),
     defaultCategory: text(body, 'defaultCategory'),
