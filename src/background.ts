@@ -1,8 +1,10 @@
-// Work each instance does besides answering requests: sending webhooks and mail, forgetting old idempotency keys.
+// Work each instance does besides answering requests: sending webhooks and mail, forgetting old idempotency keys
+// and removing spam after 30 days.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RouteDeps } from './deps.js';
 import { pruneIdempotencyKeys } from './domain/idempotency.js';
+import { purgeSpam } from './domain/leads/spam.js';
 import { MailWorker } from './mail/worker.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 
@@ -51,10 +53,16 @@ export default fp(
       app.addHook('preClose', async () => mailWorker.stop());
     }
 
-    const prune = () =>
-      pruneIdempotencyKeys(deps.database).catch((error) =>
+    const prune = async () => {
+      await pruneIdempotencyKeys(deps.database).catch((error) =>
         app.log.warn({ err: error }, 'could not prune expired idempotency keys'),
       );
+      const spam = await purgeSpam(deps.database).catch((error) => {
+        app.log.warn({ err: error }, 'could not remove old spam');
+        return 0;
+      });
+      if (spam) app.log.info({ removed: spam }, 'removed spam leads older than 30 days');
+    };
     const timer = setInterval(prune, PRUNE_INTERVAL_MS);
     timer.unref();
     app.addHook('onReady', async () => {

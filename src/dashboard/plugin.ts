@@ -15,9 +15,11 @@ import { csrfRefusal } from './csrf.js';
 import { safeNext, seeOther, sendPage, withQuery } from './http.js';
 import authRoutes from './routes/auth.js';
 import customerRoutes from './routes/customers.js';
+import formRoutes from './routes/forms.js';
 import leadRoutes from './routes/leads.js';
 import { notFound } from './routes/not-found.js';
 import settingsRoutes from './routes/settings.js';
+import spamRoutes from './routes/spam.js';
 import webhookRoutes from './routes/webhooks.js';
 import { resolveSession } from './session.js';
 import { errorPage } from './views/errors.js';
@@ -159,6 +161,8 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
       await scope.register(customerRoutes, { deps });
       await scope.register(settingsRoutes, { deps });
       await scope.register(webhookRoutes, { deps });
+      await scope.register(formRoutes, { deps });
+      await scope.register(spamRoutes, { deps });
     },
     { prefix: '/dashboard' },
   );

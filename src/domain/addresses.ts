@@ -32,7 +32,9 @@ export async function findOrCreateAddress(
   r: Runner,
   brandId: string,
   customerId: string,
-  input: LeadInput & { country: string },
+  input: Pick<LeadInput, 'street' | 'streetNumber' | 'streetNumberAddition' | 'postalCode' | 'city'> & {
+    country: string;
+  },
   now: number,
 ): Promise<{ id: string; created: boolean }> {
   const matchKey = addressMatchKey(input);

@@ -5,6 +5,8 @@
 // links to the customer with that phone (the one with the latest lead). Otherwise a customer is created. Linking
 // fills the customer's empty fields and never overwrites a filled one; a company name makes it a business.
 import { type Static, Type } from '@sinclair/typebox';
+import type { ExpressionBuilder } from 'kysely';
+import type { Tables } from '../db/schema.js';
 import { statement } from '../db/sql.js';
 import type { Store, Tx } from '../db/store.js';
 import { NotFoundError, ValidationError } from './errors.js';
@@ -57,6 +59,8 @@ const CONTACT = [
 ] as const satisfies readonly { field: keyof Customer; column: string; input: keyof LeadInput }[];
 export type ContactField = (typeof CONTACT)[number]['field'];
 export type Contact = { [K in ContactField]: string | null };
+/** What linking reads of a submission: its contact fields (a lead's input, or what a lead was submitted with). */
+export type ContactInput = Pick<LeadInput, (typeof CONTACT)[number]['input']>;
 
 interface CustomerRow {
   id: string;
@@ -107,6 +111,18 @@ const FIND = statement(
     'order by (select max(l.received_at) from leads l where l.customer_id = c.id) desc, c.created_at desc ' +
     'limit 1) as by_phone',
 );
+
+/** PostgreSQL: takes the locks of these emails and phones (every email first), held until the commit. */
+async function lockContacts(
+  tx: Tx,
+  contacts: readonly { brandId: string; email: string | null; phone: string | null }[],
+): Promise<void> {
+  if (tx.dialect !== 'postgres') return;
+  const emails = contacts.flatMap((c) => (c.email ? [`${c.brandId}|e|${c.email}`] : []));
+  const phones = contacts.flatMap((c) => (c.phone ? [`${c.brandId}|p|${c.phone}`] : []));
+  const keys = [...new Set(emails)].sort().concat([...new Set(phones)].sort());
+  if (keys.length) await tx.all(LOCK, [keys]);
+}
 const BY_ID = statement(`select ${COLUMNS} from customers where id = ? and brand_id = ?`);
 const INSERT = statement(
   'insert into customers (id, brand_id, type, name, first_name, last_name, email, email_normalized, phone, ' +
@@ -128,18 +144,12 @@ export interface LinkedCustomer {
 export async function linkCustomer(
   tx: Tx,
   brandId: string,
-  input: LeadInput,
+  input: ContactInput,
   now: number,
   options: { quiet?: boolean } = {},
 ): Promise<LinkedCustomer> {
   const email = customerEmailKey(input);
-  if (tx.dialect === 'postgres' && (email || input.phone)) {
-    const keys = [
-      ...(email ? [`${brandId}|e|${email}`] : []),
-      ...(input.phone ? [`${brandId}|p|${input.phone}`] : []),
-    ];
-    await tx.all(LOCK, [keys]);
-  }
+  await lockContacts(tx, [{ brandId, email, phone: input.phone }]);
   for (let round = 0; round < 2; round++) {
     const [found] = await tx.all<{ by_email: string | null; by_phone: string | null }>(FIND, [
       brandId,
@@ -194,7 +204,7 @@ async function fillCustomer(
   tx: Tx,
   brandId: string,
   id: string,
-  input: LeadInput,
+  input: ContactInput,
   now: number,
 ): Promise<LinkedCustomer> {
   const current = await readCustomer(tx, brandId, id);
@@ -337,4 +347,114 @@ export async function listCustomers(
   if (phone !== undefined) q = q.where('phone', '=', phone);
   const rows = await q.execute();
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toCustomer);
+}
+
+/** True when a lead other than `exceptLeadId` that is not spam belongs to the customer: the outside knows it. */
+async function announced(tx: Tx, customerId: string, exceptLeadId: string): Promise<boolean> {
+  const row = await tx.db
+    .selectFrom('leads')
+    .select('id')
+    .where('customer_id', '=', customerId)
+    .where('spam', '=', 0)
+    .where('id', '!=', exceptLeadId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * A spam lead released ("Not spam"): links what it was submitted with as a lead arriving now is linked, and tells
+ * the outside what that lead would have told it. A customer some other real lead already has is filled in
+ * (customer.updated naming the fields). One only spam had so far, created or linked quietly, is filled in without
+ * an event and then announced with customer.created, as a new customer.
+ */
+export async function linkReleasedCustomer(
+  tx: Tx,
+  brandId: string,
+  input: ContactInput,
+  leadId: string,
+  now: number,
+): Promise<LinkedCustomer> {
+  const linked = await linkCustomer(tx, brandId, input, now, { quiet: true });
+  if (tx.dialect === 'postgres') {
+    // Two releases into the same quiet customer, found by different keys, must not both announce it.
+    await tx.db.selectFrom('customers').select('id').where('id', '=', linked.id).forUpdate().execute();
+  }
+  if (await announced(tx, linked.id, leadId)) return fillCustomer(tx, brandId, linked.id, input, now);
+  const current = await readCustomer(tx, brandId, linked.id);
+  const set: Record<string, unknown> = {};
+  for (const { field, column, input: from } of CONTACT) {
+    const value = input[from];
+    if (value !== null && current[field] === null) set[column] = value;
+  }
+  if ('email' in set) set.email_normalized = customerEmailKey(input);
+  if (current.type === 'person' && (current.companyName ?? input.companyName) !== null) set.type = 'business';
+  if (Object.keys(set).length) {
+    await tx.db
+      .updateTable('customers')
+      .set({ ...set, updated_at: now })
+      .where('id', '=', linked.id)
+      .where('brand_id', '=', brandId)
+      .execute();
+  }
+  await recordEvent(
+    tx,
+    brandId,
+    'customer.created',
+    { customer: await readCustomer(tx, brandId, linked.id) },
+    now,
+  );
+  return { id: linked.id, created: true, changed: [] };
+}
+
+/**
+ * Deletes those of the given addresses and customers that no lead refers to any more: what only spam leads had
+ * (see leads/spam.ts). On PostgreSQL it first takes the locks linkCustomer takes for each customer's email and
+ * phone, so a submission linking to one of them at the same moment either commits first (and it stays) or waits
+ * and finds none. Returns how many customers were deleted.
+ */
+export async function deleteUnusedCustomers(
+  tx: Tx,
+  ids: { customerIds: readonly string[]; addressIds: readonly string[] },
+): Promise<number> {
+  const customerIds = [...new Set(ids.customerIds)];
+  const addressIds = [...new Set(ids.addressIds)];
+  if (!customerIds.length && !addressIds.length) return 0;
+  const owners = await tx.db
+    .selectFrom('customers')
+    .select(['id', 'brand_id', 'email_normalized', 'phone'])
+    .where((eb) =>
+      eb.or([
+        ...(customerIds.length ? [eb('id', 'in', customerIds)] : []),
+        ...(addressIds.length
+          ? [eb('id', 'in', eb.selectFrom('addresses').select('customer_id').where('id', 'in', addressIds))]
+          : []),
+      ]),
+    )
+    .execute();
+  await lockContacts(
+    tx,
+    owners.map((c) => ({ brandId: c.brand_id, email: c.email_normalized, phone: c.phone })),
+  );
+  const unusedAddress = (eb: ExpressionBuilder<Tables, 'addresses'>) =>
+    eb.not(
+      eb.exists(eb.selectFrom('leads').select('leads.id').whereRef('leads.address_id', '=', 'addresses.id')),
+    );
+  if (addressIds.length) {
+    await tx.db.deleteFrom('addresses').where('id', 'in', addressIds).where(unusedAddress).execute();
+  }
+  if (!customerIds.length) return 0;
+  const unused = await tx.db
+    .selectFrom('customers as c')
+    .select('c.id')
+    .where('c.id', 'in', customerIds)
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('leads').select('leads.id').whereRef('leads.customer_id', '=', 'c.id'))),
+    )
+    .execute();
+  const gone = unused.map((c) => c.id);
+  if (!gone.length) return 0;
+  await tx.db.deleteFrom('addresses').where('customer_id', 'in', gone).where(unusedAddress).execute();
+  await tx.db.deleteFrom('customers').where('id', 'in', gone).execute();
+  return gone.length;
 }

@@ -379,3 +379,20 @@ export async function findPublicForm({ db }: Store, id: string): Promise<PublicF
     captchaSecret: row.captcha_secret,
   };
 }
+
+/** Where a form posts and its hosted page: `<PUBLIC_URL>/f/frm_…` (the API's `endpoint`, the dashboard's snippet). */
+export function formEndpoint(publicUrl: string, id: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/f/${id}`;
+}
+
+/** The stored captcha secret of a brand's form (never shown: the dashboard keeps it when a change leaves it out). */
+export async function formCaptchaSecret({ db }: Store, brandId: string, id: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('forms')
+    .select('captcha_secret')
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`No form with id ${id}`);
+  return row.captcha_secret;
+}

@@ -18,6 +18,7 @@ import {
   submittedDifferences,
   useSubmittedDetails,
 } from '../../domain/leads/index.js';
+import { countSpamLeads } from '../../domain/leads/spam.js';
 import type { Page } from '../../domain/paging.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import { isStatus, LEAD_SOURCES, PRIORITIES } from '../../domain/states.js';
@@ -92,7 +93,17 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       }
     }
     const stats = stage === 'lead' ? await leadStats(database, user.brandId) : undefined;
-    const page = leadListPage({ user, stage, result, filters, errors, stats, publicUrl: originOf(request) });
+    const spamCount = stage === 'lead' ? await countSpamLeads(database, user.brandId) : undefined;
+    const page = leadListPage({
+      user,
+      stage,
+      result,
+      filters,
+      errors,
+      stats,
+      spamCount,
+      publicUrl: originOf(request),
+    });
     return sendPage(reply, page, errors.length ? 422 : 200);
   }
 

@@ -4,13 +4,14 @@ import { assetUrls } from '../assets.js';
 import { type HtmlValue, html, type SafeHtml } from '../html.js';
 import { csrfField } from './components.js';
 
-export type Section = 'leads' | 'work-items' | 'api-keys' | 'webhooks' | 'users';
+export type Section = 'leads' | 'work-items' | 'api-keys' | 'webhooks' | 'forms' | 'users';
 
 const NAV: { section: Section; href: string; label: string }[] = [
   { section: 'leads', href: '/dashboard/leads', label: 'Leads' },
   { section: 'work-items', href: '/dashboard/work-items', label: 'Work items' },
   { section: 'api-keys', href: '/dashboard/settings/api-keys', label: 'API keys' },
   { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks' },
+  { section: 'forms', href: '/dashboard/settings/forms', label: 'Forms' },
   { section: 'users', href: '/dashboard/settings/users', label: 'Users' },
 ];
 

@@ -40,6 +40,7 @@ import {
   TRANSITION_LABELS,
 } from './format.js';
 import { page } from './layout.js';
+import { spamLink } from './spam.js';
 
 export interface ListFilters {
   q: string;
@@ -65,6 +66,8 @@ export interface LeadListView {
   filters: ListFilters;
   errors: FieldError[];
   stats?: LeadStats | undefined;
+  /** Spam held back (the lead list links to it). */
+  spamCount?: number | undefined;
   publicUrl: string;
 }
 
@@ -178,7 +181,9 @@ export function leadListPage(view: LeadListView): SafeHtml {
   };
   const body: HtmlValue = html`<div class="page-head">
   <h1>${title}</h1>
-  <p class="muted">${work ? 'Scheduled, planned, in progress and completed jobs' : 'New requests and quotes'}, newest first.</p>
+  <p class="muted">${work ? 'Scheduled, planned, in progress and completed jobs' : 'New requests and quotes'}, newest first.${
+    view.spamCount === undefined ? '' : html` ${spamLink(view.spamCount)}`
+  }</p>
 </div>
 ${view.stats ? html`<section class="charts" aria-label="Overview">${perDayChart(view.stats.perDay)}${perStatusChart(view.stats.perStatus)}</section>` : ''}
 ${filterForm(path, work ? WORK_ITEM_STATUSES : LEAD_STATUSES, filters)}

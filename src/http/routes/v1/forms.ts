@@ -2,7 +2,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
-import { createForm, deleteForm, type Form, getForm, listForms, updateForm } from '../../../domain/forms.js';
+import {
+  createForm,
+  deleteForm,
+  type Form,
+  formEndpoint,
+  getForm,
+  listForms,
+  updateForm,
+} from '../../../domain/forms.js';
 import { formSnippet } from '../../../forms/views.js';
 import { principalOf } from '../../plugins/auth.js';
 import { scopedRoute } from '../../route.js';
@@ -21,9 +29,8 @@ const TAGS = ['Forms'];
 export default async function formRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const brandOf = (request: FastifyRequest) => principalOf(request).brandId;
-  const base = deps.config.publicUrl.replace(/\/+$/, '');
   const present = (form: Form) => {
-    const endpoint = `${base}/f/${form.id}`;
+    const endpoint = formEndpoint(deps.config.publicUrl, form.id);
     return { ...form, endpoint, snippet: formSnippet(form, endpoint) };
   };
 
