@@ -5,7 +5,7 @@
 // links to the customer with that phone (the one with the latest lead). Otherwise a customer is created. Linking
 // fills the customer's empty fields and never overwrites a filled one; a company name makes it a business.
 import { type Static, Type } from '@sinclair/typebox';
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { Tables } from '../db/schema.js';
 import { statement } from '../db/sql.js';
 import type { Store, Tx } from '../db/store.js';
@@ -161,9 +161,12 @@ export async function linkCustomer(
     const existing = found?.by_email ?? found?.by_phone ?? null;
     // Quiet (a spam lead): linked, but the customer is neither filled in nor announced.
     if (existing) {
-      return options.quiet
-        ? { id: existing, created: false, changed: [] }
-        : fillCustomer(tx, brandId, existing, input, now);
+      if (options.quiet) return { id: existing, created: false, changed: [] };
+      // Only spam had this customer so far: to the outside it is new (customer.created), filled from this lead.
+      if (!(await announced(tx, existing, ''))) {
+        return announceQuietCustomer(tx, brandId, existing, input, now, '');
+      }
+      return fillCustomer(tx, brandId, existing, input, now);
     }
 
     const id = newRandomId('customer');
@@ -280,6 +283,7 @@ export async function getCustomer(store: Store, brandId: string, id: string): Pr
     ])
     .where('c.id', '=', id)
     .where('c.brand_id', '=', brandId)
+    .where(hasRealLead('c.id'))
     .executeTakeFirst();
   if (!row) throw new NotFoundError(`No customer with id ${id}`);
   const lastLeadAt =
@@ -298,8 +302,17 @@ export async function customerExists(store: Store, brandId: string, id: string):
     .select('id')
     .where('id', '=', id)
     .where('brand_id', '=', brandId)
+    .where(hasRealLead('customers.id'))
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * A customer that only spam leads have is known to nobody outside (spam is in no list and fires no event): it is
+ * in no list and no read until a real lead links to it or its spam is released.
+ */
+function hasRealLead(customerId: 'c.id' | 'customers.id') {
+  return sql<boolean>`exists (select 1 from leads l where l.customer_id = ${sql.ref(customerId)} and l.spam = 0)`;
 }
 
 export interface CustomerListQuery {
@@ -338,7 +351,8 @@ export async function listCustomers(
         'created_at',
         'updated_at',
       ])
-      .where('brand_id', '=', brandId),
+      .where('brand_id', '=', brandId)
+      .where(hasRealLead('customers.id')),
     { time: 'created_at', id: 'id' },
     query,
   );
@@ -376,12 +390,28 @@ export async function linkReleasedCustomer(
   now: number,
 ): Promise<LinkedCustomer> {
   const linked = await linkCustomer(tx, brandId, input, now, { quiet: true });
+  return announceQuietCustomer(tx, brandId, linked.id, input, now, leadId);
+}
+
+/**
+ * A real lead (new, or spam released) for a customer that may so far have had only spam: if so, the customer is
+ * filled in without an event and announced with customer.created, as a new customer; otherwise it is filled in as
+ * usual (customer.updated naming the fields).
+ */
+async function announceQuietCustomer(
+  tx: Tx,
+  brandId: string,
+  id: string,
+  input: ContactInput,
+  now: number,
+  exceptLeadId: string,
+): Promise<LinkedCustomer> {
   if (tx.dialect === 'postgres') {
-    // Two releases into the same quiet customer, found by different keys, must not both announce it.
-    await tx.db.selectFrom('customers').select('id').where('id', '=', linked.id).forUpdate().execute();
+    // Two real leads for the same quiet customer, found by different keys, must not both announce it.
+    await tx.db.selectFrom('customers').select('id').where('id', '=', id).forUpdate().execute();
   }
-  if (await announced(tx, linked.id, leadId)) return fillCustomer(tx, brandId, linked.id, input, now);
-  const current = await readCustomer(tx, brandId, linked.id);
+  if (await announced(tx, id, exceptLeadId)) return fillCustomer(tx, brandId, id, input, now);
+  const current = await readCustomer(tx, brandId, id);
   const set: Record<string, unknown> = {};
   for (const { field, column, input: from } of CONTACT) {
     const value = input[from];
@@ -393,18 +423,12 @@ export async function linkReleasedCustomer(
     await tx.db
       .updateTable('customers')
       .set({ ...set, updated_at: now })
-      .where('id', '=', linked.id)
+      .where('id', '=', id)
       .where('brand_id', '=', brandId)
       .execute();
   }
-  await recordEvent(
-    tx,
-    brandId,
-    'customer.created',
-    { customer: await readCustomer(tx, brandId, linked.id) },
-    now,
-  );
-  return { id: linked.id, created: true, changed: [] };
+  await recordEvent(tx, brandId, 'customer.created', { customer: await readCustomer(tx, brandId, id) }, now);
+  return { id, created: true, changed: [] };
 }
 
 /**

@@ -14,7 +14,7 @@ import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { createBrand } from '../../src/domain/brands.js';
-import { formFetchExample } from '../../src/forms/views.js';
+import { addUser, PASSWORD } from '../dashboard/helpers.js';
 import { waitFor } from '../helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -135,6 +135,8 @@ describe.skipIf(!haveChromium && !ci)('website forms in Chromium, posted from an
   let browser: Browser;
   let noScript: BrowserContext;
   let withScript: BrowserContext;
+  /** The office's browser, signed in to the dashboard, allowed to use the clipboard. */
+  let office: Page;
   let apiKey: string;
   /** No redirectUrl (303 to /f/{id}/thanks), consent asked. */
   let thanksForm: { id: string; endpoint: string };
@@ -154,23 +156,34 @@ describe.skipIf(!haveChromium && !ci)('website forms in Chromium, posted from an
   };
 
   // ---- where the page text comes from ---------------------------------------------------------------------
-  // The snippet, the fetch example and the hosted link will be copied from the dashboard (Settings > Forms:
-  // #form-snippet, #form-fetch-example, a#form-hosted-link) once that page exists; today they come from the API.
+  // As a site owner gets it: from the form's page in the dashboard (Settings > Forms), by its copy buttons.
 
-  /** The HTML snippet a site owner pastes, exactly as the service hands it out. */
+  /** Clicks the copy button of the block with this id on the form's dashboard page; returns the clipboard. */
+  async function copyFromDashboard(formId: string, block: string): Promise<string> {
+    await office.goto(`${base}/dashboard/settings/forms/${formId}`);
+    await office.evaluate('navigator.clipboard.writeText("")');
+    await office.locator(`button[data-copy="${block}"]`).click();
+    await office.locator(`[data-copy-status="${block}"]`).getByText('Copied.').waitFor();
+    return office.evaluate<string>('navigator.clipboard.readText()');
+  }
+  /** The HTML snippet a site owner pastes: the same text the API hands out. */
   async function snippetFor(formId: string): Promise<string> {
+    const copied = await copyFromDashboard(formId, 'form-snippet');
     const res = await api('GET', `/v1/forms/${formId}`);
-    expect(res.status).toBe(200);
-    return res.body.snippet as string;
+    expect(copied).toBe(res.body.snippet);
+    return copied;
   }
   /** The fetch example shown beside the snippet. */
   async function fetchExampleFor(formId: string): Promise<string> {
-    const res = await api('GET', `/v1/forms/${formId}`);
-    return formFetchExample(res.body.endpoint as string);
+    const copied = await copyFromDashboard(formId, 'form-fetch-example');
+    expect(copied).toContain('fetch(form.action');
+    return copied;
   }
   /** The hosted page's address. */
   async function hostedLinkFor(formId: string): Promise<string> {
-    return `${base}/f/${formId}`;
+    const copied = await copyFromDashboard(formId, 'form-hosted-link');
+    expect(copied).toBe(`${base}/f/${formId}`);
+    return copied;
   }
 
   // ---- helpers -------------------------------------------------------------------------------------------
@@ -298,6 +311,16 @@ describe.skipIf(!haveChromium && !ci)('website forms in Chromium, posted from an
     withScript = await browser.newContext();
     // A broken feature shows as a wait that ends with the step named, well within the test's own timeout.
     for (const context of [noScript, withScript]) context.setDefaultTimeout(10_000);
+    const officeContext = await browser.newContext();
+    officeContext.setDefaultTimeout(10_000);
+    await officeContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await addUser(app, brand.id, 'office@acme-plumbing.example', 'owner');
+    office = await officeContext.newPage();
+    await office.goto(`${base}/sign-in`);
+    await office.getByLabel('Email').fill('office@acme-plumbing.example');
+    await office.getByLabel('Password').fill(PASSWORD);
+    await office.getByRole('button', { name: 'Sign in' }).click();
+    await office.waitForURL(`${base}/dashboard/leads`);
   }, 60_000);
 
   afterAll(async () => {

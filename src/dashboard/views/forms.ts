@@ -209,7 +209,7 @@ function settingsForm(options: SettingsFormOptions): SafeHtml {
       values.autoReply ? html` checked` : ''
     }>
     <label for="field-autoReply">Send the customer an auto-reply</label>
-    <p class="hint" id="field-autoReply-hint">Stored with the form. This version does not send auto-replies yet.</p>
+    <p class="hint" id="field-autoReply-hint">When email is on and the customer gave an email address, they get a receipt of what they sent.</p>
   </div>
   ${select({
     name: 'defaultPriority',

@@ -149,8 +149,8 @@ export function releaseSpam(
       await deleteUnusedCustomers(tx, { customerIds: [lead.customer_id], addressIds: [lead.address_id] });
     }
     await recordEvent(tx, brandId, 'lead.created', { lead: await getLead(tx, brandId, id) }, now);
+    // The office's mails, and the customer's receipt when the form has auto-reply on.
     await queueNewLeadEmails(tx, brandId, id, now);
-    // The customer's auto-reply (the form's autoReply) is not sent by createLead yet; when it is, send it here too.
     return { id, title: lead.title };
   });
 }
