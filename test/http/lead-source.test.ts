@@ -22,7 +22,7 @@ describe.each(dialects())('lead sources on %s', (dialect) => {
     });
     expect(form.statusCode, form.body).toBe(201);
     formId = form.json().id;
-    fromApi = (await ctx.createLead(validLead({ title: 'Through the API' }))).id;
+    fromApi = (await ctx.createLead(validLead({ title: 'Through the API' }))).id as string;
     const posted = await ctx.app.inject({
       method: 'POST',
       url: `/f/${formId}`,
