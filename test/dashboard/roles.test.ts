@@ -1,6 +1,7 @@
 // Roles: admins (stored role 'owner') manage API keys, webhooks, website forms, people and settings; members work
 // with leads, work items and customers and switch their own new-lead emails. Every settings route is checked
-// from the list the app registers, so a new one cannot forget the check. A brand always keeps an admin.
+// from the list the app registers, so a new one cannot forget the check. A brand always keeps an admin, and a
+// key records who created it and keeps working when that person is removed.
 import diagnostics from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -152,6 +153,7 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
       name: 'Website form key',
       scopes: ['full'],
       createdBy: adminEmail,
+      createdByUserId: adminUser.id,
     });
     const endpoint = await createWebhookEndpoint(
       database,
@@ -457,5 +459,62 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
         expect(left).toEqual([{ email: 'second@pair.example' }]);
       });
     }
+  });
+
+  describe('who created each key', () => {
+    it('records the admin who creates a key and shows it; the key keeps working after they are removed', async () => {
+      const creator = await addUser(app, brandId, 'creator@acme.example', 'owner');
+      const browser = await signedIn(app, 'creator@acme.example');
+      await browser.get(`${SETTINGS}/api-keys`);
+      const res = await browser.post(`${SETTINGS}/api-keys`, {
+        name: 'Made by creator',
+        scopes: 'leads:read',
+        readsPerMinute: '',
+        writesPerMinute: '',
+      });
+      expect(res.statusCode).toBe(200);
+      const key = /lik_[A-Za-z0-9_-]{43}/.exec(res.body)![0];
+      const row = await db()
+        .selectFrom('api_keys')
+        .select(['created_by', 'created_by_user_id'])
+        .where('name', '=', 'Made by creator')
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ created_by: 'creator@acme.example', created_by_user_id: creator.id });
+      const keyRow = (html: string) =>
+        textOf(
+          /<tr>\s*<td data-label="Name" class="cell-title">Made by creator[\s\S]*?<\/tr>/.exec(html)![0],
+        );
+      expect(keyRow((await admin.get(`${SETTINGS}/api-keys`)).body)).toMatch(
+        /by creator@acme\.example(?! \(removed\))/,
+      );
+
+      const api = () => app.inject({ url: '/v1/leads', headers: { 'x-api-key': key } });
+      expect((await api()).statusCode).toBe(200);
+      // Disabled first (they can no longer sign in), then removed: the key belongs to the brand and keeps working.
+      await db().updateTable('users').set({ disabled_at: Date.now() }).where('id', '=', creator.id).execute();
+      expect((await api()).statusCode).toBe(200);
+      await db().updateTable('users').set({ disabled_at: null }).where('id', '=', creator.id).execute();
+      await admin.get(`${SETTINGS}/users`);
+      expect((await admin.post(`${SETTINGS}/users/${creator.id}/remove`)).statusCode).toBe(303);
+      expect(await roleOf('creator@acme.example')).toBeUndefined();
+      expect((await api()).statusCode).toBe(200);
+      expect(keyRow((await admin.get(`${SETTINGS}/api-keys`)).body)).toContain(
+        'by creator@acme.example (removed)',
+      );
+    });
+
+    it('shows keys made with the command line as such', async () => {
+      await createApiKey(app.deps.database, {
+        brandId,
+        name: 'From the shell',
+        scopes: ['leads:read'],
+        createdBy: 'cli',
+      });
+      const page = await admin.get(`${SETTINGS}/api-keys`);
+      const row = /<tr>\s*<td data-label="Name" class="cell-title">From the shell[\s\S]*?<\/tr>/.exec(
+        page.body,
+      )![0];
+      expect(textOf(row)).toContain('by the command line');
+    });
   });
 });

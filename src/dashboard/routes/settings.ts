@@ -58,8 +58,17 @@ function lastAdminPage(user: SessionUser, error: LastAdminError, change: 'remove
 export default async function settingsRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
 
-  function renderKeys(request: FastifyRequest, view: Omit<ApiKeysView, 'publicUrl' | 'defaultLimits'>) {
-    return apiKeysPage({ ...view, publicUrl: originOf(request), defaultLimits: deps.config.rateLimit });
+  async function renderKeys(
+    request: FastifyRequest,
+    view: Omit<ApiKeysView, 'publicUrl' | 'defaultLimits' | 'currentUserIds'>,
+  ) {
+    const people = await listUsers(database, view.user.brandId);
+    return apiKeysPage({
+      ...view,
+      publicUrl: originOf(request),
+      defaultLimits: deps.config.rateLimit,
+      currentUserIds: new Set(people.map((person) => person.id)),
+    });
   }
 
   // Admins start at API keys; members at Users, the one settings page they use (their new-lead emails).
@@ -79,7 +88,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
           )
         : undefined;
     const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
-    return sendPage(reply, renderKeys(request, { user, keys, values: empty, errors: [], message }));
+    return sendPage(reply, await renderKeys(request, { user, keys, values: empty, errors: [], message }));
   });
 
   app.post('/settings/api-keys', { schema: hidden, config: adminPage }, async (request, reply) => {
@@ -97,17 +106,18 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
         name: values.name,
         scopes: values.scopes,
         createdBy: user.email,
+        createdByUserId: user.userId,
         readsPerMinute: optionalNumber(values.readsPerMinute),
         writesPerMinute: optionalNumber(values.writesPerMinute),
       });
       request.log.info({ keyId: created.id, userId: user.userId }, 'API key created in the dashboard');
       const keys = await listApiKeys(database, user.brandId);
       const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
-      return sendPage(reply, renderKeys(request, { user, keys, created, values: empty, errors: [] }));
+      return sendPage(reply, await renderKeys(request, { user, keys, created, values: empty, errors: [] }));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       const keys = await listApiKeys(database, user.brandId);
-      return sendPage(reply, renderKeys(request, { user, keys, values, errors: error.errors }), 422);
+      return sendPage(reply, await renderKeys(request, { user, keys, values, errors: error.errors }), 422);
     }
   });
 
