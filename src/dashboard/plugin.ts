@@ -75,17 +75,8 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
     // Before the CSRF check and before any handler: a member learns nothing from an admin page, and changes nothing.
     if (access === 'admin' && request.signedIn && !isAdmin(request.signedIn)) {
       const user = request.signedIn;
-      const admins = await listAdmins(deps.database, user.brandId);
-      const what = adminTask(request.url);
-      return sendPage(
-        reply,
-        adminOnlyPage(
-          user,
-          what,
-          admins.map((a) => a.email),
-        ),
-        403,
-      );
+      const admins = (await listAdmins(deps.database, user.brandId)).map((admin) => admin.email);
+      return sendPage(reply, adminOnlyPage(user, adminTask(request.url), admins), 403);
     }
     if (request.method !== 'POST') return;
     if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {

@@ -23,7 +23,7 @@ export interface UsersView {
 }
 
 /** What people read for each stored role: 'owner' is shown as Admin. */
-export const ROLE_NAMES: Record<Role, string> = { owner: 'Admin', member: 'Member' };
+const ROLE_NAMES: Record<Role, string> = { owner: 'Admin', member: 'Member' };
 
 const ROLE_TEXT: Record<Role, string> = {
   owner: 'Admin: API keys, webhooks, website forms, people and settings, and everything a member does.',
