@@ -9,6 +9,7 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import type { RouteDeps } from '../deps.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
 import { createSetupLink } from '../domain/setup.js';
+import { isAdmin, listAdmins } from '../domain/users.js';
 import { registerAssetRoutes } from './assets.js';
 import { FORM_COOKIE } from './cookies.js';
 import { csrfRefusal } from './csrf.js';
@@ -22,7 +23,7 @@ import settingsRoutes from './routes/settings.js';
 import spamRoutes from './routes/spam.js';
 import webhookRoutes from './routes/webhooks.js';
 import { resolveSession } from './session.js';
-import { errorPage } from './views/errors.js';
+import { adminOnlyPage, errorPage } from './views/errors.js';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -73,9 +74,11 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
       }
       return seeOther(reply, '/sign-in');
     }
-    if (access === 'owner' && request.signedIn?.role !== 'owner') {
-      const page = errorPage('Owners only', 'Only an owner of this account can do this.', request.signedIn);
-      return sendPage(reply, page, 403);
+    // Before the CSRF check and before any handler: a member learns nothing from an admin page, and changes nothing.
+    if (access === 'admin' && request.signedIn && !isAdmin(request.signedIn)) {
+      const user = request.signedIn;
+      const admins = (await listAdmins(deps.database, user.brandId)).map((admin) => admin.email);
+      return sendPage(reply, adminOnlyPage(user, adminTask(request.url), admins), 403);
     }
     if (request.method !== 'POST') return;
     if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
@@ -177,6 +180,20 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
       );
     }
   });
+}
+
+const ADMIN_TASKS: [prefix: string, what: string][] = [
+  ['/dashboard/settings/api-keys', 'manage API keys'],
+  ['/dashboard/settings/webhooks', 'manage webhooks'],
+  ['/dashboard/settings/forms', 'manage website forms'],
+  ['/dashboard/settings/users', 'add, change or remove people'],
+];
+
+/** What an admin-only page is for, in words that finish "Only an admin can …". */
+function adminTask(url: string): string {
+  const path = url.split('?')[0] ?? '';
+  const found = ADMIN_TASKS.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
+  return found ? found[1] : 'do this';
 }
 
 function formRefused(

@@ -12,8 +12,11 @@ import { cookieOptions, FORM_COOKIE, SESSION_COOKIE } from './cookies.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Who may use a dashboard route: anyone (public forms), any signed-in user, or owners only. */
-    page?: 'public' | 'user' | 'owner';
+    /**
+     * Who may use a dashboard route: anyone (public forms), any signed-in user (leads, work items, customers), or
+     * the brand's admins only (API keys, webhooks, website forms, people, settings): a member gets a 403 page.
+     */
+    page?: 'public' | 'user' | 'admin';
   }
   interface FastifyRequest {
     /** The signed-in dashboard user, resolved from the session cookie; null when signed out. */
@@ -46,6 +49,6 @@ export async function stopSession(store: Store, request: FastifyRequest, reply: 
 /** The signed-in user of a route that requires one (the access hook has already redirected everyone else). */
 export function userOf(request: FastifyRequest): SessionUser {
   if (!request.signedIn)
-    throw new Error('route is not marked page: user/owner, or the access hook did not run');
+    throw new Error('route is not marked page: user/admin, or the access hook did not run');
   return request.signedIn;
 }

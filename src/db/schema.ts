@@ -29,7 +29,10 @@ export interface ApiKeyTable {
   /** Space-separated scope names. */
   scopes: string;
   created_at: number;
+  /** Who created the key, as named then: the user's email, or 'cli'. Kept when the user is removed. */
   created_by: string | null;
+  /** The dashboard user who created it (no foreign key: removing the user leaves the key as it is). */
+  created_by_user_id: string | null;
   last_used_at: number | null;
   expires_at: number | null;
   revoked_at: number | null;

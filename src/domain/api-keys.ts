@@ -27,7 +27,13 @@ export interface ApiKey {
   displayPrefix: string;
   scopes: Scope[];
   createdAt: string;
+  /**
+   * Who created the key, as they were named then: a dashboard user's email, 'cli' for the command line, null for
+   * keys from before this was recorded. Kept when that user is removed.
+   */
   createdBy: string | null;
+  /** The dashboard user who created the key; null from the command line. The user may since have been removed. */
+  createdByUserId: string | null;
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
@@ -48,6 +54,7 @@ type KeyRow = {
   scopes: string;
   created_at: number;
   created_by: string | null;
+  created_by_user_id: string | null;
   last_used_at: number | null;
   expires_at: number | null;
   revoked_at: number | null;
@@ -64,6 +71,7 @@ function toApiKey(row: KeyRow): ApiKey {
     scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
     createdAt: iso(row.created_at),
     createdBy: row.created_by,
+    createdByUserId: row.created_by_user_id,
     lastUsedAt: isoOrNull(row.last_used_at),
     expiresAt: isoOrNull(row.expires_at),
     revokedAt: isoOrNull(row.revoked_at),
@@ -100,7 +108,10 @@ export interface CreateKeyInput {
   brandId: string;
   name: unknown;
   scopes: unknown;
+  /** A snapshot of who creates it (a user's email, or 'cli'). */
   createdBy?: string | null;
+  /** The dashboard user who creates it. No foreign key: the key outlives the user. */
+  createdByUserId?: string | null;
   expiresAt?: Date | null;
   readsPerMinute?: number | null;
   writesPerMinute?: number | null;
@@ -146,6 +157,7 @@ export async function createApiKey(store: Store, input: CreateKeyInput): Promise
     scopes: scopes.join(' '),
     created_at: Date.now(),
     created_by: input.createdBy ?? null,
+    created_by_user_id: input.createdByUserId ?? null,
     last_used_at: null,
     expires_at: input.expiresAt ? input.expiresAt.getTime() : null,
     revoked_at: null,

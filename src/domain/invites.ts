@@ -1,11 +1,11 @@
-// Invitations: an owner adds a person by email; the one-time link lets them choose their own password.
+// Invitations: an admin adds a person by email; the one-time link lets them choose their own password.
 import type { Store } from '../db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
 import { hashSecret, isSecretShaped, newSecret } from './secrets.js';
 import { iso } from './time.js';
-import { insertUser, prepareUser, type User } from './users.js';
+import { insertUser, prepareUser, type Role, type User } from './users.js';
 
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -13,7 +13,7 @@ export interface Invite {
   id: string;
   brandId: string;
   email: string;
-  role: 'owner' | 'member';
+  role: Role;
   invitedBy: string;
   createdAt: string;
   expiresAt: string;
@@ -41,9 +41,11 @@ function toInvite(row: InviteRow): Invite {
   };
 }
 
-export function parseRole(value: unknown): 'owner' | 'member' {
-  if (value === 'owner' || value === 'member') return value;
-  throw new ValidationError([{ field: 'role', message: 'must be owner or member' }]);
+/** A role as a form sends it: 'owner' (or 'admin', the same role) or 'member'. */
+export function parseRole(value: unknown): Role {
+  if (value === 'owner' || value === 'admin') return 'owner';
+  if (value === 'member') return 'member';
+  throw new ValidationError([{ field: 'role', message: 'must be admin or member' }]);
 }
 
 /** Creates an invitation (replacing an earlier one for the same email) and returns it with its token. */
@@ -55,7 +57,7 @@ export async function createInvite(
   const email = typeof input.email === 'string' ? input.email.trim() : '';
   const errors: FieldError[] = [];
   if (!isValidEmail(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
-  let role: 'owner' | 'member' = 'member';
+  let role: Role = 'member';
   try {
     role = parseRole(input.role);
   } catch (error) {

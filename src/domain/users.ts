@@ -1,7 +1,7 @@
 // Dashboard users: scrypt password hashes, one brand each.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Store } from '../db/store.js';
+import type { Store, Tx } from '../db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
@@ -39,11 +39,22 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 1024;
 
+/**
+ * What a person may do. 'owner' is stored for the brand's admins (shown as "Admin"): API keys, webhooks, website
+ * forms, people and settings, besides everything a member does. 'member': leads, work items and customers, and
+ * their own "Email me new leads". A brand always keeps at least one admin.
+ */
+export type Role = 'owner' | 'member';
+
+export function isAdmin(user: { role: Role }): boolean {
+  return user.role === 'owner';
+}
+
 export interface User {
   id: string;
   brandId: string;
   email: string;
-  role: 'owner' | 'member';
+  role: Role;
   createdAt: string;
 }
 
@@ -71,7 +82,7 @@ export interface NewUser {
   brandId: string;
   email: string;
   password: string;
-  role?: 'owner' | 'member';
+  role?: Role;
 }
 
 /** A validated user row with its password hashed: hashing takes a while, so it is done before any write. */
@@ -123,7 +134,7 @@ function toUser(row: UserRow): User {
   };
 }
 
-/** The brand's users, oldest first (the first owner leads the list). */
+/** The brand's users, oldest first (the first admin leads the list). */
 export async function listUsers({ db }: Store, brandId: string): Promise<ListedUser[]> {
   const rows = await db
     .selectFrom('users')
@@ -148,9 +159,49 @@ export async function findUser({ db }: Store, brandId: string, id: string): Prom
   return toUser(row);
 }
 
+/** The brand's admins (role 'owner') who can sign in, oldest first. */
+export async function listAdmins(store: Store, brandId: string): Promise<User[]> {
+  return (await listUsers(store, brandId)).filter(isAdmin);
+}
+
+/** Refused: the change would leave the brand without an admin. */
+export class LastAdminError extends DomainError {
+  constructor(readonly user: User) {
+    super('conflict', `${user.email} is the only admin of the brand; make someone else an admin first.`);
+    this.name = 'LastAdminError';
+  }
+}
+
 /**
- * Removes a user of the brand and ends their sessions at once. A user cannot remove themselves, so a brand
- * always keeps the owner who is doing the removing.
+ * Finds the user in a write and refuses, with LastAdminError, when they are the brand's last admin. On PostgreSQL
+ * the brand's row is locked first, so two admins removing (or demoting) each other at the same moment are taken
+ * one after the other and the second sees the first's change; SQLite runs one write at a time anyway.
+ */
+async function guardLastAdmin(tx: Tx, brandId: string, id: string): Promise<User> {
+  await tx.db
+    .selectFrom('brands')
+    .select('id')
+    .where('id', '=', brandId)
+    .$if(tx.dialect === 'postgres', (q) => q.forUpdate())
+    .execute();
+  const user = await findUser(tx, brandId, id);
+  if (!isAdmin(user)) return user;
+  const others = await tx.db
+    .selectFrom('users')
+    .select('id')
+    .where('brand_id', '=', brandId)
+    .where('role', '=', 'owner')
+    .where('disabled_at', 'is', null)
+    .where('id', '!=', id)
+    .limit(1)
+    .executeTakeFirst();
+  if (!others) throw new LastAdminError(user);
+  return user;
+}
+
+/**
+ * Removes a user of the brand and ends their sessions at once. Nobody removes themselves, and the brand's last
+ * admin is never removed (LastAdminError). API keys they created stay valid: a key belongs to the brand.
  */
 export async function removeUser(
   store: Store,
@@ -158,15 +209,33 @@ export async function removeUser(
   id: string,
   actingUserId: string,
 ): Promise<User> {
-  const user = await findUser(store, brandId, id);
-  if (user.id === actingUserId) {
-    throw new DomainError('conflict', 'You cannot remove yourself; ask another owner to do it.');
+  if (id === actingUserId) {
+    await findUser(store, brandId, id);
+    throw new DomainError('conflict', 'You cannot remove yourself; ask another admin to do it.');
   }
-  await store.write(async ({ db: trx }) => {
-    await trx.deleteFrom('sessions').where('user_id', '=', id).execute();
-    await trx.deleteFrom('users').where('id', '=', id).where('brand_id', '=', brandId).execute();
+  return store.write(async (tx) => {
+    const user = await guardLastAdmin(tx, brandId, id);
+    await tx.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+    await tx.db.deleteFrom('users').where('id', '=', id).where('brand_id', '=', brandId).execute();
+    return user;
   });
-  return user;
+}
+
+/**
+ * Makes a user of the brand an admin or a member; it applies from their next request. Demoting the brand's last
+ * admin is refused (LastAdminError).
+ */
+export async function setUserRole(store: Store, brandId: string, id: string, role: Role): Promise<User> {
+  return store.write(async (tx) => {
+    const user = role === 'owner' ? await findUser(tx, brandId, id) : await guardLastAdmin(tx, brandId, id);
+    await tx.db
+      .updateTable('users')
+      .set({ role })
+      .where('id', '=', id)
+      .where('brand_id', '=', brandId)
+      .execute();
+    return { ...user, role };
+  });
 }
 
 /** Turns a user's "Email me new leads" on or off. */

@@ -315,6 +315,9 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
       readsPerMinute: 300,
       writesPerMinute: 30,
       revokedAt: null,
+      // Who created it: the command line, no dashboard user.
+      createdBy: 'cli',
+      createdByUserId: null,
     });
     for (const listed of keys) {
       expect(Object.keys(listed)).not.toContain('key');

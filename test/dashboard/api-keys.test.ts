@@ -14,7 +14,8 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   beforeAll(async () => {
     // A long cache, so "refused at once" proves the dashboard drops it rather than waiting it out.
     ctx = await createTestContext(dialect, { keyCacheTtlMs: 300_000 });
-    await addUser(ctx.app, ctx.brandId, 'office@acme.example', 'member');
+    // API keys are for admins (stored role 'owner'); test/dashboard/roles.test.ts covers what members get.
+    await addUser(ctx.app, ctx.brandId, 'office@acme.example', 'owner');
     browser = await signedIn(ctx.app, 'office@acme.example');
   });
   afterAll(async () => ctx?.close());

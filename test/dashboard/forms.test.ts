@@ -53,7 +53,7 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
         formPostsPerMinute: 1_000_000,
       },
     });
-    await addUser(ctx.app, ctx.brandId, 'office@acme.example', 'member');
+    await addUser(ctx.app, ctx.brandId, 'office@acme.example', 'owner');
     browser = await signedIn(ctx.app, 'office@acme.example');
     await browser.get(BASE);
   });

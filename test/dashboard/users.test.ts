@@ -1,4 +1,4 @@
-// Settings > Users: owners add people (initial password or one-time invitation link) and remove them.
+// Settings > Users: admins add people (initial password or one-time invitation link) and remove them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSession } from '../../src/domain/sessions.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
@@ -26,10 +26,10 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
         .executeTakeFirst()
     )?.id;
 
-  it('lists the people of the brand; an owner sees the form to add more', async () => {
+  it('lists the people of the brand; an admin sees the form to add more', async () => {
     const res = await owner.get('/dashboard/settings/users');
     expect(res.statusCode).toBe(200);
-    expect(textOf(res.body)).toContain('owner@acme.example (you) Owner');
+    expect(textOf(res.body)).toContain('owner@acme.example (you) Admin');
     expect(res.body).toContain('<label for="field-email">Email</label>');
     expect(res.body).toContain('<label for="role-member">');
     expect(res.body).toContain(
@@ -55,11 +55,11 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
   it('refuses a bad email, a short password, an unknown role and an email that already has an account: 422', async () => {
     const bad = await owner.post('/dashboard/settings/users', {
       email: 'nope',
-      role: 'admin',
+      role: 'boss',
       password: 'short',
     });
     expect(bad.statusCode).toBe(422);
-    expect(textOf(bad.body)).toContain('Role must be owner or member');
+    expect(textOf(bad.body)).toContain('Role must be admin or member');
     const badEmail = await owner.post('/dashboard/settings/users', {
       email: 'nope',
       role: 'member',
@@ -86,7 +86,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     expect(token).toBeDefined();
     expect(textOf(res.body)).toContain('You will not see it again');
     expect(textOf(res.body)).toMatch(
-      /Open invitations Email Role Invited by Expires .*planner@acme\.example Owner owner@acme\.example/,
+      /Open invitations Email Role Invited by Expires .*planner@acme\.example Admin owner@acme\.example/,
     );
     expect(await userId('planner@acme.example')).toBeUndefined();
     expect(
@@ -114,7 +114,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     expect(done.statusCode).toBe(303);
     expect(done.headers.location).toBe('/dashboard/leads');
     expect(textOf((await invited.get('/dashboard/settings/users')).body)).toContain(
-      'planner@acme.example (you) Owner',
+      'planner@acme.example (you) Admin',
     );
 
     const again = new Browser(ctx.app);
@@ -172,7 +172,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     expect((await owner.post(`/dashboard/settings/users/${id}/remove`)).statusCode).toBe(404);
   });
 
-  it('an owner cannot remove themselves', async () => {
+  it('an admin cannot remove themselves', async () => {
     const id = (await userId('owner@acme.example'))!;
     expect((await owner.get(`/dashboard/settings/users/${id}/remove`)).statusCode).toBe(409);
     expect((await owner.post(`/dashboard/settings/users/${id}/remove`)).statusCode).toBe(409);
@@ -184,7 +184,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     const member = await signedIn(ctx.app, 'member@acme.example');
     const page = await member.get('/dashboard/settings/users');
     expect(page.statusCode).toBe(200);
-    expect(textOf(page.body)).toContain('Owners add and remove people.');
+    expect(textOf(page.body)).toContain('Admins add, change and remove people.');
     expect(page.body).not.toContain('action="/dashboard/settings/users"');
     expect(page.body).not.toContain('/remove"');
     const ownerId = (await userId('owner@acme.example'))!;

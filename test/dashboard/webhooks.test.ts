@@ -18,7 +18,8 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
 
   beforeAll(async () => {
     ctx = await createTestContext(dialect, { webhooks: TEST_WEBHOOKS });
-    await addUser(ctx.app, ctx.brandId, 'office@acme.example', 'member');
+    // Webhooks are for admins (stored role 'owner'); test/dashboard/roles.test.ts covers what members get.
+    await addUser(ctx.app, ctx.brandId, 'office@acme.example', 'owner');
     browser = await signedIn(ctx.app, 'office@acme.example');
     await browser.get(BASE);
   });

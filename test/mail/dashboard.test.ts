@@ -58,7 +58,7 @@ describe.each(dialects())('"Email me new leads" on %s', (dialect) => {
     expect(page.statusCode).toBe(200);
     const text = textOf(page.body);
     expect(text).toContain('Email me new leads');
-    expect(text).toMatch(/owner@acme\.example \(you\) Owner .* On Turn off new-lead emails for you/);
+    expect(text).toMatch(/owner@acme\.example \(you\) Admin .* On Turn off new-lead emails for you/);
     expect(text).toMatch(/member@acme\.example Member .* Off(?! Turn on)/);
     expect(page.body.match(new RegExp(`action="${TOGGLE}"`, 'g'))).toHaveLength(1);
     expect(text).toContain('Email is on . Mails come from Acme Leads <leads@acme.example> .');

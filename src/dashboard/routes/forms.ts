@@ -32,7 +32,7 @@ import {
 } from '../views/forms.js';
 
 const hidden = { hide: true };
-const userPage = { page: 'user' as const };
+const adminPage = { page: 'admin' as const };
 const BASE = '/dashboard/settings/forms';
 
 const EMPTY: FormValues = {
@@ -182,7 +182,7 @@ export default async function formRoutes(app: FastifyInstance, { deps }: { deps:
     return sendPage(reply, view, status);
   }
 
-  app.get('/settings/forms', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.get('/settings/forms', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const cursor = text(request.query, 'cursor');
     const page = await listForms(database, user.brandId, {
@@ -202,11 +202,11 @@ export default async function formRoutes(app: FastifyInstance, { deps }: { deps:
     );
   });
 
-  app.get('/settings/forms/new', { schema: hidden, config: userPage }, async (request, reply) =>
+  app.get('/settings/forms/new', { schema: hidden, config: adminPage }, async (request, reply) =>
     sendPage(reply, newFormPage({ user: userOf(request), values: EMPTY, errors: [] })),
   );
 
-  app.post('/settings/forms', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.post('/settings/forms', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const { values, input, errors: own } = readBody(request.body, undefined);
     const errors = problems(input, true, own);
@@ -216,13 +216,13 @@ export default async function formRoutes(app: FastifyInstance, { deps }: { deps:
     return seeOther(reply, `${BASE}/${form.id}?done=created`);
   });
 
-  app.get('/settings/forms/:id', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.get('/settings/forms/:id', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const form = await getForm(database, user.brandId, idOf(request));
     return showForm(reply, user, form, { message: MESSAGES[text(request.query, 'done')] });
   });
 
-  app.post('/settings/forms/:id', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.post('/settings/forms/:id', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const form = await getForm(database, user.brandId, idOf(request));
     const secret = await formCaptchaSecret(database, user.brandId, form.id);
@@ -240,7 +240,7 @@ export default async function formRoutes(app: FastifyInstance, { deps }: { deps:
   ] as const) {
     app.post(
       `/settings/forms/:id/${action}`,
-      { schema: hidden, config: userPage },
+      { schema: hidden, config: adminPage },
       async (request, reply) => {
         const user = userOf(request);
         const form = await updateForm(database, user.brandId, idOf(request), { enabled });
@@ -250,13 +250,13 @@ export default async function formRoutes(app: FastifyInstance, { deps }: { deps:
     );
   }
 
-  app.get('/settings/forms/:id/delete', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.get('/settings/forms/:id/delete', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const form = await getForm(database, user.brandId, idOf(request));
     return sendPage(reply, deleteFormPage(user, form));
   });
 
-  app.post('/settings/forms/:id/delete', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.post('/settings/forms/:id/delete', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     await deleteForm(database, user.brandId, idOf(request));
     request.log.info({ formId: idOf(request), userId: user.userId }, 'form deleted in the dashboard');

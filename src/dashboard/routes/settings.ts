@@ -1,4 +1,5 @@
-// Settings: API keys (create, list, revoke) and users (add, invite, remove).
+// Settings: API keys (create, list, revoke; admins only) and users (everyone sees the people and switches their own
+// new-lead emails; admins add, invite, change roles and remove).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../deps.js';
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
@@ -6,7 +7,16 @@ import { listFailedEmails } from '../../domain/email-outbox.js';
 import { DomainError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { createInvite, listInvites, parseRole, withdrawInvite } from '../../domain/invites.js';
 import type { SessionUser } from '../../domain/sessions.js';
-import { createUser, findUser, listUsers, removeUser, setNotifyNewLeads } from '../../domain/users.js';
+import {
+  createUser,
+  findUser,
+  isAdmin,
+  LastAdminError,
+  listUsers,
+  removeUser,
+  setNotifyNewLeads,
+  setUserRole,
+} from '../../domain/users.js';
 import { html } from '../html.js';
 import { list, pathParam, seeOther, sendPage, text } from '../http.js';
 import { userOf } from '../session.js';
@@ -18,7 +28,7 @@ import { originOf } from './leads.js';
 
 const hidden = { hide: true };
 const userPage = { page: 'user' as const };
-const ownerPage = { page: 'owner' as const };
+const adminPage = { page: 'admin' as const };
 
 /** '' is "use the default"; anything else goes to the domain, which says what is wrong with it. */
 function optionalNumber(value: string): number | null {
@@ -32,18 +42,41 @@ async function findKey(deps: RouteDeps, brandId: string, id: string): Promise<Ap
   return key;
 }
 
+function cannotRemoveYourself(user: SessionUser) {
+  return errorPage('You cannot remove yourself', 'Ask another admin to do it.', user);
+}
+
+function lastAdminPage(user: SessionUser, error: LastAdminError, change: 'remove' | 'demote') {
+  const who = error.user.id === user.userId ? 'You are' : `${error.user.email} is`;
+  return errorPage(
+    'A brand needs an admin',
+    `${who} the only admin of ${user.brandName}. Make someone else an admin first, then ${change === 'remove' ? 'remove' : 'change'} this one.`,
+    user,
+  );
+}
+
 export default async function settingsRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
 
-  function renderKeys(request: FastifyRequest, view: Omit<ApiKeysView, 'publicUrl' | 'defaultLimits'>) {
-    return apiKeysPage({ ...view, publicUrl: originOf(request), defaultLimits: deps.config.rateLimit });
+  async function renderKeys(
+    request: FastifyRequest,
+    view: Omit<ApiKeysView, 'publicUrl' | 'defaultLimits' | 'currentUserIds'>,
+  ) {
+    const people = await listUsers(database, view.user.brandId);
+    return apiKeysPage({
+      ...view,
+      publicUrl: originOf(request),
+      defaultLimits: deps.config.rateLimit,
+      currentUserIds: new Set(people.map((person) => person.id)),
+    });
   }
 
-  app.get('/settings', { schema: hidden, config: userPage }, async (_request, reply) =>
-    reply.redirect('/dashboard/settings/api-keys'),
+  // Admins start at API keys; members at Users, the one settings page they use (their new-lead emails).
+  app.get('/settings', { schema: hidden, config: userPage }, async (request, reply) =>
+    reply.redirect(isAdmin(userOf(request)) ? '/dashboard/settings/api-keys' : '/dashboard/settings/users'),
   );
 
-  app.get('/settings/api-keys', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.get('/settings/api-keys', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const keys = await listApiKeys(database, user.brandId);
     const revoked = keys.find((k) => k.id === text(request.query, 'revoked'));
@@ -55,10 +88,10 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
           )
         : undefined;
     const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
-    return sendPage(reply, renderKeys(request, { user, keys, values: empty, errors: [], message }));
+    return sendPage(reply, await renderKeys(request, { user, keys, values: empty, errors: [], message }));
   });
 
-  app.post('/settings/api-keys', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.post('/settings/api-keys', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const body = request.body;
     const values = {
@@ -73,28 +106,29 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
         name: values.name,
         scopes: values.scopes,
         createdBy: user.email,
+        createdByUserId: user.userId,
         readsPerMinute: optionalNumber(values.readsPerMinute),
         writesPerMinute: optionalNumber(values.writesPerMinute),
       });
       request.log.info({ keyId: created.id, userId: user.userId }, 'API key created in the dashboard');
       const keys = await listApiKeys(database, user.brandId);
       const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
-      return sendPage(reply, renderKeys(request, { user, keys, created, values: empty, errors: [] }));
+      return sendPage(reply, await renderKeys(request, { user, keys, created, values: empty, errors: [] }));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       const keys = await listApiKeys(database, user.brandId);
-      return sendPage(reply, renderKeys(request, { user, keys, values, errors: error.errors }), 422);
+      return sendPage(reply, await renderKeys(request, { user, keys, values, errors: error.errors }), 422);
     }
   });
 
-  app.get('/settings/api-keys/:id/revoke', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.get('/settings/api-keys/:id/revoke', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const key = await findKey(deps, user.brandId, pathParam(request, 'id'));
     if (key.revokedAt) return reply.redirect('/dashboard/settings/api-keys');
     return sendPage(reply, revokeConfirmPage(user, key));
   });
 
-  app.post('/settings/api-keys/:id/revoke', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.post('/settings/api-keys/:id/revoke', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const key = await revokeApiKey(database, pathParam(request, 'id'), user.brandId);
     // This instance refuses the key from the next request on; others within KEY_CACHE_TTL_MS.
@@ -109,10 +143,12 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     extra: Partial<UsersView> = {},
     status = 200,
   ) {
+    // Members see the people and their own switch; invitations and mails that failed are for admins.
+    const admin = isAdmin(user);
     const [users, invites, failed] = await Promise.all([
       listUsers(database, user.brandId),
-      listInvites(database, user.brandId),
-      listFailedEmails(database, user.brandId),
+      admin ? listInvites(database, user.brandId) : [],
+      admin ? listFailedEmails(database, user.brandId) : [],
     ]);
     const view: UsersView = {
       user,
@@ -129,6 +165,8 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
   const userMessages: Record<string, string> = {
     added: 'The person is added. They can sign in with the password you chose.',
     removed: 'The person is removed and signed out.',
+    'made-admin': 'The person is now an admin.',
+    'made-member': 'The person is now a member.',
     withdrawn: 'The invitation is withdrawn.',
     'new-lead-emails-on': 'You get an email for each new lead.',
     'new-lead-emails-off': 'You no longer get an email for new leads.',
@@ -139,7 +177,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     return renderUsers(reply, userOf(request), { message: message ? notice(message) : undefined });
   });
 
-  app.post('/settings/users', { schema: hidden, config: ownerPage }, async (request, reply) => {
+  app.post('/settings/users', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const body = request.body;
     const values = { email: text(body, 'email'), role: text(body, 'role') };
@@ -169,34 +207,48 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     }
   });
 
-  app.get('/settings/users/:id/remove', { schema: hidden, config: ownerPage }, async (request, reply) => {
+  app.get('/settings/users/:id/remove', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const target = await findUser(database, user.brandId, pathParam(request, 'id'));
-    if (target.id === user.userId) {
-      return sendPage(
-        reply,
-        errorPage('You cannot remove yourself', 'Ask another owner to do it.', user),
-        409,
-      );
-    }
+    if (target.id === user.userId) return sendPage(reply, cannotRemoveYourself(user), 409);
     return sendPage(reply, removeConfirmPage(user, target));
   });
 
-  app.post('/settings/users/:id/remove', { schema: hidden, config: ownerPage }, async (request, reply) => {
+  app.post('/settings/users/:id/remove', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     try {
       await removeUser(database, user.brandId, pathParam(request, 'id'), user.userId);
     } catch (error) {
+      if (error instanceof LastAdminError) return sendPage(reply, lastAdminPage(user, error, 'remove'), 409);
       if (error instanceof DomainError && error.code === 'conflict') {
-        return sendPage(
-          reply,
-          errorPage('You cannot remove yourself', 'Ask another owner to do it.', user),
-          409,
-        );
+        return sendPage(reply, cannotRemoveYourself(user), 409);
       }
       throw error;
     }
     return seeOther(reply, '/dashboard/settings/users?done=removed');
+  });
+
+  // "Make admin" / "Make member": applies from the person's next request; the last admin stays an admin.
+  app.post('/settings/users/:id/role', { schema: hidden, config: adminPage }, async (request, reply) => {
+    const user = userOf(request);
+    const role = text(request.body, 'role');
+    if (role !== 'owner' && role !== 'member') {
+      return sendPage(reply, errorPage('Bad request', 'Choose admin or member.', user), 400);
+    }
+    try {
+      const changed = await setUserRole(database, user.brandId, pathParam(request, 'id'), role);
+      request.log.info(
+        { targetUserId: changed.id, role, userId: user.userId },
+        'user role changed in the dashboard',
+      );
+    } catch (error) {
+      if (error instanceof LastAdminError) return sendPage(reply, lastAdminPage(user, error, 'demote'), 409);
+      throw error;
+    }
+    return seeOther(
+      reply,
+      `/dashboard/settings/users?done=${role === 'owner' ? 'made-admin' : 'made-member'}`,
+    );
   });
 
   // Each person switches their own "Email me new leads"; nobody switches someone else's.
@@ -216,7 +268,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
 
   app.post(
     '/settings/users/invites/:id/withdraw',
-    { schema: hidden, config: ownerPage },
+    { schema: hidden, config: adminPage },
     async (request, reply) => {
       const user = userOf(request);
       await withdrawInvite(database, user.brandId, pathParam(request, 'id'));

@@ -1,4 +1,4 @@
-// Settings > Webhooks: the same domain functions as /v1/webhook-endpoints, for the signed-in user's brand.
+// Settings > Webhooks (admins only): the same domain functions as /v1/webhook-endpoints, for the signed-in user's brand.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../deps.js';
 import { DomainError, type FieldError, ValidationError } from '../../domain/errors.js';
@@ -24,7 +24,7 @@ import { errorPage } from '../views/errors.js';
 import { deleteConfirmPage, deliveriesPage, type WebhooksView, webhooksPage } from '../views/webhooks.js';
 
 const hidden = { hide: true };
-const userPage = { page: 'user' as const };
+const adminPage = { page: 'admin' as const };
 const BASE = '/dashboard/settings/webhooks';
 const DELIVERIES_PER_PAGE = 50;
 
@@ -62,12 +62,12 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
     return sendPage(reply, webhooksPage(view), status);
   }
 
-  app.get('/settings/webhooks', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.get('/settings/webhooks', { schema: hidden, config: adminPage }, async (request, reply) => {
     const message = MESSAGES[text(request.query, 'done')];
     return renderList(reply, userOf(request), { message: message ? notice(message) : undefined });
   });
 
-  app.post('/settings/webhooks', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.post('/settings/webhooks', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const body = request.body;
     const values = {
@@ -107,7 +107,7 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
     }
   });
 
-  app.post('/settings/webhooks/:id/enable', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.post('/settings/webhooks/:id/enable', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     await updateWebhookEndpoint(database, user.brandId, idOf(request), { enabled: true }, checkUrl);
     request.log.info(
@@ -117,19 +117,23 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
     return seeOther(reply, `${BASE}?done=enabled`);
   });
 
-  app.post('/settings/webhooks/:id/disable', { schema: hidden, config: userPage }, async (request, reply) => {
-    const user = userOf(request);
-    await updateWebhookEndpoint(database, user.brandId, idOf(request), { enabled: false }, checkUrl);
-    request.log.info(
-      { endpointId: idOf(request), userId: user.userId },
-      'webhook endpoint disabled in the dashboard',
-    );
-    return seeOther(reply, `${BASE}?done=disabled`);
-  });
+  app.post(
+    '/settings/webhooks/:id/disable',
+    { schema: hidden, config: adminPage },
+    async (request, reply) => {
+      const user = userOf(request);
+      await updateWebhookEndpoint(database, user.brandId, idOf(request), { enabled: false }, checkUrl);
+      request.log.info(
+        { endpointId: idOf(request), userId: user.userId },
+        'webhook endpoint disabled in the dashboard',
+      );
+      return seeOther(reply, `${BASE}?done=disabled`);
+    },
+  );
 
   app.post(
     '/settings/webhooks/:id/rotate-secret',
-    { schema: hidden, config: userPage },
+    { schema: hidden, config: adminPage },
     async (request, reply) => {
       const user = userOf(request);
       const endpoint = await getWebhookEndpoint(database, user.brandId, idOf(request));
@@ -142,13 +146,13 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
     },
   );
 
-  app.get('/settings/webhooks/:id/delete', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.get('/settings/webhooks/:id/delete', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const endpoint = await getWebhookEndpoint(database, user.brandId, idOf(request));
     return sendPage(reply, deleteConfirmPage(user, endpoint));
   });
 
-  app.post('/settings/webhooks/:id/delete', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.post('/settings/webhooks/:id/delete', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     await deleteWebhookEndpoint(database, user.brandId, idOf(request));
     request.log.info(
@@ -158,7 +162,7 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
     return seeOther(reply, `${BASE}?done=deleted`);
   });
 
-  app.get('/settings/webhooks/:id', { schema: hidden, config: userPage }, async (request, reply) => {
+  app.get('/settings/webhooks/:id', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const endpoint = await getWebhookEndpoint(database, user.brandId, idOf(request));
     const cursor = text(request.query, 'cursor');
@@ -179,7 +183,7 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
 
   app.post(
     '/settings/webhooks/:id/deliveries/:deliveryId/resend',
-    { schema: hidden, config: userPage },
+    { schema: hidden, config: adminPage },
     async (request, reply) => {
       const user = userOf(request);
       const id = pathParam(request, 'id');

@@ -1,4 +1,5 @@
-// Settings > API keys: create (the secret shown once), list, revoke with a confirmation step.
+// Settings > API keys (admins only): create (the secret shown once), list with who created each, revoke with a
+// confirmation step.
 import type { ApiKey, CreatedApiKey } from '../../domain/api-keys.js';
 import { SCOPE_DESCRIPTIONS, SCOPES } from '../../domain/api-keys.js';
 import type { FieldError } from '../../domain/errors.js';
@@ -23,6 +24,16 @@ export interface ApiKeysView {
   message?: SafeHtml | undefined;
   publicUrl: string;
   defaultLimits: { readsPerMinute: number; writesPerMinute: number };
+  /** Ids of the brand's people now: a key's creator who is not among them has been removed. */
+  currentUserIds: ReadonlySet<string>;
+}
+
+/** Who created a key, as recorded then; a removed creator is marked, and their key keeps working. */
+function creator(key: ApiKey, currentUserIds: ReadonlySet<string>): string {
+  if (key.createdBy === 'cli') return 'the command line';
+  if (!key.createdBy) return 'unknown';
+  const removed = key.createdByUserId !== null && !currentUserIds.has(key.createdByUserId);
+  return removed ? `${key.createdBy} (removed)` : key.createdBy;
 }
 
 function keyState(key: ApiKey): SafeHtml {
@@ -106,7 +117,7 @@ function createForm(view: ApiKeysView): SafeHtml {
 </section>`;
 }
 
-function keyTable(keys: ApiKey[]): SafeHtml {
+function keyTable(keys: ApiKey[], currentUserIds: ReadonlySet<string>): SafeHtml {
   if (!keys.length) return html`<div class="empty"><p>No keys yet.</p></div>`;
   return html`<table class="list">
   <thead><tr>
@@ -118,7 +129,7 @@ function keyTable(keys: ApiKey[]): SafeHtml {
     <td data-label="Name" class="cell-title">${key.name}</td>
     <td data-label="Key"><code>lik_${key.displayPrefix}…</code></td>
     <td data-label="Scopes">${key.scopes.map((s) => html`<code class="scope">${s}</code> `)}</td>
-    <td data-label="Created"><div>${time(key.createdAt)}<span class="sub">by ${key.createdBy ?? 'unknown'}</span></div></td>
+    <td data-label="Created"><div>${time(key.createdAt)}<span class="sub">by ${creator(key, currentUserIds)}</span></div></td>
     <td data-label="Last used">${key.lastUsedAt ? time(key.lastUsedAt) : html`<span class="muted">Never</span>`}</td>
     <td data-label="State">${keyState(key)}</td>
     <td data-label="Actions">${
@@ -145,7 +156,7 @@ ${view.created ? createdPanel(view.created, view.publicUrl) : ''}
 ${createForm(view)}
 <section aria-labelledby="keys-title">
   <h2 id="keys-title">Your keys</h2>
-  ${keyTable(view.keys)}
+  ${keyTable(view.keys, view.currentUserIds)}
 </section>`,
   });
 }

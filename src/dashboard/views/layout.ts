@@ -1,17 +1,19 @@
 // The page shell: head, skip link, header with navigation and sign-out, and the main landmark.
 import type { SessionUser } from '../../domain/sessions.js';
+import { isAdmin } from '../../domain/users.js';
 import { assetUrls } from '../assets.js';
 import { type HtmlValue, html, type SafeHtml } from '../html.js';
 import { csrfField } from './components.js';
 
 export type Section = 'leads' | 'work-items' | 'api-keys' | 'webhooks' | 'forms' | 'users';
 
-const NAV: { section: Section; href: string; label: string }[] = [
+// adminOnly: hidden from members, whom those pages refuse anyway (the server's check is what counts).
+const NAV: { section: Section; href: string; label: string; adminOnly?: true }[] = [
   { section: 'leads', href: '/dashboard/leads', label: 'Leads' },
   { section: 'work-items', href: '/dashboard/work-items', label: 'Work items' },
-  { section: 'api-keys', href: '/dashboard/settings/api-keys', label: 'API keys' },
-  { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks' },
-  { section: 'forms', href: '/dashboard/settings/forms', label: 'Forms' },
+  { section: 'api-keys', href: '/dashboard/settings/api-keys', label: 'API keys', adminOnly: true },
+  { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', adminOnly: true },
+  { section: 'forms', href: '/dashboard/settings/forms', label: 'Forms', adminOnly: true },
   { section: 'users', href: '/dashboard/settings/users', label: 'Users' },
 ];
 
@@ -48,7 +50,7 @@ ${head(options.title)}
   <div class="container header-inner">
     <a class="brand" href="/dashboard/leads"><span class="brand-mark" aria-hidden="true">L</span>${user.brandName}</a>
     <nav aria-label="Main">
-      <ul class="nav">${NAV.map(
+      <ul class="nav">${NAV.filter((item) => !item.adminOnly || isAdmin(user)).map(
         (item) =>
           html`<li><a href="${item.href}"${item.section === options.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
       )}</ul>

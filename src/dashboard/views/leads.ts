@@ -18,6 +18,7 @@ import {
   stageOf,
   WORK_ITEM_STATUSES,
 } from '../../domain/states.js';
+import { isAdmin } from '../../domain/users.js';
 import { type HtmlValue, html, type SafeHtml } from '../html.js';
 import { withQuery } from '../http.js';
 import { perDayChart, perStatusChart } from './charts.js';
@@ -159,7 +160,11 @@ function emptyState(view: LeadListView): SafeHtml {
   }
   return html`<div class="empty">
   <h2>No leads yet</h2>
-  <p>Leads arrive through the API. <a href="/dashboard/settings/api-keys">Create an API key</a> with the <code>leads:write</code> scope, then send one from your website form, or try it now:</p>
+  <p>Leads arrive through the API. ${
+    isAdmin(view.user)
+      ? html`<a href="/dashboard/settings/api-keys">Create an API key</a>`
+      : 'An admin creates an API key'
+  } with the <code>leads:write</code> scope, then send one from your website form, or try it now:</p>
   <pre class="code">curl -X POST ${view.publicUrl}/v1/leads \\
   -H "X-API-Key: YOUR_KEY" -H "Content-Type: application/json" \\
   -d '{"title":"Leaking tap","customerName":"Sam Jansen","email":"sam@example.com",

@@ -1,8 +1,9 @@
-// Settings > Users: the brand's people; owners add (with a password or an invitation link) and remove them.
+// Settings > Users: the brand's people and their roles; admins add people (with a password or an invitation
+// link), make them admin or member, and remove them. Members see the people and switch their own new-lead emails.
 import type { FieldError } from '../../domain/errors.js';
 import type { Invite } from '../../domain/invites.js';
 import type { SessionUser } from '../../domain/sessions.js';
-import { type ListedUser, MIN_PASSWORD_LENGTH, type User } from '../../domain/users.js';
+import { isAdmin, type ListedUser, MIN_PASSWORD_LENGTH, type Role, type User } from '../../domain/users.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, errorFor, errorSummary, field, time } from './components.js';
 import { type EmailView, emailSection, newLeadEmailsCell } from './email.js';
@@ -21,9 +22,12 @@ export interface UsersView {
   message?: SafeHtml | undefined;
 }
 
-const ROLE_TEXT = {
-  owner: 'Owner: everything, including adding and removing people.',
-  member: 'Member: leads, work items and API keys.',
+/** What people read for each stored role: 'owner' is shown as Admin. */
+const ROLE_NAMES: Record<Role, string> = { owner: 'Admin', member: 'Member' };
+
+const ROLE_TEXT: Record<Role, string> = {
+  owner: 'Admin: API keys, webhooks, website forms, people and settings, and everything a member does.',
+  member: 'Member: leads, work items and customers.',
 };
 
 function addForm(view: UsersView): SafeHtml {
@@ -71,55 +75,62 @@ function invitedPanel(invited: { email: string; url: string }): SafeHtml {
 </section>`;
 }
 
+/** An admin's buttons for one person: make admin or member, and remove (not themselves). */
+function userActions(viewer: SessionUser, person: ListedUser): SafeHtml {
+  const self = person.id === viewer.userId;
+  const next: Role = person.role === 'owner' ? 'member' : 'owner';
+  const confirm = self
+    ? html` data-confirm="Make yourself a member? You can no longer manage API keys, webhooks, forms or people."`
+    : '';
+  return html`<div class="actions">
+    <form method="post" action="/dashboard/settings/users/${person.id}/role"${confirm}>
+      ${csrfField(viewer.csrfToken)}
+      <input type="hidden" name="role" value="${next}">
+      <button type="submit" class="button button-quiet">Make ${next === 'owner' ? 'admin' : 'member'}<span class="visually-hidden"> ${person.email}</span></button>
+    </form>${
+      self
+        ? ''
+        : html`
+    <a class="button button-danger-quiet" href="/dashboard/settings/users/${person.id}/remove">Remove<span class="visually-hidden"> ${person.email}</span></a>`
+    }
+  </div>`;
+}
+
 function userTable(view: UsersView): SafeHtml {
-  const isOwner = view.user.role === 'owner';
+  const admin = isAdmin(view.user);
   return html`<table class="list">
   <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Added</th><th scope="col">Email me new leads</th>${
-    isOwner ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''
+    admin ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''
   }</tr></thead>
   <tbody>${view.users.map(
     (u) => html`<tr>
     <td data-label="Email" class="cell-title">${u.email}${u.id === view.user.userId ? html` <span class="muted">(you)</span>` : ''}</td>
-    <td data-label="Role">${u.role === 'owner' ? 'Owner' : 'Member'}</td>
+    <td data-label="Role">${ROLE_NAMES[u.role]}</td>
     <td data-label="Added">${time(u.createdAt)}</td>
     <td data-label="Email me new leads">${newLeadEmailsCell(view.user, u)}</td>
-    ${
-      isOwner
-        ? html`<td data-label="Actions">${
-            u.id === view.user.userId
-              ? ''
-              : html`<a class="button button-danger-quiet" href="/dashboard/settings/users/${u.id}/remove">Remove<span class="visually-hidden"> ${u.email}</span></a>`
-          }</td>`
-        : ''
-    }
+    ${admin ? html`<td data-label="Actions">${userActions(view.user, u)}</td>` : ''}
   </tr>`,
   )}</tbody>
 </table>`;
 }
 
 function inviteTable(view: UsersView): SafeHtml | '' {
+  // Open invitations are the admins' business: the route gives a member's page none.
   if (!view.invites.length) return '';
-  const isOwner = view.user.role === 'owner';
   return html`<section aria-labelledby="invites-title">
   <h2 id="invites-title">Open invitations</h2>
   <table class="list">
-    <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th scope="col">Expires</th>${
-      isOwner ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''
-    }</tr></thead>
+    <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${view.invites.map(
       (invite) => html`<tr>
       <td data-label="Email" class="cell-title">${invite.email}</td>
-      <td data-label="Role">${invite.role === 'owner' ? 'Owner' : 'Member'}</td>
+      <td data-label="Role">${ROLE_NAMES[invite.role]}</td>
       <td data-label="Invited by">${invite.invitedBy}</td>
       <td data-label="Expires">${time(invite.expiresAt)}</td>
-      ${
-        isOwner
-          ? html`<td data-label="Actions"><form method="post" action="/dashboard/settings/users/invites/${invite.id}/withdraw" data-confirm="Withdraw the invitation for ${invite.email}? The link stops working.">
-          ${csrfField(view.user.csrfToken)}
-          <button type="submit" class="button button-danger-quiet">Withdraw<span class="visually-hidden"> invitation for ${invite.email}</span></button>
-        </form></td>`
-          : ''
-      }
+      <td data-label="Actions"><form method="post" action="/dashboard/settings/users/invites/${invite.id}/withdraw" data-confirm="Withdraw the invitation for ${invite.email}? The link stops working.">
+        ${csrfField(view.user.csrfToken)}
+        <button type="submit" class="button button-danger-quiet">Withdraw<span class="visually-hidden"> invitation for ${invite.email}</span></button>
+      </form></td>
     </tr>`,
     )}</tbody>
   </table>
@@ -127,18 +138,18 @@ function inviteTable(view: UsersView): SafeHtml | '' {
 }
 
 export function usersPage(view: UsersView): SafeHtml {
-  const isOwner = view.user.role === 'owner';
+  const admin = isAdmin(view.user);
   return page({
     title: 'Users',
     user: view.user,
     section: 'users',
     body: html`<div class="page-head">
   <h1>Users</h1>
-  <p class="muted">People who can sign in to ${view.user.brandName}.${isOwner ? '' : ' Owners add and remove people.'}</p>
+  <p class="muted">People who can sign in to ${view.user.brandName}. Admins manage API keys, webhooks, website forms, people and settings; members work with leads, work items and customers.${admin ? '' : ' Admins add, change and remove people.'}</p>
 </div>
 ${view.message ?? ''}
 ${view.invited ? invitedPanel(view.invited) : ''}
-${isOwner ? addForm(view) : ''}
+${admin ? addForm(view) : ''}
 <section aria-labelledby="people-title">
   <h2 id="people-title">People</h2>
   ${userTable(view)}

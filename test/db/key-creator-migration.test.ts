@@ -1,0 +1,79 @@
+// The key-creator migration on a database that already has keys: dashboard keys get their creator's user id back
+// from the email recorded while that user exists; command-line keys, older keys and removed creators get none.
+import { Migrator, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Database, MIGRATION_LOCK_KEY, migrate, openDatabase } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { dialects, dropSchemaNamed, testDatabaseConfig, testSchemaName } from '../helpers.js';
+
+const BEFORE = '2026112303_forms';
+
+describe.each(dialects())('the key-creator migration on %s', (dialect) => {
+  let database: Database | undefined;
+  const schema = testSchemaName();
+  afterEach(async () => {
+    if (database && dialect === 'postgres') await dropSchemaNamed(database.db, schema);
+    await database?.close();
+  });
+
+  /** Migrates up to the migration before this one, holding the lock every migration takes on PostgreSQL. */
+  async function migrateToBefore(db: Database) {
+    const migrator = new Migrator({
+      db: db.db,
+      provider: { getMigrations: () => migrations(dialect) },
+      ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
+    });
+    const run = async () => {
+      const { error } = await migrator.migrateTo(BEFORE);
+      if (error) throw error;
+    };
+    if (dialect === 'sqlite') return run();
+    await db.db.connection().execute(async (connection) => {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+      try {
+        await sql`create schema if not exists ${sql.id(schema)}`.execute(connection);
+        await run();
+      } finally {
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+      }
+    });
+  }
+
+  it('adds created_by_user_id and fills it for dashboard keys whose creator still exists', async () => {
+    database = openDatabase(testDatabaseConfig(dialect, schema));
+    await migrateToBefore(database);
+    const db = database.db;
+    for (const brand of ['brd_1', 'brd_2']) {
+      await sql`insert into brands (id, name, default_country, created_at) values (${brand}, ${brand}, 'NL', 1)`.execute(
+        db,
+      );
+    }
+    await sql`insert into users (id, brand_id, email, email_normalized, password_hash, role, created_at)
+      values ('usr_admin', 'brd_1', 'Admin@acme.example', 'admin@acme.example', 'x', 'owner', 1)`.execute(db);
+    const keys: [id: string, brand: string, createdBy: string | null][] = [
+      ['key_dashboard', 'brd_1', 'Admin@acme.example'],
+      ['key_cli', 'brd_1', 'cli'],
+      ['key_old', 'brd_1', null],
+      ['key_removed', 'brd_1', 'gone@acme.example'],
+      // The same email in another brand is not this user.
+      ['key_other_brand', 'brd_2', 'Admin@acme.example'],
+    ];
+    for (const [id, brand, createdBy] of keys) {
+      await sql`insert into api_keys (id, brand_id, name, display_prefix, key_hash, scopes, created_at, created_by)
+        values (${id}, ${brand}, ${id}, 'abcdefgh', ${`hash_${id}`}, 'full', 1, ${createdBy})`.execute(db);
+    }
+
+    const applied = await migrate(database, dialect === 'postgres' ? schema : undefined);
+    expect(applied).toContain('2026112305_key_creator');
+
+    const rows = await sql<{ id: string; created_by: string | null; created_by_user_id: string | null }>`
+      select id, created_by, created_by_user_id from api_keys order by id`.execute(db);
+    expect(rows.rows).toEqual([
+      { id: 'key_cli', created_by: 'cli', created_by_user_id: null },
+      { id: 'key_dashboard', created_by: 'Admin@acme.example', created_by_user_id: 'usr_admin' },
+      { id: 'key_old', created_by: null, created_by_user_id: null },
+      { id: 'key_other_brand', created_by: 'Admin@acme.example', created_by_user_id: null },
+      { id: 'key_removed', created_by: 'gone@acme.example', created_by_user_id: null },
+    ]);
+  });
+});
