@@ -6,8 +6,9 @@ import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase }
 export const USERS_HELP = `Usage:
   lead-intake users create --email EMAIL [--brand brd_...] [--role owner|member] [--json]
       Add a dashboard user to a brand (role owner by default).
-      The password (at least ${MIN_PASSWORD_LENGTH} characters) is read from standard input, first line,
-      or asked for twice at a hidden prompt when standard input is a terminal:
+      The password (at least ${MIN_PASSWORD_LENGTH} characters; common and easily guessed ones are refused)
+      is read from standard input, first line, or asked for twice at a hidden prompt when standard input is
+      a terminal:
         printf '%s\\n' "$PASSWORD" | lead-intake users create --email owner@example.com
       --brand may be left out when there is exactly one brand.`;
 

@@ -1,5 +1,6 @@
 // Invitations: an admin adds a person by email; the one-time link lets them choose their own password.
 import type { Store } from '../db/store.js';
+import { findBrand } from './brands.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
@@ -143,6 +144,7 @@ export async function acceptInvite(
     email: invite.email,
     password,
     role: invite.role,
+    brandName: (await findBrand(store, invite.brandId))?.name,
   });
   return store.write(async (tx) => {
     const used = await tx.db

@@ -83,6 +83,7 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
     email: input.email as string,
     password: input.password as string,
     role: 'owner',
+    brandName: brand.name,
   });
 
   return store.write(async (tx) => {

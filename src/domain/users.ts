@@ -2,9 +2,11 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Store, Tx } from '../db/store.js';
+import { findBrand } from './brands.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
+import { checkPassword } from './password-strength.js';
 import { iso } from './time.js';
 
 const scrypt = promisify(scryptCallback) as (
@@ -36,8 +38,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 1024;
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-strength.js';
 
 /**
  * What a person may do. 'owner' is stored for the brand's admins (shown as "Admin"): API keys, webhooks, website
@@ -64,17 +65,22 @@ export interface ListedUser extends User {
   notifyNewLeads: boolean;
 }
 
-/** Checks a new user's email and password; returns one error per bad field. */
-export function validateUserInput(input: { email: unknown; password: unknown }): FieldError[] {
+/**
+ * Checks a new user's email and password; returns one error per bad field. The password must not be built
+ * from the email or the brand's name (checkPassword), so give the brand name when there is one.
+ */
+export function validateUserInput(input: {
+  email: unknown;
+  password: unknown;
+  brandName?: unknown;
+}): FieldError[] {
   const errors: FieldError[] = [];
   const email = typeof input.email === 'string' ? input.email.trim() : '';
   const password = typeof input.password === 'string' ? input.password : '';
+  const brandName = typeof input.brandName === 'string' ? input.brandName : '';
   if (!isValidEmail(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    errors.push({ field: 'password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
-  } else if (password.length > MAX_PASSWORD_LENGTH) {
-    errors.push({ field: 'password', message: `must be at most ${MAX_PASSWORD_LENGTH} characters` });
-  }
+  const check = checkPassword(password, [email, brandName]);
+  if (!check.ok) errors.push({ field: 'password', message: check.message });
   return errors;
 }
 
@@ -83,6 +89,8 @@ export interface NewUser {
   email: string;
   password: string;
   role?: Role;
+  /** The brand's name, which the password must not be built from. */
+  brandName?: string | undefined;
 }
 
 /** A validated user row with its password hashed: hashing takes a while, so it is done before any write. */
@@ -119,7 +127,8 @@ export function insertUser(store: Store, row: Awaited<ReturnType<typeof prepareU
 }
 
 export async function createUser(store: Store, input: NewUser): Promise<User> {
-  return insertUser(store, await prepareUser(input));
+  const brandName = input.brandName ?? (await findBrand(store, input.brandId))?.name;
+  return insertUser(store, await prepareUser({ ...input, brandName }));
 }
 
 type UserRow = { id: string; brand_id: string; email: string; role: string; created_at: number };

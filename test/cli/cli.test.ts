@@ -388,6 +388,30 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     expect(duplicate.stderr).toMatch(/already exists/);
   });
 
+  it('users create refuses a common or guessable password: exit 1, the reason on stderr, no user', async () => {
+    const [common, brandName] = await Promise.all([
+      run(['users', 'create', '--email', 'weak@acme.example'], env, 'password123456\n'),
+      // Built from the brand's name, Acme Plumbing.
+      run(['users', 'create', '--email', 'brand@acme.example'], env, 'acme-plumbing-2026\n'),
+    ]);
+    expect(common.code).toBe(1);
+    expect(common.stdout).toBe('');
+    expect(common.stderr.trim()).toBe(
+      'Error: The password is too easy to guess. This is similar to a commonly used password. Add more words that are less common.',
+    );
+    expect(brandName.code).toBe(1);
+    expect(brandName.stdout).toBe('');
+    expect(brandName.stderr.trim()).toBe(
+      'Error: The password is too easy to guess. It contains your email address or your company name. Add more words that are less common.',
+    );
+    const rows = await (await inProcessApp()).deps.database.db
+      .selectFrom('users')
+      .select('email')
+      .where('email', 'in', ['weak@acme.example', 'brand@acme.example'])
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
   it('with two brands, keys create and users create require --brand', async () => {
     secondBrandId = json(await run(['brands', 'create', '--name', 'Beta Roofing', '--json'], env)).id;
     const [keyWithout, userWithout, unknownBrand] = await Promise.all([

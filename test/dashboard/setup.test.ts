@@ -133,6 +133,48 @@ describe.each(dialects())('first-run setup on %s', (dialect) => {
     expect((await browser.post('/setup', setupForm(token))).statusCode).toBe(303);
   });
 
+  it('refuses a common or guessable password beside the field, keeps the other values, stores nothing', async () => {
+    const token = tokenOf((await createSetupLink(ctx.app.deps.database, 'http://x'))!);
+    const browser = new Browser(ctx.app);
+    const form = await browser.get(`/setup?token=${token}`);
+    expect(textOf(form.body)).toContain(
+      'At least 10 characters. A few uncommon words work well; common passwords are refused.',
+    );
+    const db = ctx.app.deps.database.db;
+    const brandsBefore = await db.selectFrom('brands').selectAll().execute();
+    const cases = [
+      ['aaaaaaaaaa', 'Repeated characters like "aaa" are easy to guess.'],
+      ['password123456', 'This is similar to a commonly used password.'],
+      // Built from the company name being created.
+      ['acme-plumbing-2026', 'It contains your email address or your company name.'],
+    ];
+    for (const [password, why] of cases) {
+      const res = await browser.post(
+        '/setup',
+        setupForm(token, {
+          brandName: 'Acme Plumbing',
+          password: password!,
+          passwordConfirmation: password!,
+        }),
+      );
+      expect(res.statusCode).toBe(422);
+      // Beside the password field, and in the summary at the top.
+      expect(res.body).toContain(
+        `<p class="error" id="field-password-error">Password is too easy to guess. ${why!.replaceAll('"', '&quot;')} Add more words that are less common.</p>`,
+      );
+      expect(textOf(res.body)).toContain(`There is a problem Password is too easy to guess. ${why}`);
+      expect(res.body).toContain('aria-invalid="true"');
+      // The other values are kept; the password is not sent back.
+      expect(res.body).toContain('value="Acme Plumbing"');
+      expect(res.body).toContain(`value="${OWNER.email}"`);
+      expect(res.body).not.toContain(password);
+    }
+    expect(await db.selectFrom('users').selectAll().execute()).toEqual([]);
+    expect(await db.selectFrom('brands').selectAll().execute()).toEqual(brandsBefore);
+    // The link still works with a good password.
+    expect((await browser.post('/setup', setupForm(token))).statusCode).toBe(303);
+  });
+
   it('needs the form token: a forged setup post is refused', async () => {
     const token = tokenOf((await createSetupLink(ctx.app.deps.database, 'http://x'))!);
     const browser = new Browser(ctx.app);

@@ -67,6 +67,16 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     });
     expect(textOf(badEmail.body)).toContain('Email must be a valid email address');
     expect(textOf(badEmail.body)).toContain('Initial password must be at least 10 characters');
+    const common = await owner.post('/dashboard/settings/users', {
+      email: 'common@acme.example',
+      role: 'member',
+      password: 'password123456',
+    });
+    expect(common.statusCode).toBe(422);
+    expect(textOf(common.body)).toContain(
+      'Initial password is too easy to guess. This is similar to a commonly used password.',
+    );
+    expect(await userId('common@acme.example')).toBeUndefined();
     const taken = await owner.post('/dashboard/settings/users', {
       email: 'OWNER@acme.example',
       role: 'member',
@@ -122,10 +132,48 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     await again.get('/sign-in');
     const replay = await again.post('/invite', {
       token,
-      password: 'x'.repeat(12),
-      passwordConfirmation: 'x'.repeat(12),
+      password: 'replayed passphrase',
+      passwordConfirmation: 'replayed passphrase',
     });
     expect(replay.statusCode).toBe(404);
+  });
+
+  it('an invitation refuses a common or guessable password beside the field and creates nothing', async () => {
+    const res = await owner.post('/dashboard/settings/users', {
+      email: 'dispatch@acme.example',
+      role: 'member',
+    });
+    const token = inviteToken(res.body)!;
+    const invited = new Browser(ctx.app);
+    const form = await invited.get(`/invite?token=${token}`);
+    expect(textOf(form.body)).toContain(
+      'At least 10 characters. A few uncommon words work well; common passwords are refused.',
+    );
+    const cases = [
+      ['qwertyuiop12', 'This is similar to a commonly used password.'],
+      // Built from the brand's name (Acme Plumbing) and from the invited email.
+      ['AcmePlumbing2026', 'It contains your email address or your company name.'],
+      ['Dispatch2026!', 'It contains your email address or your company name.'],
+    ];
+    for (const [password, why] of cases) {
+      const weak = await invited.post('/invite', { token, password, passwordConfirmation: password });
+      expect(weak.statusCode).toBe(422);
+      expect(weak.body).toContain(
+        `<p class="error" id="field-password-error">Password is too easy to guess. ${why} Add more words that are less common.</p>`,
+      );
+      expect(textOf(weak.body)).toContain(`There is a problem Password is too easy to guess. ${why}`);
+      expect(textOf(weak.body)).toContain('You were invited as dispatch@acme.example');
+      expect(weak.body).not.toContain(password);
+    }
+    expect(await userId('dispatch@acme.example')).toBeUndefined();
+    // The link still works with a good password.
+    const done = await invited.post('/invite', {
+      token,
+      password: 'dispatch desk lantern',
+      passwordConfirmation: 'dispatch desk lantern',
+    });
+    expect(done.statusCode).toBe(303);
+    expect(await userId('dispatch@acme.example')).toBeDefined();
   });
 
   it('expired and withdrawn invitations do not work', async () => {
@@ -191,7 +239,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     const add = await member.post('/dashboard/settings/users', {
       email: 'sneaky@acme.example',
       role: 'owner',
-      password: 'p'.repeat(12),
+      password: 'sneaky passphrase',
     });
     expect(add.statusCode).toBe(403);
     expect((await member.get(`/dashboard/settings/users/${ownerId}/remove`)).statusCode).toBe(403);

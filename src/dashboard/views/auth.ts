@@ -11,7 +11,7 @@ function newPasswordFields(errors: FieldError[]): SafeHtml {
     name: 'password',
     label: 'Password',
     type: 'password',
-    hint: `At least ${MIN_PASSWORD_LENGTH} characters.`,
+    hint: `At least ${MIN_PASSWORD_LENGTH} characters. A few uncommon words work well; common passwords are refused.`,
     error: errorFor(errors, 'password'),
     required: true,
     autocomplete: 'new-password',

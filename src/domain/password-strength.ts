@@ -1,0 +1,121 @@
+// Password rules for every place a password is chosen (first-run setup, invitations, the CLI, and the
+// change-password page to come): a length range, then zxcvbn-ts's strength estimate, which refuses common
+// passwords, keyboard rows, repeats, dates and words taken from the person's email or company name.
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import * as common from '@zxcvbn-ts/language-common';
+import * as en from '@zxcvbn-ts/language-en';
+
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/**
+ * The lowest zxcvbn score accepted. zxcvbn scores 0-4; 3 is "safely unguessable: moderate protection from
+ * offline slow-hash scenario" (under 10^10 guesses). Passwords are stored as scrypt hashes (a slow hash), so
+ * 3 is the score that matches the threat: a stolen database cracked offline. 4 would refuse many sensible
+ * passphrases for little gain; 2 lets through what an online guesser with some patience finds.
+ */
+export const MIN_PASSWORD_SCORE = 3;
+
+/**
+ * zxcvbn's running time grows quickly with the input (zxcvbn-ts issue #164: crafted inputs tie up a server),
+ * and the check is synchronous. It only looks at this many characters: Dropbox's zxcvbn README recommends
+ * the first 100, and a password whose first 100 characters are strong is strong.
+ */
+export const STRENGTH_CHECKED_LENGTH = 100;
+
+/**
+ * How many l33t readings ("p@ssw0rd" as "password") zxcvbn tries. Each one is matched against the
+ * dictionaries again, so the default (100) makes a random 100-character password take over a second;
+ * 10 takes a tenth of that and still catches the usual substitutions (P@ssw0rd12345, m0nk3y123456).
+ */
+const L33T_MAX_SUBSTITUTIONS = 10;
+
+export const DEFAULT_PASSWORD_SUGGESTION = 'Add another word or two; uncommon words are better.';
+
+let factory: ZxcvbnFactory | undefined;
+
+/** Built on first use: ranking the dictionaries takes a moment that commands without passwords skip. */
+function zxcvbn(): ZxcvbnFactory {
+  factory ??= new ZxcvbnFactory({
+    translations: {
+      ...en.translations,
+      // The stock text ("There should not be any personal or page related data.") reads oddly here.
+      warnings: {
+        ...en.translations.warnings,
+        userInputs: 'It contains your email address or your company name.',
+      },
+    },
+    graphs: common.adjacencyGraphs,
+    dictionary: { ...common.dictionary, ...en.dictionary },
+    maxLength: STRENGTH_CHECKED_LENGTH,
+    l33tMaxSubstitutions: L33T_MAX_SUBSTITUTIONS,
+  });
+  return factory;
+}
+
+/**
+ * The words of an email address or a name, as someone might build a password from them: the whole value,
+ * each word, and the words run together or joined with - _ . or a space ("Acme Plumbing" gives "acme",
+ * "plumbing", "acmeplumbing", "acme-plumbing", …). zxcvbn only matches a user input as one dictionary word,
+ * so "acme-plumbing-2026" passes with just "Acme Plumbing" as input; with these it is refused.
+ */
+export function passwordUserInputs(values: readonly string[]): string[] {
+  // zxcvbn ranks user inputs by position, and a lower rank means fewer guesses: the whole values and the
+  // words run together come first, the single words last.
+  const whole: string[] = [];
+  const joined: string[] = [];
+  const single: string[] = [];
+  const addWords = (text: string) => {
+    const words = text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    single.push(...words);
+    if (words.length > 1)
+      for (const separator of [' ', '-', '', '_', '.']) joined.push(words.join(separator));
+  };
+  for (const raw of values) {
+    const value = raw.trim().toLowerCase();
+    if (!value) continue;
+    whole.push(value);
+    const at = value.lastIndexOf('@');
+    if (at > 0) {
+      addWords(value.slice(0, at));
+      // The domain's labels but the last (the TLD): "jan@acme-plumbing.nl" gives "acme-plumbing" and its words.
+      for (const label of value
+        .slice(at + 1)
+        .split('.')
+        .slice(0, -1)) {
+        whole.push(label);
+        addWords(label);
+      }
+    } else {
+      addWords(value);
+    }
+  }
+  return [...new Set([...whole, ...joined, ...single])];
+}
+
+export type PasswordCheck = { ok: true } | { ok: false; message: string };
+
+/**
+ * Checks a new password: its length first, then its strength. `userInputs` are what the password must not
+ * be built from: the person's email address and their company's name (see passwordUserInputs).
+ *
+ * A refusal's message is worded like the other field errors, to follow the field's label without a final
+ * full stop: "must be at least 10 characters", "is too easy to guess. This is a commonly used password. Add
+ * more words that are less common".
+ */
+export function checkPassword(password: string, userInputs: readonly string[] = []): PasswordCheck {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    return { ok: false, message: `must be at least ${MIN_PASSWORD_LENGTH} characters` };
+  }
+  if (password.length > MAX_PASSWORD_LENGTH) {
+    return { ok: false, message: `must be at most ${MAX_PASSWORD_LENGTH} characters` };
+  }
+  const result = zxcvbn().check(password, passwordUserInputs(userInputs));
+  if (result.score >= MIN_PASSWORD_SCORE) return { ok: true };
+  const advice = [
+    'is too easy to guess.',
+    result.feedback.warning,
+    result.feedback.suggestions[0] ?? DEFAULT_PASSWORD_SUGGESTION,
+  ];
+  return { ok: false, message: advice.filter(Boolean).join(' ').replace(/\.$/, '') };
+}
