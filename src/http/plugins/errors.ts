@@ -79,12 +79,11 @@ export default fp(
         return sendProblem(request, reply, 'not_found', `Nothing exists at ${request.url.split('?')[0]}.`);
       }
       if (error.validation) {
-        const errors = ajvToFieldErrors(error.validation as AjvError[], error.validationContext);
-        const detail =
-          errors.length === 1
-            ? `${errors[0]!.field}: ${errors[0]!.message}`
-            : `${errors.length} fields are invalid: ${errors.map((e) => e.field).join(', ')}`;
-        return sendProblem(request, reply, 'validation', detail, { errors });
+        // Through ValidationError, so a query or body with thousands of unknown names gets a capped list.
+        const { message, errors } = new ValidationError(
+          ajvToFieldErrors(error.validation as AjvError[], error.validationContext),
+        );
+        return sendProblem(request, reply, 'validation', message, { errors });
       }
       switch (error.code) {
         case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
