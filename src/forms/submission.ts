@@ -4,6 +4,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { type FieldError, ValidationError } from '../domain/errors.js';
 import type { PublicForm } from '../domain/forms.js';
 import { LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../domain/lead-input.js';
+import { isBlank } from '../domain/text.js';
 
 export const MAX_EXTRA_FIELDS = 20;
 export const MAX_EXTRA_LENGTH = 1000;
@@ -76,8 +77,8 @@ export function parseSubmission(
     }
     if (name === 'consent') {
       consentGiven = json
-        ? raw === true || (typeof raw === 'string' && raw.trim() !== '')
-        : typeof raw === 'string' && raw.trim() !== '';
+        ? raw === true || (typeof raw === 'string' && !isBlank(raw))
+        : typeof raw === 'string' && !isBlank(raw);
       continue;
     }
     if (LEAD_FIELD_NAMES.has(name)) {

@@ -1,6 +1,7 @@
 // Input is never silently changed and errors stay small: huge limits are served as 100, unknown fields are listed
 // up to a cap, invalid UTF-8 and duplicate keys are 400s, invisible-only required fields are empty.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateBrandInput } from '../../src/domain/brands.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('input hardening on %s', (dialect) => {
@@ -124,6 +125,206 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
       expect(res.statusCode).toBe(422);
       expect(res.body.length).toBeLessThan(2 * 1024);
       expect(res.json().errors).toEqual([{ field: `${'x'.repeat(100)}…`, message: 'is not a known field' }]);
+    });
+  });
+
+  describe('input is refused rather than silently changed', () => {
+    const raw = (payload: Buffer | string, contentType = 'application/json') =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/v1/leads',
+        headers: { 'x-api-key': ctx.keys.full, 'content-type': contentType },
+        payload,
+      });
+    const leadCount = async () =>
+      Number(
+        (
+          await ctx.app.deps.database.db
+            .selectFrom('leads')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+
+    it('a JSON body with invalid UTF-8 is a 400 that says so, and nothing is stored', async () => {
+      const before = await leadCount();
+      const json = Buffer.from(JSON.stringify(validLead({ title: 'Boiler XX broken' })));
+      const at = json.indexOf('XX');
+      for (const bad of [[0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0]]) {
+        const body = Buffer.concat([json.subarray(0, at), Buffer.from(bad), json.subarray(at + 2)]);
+        const res = await raw(body);
+        expect(res.statusCode, res.body).toBe(400);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        const problem = res.json();
+        expect(problem.type).toBe('https://lead-intake.dev/errors/malformed-json');
+        expect(problem.detail).toMatch(/not valid UTF-8/);
+        expect(problem.requestId).toBe(res.headers['x-request-id']);
+      }
+      expect(await leadCount()).toBe(before);
+      // Valid UTF-8 of every width still goes in as sent.
+      const ok = await raw(
+        Buffer.from(JSON.stringify(validLead({ title: 'Kraan lekt: café, Ελλάδα, 水, 🚿' }))),
+      );
+      expect(ok.statusCode, ok.body).toBe(201);
+    });
+
+    it('a public form post with invalid UTF-8 is refused, form-encoded or JSON', async () => {
+      const created = await send(
+        'POST',
+        '/v1/forms',
+        JSON.stringify({ name: 'Contact', allowedOrigins: ['https://www.example.nl'] }),
+      );
+      const url = `/f/${created.json().id}`;
+      const post = (payload: Buffer | string, contentType: string) =>
+        ctx.app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': contentType, origin: 'https://www.example.nl' },
+          payload,
+        });
+      const before = await leadCount();
+      const { title: _title, ...withoutTitle } = validLead() as Record<string, string>;
+      const fields = new URLSearchParams(withoutTitle).toString();
+      // A percent-escape that is not UTF-8, and a raw byte that is not.
+      for (const body of [
+        `${fields}&title=Boiler%FFbroken`,
+        `${fields}&title=%E2%82`,
+        Buffer.concat([Buffer.from(`${fields}&title=Boiler`), Buffer.from([0xff])]),
+      ]) {
+        const res = await post(body, 'application/x-www-form-urlencoded');
+        expect(res.statusCode, String(body)).toBe(400);
+        expect(res.headers['content-type']).toMatch(/^text\/html/);
+      }
+      const json = await post(
+        Buffer.concat([
+          Buffer.from(JSON.stringify(validLead()).slice(0, -1)),
+          Buffer.from(',"x":"\xff"}', 'latin1'),
+        ]),
+        'application/json',
+      );
+      expect(json.statusCode).toBe(400);
+      expect(json.json().detail).toMatch(/not valid UTF-8/);
+      expect(await leadCount()).toBe(before);
+      // What browsers send still works: escaped UTF-8, a literal "%" that escapes nothing, "+" for spaces.
+      const ok = await post(
+        `${fields}&title=${encodeURIComponent('Café: 100% kapot')}&description=100%+sure&note+x=a+b`,
+        'application/x-www-form-urlencoded',
+      );
+      expect(ok.statusCode, ok.body).toBe(303);
+      const lead = (
+        await ctx.app.inject({
+          method: 'GET',
+          url: '/v1/leads?limit=1',
+          headers: { 'x-api-key': ctx.keys.full },
+        })
+      ).json().data[0];
+      expect(lead.title).toBe('Café: 100% kapot');
+    });
+
+    const INVISIBLE = {
+      'zero-width space': '\u200b',
+      'byte order mark': '\ufeff',
+      'next line (NEL)': '\u0085',
+      'no-break space': '\u00a0',
+      'left-to-right mark': '\u200e',
+      'right-to-left mark': '\u200f',
+      'bidi embedding and override': '\u202a\u202b\u202c\u202d\u202e',
+      'bidi isolates': '\u2066\u2067\u2068\u2069',
+      'word joiner': '\u2060',
+      'Mongolian vowel separator': '\u180e',
+      'Hangul filler': '\u3164',
+      'mixed with spaces': ' \u200b \u2060\u00a0\t',
+    };
+
+    it.each(Object.entries(INVISIBLE))('a required field of only %s is empty: 422', async (_name, value) => {
+      const res = await send('POST', '/v1/leads', JSON.stringify(validLead({ title: value, city: value })));
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().errors).toEqual([
+        { field: 'city', message: 'must not be empty' },
+        { field: 'title', message: 'must not be empty' },
+      ]);
+    });
+
+    it('invisible characters beside visible text are kept exactly as sent', async () => {
+      const title = '\u200eBoiler\u200b broken\u2060';
+      const res = await send('POST', '/v1/leads', JSON.stringify(validLead({ title, firstName: '\u200b' })));
+      expect(res.statusCode, res.body).toBe(201);
+      const lead = (
+        await ctx.app.inject({
+          method: 'GET',
+          url: `/v1/leads/${res.json().id}`,
+          headers: { 'x-api-key': ctx.keys.full },
+        })
+      ).json();
+      expect(lead.title).toBe(title);
+    });
+
+    it('a form name or brand name of only invisible characters is required', async () => {
+      const form = await send(
+        'POST',
+        '/v1/forms',
+        JSON.stringify({ name: '\u200b\u200f', allowedOrigins: ['https://www.example.nl'] }),
+      );
+      expect(form.statusCode).toBe(422);
+      expect(form.json().errors).toEqual([{ field: 'name', message: 'must be a non-empty string' }]);
+      expect(() => validateBrandInput({ name: '\u200b\u2060 ' })).toThrow(/name: is required/);
+      expect(validateBrandInput({ name: 'Acme\u200b' }).name).toBe('Acme\u200b');
+    });
+
+    it('a consent of only invisible characters is no consent', async () => {
+      const created = await send(
+        'POST',
+        '/v1/forms',
+        JSON.stringify({ name: 'C', allowedOrigins: ['https://www.example.nl'], consentText: 'I agree' }),
+      );
+      expect(created.statusCode, created.body).toBe(201);
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/f/${created.json().id}`,
+        headers: { 'content-type': 'application/json', origin: 'https://www.example.nl' },
+        payload: JSON.stringify({ ...validLead(), consent: '\u200b\u200e' }),
+      });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['consent']);
+    });
+
+    it.each([
+      ['{"title":"a","title":"b"}', 'title'],
+      ['{"a":{"b":1,"c":{"d":1,"d":2}}}', 'd'],
+      ['{"a":[{"x":1},{"x":2,"y":1,"y":2}]}', 'y'],
+      ['{"title":"a","\\u0074itle":"b"}', 'title'],
+      ['{ "title" : "a" ,\n "title"\t: "b" }', 'title'],
+    ])('a JSON body %s is a 400 naming the duplicate key', async (payload, key) => {
+      const before = await leadCount();
+      const res = await raw(payload);
+      expect(res.statusCode, res.body).toBe(400);
+      const problem = res.json();
+      expect(problem.type).toBe('https://lead-intake.dev/errors/malformed-json');
+      expect(problem.detail).toContain(`duplicate key "${key}" in the JSON body`);
+      expect(problem.requestId).toBe(res.headers['x-request-id']);
+      expect(await leadCount()).toBe(before);
+    });
+
+    it('a duplicate key is refused on every JSON route, public forms included', async () => {
+      const lead = await ctx.createLead();
+      const patch = await send('PATCH', `/v1/leads/${lead.id}`, '{"status":"quoted","status":"cancelled"}');
+      expect(patch.statusCode).toBe(400);
+      expect(patch.json().detail).toContain('duplicate key "status"');
+      const hook = await send(
+        'POST',
+        '/v1/webhook-endpoints',
+        '{"url":"https://a.example/h","url":"https://b.example/h"}',
+      );
+      expect(hook.statusCode).toBe(400);
+    });
+
+    it('the same key in different objects is no duplicate', async () => {
+      const res = await send(
+        'POST',
+        '/v1/leads',
+        JSON.stringify(validLead({ title: 'title: "title"', description: '{"title":"x","title":"y"}' })),
+      );
+      expect(res.statusCode, res.body).toBe(201);
     });
   });
 

@@ -8,6 +8,7 @@ import {
   InvalidTransitionError,
   ValidationError,
 } from '../../domain/errors.js';
+import { MalformedBodyError } from '../body-text.js';
 import { type ProblemCode, sendInternalError, sendProblem } from '../problem.js';
 
 interface AjvError {
@@ -102,6 +103,9 @@ export default fp(
           return sendProblem(request, reply, 'malformed_json', 'The body is not valid JSON.');
         case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
           return sendProblem(request, reply, 'bad_request', 'Content-Length does not match the body.');
+      }
+      if (error instanceof MalformedBodyError) {
+        return sendProblem(request, reply, 'malformed_json', error.message);
       }
       if (error instanceof SyntaxError && error.statusCode === 400) {
         return sendProblem(request, reply, 'malformed_json', 'The body is not valid JSON.');

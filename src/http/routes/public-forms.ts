@@ -1,7 +1,6 @@
 // The public side of website forms, without an API key: POST /f/{formId} (form-encoded, multipart fields or
 // JSON), its CORS preflight, the hosted page GET /f/{formId} and GET /f/{formId}/thanks. Registered as its own
 // encapsulated plugin: the form-body and multipart parsers, the HTML error handler and the page headers stay here.
-import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,6 +11,7 @@ import { createLead } from '../../domain/leads/create.js';
 import { parseSubmission, typedValues } from '../../forms/submission.js';
 import { errorPage, hostedFormPage, thanksPage } from '../../forms/views.js';
 import type { RateLimiter } from '../../rate-limit/limiter.js';
+import { registerFormBody } from '../body-text.js';
 import { sendProblem } from '../problem.js';
 import { errorResponses } from '../schemas/common.js';
 
@@ -70,7 +70,8 @@ export default async function publicFormRoutes(
   { deps, limiter }: { deps: RouteDeps; limiter: RateLimiter },
 ) {
   const postsPerMinute = deps.config.rateLimit.formPostsPerMinute ?? DEFAULT_FORM_POSTS_PER_MINUTE;
-  await app.register(formbody);
+  // Form-encoded bodies that are not UTF-8 are refused, not stored with U+FFFD (@fastify/formbody would).
+  registerFormBody(app);
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
     // Fields only: any file part is refused (413), and no part may outgrow the JSON body limit.
