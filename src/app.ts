@@ -7,6 +7,7 @@ import { type Database, migrate, openDatabase } from './db/database.js';
 import type { RouteDeps } from './deps.js';
 import { ApiKeyResolver } from './domain/api-keys.js';
 import { ulid } from './domain/ids.js';
+import { connectionsCheckingInterval, handleClientError } from './http/client-errors.js';
 import { sendFrameworkError } from './http/framework-errors.js';
 import { registerJsonBody } from './http/json-body.js';
 import { setNotFoundHandler, trackRoutes } from './http/not-found.js';
@@ -95,6 +96,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     // The overload plugin answers during shutdown instead, with problem+json and Retry-After.
     return503OnClosing: false,
     frameworkErrors: sendFrameworkError,
+    // Node's HTTP-level errors (431, 408, malformed requests) as problem+json, and timeouts enforced promptly.
+    clientErrorHandler: handleClientError,
+    http: { connectionsCheckingInterval: connectionsCheckingInterval(config.requestTimeoutMs) },
   }) as unknown as App;
 
   // Slow-loris protection: headers must arrive within 10 s, the whole request within REQUEST_TIMEOUT_MS.
