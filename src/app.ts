@@ -56,6 +56,7 @@ export interface App extends FastifyInstance {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const HSTS = 'max-age=31536000; includeSubDomains';
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
   // The database carries "email is on" to the domain, which queues mail in its transactions.
   const mail = config.mail ? { publicUrl: config.publicUrl } : null;
@@ -124,8 +125,10 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Content-Type-Options', 'nosniff');
+    // Over HTTPS (TLS here, or X-Forwarded-Proto from a trusted proxy) browsers are told to keep to HTTPS.
+    if (request.protocol === 'https') reply.header('Strict-Transport-Security', HSTS);
     return payload;
   });
 

@@ -1,6 +1,6 @@
 // What Node's HTTP parser refuses before Fastify sees a request (431, 408, malformed requests) is answered with
 // the contract's problem+json and a request id, over raw TCP; and a slow client is cut off near the configured
-// timeout, not up to 30 s later.
+// timeout, not up to 30 s later. HSTS is sent over HTTPS only.
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
@@ -147,5 +147,46 @@ describe.each(dialects())('client errors over raw TCP on %s', (dialect) => {
       'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
     );
     expect(answer.status).toBe(200);
+    expect(answer.headers['strict-transport-security']).toBeUndefined();
+  });
+});
+
+describe.each(dialects())('Strict-Transport-Security on %s', (dialect) => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect, { trustProxy: true });
+  });
+  afterAll(async () => ctx?.close());
+
+  it('is sent when the request came over HTTPS (X-Forwarded-Proto from a trusted proxy)', async () => {
+    for (const url of ['/healthz', '/v1/leads', '/nowhere']) {
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url,
+        headers: { 'x-forwarded-proto': 'https', 'x-api-key': ctx.keys.full },
+      });
+      expect(res.headers['strict-transport-security'], url).toBe('max-age=31536000; includeSubDomains');
+    }
+  });
+
+  it('is not sent over plain HTTP', async () => {
+    for (const headers of [{}, { 'x-forwarded-proto': 'http' }]) {
+      const res = await ctx.app.inject({ method: 'GET', url: '/healthz', headers });
+      expect(res.headers['strict-transport-security']).toBeUndefined();
+    }
+  });
+
+  it('is not sent for X-Forwarded-Proto from a proxy that is not trusted', async () => {
+    const untrusting = await createTestContext(dialect, { trustProxy: false });
+    try {
+      const res = await untrusting.app.inject({
+        method: 'GET',
+        url: '/healthz',
+        headers: { 'x-forwarded-proto': 'https' },
+      });
+      expect(res.headers['strict-transport-security']).toBeUndefined();
+    } finally {
+      await untrusting.close();
+    }
   });
 });
