@@ -7,6 +7,7 @@ import { type Database, migrate, openDatabase } from './db/database.js';
 import type { RouteDeps } from './deps.js';
 import { ApiKeyResolver } from './domain/api-keys.js';
 import { ulid } from './domain/ids.js';
+import { connectionsCheckingInterval, handleClientError } from './http/client-errors.js';
 import { sendFrameworkError } from './http/framework-errors.js';
 import { registerJsonBody } from './http/json-body.js';
 import { setNotFoundHandler, trackRoutes } from './http/not-found.js';
@@ -69,6 +70,8 @@ function fastifyTrustProxy(
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return [...trust];
 }
+
+const HSTS = 'max-age=31536000; includeSubDomains';
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
   // The database carries "email is on" to the domain, which queues mail in its transactions.
   const mail = config.mail ? { publicUrl: config.publicUrl } : null;
@@ -109,6 +112,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     // The overload plugin answers during shutdown instead, with problem+json and Retry-After.
     return503OnClosing: false,
     frameworkErrors: sendFrameworkError,
+    // Node's HTTP-level errors (431, 408, malformed requests) as problem+json, and timeouts enforced promptly.
+    clientErrorHandler: handleClientError,
+    http: { connectionsCheckingInterval: connectionsCheckingInterval(config.requestTimeoutMs) },
   }) as unknown as App;
 
   // Slow-loris protection: headers must arrive within 10 s, the whole request within REQUEST_TIMEOUT_MS.
@@ -134,8 +140,10 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Content-Type-Options', 'nosniff');
+    // Over HTTPS (TLS here, or X-Forwarded-Proto from a trusted proxy) browsers are told to keep to HTTPS.
+    if (request.protocol === 'https') reply.header('Strict-Transport-Security', HSTS);
     return payload;
   });
 

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../db/store.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
+import { isBlank } from './text.js';
 import { iso, isoOrNull } from './time.js';
 
 export const SCOPES = ['leads:read', 'leads:write', 'work-items:read', 'customers:read', 'full'] as const;
@@ -120,7 +121,7 @@ export interface CreateKeyInput {
 export async function createApiKey(store: Store, input: CreateKeyInput): Promise<CreatedApiKey> {
   const errors = [];
   const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (!name) errors.push({ field: 'name', message: 'is required' });
+  if (isBlank(name)) errors.push({ field: 'name', message: 'is required' });
   else if (name.length > 100) errors.push({ field: 'name', message: 'must be at most 100 characters' });
   let scopes: Scope[] = [];
   try {

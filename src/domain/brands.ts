@@ -2,6 +2,7 @@ import type { Store } from '../db/store.js';
 import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { normalizeCountry } from './lead-input.js';
+import { isBlank } from './text.js';
 import { iso } from './time.js';
 
 export interface Brand {
@@ -28,7 +29,7 @@ export function validateBrandInput(input: { name: unknown; country?: unknown }):
 } {
   const errors = [];
   const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (!name) errors.push({ field: 'name', message: 'is required' });
+  if (isBlank(name)) errors.push({ field: 'name', message: 'is required' });
   else if (name.length > 200) errors.push({ field: 'name', message: 'must be at most 200 characters' });
   const given = input.country === undefined || input.country === null ? '' : String(input.country).trim();
   const country = given === '' ? 'NL' : normalizeCountry(given);

@@ -8,6 +8,7 @@ import { newId } from './ids.js';
 import { LEAD_FIELDS } from './lead-input.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import { PRIORITIES, type Priority } from './states.js';
+import { isBlank } from './text.js';
 import { iso } from './time.js';
 
 export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const;
@@ -174,7 +175,7 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
   const errors: FieldError[] = [];
   const out: Changes = {};
   if (input.name !== undefined || creating) {
-    if (typeof input.name !== 'string' || !input.name.trim()) {
+    if (typeof input.name !== 'string' || isBlank(input.name)) {
       errors.push({
         field: 'name',
         message: input.name === undefined ? 'is required' : 'must be a non-empty string',

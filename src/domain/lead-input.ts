@@ -1,6 +1,7 @@
 // Validation and normalisation of the flat POST /v1/leads body: one table of fields, every failing field reported.
 import { type FieldError, ValidationError } from './errors.js';
 import { PRIORITIES, type Priority } from './states.js';
+import { isBlank } from './text.js';
 
 export interface FieldRule {
   name: string;
@@ -214,7 +215,8 @@ export function parseLeadInput(body: unknown): LeadInput {
       continue;
     }
     const value = raw.trim();
-    if (value === '') {
+    // A required field of zero-width spaces, bidi controls and the like is as empty as one of spaces.
+    if (value === '' || (rule.required && isBlank(value))) {
       if (rule.required) errors.push({ field: rule.name, message: 'must not be empty' });
       out[rule.name] = null;
       continue;

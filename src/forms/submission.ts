@@ -5,6 +5,7 @@ import mobileExamples from 'libphonenumber-js/mobile/examples';
 import { type FieldError, ValidationError } from '../domain/errors.js';
 import type { PublicForm } from '../domain/forms.js';
 import { LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../domain/lead-input.js';
+import { isBlank } from '../domain/text.js';
 import { CAPTCHA_MESSAGES, CAPTCHA_PROVIDER_INFO, CAPTCHA_TOKEN_FIELDS } from './captcha.js';
 
 export { CAPTCHA_TOKEN_FIELDS };
@@ -91,8 +92,8 @@ export function parseSubmission(
     }
     if (name === 'consent') {
       consentGiven = json
-        ? raw === true || (typeof raw === 'string' && raw.trim() !== '')
-        : typeof raw === 'string' && raw.trim() !== '';
+        ? raw === true || (typeof raw === 'string' && !isBlank(raw))
+        : typeof raw === 'string' && !isBlank(raw);
       continue;
     }
     if (LEAD_FIELD_NAMES.has(name)) {

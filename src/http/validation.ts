@@ -20,12 +20,24 @@ const addFormats: AddFormats =
 /**
  * ajv's coercion turns "1e2", "0x10" and "Infinity" into numbers; a whole-number parameter must be written as one.
  * Wraps a query validator so such values fail as "must be a whole number" alongside ajv's own errors.
+ * A parameter whose schema has `x-served-max` (limit: values above 100 are served as 100) takes any whole number
+ * above that maximum, however many digits it has, as the maximum.
  */
 function strictIntegers(schema: Record<string, unknown>, validate: ValidateFunction) {
-  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const properties = (schema.properties ?? {}) as Record<
+    string,
+    { type?: unknown; 'x-served-max'?: unknown }
+  >;
   const integers = Object.keys(properties).filter((k) => properties[k]?.type === 'integer');
   if (!integers.length) return validate;
   const wrapped = (data: Record<string, unknown>) => {
+    for (const k of integers) {
+      const max = properties[k]?.['x-served-max'];
+      const value = data?.[k];
+      if (typeof max === 'number' && typeof value === 'string' && /^\s*\+?\d+\s*$/.test(value)) {
+        if (BigInt(value.trim()) > BigInt(max)) data[k] = String(max);
+      }
+    }
     const bad = integers.filter(
       (k) => typeof data?.[k] === 'string' && !/^\s*[+-]?\d{1,15}\s*$/.test(data[k] as string),
     );

@@ -71,15 +71,30 @@ function ipv6Bytes(address: string): number[] {
   return groups.flatMap((g) => [g >> 8, g & 0xff]);
 }
 
-/** The IPv4 address an IPv6 address carries (mapped, NAT64, 6to4, IPv4-compatible), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  const b = ipv6Bytes(address);
+/**
+ * IPv6 forms that carry an IPv4 address a packet ends up at: such an address is judged by the IPv4 it carries, so
+ * `[::ffff:7f00:1]` or `[64:ff9b::a9fe:a9fe]` is loopback or the metadata service, and `[64:ff9b::808:808]` (how
+ * DNS64 networks write 8.8.8.8) is as public as 8.8.8.8.
+ *
+ * - `::ffff:0:0/96` IPv4-mapped and `::ffff:0:0:0/96` IPv4-translated (SIIT): the last 32 bits.
+ * - `64:ff9b::/96` NAT64 well-known prefix: the last 32 bits.
+ * - `64:ff9b:1::/48` NAT64 local-use prefix (RFC 8215): the last 32 bits when it is used as a /96 (bits 48–95 zero).
+ *   Shorter translator prefixes put the IPv4 elsewhere (RFC 6052); such forms are refused outright (below).
+ * - `2002::/16` 6to4: bits 16–47.
+ *
+ * Refused whatever they carry, because no webhook can legitimately live there and unwrapping them would only add
+ * ways in: `::/96` IPv4-compatible (deprecated by RFC 4291), Teredo `2001::/32` (the client's IPv4 XOR-ed into the
+ * last 32 bits; a dead tunnelling scheme) and anything else outside global unicast `2000::/3`.
+ */
+function embeddedIpv4(b: readonly number[]): string | undefined {
   const allZero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
   const quad = (at: number) => b.slice(at, at + 4).join('.');
   if (allZero(0, 10) && b[10] === 0xff && b[11] === 0xff) return quad(12); // ::ffff:a.b.c.d
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && allZero(4, 12)) return quad(12); // 64:ff9b::/96
-  if (b[0] === 0x20 && b[1] === 0x02) return quad(2); // 2002::/16
-  if (allZero(0, 12) && !allZero(12, 14)) return quad(12); // ::a.b.c.d (deprecated)
+  if (allZero(0, 8) && b[8] === 0xff && b[9] === 0xff && allZero(10, 12)) return quad(12); // ::ffff:0:a.b.c.d
+  const nat64 = b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b;
+  if (nat64 && allZero(4, 12)) return quad(12); // 64:ff9b::a.b.c.d
+  if (nat64 && b[4] === 0x00 && b[5] === 0x01 && allZero(6, 12)) return quad(12); // 64:ff9b:1::a.b.c.d
+  if (b[0] === 0x20 && b[1] === 0x02) return quad(2); // 2002:aabb:ccdd::/48
   return undefined;
 }
 
@@ -88,8 +103,11 @@ export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return !NON_PUBLIC.check(address, 'ipv4');
   if (family !== 6) return false;
-  const v4 = embeddedIpv4(address);
+  const bytes = ipv6Bytes(address);
+  const v4 = embeddedIpv4(bytes);
   if (v4 !== undefined) return !NON_PUBLIC.check(v4, 'ipv4');
+  // Only global unicast (2000::/3) is ever public; this also refuses ::/96 and the rest of 64:ff9b::/32.
+  if ((bytes[0]! & 0xe0) !== 0x20) return false;
   return !NON_PUBLIC.check(address.split('%')[0]!, 'ipv6');
 }
 

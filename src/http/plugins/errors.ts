@@ -8,6 +8,7 @@ import {
   InvalidTransitionError,
   ValidationError,
 } from '../../domain/errors.js';
+import { MalformedBodyError } from '../body-text.js';
 import { type ProblemCode, sendInternalError, sendProblem } from '../problem.js';
 
 interface AjvError {
@@ -79,12 +80,11 @@ export default fp(
         return sendProblem(request, reply, 'not_found', `Nothing exists at ${request.url.split('?')[0]}.`);
       }
       if (error.validation) {
-        const errors = ajvToFieldErrors(error.validation as AjvError[], error.validationContext);
-        const detail =
-          errors.length === 1
-            ? `${errors[0]!.field}: ${errors[0]!.message}`
-            : `${errors.length} fields are invalid: ${errors.map((e) => e.field).join(', ')}`;
-        return sendProblem(request, reply, 'validation', detail, { errors });
+        // Through ValidationError, so a query or body with thousands of unknown names gets a capped list.
+        const { message, errors } = new ValidationError(
+          ajvToFieldErrors(error.validation as AjvError[], error.validationContext),
+        );
+        return sendProblem(request, reply, 'validation', message, { errors });
       }
       switch (error.code) {
         case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -103,6 +103,9 @@ export default fp(
           return sendProblem(request, reply, 'malformed_json', 'The body is not valid JSON.');
         case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
           return sendProblem(request, reply, 'bad_request', 'Content-Length does not match the body.');
+      }
+      if (error instanceof MalformedBodyError) {
+        return sendProblem(request, reply, 'malformed_json', error.message);
       }
       if (error instanceof SyntaxError && error.statusCode === 400) {
         return sendProblem(request, reply, 'malformed_json', 'The body is not valid JSON.');

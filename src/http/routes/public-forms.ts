@@ -1,7 +1,6 @@
 // The public side of website forms, without an API key: POST /f/{formId} (form-encoded, multipart fields or
 // JSON), its CORS preflight, the hosted page GET /f/{formId} and GET /f/{formId}/thanks. Registered as its own
 // encapsulated plugin: the form-body and multipart parsers, the HTML error handler and the page headers stay here.
-import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,6 +12,7 @@ import { CAPTCHA_PROVIDER_INFO, verifyCaptcha } from '../../forms/captcha.js';
 import { parseSubmission, typedValues } from '../../forms/submission.js';
 import { errorPage, hostedFormPage, thanksPage } from '../../forms/views.js';
 import type { RateLimiter } from '../../rate-limit/limiter.js';
+import { registerFormBody } from '../body-text.js';
 import { sendProblem } from '../problem.js';
 import { errorResponses } from '../schemas/common.js';
 
@@ -89,7 +89,8 @@ export default async function publicFormRoutes(
 ) {
   const postsPerMinute = deps.config.rateLimit.formPostsPerMinute ?? DEFAULT_FORM_POSTS_PER_MINUTE;
   const postsPerHour = deps.config.rateLimit.formPostsPerHour ?? DEFAULT_FORM_POSTS_PER_HOUR;
-  await app.register(formbody);
+  // Form-encoded bodies that are not UTF-8 are refused, not stored with U+FFFD (@fastify/formbody would).
+  registerFormBody(app);
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
     // Fields only: any file part is refused (413), and no part may outgrow the JSON body limit.

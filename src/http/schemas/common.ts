@@ -2,6 +2,7 @@
 import { type TObject, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 
 import { NullableString } from '../../domain/json-schema.js';
+import { MAX_LIMIT } from '../../domain/paging.js';
 
 export { NullableString, Timestamp } from '../../domain/json-schema.js';
 
@@ -92,7 +93,9 @@ export const ListQuery = {
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      description: 'Items per page: default 50; values above 100 are served as 100.',
+      description: 'Items per page: default 50; values above 100 (however large) are served as 100.',
+      // Read by the query validator (src/http/validation.ts): a longer run of digits is not a 422.
+      'x-served-max': MAX_LIMIT,
     }),
   ),
   cursor: Type.Optional(
