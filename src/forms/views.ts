@@ -46,8 +46,32 @@ const AUTOCOMPLETE: Record<string, string> = {
 };
 const LONG_TEXT = new Set(['description', 'notes']);
 
-/** The lead fields a form shows: all of them (priority is the brand's choice, so it is left out). */
-const FORM_FIELDS = LEAD_FIELDS.filter((f) => f.name !== 'priority');
+/**
+ * The lead fields a form shows, in the order people answer them: the job, who they are, where. All of them but
+ * priority (the brand's choice, a form default).
+ */
+const FORM_ORDER = [
+  'title',
+  'description',
+  'category',
+  'budgetQuote',
+  'customerName',
+  'firstName',
+  'lastName',
+  'companyName',
+  'email',
+  'phone',
+  'street',
+  'streetNumber',
+  'streetNumberAddition',
+  'postalCode',
+  'city',
+  'country',
+  'notes',
+];
+const FORM_FIELDS = LEAD_FIELDS.filter((f) => f.name !== 'priority').sort(
+  (a, b) => FORM_ORDER.indexOf(a.name) - FORM_ORDER.indexOf(b.name),
+);
 
 interface RenderOptions {
   values?: Record<string, string>;
@@ -71,8 +95,9 @@ function leadField(name: string, required: boolean, maxLength: number, options: 
         error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
       }>`;
   return html`<div${options.hosted ? html` class="field${error ? ' field-invalid' : ''}"` : ''}>
-  <label for="${id}">${label}${required ? html` <span aria-hidden="true">*</span>` : html` <span class="optional">(optional)</span>`}</label>
-  ${error ? html`<p class="error" id="${id}-error">${label} ${error}.</p>` : ''}
+  <label for="${id}">${label}${required ? html` <span aria-hidden="true">*</span>` : html` <span class="optional">(optional)</span>`}</label>${
+    error ? html`\n  <p class="error" id="${id}-error">${label} ${error}.</p>` : ''
+  }
   ${control}
 </div>`;
 }

@@ -208,7 +208,8 @@ export default async function publicFormRoutes(
       try {
         submission = parseSubmission(form, request.body, json);
       } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
+        // JSON gets the error as it is: its message counts the fields it does not list.
+        if (!(error instanceof ValidationError) || json) throw error;
         return invalid(error.errors);
       }
       // Only a post whose fields are valid costs a call to the captcha provider; spam (its token is null) none.
