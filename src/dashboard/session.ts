@@ -1,6 +1,8 @@
 // The session cookie: set on sign-in (always a fresh token), read on every dashboard request, cleared on sign-out.
+
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../db/store.js';
+import type { Actor } from '../domain/leads/index.js';
 import {
   createSession,
   endSession,
@@ -51,4 +53,12 @@ export function userOf(request: FastifyRequest): SessionUser {
   if (!request.signedIn)
     throw new Error('route is not marked page: user/admin, or the access hook did not run');
   return request.signedIn;
+}
+
+/**
+ * The signed-in person as the actor of what they do (history entries, notes, typed-in leads): their display name,
+ * or their email while they have none.
+ */
+export function userActor(user: Pick<SessionUser, 'userId' | 'email'> & { name?: string | null }): Actor {
+  return { type: 'user', id: user.userId, name: user.name || user.email };
 }

@@ -13,6 +13,8 @@ import { enqueueDeliveries } from './webhook-deliveries.js';
 export const EVENT_TYPES = [
   'lead.created',
   'lead.status_changed',
+  'lead.updated',
+  'note.created',
   'customer.created',
   'customer.updated',
 ] as const;

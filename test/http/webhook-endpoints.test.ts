@@ -47,7 +47,14 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
     expect(res.headers.location).toBe(`/v1/webhook-endpoints/${body.id}`);
     expect(body).toMatchObject({
       url: 'http://127.0.0.1:9/hook',
-      events: ['lead.created', 'lead.status_changed', 'customer.created', 'customer.updated'],
+      events: [
+        'lead.created',
+        'lead.status_changed',
+        'lead.updated',
+        'note.created',
+        'customer.created',
+        'customer.updated',
+      ],
       enabled: true,
       description: 'CRM sync',
       disabledAt: null,

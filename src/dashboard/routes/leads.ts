@@ -24,7 +24,7 @@ import type { SessionUser } from '../../domain/sessions.js';
 import { isStatus, LEAD_SOURCES, PRIORITIES } from '../../domain/states.js';
 import { html, type SafeHtml } from '../html.js';
 import { pathParam, seeOther, sendPage, text } from '../http.js';
-import { userOf } from '../session.js';
+import { userActor, userOf } from '../session.js';
 import { customerHref, notice } from '../views/components.js';
 import {
   detailsAppliedNotice,
@@ -153,11 +153,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     const id = pathParam(request, 'id');
     let changed: string[];
     try {
-      changed = await useSubmittedDetails(database, user.brandId, id, {
-        type: 'user',
-        id: user.userId,
-        name: user.email,
-      });
+      changed = await useSubmittedDetails(database, user.brandId, id, userActor(user));
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'conflict') throw error;
       return showLead(reply, user, id, await conflictNotice(user, id, error.message), 409);
