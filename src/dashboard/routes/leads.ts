@@ -138,7 +138,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       return showLead(reply, user, id, message, 422);
     }
     try {
-      await changeLeadStatus(deps.database, user.brandId, id, status, user.userId);
+      await changeLeadStatus(deps.database, user.brandId, id, status, userActor(user));
     } catch (error) {
       if (!(error instanceof InvalidTransitionError)) throw error;
       return showLead(reply, user, id, notice(error.message, 'error'), 409);

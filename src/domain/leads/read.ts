@@ -127,11 +127,18 @@ export async function listLeads(
   );
 }
 
-const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ? and l.spam = 0`;
+const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at", h.actor_type as "h_actor_type", h.actor_id as "h_actor_id", h.actor_name as "h_actor_name", h.reason as "h_reason" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ? and l.spam = 0`;
 const DETAIL = statement(`${DETAIL_SELECT} order by h.seq`);
 const DETAIL_WORK_ITEM = statement(`${DETAIL_SELECT} and l.scheduled_at is not null order by h.seq`);
 
-type DetailRow = Record<string, unknown> & { h_status: Status | null; h_at: number | null };
+type DetailRow = Record<string, unknown> & {
+  h_status: Status | null;
+  h_at: number | null;
+  h_actor_type: 'key' | 'user' | 'form' | null;
+  h_actor_id: string | null;
+  h_actor_name: string | null;
+  h_reason: string | null;
+};
 
 /**
  * One lead in any state, or (workItemsOnly) one that has been scheduled. NotFoundError for another brand's id.
@@ -150,7 +157,19 @@ export async function getLead(
   return {
     ...DETAIL_PROJECTION.map(first),
     statusHistory: rows.flatMap((h) =>
-      h.h_status === null || h.h_at === null ? [] : [{ status: h.h_status, at: iso(h.h_at) }],
+      h.h_status === null || h.h_at === null
+        ? []
+        : [
+            {
+              status: h.h_status,
+              at: iso(h.h_at),
+              actor:
+                h.h_actor_type && h.h_actor_id
+                  ? { type: h.h_actor_type, id: h.h_actor_id, name: h.h_actor_name ?? h.h_actor_id }
+                  : null,
+              reason: h.h_reason,
+            },
+          ],
     ),
   };
 }
