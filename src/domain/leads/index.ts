@@ -19,7 +19,13 @@ export {
   parseNoteBody,
   parseNoteText,
 } from './notes.js';
-export { getLead, type LeadListQuery, listLeads, parseStatusFilter } from './read.js';
+export {
+  getLead,
+  type LeadListQuery,
+  type ListStage,
+  listLeads,
+  parseStatusFilter,
+} from './read.js';
 export {
   ActorSchema,
   type AnyListItem,

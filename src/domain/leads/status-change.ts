@@ -98,7 +98,14 @@ export function changeLeadStatus(
   id: string,
   to: Status,
   actor: Actor | null,
-  options: { reason?: string | null } = {},
+  options: {
+    reason?: string | null;
+    /**
+     * The state the change was decided in (the dashboard page's): when the lead has moved on since, nothing is
+     * changed and InvalidTransitionError names the state it is in now, even if that state would allow `to`.
+     */
+    from?: Status;
+  } = {},
 ): Promise<{ from: Status; to: Status; at: number; lead: LeadDetail }> {
   // A reason belongs to a cancellation only; other changes keep null.
   const reason = to === 'cancelled' ? (options.reason ?? null) : null;
@@ -106,7 +113,8 @@ export function changeLeadStatus(
     const [current] = await tx.all<{ status: string }>(LEAD_STATUS, [id, brandId]);
     if (!current) throw new NotFoundError(`No lead with id ${id}`);
     const from = current.status as Status;
-    if (!canTransition(from, to)) throw new InvalidTransitionError(from, to, allowedTransitions(from));
+    if ((options.from !== undefined && options.from !== from) || !canTransition(from, to))
+      throw new InvalidTransitionError(from, to, allowedTransitions(from));
     const now = Date.now();
     const changed = await tx.run(to === 'scheduled' ? SET_STATUS_SCHEDULED : SET_STATUS, [
       to,
