@@ -25,6 +25,7 @@ import customerRoutes from './http/routes/v1/customers.js';
 import eventRoutes from './http/routes/v1/events.js';
 import formRoutes from './http/routes/v1/forms.js';
 import leadRoutes from './http/routes/v1/leads.js';
+import noteRoutes from './http/routes/v1/notes.js';
 import webhookEndpointRoutes from './http/routes/v1/webhook-endpoints.js';
 import workItemRoutes from './http/routes/v1/work-items.js';
 import { ProblemSchema } from './http/schemas/common.js';
@@ -164,6 +165,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(operationRoutes, { deps, readinessDetails: [() => limiter.status()] });
   await app.register(leadRoutes, { deps });
+  await app.register(noteRoutes, { deps });
   await app.register(workItemRoutes, { deps });
   await app.register(addressRoutes, { deps });
   await app.register(dashboardPlugin, { deps });

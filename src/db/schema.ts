@@ -124,7 +124,27 @@ export interface LeadStatusHistoryTable {
   seq: number;
   status: string;
   at: number;
+  /** The actor's id (kept for older readers; actor_id says the same). */
   actor: string | null;
+  /** Who made the change: null only on entries written before actors were recorded and not backfillable. */
+  actor_type: 'key' | 'user' | 'form' | null;
+  actor_id: string | null;
+  /** The actor's name then (key name, user's name or email, form name). */
+  actor_name: string | null;
+  /** Why, when given: only on cancellations. */
+  reason: string | null;
+}
+
+/** Internal notes on a lead: never sent to the customer. */
+export interface LeadNoteTable {
+  id: string;
+  lead_id: string;
+  brand_id: string;
+  text: string;
+  author_type: 'key' | 'user' | 'form';
+  author_id: string;
+  author_name: string;
+  created_at: number;
 }
 
 /** First-run setup: one row per logged setup link; all are deleted when setup completes. */
@@ -277,6 +297,7 @@ export interface Tables {
   leads: LeadTable;
   lead_status_history: LeadStatusHistoryTable;
   lead_activity: LeadActivityTable;
+  lead_notes: LeadNoteTable;
   setup_tokens: SetupTokenTable;
   sessions: SessionTable;
   sign_in_failures: SignInFailureTable;

@@ -5,6 +5,7 @@ import type { Customer } from './customers.js';
 import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import type { LeadDetail } from './leads/index.js';
+import type { Note } from './leads/notes.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import type { Status } from './states.js';
 import { iso } from './time.js';
@@ -33,7 +34,13 @@ export interface CustomerEventData {
   changed?: string[];
 }
 
-export type EventData = LeadEventData | CustomerEventData;
+/** note.created: the note and the lead it is on (read the lead itself with GET /v1/leads/{id}). */
+export interface NoteEventData {
+  note: Note;
+  leadId: string;
+}
+
+export type EventData = LeadEventData | CustomerEventData | NoteEventData;
 
 export interface Event {
   id: string;

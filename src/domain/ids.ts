@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   webhookDelivery: 'whd',
   email: 'eml',
   form: 'frm',
+  note: 'not',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

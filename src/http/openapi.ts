@@ -29,9 +29,14 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
         },
         { name: 'Addresses', description: 'Where the work is done.' },
         {
+          name: 'Notes',
+          description:
+            'Internal notes on leads and work items, by office staff or API keys; never sent to the customer.',
+        },
+        {
           name: 'Events',
           description:
-            'What happened to leads and customers (lead.created, lead.status_changed, customer.created, customer.updated), for polling or webhooks.',
+            'What happened to leads, notes and customers (lead.created, lead.status_changed, lead.updated, note.created, customer.created, customer.updated), for polling or webhooks.',
         },
         {
           name: 'Webhooks',

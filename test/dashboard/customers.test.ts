@@ -253,11 +253,11 @@ describe.each(dialects())('dashboard customers on %s', (dialect) => {
     expect(text).toContain('Customer details updated: name, phone.');
     expect(after.body).not.toContain('Submitted with this lead');
     expect(text).toMatch(
-      /\d{1,2} \w{3} \d{4}, \d\d:\d\d UTC — office@acme\.example \(user\) applied the submitted details to the customer: name, phone/,
+      /Applied the submitted details to the customer: name, phone · \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC · by office@acme\.example/,
     );
-    // In the history after the lead's state.
+    // In the timeline above the lead's first state (newest first).
     expect(after.body).toMatch(
-      /<ol class="timeline"><li><span class="badge badge-request">[\s\S]*?<li class="timeline-activity">/,
+      /<ol class="feed"><li class="feed-activity">[\s\S]*?<li class="feed-change"><p class="feed-meta"><span class="badge badge-request">/,
     );
 
     const record = (await api(`/v1/customers/${customer.sam}`)).json();

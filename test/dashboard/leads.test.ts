@@ -121,13 +121,25 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
 
     const badState = await browser.get('/dashboard/leads?status=scheduled');
     expect(badState.statusCode).toBe(422);
-    expect(textOf(badState.body)).toContain('State must be one or more of request, quoted');
+    expect(textOf(badState.body)).toContain('State is not one we know: choose a state from the list.');
+    const badWorkState = await browser.get('/dashboard/work-items?status=quoted');
+    expect(badWorkState.statusCode).toBe(422);
+    expect(textOf(badWorkState.body)).toContain('State is not one we know: choose a state from the list.');
     const badPriority = await browser.get('/dashboard/leads?priority=asap');
     expect(badPriority.statusCode).toBe(422);
-    expect(textOf(badPriority.body)).toContain('Priority must be one of low, medium, high, urgent');
+    expect(textOf(badPriority.body)).toContain(
+      'Priority is not one we know: choose a priority from the list.',
+    );
+    const badSource = await browser.get('/dashboard/leads?source=fax');
+    expect(badSource.statusCode).toBe(422);
+    expect(textOf(badSource.body)).toContain('Source is not one we know: choose a source from the list.');
     const badCursor = await browser.get('/dashboard/leads?cursor=nope');
     expect(badCursor.statusCode).toBe(422);
-    expect(textOf(badCursor.body)).toContain('Page is not a cursor this API issued');
+    expect(textOf(badCursor.body)).toContain('Page link is out of date: start again from the newest.');
+    // None of them speaks the API's language.
+    for (const res of [badState, badWorkState, badPriority, badSource, badCursor]) {
+      expect(textOf(res.body)).not.toMatch(/must be one|comma-separated|cursor this API/);
+    }
   });
 
   it('pages with a cursor, 25 at a time, keeping the filters, without repeats or gaps', async () => {
@@ -153,11 +165,15 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
     expect(text).toContain('Name Dirk Smit');
     expect(text).toMatch(/Keizersgracht 123 1015 CJ Amsterdam NL/);
     expect(text).toContain('Source API (key “key full”)');
-    expect(res.body).toMatch(/<ol class="timeline"><li><span class="badge badge-request">Request<\/span>/);
-    expect([...res.body.matchAll(/<li><span class="badge badge-(\w+)">/g)].map((m) => m[1])).toEqual([
-      'request',
-      'quoted',
-    ]);
+    // The history, newest first, each entry naming who made it.
+    expect(
+      [
+        ...res.body.matchAll(
+          /<li class="feed-change"><p class="feed-meta"><span class="badge badge-(\w+)">/g,
+        ),
+      ].map((m) => m[1]),
+    ).toEqual(['quoted', 'request']);
+    expect(text).toMatch(/Quoted · \d+ \w+ 2\d{3}, \d\d:\d\d UTC · by key key full/);
     const business = textOf((await browser.get(`/dashboard/leads/${leads.tiles}`)).body);
     expect(business).toContain('Customer Business');
     expect(business).toContain('Company Bakker BV');
@@ -184,11 +200,12 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
       expect(moved.headers.location).toBe(`${page}?moved=quoted`);
       expect(textOf((await browser.get(moved.headers.location as string)).body)).toContain('Moved to Quoted');
 
-      const refused = await browser.post(`${page}/status`, { status: 'completed' });
+      const refused = await browser.post(`${page}/status`, { status: 'completed', confirm: 'yes' });
       expect(refused.statusCode).toBe(409);
-      expect(textOf(refused.body)).toContain(
-        'The lead is in status "quoted" and cannot move to "completed". Allowed from "quoted": scheduled, cancelled.',
+      expect(textOf(refused.body)).toMatch(
+        /This lead is Quoted \(changed by office@acme\.example at [^)]+\) and cannot move to Completed; nothing was changed\./,
       );
+      expect(textOf(refused.body)).not.toContain('"quoted"');
       const junk = await browser.post(`${page}/status`, { status: 'done' });
       expect(junk.statusCode).toBe(422);
       expect(textOf(junk.body)).toContain('“done” is not a state');
@@ -289,7 +306,7 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
     const states = Object.fromEntries(
       [
         ...page.body.matchAll(
-          />([A-Za-z ]+)<\/(?:a|span)>\s*<svg class="state-track"[\s\S]*?<span class="state-count">(\d+)</g,
+          />([A-Za-z ]+)<\/(?:a|span)>\s*<svg class="state-track"[\s\S]*?<a class="state-count"[^>]*>(\d+)</g,
         ),
       ].map((m) => [m[1], Number(m[2])]),
     );

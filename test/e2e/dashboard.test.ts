@@ -253,7 +253,7 @@ describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
     await waitForText('[role=status]', 'Moved to Quoted');
     await page.getByRole('button', { name: 'Schedule' }).click();
     await waitForText('[role=status]', 'Moved to Scheduled');
-    await expect(page.locator('.timeline li').count()).resolves.toBe(3);
+    await expect(page.locator('.feed li').count()).resolves.toBe(3);
     await shot('06-lead');
 
     await nav('Work items').click();
@@ -298,7 +298,8 @@ describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Dripping shower head' }).click();
     await page.getByRole('button', { name: 'Use these details' }).click();
     await waitForText('[role=status]', 'Customer details updated: name, phone.');
-    await waitForText('.timeline li', `${OWNER.email} (user) applied the submitted details to the customer`);
+    await waitForText('.feed li', 'Applied the submitted details to the customer');
+    await waitForText('.feed li', `by ${OWNER.email}`);
     await expect(page.getByText('Submitted with this lead').count()).resolves.toBe(0);
     await expect(page.getByRole('link', { name: 'Noor Bakker-de Jong', exact: true }).count()).resolves.toBe(
       1,

@@ -204,7 +204,14 @@ async function expectReadsBackAsSent(
   const lead = read.json();
   expect(lead).toMatchObject(expectedLead(body, defaultCountry));
   expect(lead.receivedAt).toBe(created.receivedAt);
-  expect(lead.statusHistory).toEqual([{ status: 'request', at: created.receivedAt }]);
+  expect(lead.statusHistory).toEqual([
+    {
+      status: 'request',
+      at: created.receivedAt,
+      actor: expect.objectContaining({ type: 'key' }),
+      reason: null,
+    },
+  ]);
 }
 
 // ---- ways to break a lead body ----------------------------------------------------------------------------

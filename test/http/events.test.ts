@@ -83,7 +83,11 @@ describe.each(dialects())('events on %s', (dialect) => {
       { brandId: ctx.brandId, source: 'dashboard', keyId: null, keyName: null },
       parseLeadInput(validLead({ title: 'From the dashboard' })),
     );
-    await changeLeadStatus(db, ctx.brandId, lead.id, 'cancelled', 'usr_test');
+    await changeLeadStatus(db, ctx.brandId, lead.id, 'cancelled', {
+      type: 'user',
+      id: 'usr_test',
+      name: 'Test user',
+    });
     const events = await eventsOf(lead.id);
     expect(events.map((e: { type: string }) => e.type)).toEqual(['lead.status_changed', 'lead.created']);
     expect(events[0].data.to).toBe('cancelled');

@@ -66,7 +66,14 @@ describe.each(dialects())('POST /v1/leads on %s', (dialect) => {
     expect(lead.customer.phone).toBe('+31612345678');
     expect(lead.customer.type).toBe('person');
     expect(lead.sourceKeyName).toBe('key leads:write');
-    expect(lead.statusHistory).toEqual([{ status: 'request', at: lead.receivedAt }]);
+    expect(lead.statusHistory).toEqual([
+      {
+        status: 'request',
+        at: lead.receivedAt,
+        actor: { type: 'key', id: ctx.keyIds['leads:write'], name: 'key leads:write' },
+        reason: null,
+      },
+    ]);
   });
 
   it('upper-cases a given country and makes a business customer when companyName is sent', async () => {

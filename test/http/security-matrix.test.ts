@@ -41,6 +41,8 @@ interface Fixtures {
   otherEventId: string;
   formId: string;
   deleteFormId: string;
+  /** A note on brand A's lead. */
+  noteId: string;
   otherFormId: string;
 }
 
@@ -102,6 +104,35 @@ const ROUTES: RouteCase[] = [
       expect(body.id).toBe(fx.patchLeadId);
       expect(body.status).toBe('quoted');
     },
+  },
+  {
+    name: 'GET /v1/leads/{id}/notes',
+    scope: 'full',
+    recordId: (fx) => fx.leadId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/leads/${fx.leadId}/notes` }),
+    expectBody: expectList,
+  },
+  {
+    name: 'POST /v1/leads/{id}/notes',
+    scope: 'full',
+    recordId: (fx) => fx.leadId,
+    success: 201,
+    request: (fx) => ({
+      method: 'POST',
+      url: `/v1/leads/${fx.leadId}/notes`,
+      headers: json,
+      payload: { text: 'Added by the matrix' },
+    }),
+    expectBody: (body) => expect(body.id).toMatch(/^not_[0-9a-z]{26}$/),
+  },
+  {
+    name: 'GET /v1/leads/{id}/notes/{noteId}',
+    scope: 'full',
+    recordId: (fx) => fx.noteId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/leads/${fx.leadId}/notes/${fx.noteId}` }),
+    expectBody: (body, fx) => expect(body.id).toBe(fx.noteId),
   },
   {
     name: 'GET /v1/work-items',
@@ -437,6 +468,14 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     fx.leadId = lead.id as string;
     fx.addressId = lead.addressId as string;
     fx.customerId = lead.customerId as string;
+    const note = await ctx.app.inject({
+      method: 'POST',
+      url: `/v1/leads/${fx.leadId}/notes`,
+      headers: { ...json, 'x-api-key': ctx.keys.full },
+      payload: { text: 'Matrix note' },
+    });
+    expect(note.statusCode, note.body).toBe(201);
+    fx.noteId = note.json().id as string;
     fx.patchLeadId = (await ctx.createLead()).id as string;
     fx.workItemId = (await ctx.createLead()).id as string;
     await ctx.setStatus(fx.workItemId, 'scheduled');

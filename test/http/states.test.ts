@@ -47,6 +47,8 @@ const PATH_TO: Record<State, State[]> = {
 interface History {
   status: State;
   at: string;
+  actor: { type: string; id: string; name: string } | null;
+  reason: string | null;
 }
 
 describe.each(dialects())('lead states on %s', (dialect) => {
@@ -107,8 +109,11 @@ describe.each(dialects())('lead states on %s', (dialect) => {
       const history: History[] = body.statusHistory;
       expect(history.slice(0, -1)).toEqual(before.statusHistory);
       const added = history.at(-1)!;
-      expect(Object.keys(added).sort()).toEqual(['at', 'status']);
+      expect(Object.keys(added).sort()).toEqual(['actor', 'at', 'reason', 'status']);
       expect(added.status).toBe(to);
+      // Who made the change: the key that sent the PATCH. The API gives no reason, also not for a cancellation.
+      expect(added.actor).toEqual({ type: 'key', id: ctx.keyIds.full, name: 'key full' });
+      expect(added.reason).toBeNull();
       expect(Date.parse(added.at)).toBeGreaterThanOrEqual(Date.parse(before.statusHistory.at(-1).at));
       expect(body.updatedAt).toBe(added.at);
       expect(body.receivedAt).toBe(before.receivedAt);

@@ -11,23 +11,46 @@ import {
 } from '../../domain/errors.js';
 import {
   type AnyListItem,
+  addNote,
   changeLeadStatus,
   getLead,
+  type ListStage,
   listLeadActivity,
   listLeads,
+  listNotes,
+  MAX_NOTE_LENGTH,
+  MAX_REASON_LENGTH,
+  parseNoteText,
+  parseReason,
   submittedDifferences,
   useSubmittedDetails,
 } from '../../domain/leads/index.js';
 import { countSpamLeads } from '../../domain/leads/spam.js';
 import type { Page } from '../../domain/paging.js';
 import type { SessionUser } from '../../domain/sessions.js';
-import { isStatus, LEAD_SOURCES, PRIORITIES } from '../../domain/states.js';
+import {
+  allowedTransitions,
+  isStatus,
+  LEAD_SOURCES,
+  PRIORITIES,
+  WORK_ITEM_STATUSES,
+} from '../../domain/states.js';
 import { html, type SafeHtml } from '../html.js';
 import { pathParam, seeOther, sendPage, text } from '../http.js';
 import { userActor, userOf } from '../session.js';
 import { customerHref, notice } from '../views/components.js';
 import {
+  confirmStatusPage,
+  type FeedFilter,
+  type NoteFormState,
+  needsConfirmation,
+  noteAddedNotice,
+  parseFeedFilter,
+  staleStateNotice,
+} from '../views/lead-timeline.js';
+import {
   detailsAppliedNotice,
+  LEAD_PAGE_STATUS_FILTERS,
   type ListFilters,
   leadChangedNotice,
   leadListPage,
@@ -35,6 +58,8 @@ import {
 } from '../views/leads.js';
 
 export const PAGE_SIZE = 25;
+/** Notes shown on a lead's page (newest first); the API lists every one. */
+const NOTES_SHOWN = 100;
 const hidden = { hide: true };
 const userPage = { page: 'user' as const };
 
@@ -52,10 +77,16 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     id: string,
     message: SafeHtml | undefined,
     status = 200,
+    extra: { feed?: FeedFilter; noteForm?: NoteFormState } = {},
   ) {
     const lead = await getLead(database, user.brandId, id);
     const activity = await listLeadActivity(database, user.brandId, id);
-    return sendPage(reply, leadPage({ user, lead, activity, message }), status);
+    const notes = await listNotes(database, user.brandId, id, { limit: NOTES_SHOWN, order: 'desc' });
+    return sendPage(
+      reply,
+      leadPage({ user, lead, activity, notes: notes.data, moreNotes: notes.hasMore, message, ...extra }),
+      status,
+    );
   }
 
   async function list(stage: 'lead' | 'work', request: FastifyRequest, reply: FastifyReply) {
@@ -69,27 +100,47 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       cursor: text(query, 'cursor'),
     };
     const errors: FieldError[] = [];
+    // Friendly words for a filter value the lists do not offer (an edited or old link), never the API's.
+    const statuses: readonly string[] = stage === 'work' ? WORK_ITEM_STATUSES : LEAD_PAGE_STATUS_FILTERS;
+    if (filters.status && !statuses.includes(filters.status)) {
+      errors.push({ field: 'status', message: 'is not one we know: choose a state from the list' });
+    }
     if (filters.priority && !(PRIORITIES as readonly string[]).includes(filters.priority)) {
-      errors.push({ field: 'priority', message: `must be one of ${PRIORITIES.join(', ')}` });
+      errors.push({ field: 'priority', message: 'is not one we know: choose a priority from the list' });
     }
     if (filters.source && !(LEAD_SOURCES as readonly string[]).includes(filters.source)) {
-      errors.push({ field: 'source', message: `must be one of ${LEAD_SOURCES.join(', ')}` });
+      errors.push({ field: 'source', message: 'is not one we know: choose a source from the list' });
     }
+    // The leads page also lists cancelled items (stage closed) and every item (status=all).
+    const listStage: ListStage =
+      stage === 'work'
+        ? 'work'
+        : filters.status === 'cancelled'
+          ? 'closed'
+          : filters.status === 'all'
+            ? 'all'
+            : 'lead';
     let result: Page<AnyListItem> = { data: [], limit: PAGE_SIZE, hasMore: false, nextCursor: null };
     if (!errors.length) {
       try {
-        result = await listLeads(deps.database, user.brandId, stage, {
+        result = await listLeads(deps.database, user.brandId, listStage, {
           limit: PAGE_SIZE,
           order: 'desc',
           cursor: filters.cursor || undefined,
-          status: filters.status || undefined,
+          status: filters.status && filters.status !== 'all' ? filters.status : undefined,
           priority: filters.priority || undefined,
           source: filters.source ? [filters.source] : undefined,
           search: filters.q || undefined,
         });
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
-        errors.push(...error.errors);
+        errors.push(
+          ...error.errors.map((e) =>
+            e.field === 'cursor'
+              ? { field: 'cursor', message: 'link is out of date: start again from the newest' }
+              : e,
+          ),
+        );
       }
     }
     const stats = stage === 'lead' ? await leadStats(database, user.brandId) : undefined;
@@ -124,11 +175,15 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       ? leadChangedNotice(moved)
       : applied
         ? detailsAppliedNotice(applied)
-        : undefined;
-    return showLead(reply, user, id, message);
+        : text(request.query, 'noted')
+          ? noteAddedNotice()
+          : undefined;
+    return showLead(reply, user, id, message, 200, { feed: parseFeedFilter(text(request.query, 'show')) });
   });
 
-  // The dashboard's state change: the same rules and the same domain call as PATCH /v1/leads/{id}.
+  // The dashboard's state change: the same rules and the same domain call as PATCH /v1/leads/{id}, by the
+  // signed-in user. A final state (completed, cancelled) is confirmed first on a page of its own, which asks a
+  // cancellation's reason; `from` is the state the page showed, so a stale tab changes nothing.
   app.post('/leads/:id/status', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
     const id = pathParam(request, 'id');
@@ -137,13 +192,70 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       const message = notice(`“${status}” is not a state. Choose one of the buttons.`, 'error');
       return showLead(reply, user, id, message, 422);
     }
+    const sentFrom = text(request.body, 'from');
+    const from = isStatus(sentFrom) ? sentFrom : undefined;
+    const reasonText = text(request.body, 'reason');
+    const stale = async () => {
+      const lead = await getLead(database, user.brandId, id);
+      const changed = from !== undefined && from !== lead.status;
+      return showLead(reply, user, id, staleStateNotice(lead, status, changed), 409);
+    };
+    if (needsConfirmation(status) && text(request.body, 'confirm') !== 'yes') {
+      const lead = await getLead(database, user.brandId, id);
+      if ((from !== undefined && from !== lead.status) || !allowedTransitions(lead.status).includes(status)) {
+        return stale();
+      }
+      return sendPage(reply, confirmStatusPage({ user, lead, status }));
+    }
+    let reason: string | null = null;
+    if (status === 'cancelled') {
+      try {
+        reason = parseReason(reasonText);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        const lead = await getLead(database, user.brandId, id);
+        const length = [...reasonText.trim()].length;
+        const reasonError = `A reason can be at most ${MAX_REASON_LENGTH} characters; this one has ${length}.`;
+        return sendPage(
+          reply,
+          confirmStatusPage({ user, lead, status, reason: reasonText, reasonError }),
+          422,
+        );
+      }
+    }
     try {
-      await changeLeadStatus(deps.database, user.brandId, id, status, user.userId);
+      await changeLeadStatus(deps.database, user.brandId, id, status, userActor(user), {
+        reason,
+        ...(from !== undefined ? { from } : {}),
+      });
     } catch (error) {
       if (!(error instanceof InvalidTransitionError)) throw error;
-      return showLead(reply, user, id, notice(error.message, 'error'), 409);
+      return stale();
     }
     return seeOther(reply, `/dashboard/leads/${id}?moved=${status}`);
+  });
+
+  // An internal note by the signed-in user (note.created). A refused note keeps what was typed beside the message.
+  app.post('/leads/:id/notes', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const id = pathParam(request, 'id');
+    const typed = text(request.body, 'text');
+    let noteText: string;
+    try {
+      noteText = parseNoteText(typed);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const length = [...typed.trim()].length;
+      const message =
+        length > MAX_NOTE_LENGTH
+          ? `A note can be at most ${MAX_NOTE_LENGTH.toLocaleString('en-GB')} characters; this one has ${length.toLocaleString('en-GB')}.`
+          : length === 0 || error.errors[0]?.message === 'must not be empty'
+            ? 'Write something before adding the note.'
+            : `The note ${error.errors[0]?.message ?? 'was not accepted'}.`;
+      return showLead(reply, user, id, undefined, 422, { noteForm: { text: typed, error: message } });
+    }
+    await addNote(database, user.brandId, id, noteText, userActor(user));
+    return seeOther(reply, `/dashboard/leads/${id}?noted=1#notes`);
   });
 
   // "Use these details": the contact details the lead was submitted with become the customer's (customer.updated),

@@ -1,7 +1,7 @@
 // Server-rendered SVG charts. Bars are SVG stretched to the width available; every text is HTML around them,
 // so it stays readable on a phone. Each chart carries a text equivalent for screen readers.
 import type { LeadStats } from '../../domain/dashboard-stats.js';
-import { stageOf } from '../../domain/states.js';
+import { type Status, stageOf } from '../../domain/states.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatShortDate, STATUS_LABELS } from './format.js';
 
@@ -46,26 +46,27 @@ export function perDayChart(perDay: LeadStats['perDay']): SafeHtml {
 </figure>`;
 }
 
-/** Where a state's leads are listed, if any list shows it. */
-function listFor(status: string): string | undefined {
-  const stage = stageOf(status as never);
-  if (stage === 'lead') return `/dashboard/leads?status=${status}`;
-  if (stage === 'work') return `/dashboard/work-items?status=${status}`;
-  return undefined;
+/** Where a state's leads are listed: the leads page (cancelled ones included) or the work items. */
+function listFor(status: Status): string {
+  return stageOf(status) === 'work'
+    ? `/dashboard/work-items?status=${status}`
+    : `/dashboard/leads?status=${status}`;
 }
 
 export function perStatusChart(perStatus: LeadStats['perStatus']): SafeHtml {
   const top = Math.max(1, ...perStatus.map((s) => s.count));
+  const total = perStatus.reduce((sum, s) => sum + s.count, 0);
   return html`<figure class="chart">
   <figcaption><h2 class="chart-title">Where leads are now</h2><p class="muted">Every lead, by state.</p></figcaption>
   <ul class="state-bars">${perStatus.map(({ status, count }) => {
     const href = listFor(status);
     const label = STATUS_LABELS[status];
     return html`<li>
-      ${href ? html`<a class="state-label" href="${href}">${label}</a>` : html`<span class="state-label">${label}</span>`}
+      <a class="state-label" href="${href}">${label}</a>
       <svg class="state-track" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true"><rect class="bar bar-${stageOf(status)}" x="0" y="0" width="${(count / top) * 100}" height="10"/></svg>
-      <span class="state-count">${count}</span>
+      <a class="state-count" href="${href}" aria-label="${plural(count, 'lead', 'leads')} ${label.toLowerCase()}">${count}</a>
     </li>`;
   })}</ul>
+  <p class="chart-total"><a href="/dashboard/leads?status=all">All leads and jobs (${total}) →</a></p>
 </figure>`;
 }

@@ -5,6 +5,7 @@ import {
   type AnyListItem,
   type LeadActivity,
   type LeadDetail,
+  type Note,
   submittedDifferences,
 } from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
@@ -41,6 +42,7 @@ import {
   TRANSITION_LABELS,
 } from './format.js';
 import { page } from './layout.js';
+import { type FeedFilter, type NoteFormState, timelineSection } from './lead-timeline.js';
 import { spamLink } from './spam.js';
 
 export interface ListFilters {
@@ -84,7 +86,39 @@ function option(value: string, label: string, selected: string): SafeHtml {
   return html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
 }
 
-function filterForm(path: string, statuses: readonly Status[], filters: ListFilters): SafeHtml {
+/** The leads page's state filter also shows cancelled items, and every item ("All states"). */
+export const LEAD_PAGE_STATUS_FILTERS = ['request', 'quoted', 'cancelled', 'all'] as const;
+
+function statusOptions(work: boolean, selected: string): SafeHtml[] {
+  if (work) {
+    return [
+      option('', 'All', selected),
+      ...WORK_ITEM_STATUSES.map((s) => option(s, STATUS_LABELS[s], selected)),
+    ];
+  }
+  return [
+    option('', 'Open (request, quoted)', selected),
+    ...LEAD_STATUSES.map((s) => option(s, STATUS_LABELS[s], selected)),
+    option('cancelled', STATUS_LABELS.cancelled, selected),
+    option('all', 'All states (leads, work items, cancelled)', selected),
+  ];
+}
+
+/** Open, Cancelled, All: the views of the leads page, as tabs above the filters. */
+function leadTabs(status: string): SafeHtml {
+  const tabs = [
+    { value: '', label: 'Open leads' },
+    { value: 'cancelled', label: 'Cancelled' },
+    { value: 'all', label: 'All' },
+  ];
+  const current = status === 'request' || status === 'quoted' ? '' : status;
+  return html`<nav class="tabs" aria-label="Which leads">${tabs.map(
+    (t) =>
+      html`<a href="/dashboard/leads${t.value ? `?status=${t.value}` : ''}"${t.value === current ? html` aria-current="page"` : ''}>${t.label}</a>`,
+  )}</nav>`;
+}
+
+function filterForm(path: string, work: boolean, filters: ListFilters): SafeHtml {
   const active = Boolean(filters.q || filters.status || filters.priority || filters.source);
   return html`<form class="filters" method="get" action="${path}" role="search">
   <div class="field field-grow">
@@ -94,8 +128,7 @@ function filterForm(path: string, statuses: readonly Status[], filters: ListFilt
   <div class="field">
     <label for="field-status">State</label>
     <select id="field-status" name="status">
-      ${option('', 'All', filters.status)}
-      ${statuses.map((s) => option(s, STATUS_LABELS[s], filters.status))}
+      ${statusOptions(work, filters.status)}
     </select>
   </div>
   <div class="field">
@@ -173,6 +206,11 @@ function emptyState(view: LeadListView): SafeHtml {
 </div>`;
 }
 
+const LEAD_PAGE_INTRO: Record<string, string> = {
+  cancelled: 'Cancelled leads and jobs',
+  all: 'Every lead and job in any state, cancelled ones included',
+};
+
 export function leadListPage(view: LeadListView): SafeHtml {
   const work = view.stage === 'work';
   const path = work ? '/dashboard/work-items' : '/dashboard/leads';
@@ -186,12 +224,13 @@ export function leadListPage(view: LeadListView): SafeHtml {
   };
   const body: HtmlValue = html`<div class="page-head">
   <h1>${title}</h1>
-  <p class="muted">${work ? 'Scheduled, planned, in progress and completed jobs' : 'New requests and quotes'}, newest first.${
+  <p class="muted">${work ? 'Scheduled, planned, in progress and completed jobs' : (LEAD_PAGE_INTRO[filters.status] ?? 'New requests and quotes')}, newest first.${
     view.spamCount === undefined ? '' : html` ${spamLink(view.spamCount)}`
   }</p>
 </div>
 ${view.stats ? html`<section class="charts" aria-label="Overview">${perDayChart(view.stats.perDay)}${perStatusChart(view.stats.perStatus)}</section>` : ''}
-${filterForm(path, work ? WORK_ITEM_STATUSES : LEAD_STATUSES, filters)}
+${work ? '' : leadTabs(filters.status)}
+${filterForm(path, work, filters)}
 ${errorSummary(view.errors, FILTER_LABELS)}
 ${result.data.length ? table(result.data, view.stage) : view.errors.length ? '' : emptyState(view)}
 ${
@@ -210,35 +249,15 @@ export interface LeadView {
   lead: LeadDetail;
   /** What was done to the lead besides state changes (listLeadActivity), oldest first. */
   activity: LeadActivity[];
+  /** Its internal notes, newest first. */
+  notes: Note[];
+  /** More notes exist than `notes` holds. */
+  moreNotes?: boolean;
+  /** Which entries the timeline shows. */
+  feed?: FeedFilter;
+  /** The note form as typed, with its error, after a refused note. */
+  noteForm?: NoteFormState | undefined;
   message?: SafeHtml | undefined;
-}
-
-const ACTOR_LABELS: Record<string, string> = { user: 'user', key: 'API key', form: 'website form' };
-
-function activityItem(entry: LeadActivity): SafeHtml {
-  const who = entry.actor
-    ? `${entry.actor.name} (${ACTOR_LABELS[entry.actor.type] ?? entry.actor.type})`
-    : 'Someone';
-  let what: string;
-  if (entry.kind === 'customer_details_applied') {
-    const changed = Array.isArray(entry.detail.changed) ? fieldWords(entry.detail.changed) : '';
-    what = `applied the submitted details to the customer${changed ? `: ${changed}` : ''}`;
-  } else {
-    what = entry.kind.replace(/_/g, ' ');
-  }
-  return html`<li class="timeline-activity">${time(entry.at)} <span>— ${who} ${what}</span></li>`;
-}
-
-/** State changes and other activity in one list, oldest first (a state change first at the same moment). */
-function history(lead: LeadDetail, activity: LeadActivity[]): SafeHtml {
-  const entries = [
-    ...lead.statusHistory.map((entry) => ({
-      at: entry.at,
-      item: html`<li>${statusBadge(entry.status)} ${time(entry.at)}</li>`,
-    })),
-    ...activity.map((entry) => ({ at: entry.at, item: activityItem(entry) })),
-  ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  return html`<ol class="timeline">${entries.map((e) => e.item)}</ol>`;
 }
 
 function shown(value: string | null): HtmlValue {
@@ -276,12 +295,9 @@ function transitionForms(user: SessionUser, lead: LeadDetail): SafeHtml {
     return html`<p class="muted">This ${lead.status === 'completed' ? 'job is completed' : 'lead was cancelled'}: its state is final.</p>`;
   }
   return html`<div class="actions">${next.map(
-    (status) => html`<form method="post" action="/dashboard/leads/${lead.id}/status"${
-      status === 'cancelled'
-        ? html` data-confirm="Cancel this lead? A cancelled lead cannot be reopened."`
-        : ''
-    }>
+    (status) => html`<form method="post" action="/dashboard/leads/${lead.id}/status">
     ${csrfField(user.csrfToken)}
+    <input type="hidden" name="from" value="${lead.status}">
     <button type="submit" name="status" value="${status}" class="button ${status === 'cancelled' ? 'button-danger' : 'button-primary'}">${TRANSITION_LABELS[status]}</button>
   </form>`,
   )}</div>`;
@@ -344,11 +360,16 @@ ${submittedSection(user, lead)}
     <h2 id="address-title">Address</h2>
     <address>${street}<br>${address.postalCode} ${address.city}<br>${address.country}</address>
   </section>
-  <section class="card" aria-labelledby="history-title">
-    <h2 id="history-title">History</h2>
-    ${history(lead, view.activity)}
-  </section>
-</div>`;
+</div>
+${timelineSection({
+  user,
+  lead,
+  notes: view.notes,
+  activity: view.activity,
+  filter: view.feed ?? 'all',
+  noteForm: view.noteForm,
+  moreNotes: view.moreNotes ?? false,
+})}`;
   return page({ title: lead.title, user, section: stage === 'work' ? 'work-items' : 'leads', body });
 }
 

@@ -10,6 +10,7 @@ import { newId } from '../ids.js';
 import { type LeadInput, submittedOf } from '../lead-input.js';
 import { queueNewLeadEmails } from '../new-lead-email.js';
 import { iso } from '../time.js';
+import type { Actor } from './customer-details.js';
 import { getLead } from './read.js';
 import { type CreatedLead, INPUT_COLUMNS } from './shape.js';
 import { insertHistory } from './status-change.js';
@@ -20,6 +21,11 @@ export interface LeadSource {
   source: string;
   keyId: string | null;
   keyName: string | null;
+  /**
+   * Who made the lead, for its first history entry. When left out: the key (keyId, keyName), else the form. A
+   * lead typed in the dashboard passes the user (userActor).
+   */
+  actor?: Actor;
   /** A website form's lead: the form, and what it sent beyond the lead fields. */
   form?: {
     id: string;
@@ -30,6 +36,14 @@ export interface LeadSource {
     attribution: Record<string, string> | null;
     consent: { text: string; at: string } | null;
   };
+}
+
+/** Who made a lead: the actor given, else the key it came with, else its form; null when none is known. */
+function actorOf(origin: LeadSource): Actor | null {
+  if (origin.actor) return origin.actor;
+  if (origin.keyId) return { type: 'key', id: origin.keyId, name: origin.keyName ?? origin.keyId };
+  if (origin.form) return { type: 'form', id: origin.form.id, name: origin.form.name };
+  return null;
 }
 
 const BRAND = statement('select default_country from brands where id = ?');
@@ -107,7 +121,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       ...OWN_COLUMNS.map((c) => own[c]),
       ...INPUT_COLUMNS.map((c) => input[c.input]),
     ]);
-    await insertHistory(tx, id, 1, 'request', now, origin.keyId);
+    await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
     if (!spam) {
       await recordEvent(
         tx,

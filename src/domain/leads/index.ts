@@ -9,8 +9,25 @@ export {
   submittedDifferences,
   useSubmittedDetails,
 } from './customer-details.js';
-export { getLead, type LeadListQuery, listLeads, parseStatusFilter } from './read.js';
 export {
+  addNote,
+  getNote,
+  listNotes,
+  MAX_NOTE_LENGTH,
+  type Note,
+  NoteSchema,
+  parseNoteBody,
+  parseNoteText,
+} from './notes.js';
+export {
+  getLead,
+  type LeadListQuery,
+  type ListStage,
+  listLeads,
+  parseStatusFilter,
+} from './read.js';
+export {
+  ActorSchema,
   type AnyListItem,
   type CreatedLead,
   CreatedLeadSchema,
@@ -21,4 +38,9 @@ export {
   type WorkItemListItem,
   WorkItemListItemSchema,
 } from './shape.js';
-export { changeLeadStatus, parseStatusChange } from './status-change.js';
+export {
+  changeLeadStatus,
+  MAX_REASON_LENGTH,
+  parseReason,
+  parseStatusChange,
+} from './status-change.js';

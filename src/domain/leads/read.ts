@@ -4,7 +4,7 @@ import type { Store } from '../../db/store.js';
 import { customerExists } from '../customers.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { decodeCursor, type Page, type SortOrder, toPage } from '../paging.js';
-import { LEAD_STATUSES, type Stage, type Status, WORK_ITEM_STATUSES } from '../states.js';
+import { ALL_STATUSES, LEAD_STATUSES, type Stage, type Status, WORK_ITEM_STATUSES } from '../states.js';
 import { iso } from '../time.js';
 import {
   type AnyListItem,
@@ -33,9 +33,19 @@ export interface LeadListQuery {
   customerId?: string;
 }
 
-export function parseStatusFilter(value: string | undefined, stage: Stage): Status[] | undefined {
+/** Which items a listing holds: one stage's (the API's lists, the dashboard's), or every state ('all'). */
+export type ListStage = Stage | 'all';
+
+const STAGE_STATUSES: Record<ListStage, readonly Status[]> = {
+  lead: LEAD_STATUSES,
+  work: WORK_ITEM_STATUSES,
+  closed: ['cancelled'],
+  all: ALL_STATUSES,
+};
+
+export function parseStatusFilter(value: string | undefined, stage: ListStage): Status[] | undefined {
   if (value === undefined) return undefined;
-  const allowed: readonly string[] = stage === 'lead' ? LEAD_STATUSES : WORK_ITEM_STATUSES;
+  const allowed: readonly string[] = STAGE_STATUSES[stage];
   const list = value
     .split(',')
     .map((s) => s.trim())
@@ -60,11 +70,14 @@ function escapeLike(value: string): string {
 const LIST_SELECT = `select ${LIST_PROJECTION.columns}, l.received_at as "k_time" ${LEAD_FROM} where l.brand_id = `;
 const WORK_LIST_SELECT = `select ${WORK_ITEM_PROJECTION.columns}, l.received_at as "k_time" ${LEAD_FROM} where l.brand_id = `;
 
-/** Lists the brand's leads (stage 'lead') or work items (stage 'work'), keyset-paged by (receivedAt, id). */
+/**
+ * Lists the brand's leads (stage 'lead'), work items ('work'), cancelled items ('closed', the dashboard) or every
+ * item ('all', the dashboard), keyset-paged by (receivedAt, id).
+ */
 export async function listLeads(
   store: Store,
   brandId: string,
-  stage: Stage,
+  stage: ListStage,
   query: LeadListQuery,
 ): Promise<Page<AnyListItem>> {
   const statuses = parseStatusFilter(query.status, stage);
@@ -73,10 +86,10 @@ export async function listLeads(
   }
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
   const q = new SqlBuilder()
-    .sql(stage === 'work' ? WORK_LIST_SELECT : LIST_SELECT)
+    .sql(stage === 'lead' ? LIST_SELECT : WORK_LIST_SELECT)
     .value(brandId)
-    .sql(' and l.spam = 0 and l.stage = ')
-    .value(stage);
+    .sql(' and l.spam = 0');
+  if (stage !== 'all') q.sql(' and l.stage = ').value(stage);
   if (statuses) q.sql(' and l.status in ').list(statuses);
   if (query.priority) q.sql(' and l.priority = ').value(query.priority);
   if (query.source?.length) q.sql(' and l.source in ').list(query.source);
@@ -117,7 +130,7 @@ export async function listLeads(
   q.sql(` order by l.received_at ${direction}, l.id ${direction} limit `).value(query.limit + 1);
   const rows = await store.all<Record<string, unknown> & { id: string; k_time: number }>(q.build(), q.params);
   const projection: { map(row: Record<string, unknown>): AnyListItem } =
-    stage === 'work' ? WORK_ITEM_PROJECTION : LIST_PROJECTION;
+    stage === 'lead' ? LIST_PROJECTION : WORK_ITEM_PROJECTION;
   return toPage(
     rows,
     query.limit,
@@ -127,11 +140,18 @@ export async function listLeads(
   );
 }
 
-const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ? and l.spam = 0`;
+const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at", h.actor_type as "h_actor_type", h.actor_id as "h_actor_id", h.actor_name as "h_actor_name", h.reason as "h_reason" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ? and l.spam = 0`;
 const DETAIL = statement(`${DETAIL_SELECT} order by h.seq`);
 const DETAIL_WORK_ITEM = statement(`${DETAIL_SELECT} and l.scheduled_at is not null order by h.seq`);
 
-type DetailRow = Record<string, unknown> & { h_status: Status | null; h_at: number | null };
+type DetailRow = Record<string, unknown> & {
+  h_status: Status | null;
+  h_at: number | null;
+  h_actor_type: 'key' | 'user' | 'form' | null;
+  h_actor_id: string | null;
+  h_actor_name: string | null;
+  h_reason: string | null;
+};
 
 /**
  * One lead in any state, or (workItemsOnly) one that has been scheduled. NotFoundError for another brand's id.
@@ -150,7 +170,19 @@ export async function getLead(
   return {
     ...DETAIL_PROJECTION.map(first),
     statusHistory: rows.flatMap((h) =>
-      h.h_status === null || h.h_at === null ? [] : [{ status: h.h_status, at: iso(h.h_at) }],
+      h.h_status === null || h.h_at === null
+        ? []
+        : [
+            {
+              status: h.h_status,
+              at: iso(h.h_at),
+              actor:
+                h.h_actor_type && h.h_actor_id
+                  ? { type: h.h_actor_type, id: h.h_actor_id, name: h.h_actor_name ?? h.h_actor_id }
+                  : null,
+              reason: h.h_reason,
+            },
+          ],
     ),
   };
 }

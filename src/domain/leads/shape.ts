@@ -201,9 +201,35 @@ function schemaOf<S extends Shape>(shape: S, options: { title: string }) {
   return Type.Object(properties as SchemaOf<S>, { additionalProperties: false, ...options });
 }
 
+/** Who did something: an API key, a signed-in dashboard user or a website form (see Actor). */
+export const ActorSchema = Type.Object(
+  {
+    type: Type.Unsafe<'key' | 'user' | 'form'>({ type: 'string', enum: ['key', 'user', 'form'] }),
+    id: Type.String({ description: 'key_…, usr_… or frm_…' }),
+    name: Type.String({
+      description:
+        "The key's or form's name, or the user's name (their email while they have none), as it was then.",
+    }),
+  },
+  { additionalProperties: false, title: 'Actor' },
+);
+
 const StatusHistory = Type.Array(
-  Type.Object({ status: StatusSchema, at: Timestamp() }, { additionalProperties: false }),
-  { description: 'Every state the lead has been in, oldest first.' },
+  Type.Object(
+    {
+      status: StatusSchema,
+      at: Timestamp(),
+      actor: Type.Union([ActorSchema, Type.Null()], {
+        description:
+          'Who made the change. null only for entries written before actors were recorded whose key, user or form could not be found any more.',
+      }),
+      reason: NullableString({
+        description: 'Why the lead was cancelled, when a reason was given; null on every other entry.',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  { description: 'Every state the lead has been in, oldest first, with who moved it there.' },
 );
 
 export const LeadDetailSchema = Type.Object(

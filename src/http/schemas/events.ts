@@ -4,6 +4,7 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { ALL_STATUSES } from '../../domain/states.js';
 import { ListQuery, listEnvelope, Timestamp } from './common.js';
 import { LeadDetailSchema } from './leads.js';
+import { NoteSchema } from './notes.js';
 
 export const EventSchema = Type.Object(
   {
@@ -17,6 +18,13 @@ export const EventSchema = Type.Object(
         changed: Type.Optional(
           Type.Array(Type.String(), { description: 'customer.updated: the fields that changed.' }),
         ),
+        note: Type.Optional(NoteSchema),
+        leadId: Type.Optional(
+          Type.String({
+            description:
+              'note.created: the lead or work item the note is on. The lead itself is left out (notes are small, leads are not): read it with GET /v1/leads/{id}.',
+          }),
+        ),
         from: Type.Optional(
           Type.String({ enum: [...ALL_STATUSES], description: 'lead.status_changed: the state before.' }),
         ),
@@ -27,7 +35,7 @@ export const EventSchema = Type.Object(
       {
         additionalProperties: false,
         description:
-          'lead.* events: `lead` is the single-lead read as it is after the change. customer.* events: `customer` as it is after the change.',
+          'lead.* events: `lead` is the single-lead read as it is after the change. customer.* events: `customer` as it is after the change. note.created: `note` and `leadId`.',
       },
     ),
   },

@@ -142,13 +142,11 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
     async (request) => {
       const principal = principalOf(request);
       const { id } = request.params;
-      const change = await changeLeadStatus(
-        deps.database,
-        principal.brandId,
-        id,
-        request.body,
-        principal.keyId,
-      );
+      const change = await changeLeadStatus(deps.database, principal.brandId, id, request.body, {
+        type: 'key',
+        id: principal.keyId,
+        name: principal.keyName,
+      });
       return change.lead;
     },
   );
