@@ -30,6 +30,8 @@ export interface LeadSource {
     attribution: Record<string, string> | null;
     consent: { text: string; at: string } | null;
   };
+  /** A lead typed in the dashboard (source "phone" or "dashboard"): the signed-in user who typed it. */
+  user?: { id: string; name: string };
 }
 
 const BRAND = statement('select default_country from brands where id = ?');
@@ -56,6 +58,8 @@ const OWN_COLUMNS = [
   'extra_fields',
   'attribution',
   'consent',
+  'source_user_id',
+  'source_user_name',
 ] as const;
 const INSERT_LEAD = statement(
   `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
@@ -102,6 +106,8 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       extra_fields: form?.extraFields ? JSON.stringify(form.extraFields) : null,
       attribution: form?.attribution ? JSON.stringify(form.attribution) : null,
       consent: form?.consent ? JSON.stringify(form.consent) : null,
+      source_user_id: origin.user?.id ?? null,
+      source_user_name: origin.user?.name ?? null,
     };
     await tx.run(INSERT_LEAD, [
       ...OWN_COLUMNS.map((c) => own[c]),
