@@ -33,3 +33,11 @@ export function typedPhone(value: string, country: string): { phone: string } | 
   if ('error' in result && !trimmed.startsWith('+')) return { error: phoneHint(country) };
   return result;
 }
+
+/** A mobile number of the country written both ways, for hints ("06 12345678", "+31 6 12345678"); null if unknown. */
+export function phoneExample(country: string): { national: string; international: string } | null {
+  const example = getExampleNumber(country as never, mobileExamples);
+  return example
+    ? { national: example.formatNational(), international: example.formatInternational() }
+    : null;
+}

@@ -61,7 +61,10 @@ describe.each(dialects())('lead sources on %s', (dialect) => {
     const bad = await list('?source=fax');
     expect(bad.statusCode).toBe(422);
     expect(bad.json().errors).toEqual([
-      { field: 'source', message: 'must be one or more of website, form, phone, dashboard (comma-separated)' },
+      {
+        field: 'source',
+        message: 'must be one or more of website, form, phone, dashboard (comma-separated)',
+      },
     ]);
   });
 

@@ -30,6 +30,7 @@ import {
   detailsAppliedNotice,
   type ListFilters,
   leadChangedNotice,
+  leadEditedNotice,
   leadListPage,
   leadPage,
 } from '../views/leads.js';
@@ -120,11 +121,16 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     const id = pathParam(request, 'id');
     const moved = text(request.query, 'moved');
     const applied = text(request.query, 'applied');
+    const edited = text(request.query, 'edited');
     const message = isStatus(moved)
       ? leadChangedNotice(moved)
       : applied
         ? detailsAppliedNotice(applied)
-        : undefined;
+        : text(request.query, 'created')
+          ? notice('Lead created.')
+          : edited
+            ? leadEditedNotice(edited)
+            : undefined;
     return showLead(reply, user, id, message);
   });
 

@@ -22,3 +22,10 @@ export {
   WorkItemListItemSchema,
 } from './shape.js';
 export { changeLeadStatus, parseStatusChange } from './status-change.js';
+export {
+  EDITABLE_FIELDS,
+  type EditableField,
+  type LeadChanges,
+  parseLeadChanges,
+  updateLead,
+} from './update.js';
