@@ -157,9 +157,11 @@ export function updateLead(
     }
 
     if (!changed.length) return { changed };
+    // Strictly later than before, also within the same millisecond: updatedAfter filters must see the change.
+    const updatedAt = Math.max(now, Date.parse(lead.updatedAt) + 1);
     await tx.db
       .updateTable('leads')
-      .set({ ...set, updated_at: now })
+      .set({ ...set, updated_at: updatedAt })
       .where('id', '=', id)
       .where('brand_id', '=', brandId)
       .execute();
