@@ -29,6 +29,8 @@ import { adminOnlyPage, errorPage } from './views/errors.js';
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
+  // The page script asks the dashboard itself (New lead: which customer the email or phone belongs to).
+  "connect-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
   "form-action 'self'",

@@ -78,8 +78,8 @@ describe.each(dialects())('editing a lead in the dashboard on %s', (dialect) => 
     );
     const page = await browser.get(String(res.headers.location));
     const text = textOf(page.body);
-    expect(text).toContain('Lead updated: job, description, priority, budget.');
-    expect(text).toContain(`${OFFICE} (user) edited job “Old title” → “New title”`);
+    expect(text).toContain('Lead updated: job title, description, priority, budget.');
+    expect(text).toContain(`${OFFICE} (user) edited job title “Old title” → “New title”`);
     expect(text).toContain('priority “low” → “urgent”');
 
     const after = await readLead(id);
@@ -202,7 +202,7 @@ describe.each(dialects())('editing a lead in the dashboard on %s', (dialect) => 
       }),
     );
     expect(res.statusCode).toBe(422);
-    expect(res.body).toContain('<p class="error" id="field-title-error">Job must not be empty.</p>');
+    expect(res.body).toContain('<p class="error" id="field-title-error">Job title must not be empty.</p>');
     expect(res.body).toContain(
       '<p class="error" id="field-postalCode-error">Postal code must be at most 16 characters.</p>',
     );

@@ -94,7 +94,7 @@ describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
     );
     expect(res.statusCode).toBe(422);
     const body = res.body;
-    expect(body).toContain('<p class="error" id="field-title-error">Job must not be empty.</p>');
+    expect(body).toContain('<p class="error" id="field-title-error">Job title must not be empty.</p>');
     expect(body).toContain(
       '<p class="error" id="field-email-error">Email must be a valid email address.</p>',
     );

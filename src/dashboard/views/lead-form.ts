@@ -18,7 +18,7 @@ export const LEAD_FIELD_LABELS: Record<string, string> = {
   email: 'Email',
   phone: 'Phone',
   companyName: 'Company',
-  title: 'Job',
+  title: 'Job title',
   description: 'Description',
   category: 'Category',
   priority: 'Priority',
