@@ -148,6 +148,34 @@ function sourceChoice(state: FormState): SafeHtml {
   </fieldset>`;
 }
 
+/** The new form's fields in the order it shows them, for the list of problems on top. */
+const NEW_LEAD_ORDER = [
+  'source',
+  'customerName',
+  'phone',
+  'email',
+  'companyName',
+  'firstName',
+  'lastName',
+  'title',
+  'description',
+  'category',
+  'priority',
+  'budgetQuote',
+  'notes',
+  'postalCode',
+  'city',
+  'street',
+  'streetNumber',
+  'streetNumberAddition',
+  'country',
+];
+
+function inFormOrder(errors: readonly FieldError[], order: readonly string[]): FieldError[] {
+  const rank = (e: FieldError) => (order.includes(e.field) ? order.indexOf(e.field) : order.length);
+  return [...errors].sort((a, b) => rank(a) - rank(b));
+}
+
 /** The new-lead page: who is calling first (the customer is suggested as the email or phone is typed), then the job, then where. */
 export function newLeadPage(view: NewLeadView): SafeHtml {
   const state: FormState = { values: view.values, errors: view.errors };
@@ -156,7 +184,7 @@ export function newLeadPage(view: NewLeadView): SafeHtml {
   <h1>New lead</h1>
   <p class="muted">For a job that comes in by phone, email or at the door. It is saved like any other lead: the customer is found by email or phone, and everyone who gets new-lead emails is told.</p>
 </div>
-${errorSummary(view.errors, LEAD_FIELD_LABELS)}
+${errorSummary(inFormOrder(view.errors, NEW_LEAD_ORDER), LEAD_FIELD_LABELS)}
 <form method="post" action="/dashboard/leads/new" class="lead-form" novalidate data-customer-match="/dashboard/customers/match">
   ${csrfField(view.user.csrfToken)}
   <section class="card">
@@ -224,7 +252,7 @@ export function editLeadPage(view: EditLeadView): SafeHtml {
   <h1>Edit lead</h1>
   <p class="muted">Each change is kept in the lead's history with your name. The customer's own details are changed on <a href="/dashboard/customers/${encodeURIComponent(lead.customer.id)}">the customer's page</a>.</p>
 </div>
-${errorSummary(view.errors, LEAD_FIELD_LABELS)}
+${errorSummary(inFormOrder(view.errors, NEW_LEAD_ORDER), LEAD_FIELD_LABELS)}
 <form method="post" action="/dashboard/leads/${lead.id}/edit" class="lead-form" novalidate>
   ${csrfField(view.user.csrfToken)}
   <section class="card" aria-labelledby="job-title">
