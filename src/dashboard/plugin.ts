@@ -17,6 +17,7 @@ import { safeNext, seeOther, sendPage, withQuery } from './http.js';
 import authRoutes from './routes/auth.js';
 import customerRoutes from './routes/customers.js';
 import formRoutes from './routes/forms.js';
+import leadEntryRoutes from './routes/lead-entry.js';
 import leadRoutes from './routes/leads.js';
 import { notFound } from './routes/not-found.js';
 import settingsRoutes from './routes/settings.js';
@@ -28,6 +29,8 @@ import { adminOnlyPage, errorPage } from './views/errors.js';
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
+  // The page script asks the dashboard itself (New lead: which customer the email or phone belongs to).
+  "connect-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
   "form-action 'self'",
@@ -161,6 +164,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
         return notFound(request, reply);
       });
       await scope.register(leadRoutes, { deps });
+      await scope.register(leadEntryRoutes, { deps });
       await scope.register(customerRoutes, { deps });
       await scope.register(settingsRoutes, { deps });
       await scope.register(webhookRoutes, { deps });

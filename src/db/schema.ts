@@ -105,6 +105,9 @@ export interface LeadTable {
   attribution: string | null;
   /** JSON text: { text, at } when the form asked for consent. */
   consent: string | null;
+  /** A lead typed in the dashboard (source "phone" or "dashboard"): who typed it, and their name then. */
+  source_user_id: string | null;
+  source_user_name: string | null;
 }
 
 /** What happened to a lead besides its states: who did what, when (detail is JSON text). */

@@ -7,7 +7,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Tables } from '../db/schema.js';
-import { statement } from '../db/sql.js';
+import { type Runner, statement } from '../db/sql.js';
 import type { Store, Tx } from '../db/store.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { recordEvent } from './events.js';
@@ -112,6 +112,87 @@ const FIND = statement(
     'limit 1) as by_phone',
 );
 
+/** Which customer a submission links to, and by which rule. */
+export interface CustomerFound {
+  id: string;
+  rule: 'email' | 'phone';
+}
+
+/**
+ * The customer an email and an E.164 phone link to by the contract's rules, without changing anything: what
+ * linkCustomer links to, and what the dashboard suggests while someone types a lead in. Null: a new customer.
+ * (A customer only spam has is found too; callers that show it to people must leave it out: see matchCustomer.)
+ */
+export async function findCustomerFor(
+  r: Runner,
+  brandId: string,
+  contact: { email: string | null; phone: string | null },
+): Promise<CustomerFound | null> {
+  const email = customerEmailKey(contact);
+  const [found] = await r.all<{ by_email: string | null; by_phone: string | null }>(FIND, [
+    brandId,
+    email,
+    brandId,
+    contact.phone,
+    email ? 0 : 1,
+  ]);
+  if (found?.by_email) return { id: found.by_email, rule: 'email' };
+  if (found?.by_phone) return { id: found.by_phone, rule: 'phone' };
+  return null;
+}
+
+/** A customer a lead being typed in would be added to, as the dashboard names it before saving. */
+export interface CustomerMatch {
+  id: string;
+  name: string;
+  companyName: string | null;
+  /** Leads and work items of this customer, in any state (spam left out). */
+  leadCount: number;
+}
+
+/**
+ * The customer a lead with this email and phone (already normalised: trimmed email, E.164 phone) would be linked
+ * to when saved now, with the rule that links it: findCustomerFor, so it never disagrees with saving. A customer
+ * only spam has is known to nobody and is not named (saving would announce it as a new customer).
+ */
+export async function matchCustomer(
+  store: Store,
+  brandId: string,
+  contact: { email: string | null; phone: string | null },
+): Promise<{ match: CustomerMatch | null; rule: 'email' | 'phone' | null }> {
+  if (!contact.email && !contact.phone) return { match: null, rule: null };
+  const found = await findCustomerFor(store, brandId, contact);
+  if (!found) return { match: null, rule: null };
+  const row = await store.db
+    .selectFrom('customers as c')
+    .select([
+      'c.id',
+      'c.name',
+      'c.company_name',
+      (eb) =>
+        eb
+          .selectFrom('leads as l')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('l.customer_id', '=', 'c.id')
+          .where('l.spam', '=', 0)
+          .as('lead_count'),
+    ])
+    .where('c.id', '=', found.id)
+    .where('c.brand_id', '=', brandId)
+    .where(hasRealLead('c.id'))
+    .executeTakeFirst();
+  if (!row) return { match: null, rule: null };
+  return {
+    match: {
+      id: row.id,
+      name: row.name,
+      companyName: row.company_name,
+      leadCount: Number(row.lead_count ?? 0),
+    },
+    rule: found.rule,
+  };
+}
+
 /** PostgreSQL: takes the locks of these emails and phones (every email first), held until the commit. */
 async function lockContacts(
   tx: Tx,
@@ -151,14 +232,7 @@ export async function linkCustomer(
   const email = customerEmailKey(input);
   await lockContacts(tx, [{ brandId, email, phone: input.phone }]);
   for (let round = 0; round < 2; round++) {
-    const [found] = await tx.all<{ by_email: string | null; by_phone: string | null }>(FIND, [
-      brandId,
-      email,
-      brandId,
-      input.phone,
-      email ? 0 : 1,
-    ]);
-    const existing = found?.by_email ?? found?.by_phone ?? null;
+    const existing = (await findCustomerFor(tx, brandId, input))?.id ?? null;
     // Quiet (a spam lead): linked, but the customer is neither filled in nor announced.
     if (existing) {
       if (options.quiet) return { id: existing, created: false, changed: [] };

@@ -26,6 +26,8 @@ export interface LeadEventData {
   lead: LeadDetail;
   from?: Status;
   to?: Status;
+  /** On lead.updated: the fields that changed (API names). */
+  changed?: string[];
 }
 
 export interface CustomerEventData {

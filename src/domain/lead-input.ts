@@ -195,15 +195,40 @@ export function parseLeadInput(body: unknown): LeadInput {
   }
   const source = body as Record<string, unknown>;
   const errors: FieldError[] = [];
-  const out: Record<string, string | null> = {};
 
   for (const key of Object.keys(source)) {
     if (!FIELD_NAMES.has(key)) {
       errors.push({ field: key, message: 'is not a known field' });
     }
   }
+  const out = parseFields(source, LEAD_FIELDS, errors);
+  if (errors.length) throw new ValidationError(errors);
+  return { ...(out as unknown as LeadInput), priority: (out.priority as Priority | null) ?? 'medium' };
+}
 
-  for (const rule of LEAD_FIELDS) {
+/**
+ * Some of the lead fields (an edit of a lead), by the same rules as parseLeadInput: each named field is read from
+ * `values` (missing: as if empty; a required one is then an error), other names are ignored. A missing priority
+ * stays null here (the caller decides). Throws ValidationError listing every failing field.
+ */
+export function parseLeadFields<K extends keyof LeadInput>(
+  values: Record<string, unknown>,
+  names: readonly K[],
+): { [F in K]: F extends 'priority' ? Priority | null : LeadInput[F] | null } {
+  const errors: FieldError[] = [];
+  const rules = LEAD_FIELDS.filter((f) => (names as readonly string[]).includes(f.name));
+  const out = parseFields(values, rules, errors);
+  if (errors.length) throw new ValidationError(errors);
+  return out as never;
+}
+
+function parseFields(
+  source: Record<string, unknown>,
+  rules: readonly FieldRule[],
+  errors: FieldError[],
+): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const rule of rules) {
     const raw = Object.hasOwn(source, rule.name) ? source[rule.name] : undefined;
     if (raw === undefined || raw === null) {
       if (rule.required) errors.push({ field: rule.name, message: 'is required' });
@@ -274,9 +299,7 @@ export function parseLeadInput(body: unknown): LeadInput {
     }
     out[rule.name] = value;
   }
-
-  if (errors.length) throw new ValidationError(errors);
-  return { ...(out as unknown as LeadInput), priority: (out.priority as Priority | null) ?? 'medium' };
+  return out;
 }
 
 /**

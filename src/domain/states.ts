@@ -8,8 +8,11 @@ export type Status = (typeof ALL_STATUSES)[number];
 export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-/** Where leads come from: "website" through the API (spec), "form" through a website form. */
-export const LEAD_SOURCES = ['website', 'form'] as const;
+/**
+ * Where leads come from: "website" through the API (spec), "form" through a website form; typed in the dashboard,
+ * "phone" (taken on a call) or "dashboard" (from an email, a visit, …).
+ */
+export const LEAD_SOURCES = ['website', 'form', 'phone', 'dashboard'] as const;
 export type LeadSourceName = (typeof LEAD_SOURCES)[number];
 
 export type Stage = 'lead' | 'work' | 'closed';

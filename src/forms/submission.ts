@@ -1,14 +1,14 @@
 // A website form's post turned into a lead: lead fields (phone also in the brand's national format), extra fields,
 // attribution, consent and the honeypot, every problem reported at once.
-import { getExampleNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import mobileExamples from 'libphonenumber-js/mobile/examples';
 import { type FieldError, ValidationError } from '../domain/errors.js';
 import type { PublicForm } from '../domain/forms.js';
 import { LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../domain/lead-input.js';
+import { nationalToE164, phoneHint } from '../domain/phone.js';
 import { isBlank } from '../domain/text.js';
 import { CAPTCHA_MESSAGES, CAPTCHA_PROVIDER_INFO, CAPTCHA_TOKEN_FIELDS } from './captcha.js';
 
-export { CAPTCHA_TOKEN_FIELDS };
+// The phone rules moved to domain/phone.ts (the dashboard's typed-in leads use them too).
+export { CAPTCHA_TOKEN_FIELDS, nationalToE164, phoneHint };
 
 export const MAX_EXTRA_FIELDS = 20;
 export const MAX_EXTRA_LENGTH = 1000;
@@ -36,25 +36,6 @@ export interface Submission {
    * filled honeypot), which is never sent to the provider. Without it a post to a form with a captcha is a 422.
    */
   captchaToken: string | null;
-}
-
-/**
- * A phone written without "+" is read in the national format of the given country (06 1234 5678 in NL); the
- * result is E.164, or the value unchanged for parseLeadInput to judge when it is no number of that country.
- */
-export function nationalToE164(value: string, country: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '' || trimmed.startsWith('+')) return value;
-  const parsed = parsePhoneNumberFromString(trimmed, country as never);
-  return parsed?.isValid() ? parsed.number : value;
-}
-
-/** The message for a phone that is neither a number of the country nor international, with examples of both. */
-export function phoneHint(country: string): string {
-  const example = getExampleNumber(country as never, mobileExamples);
-  return example
-    ? `must be a phone number, such as ${example.formatNational()} or ${example.formatInternational()}`
-    : 'must be a phone number in international format, starting with "+"';
 }
 
 /** Reads a parsed body (form-encoded, multipart key-values or JSON). Throws ValidationError listing every problem. */

@@ -350,7 +350,7 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
 
   it('sends the strict CSP, no framing and a referrer policy on every dashboard page; the API is unchanged', async () => {
     expect(CONTENT_SECURITY_POLICY).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
     const pages = [
       '/dashboard/leads',

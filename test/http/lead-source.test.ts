@@ -61,7 +61,10 @@ describe.each(dialects())('lead sources on %s', (dialect) => {
     const bad = await list('?source=fax');
     expect(bad.statusCode).toBe(422);
     expect(bad.json().errors).toEqual([
-      { field: 'source', message: 'must be one or more of website, form (comma-separated)' },
+      {
+        field: 'source',
+        message: 'must be one or more of website, form, phone, dashboard (comma-separated)',
+      },
     ]);
   });
 
@@ -81,7 +84,7 @@ describe.each(dialects())('lead sources on %s', (dialect) => {
     expect(api.body).not.toContain('Through the form');
     const bad = await browser.get('/dashboard/leads?source=fax');
     expect(bad.statusCode).toBe(422);
-    expect(textOf(bad.body)).toContain('Source must be one of website, form');
+    expect(textOf(bad.body)).toContain('Source is not one we know: choose a source from the list.');
 
     const page = await browser.get(`/dashboard/leads/${fromForm}`);
     const text = textOf(page.body);

@@ -45,6 +45,69 @@
     if (message && !window.confirm(message)) event.preventDefault();
   });
 
+  // New lead: as the email or phone is typed, say which customer the lead will be added to (the server decides by
+  // the same rules as saving). Without this the form works the same; the lead page shows the customer after saving.
+  for (const form of document.querySelectorAll('form[data-customer-match]')) {
+    const output = document.getElementById('customer-match');
+    const email = form.querySelector('#field-email');
+    const phone = form.querySelector('#field-phone');
+    const country = form.querySelector('#field-country');
+    if (!output || !email || !phone) continue;
+    let timer;
+    let asked = '';
+    const show = (answer) => {
+      output.replaceChildren();
+      if (!answer) return;
+      const { match, rule } = answer;
+      if (!match) {
+        output.textContent = 'New customer: nobody has this email or phone number yet.';
+        return;
+      }
+      const link = document.createElement('a');
+      link.href = `/dashboard/customers/${encodeURIComponent(match.id)}`;
+      link.target = '_blank';
+      link.textContent = match.companyName ? `${match.companyName} (${match.name})` : match.name;
+      const jobs = match.leadCount === 1 ? '1 earlier job' : `${match.leadCount} earlier jobs`;
+      const by = rule === 'email' ? 'this email address' : 'this phone number';
+      output.append('Will be added to ', link, ` (${jobs}), who has ${by}.`);
+    };
+    const ask = async () => {
+      const params = new URLSearchParams({
+        email: email.value.trim(),
+        phone: phone.value.trim(),
+        country: country ? country.value.trim() : '',
+      });
+      const key = params.toString();
+      if (key === asked) return;
+      asked = key;
+      if (!email.value.trim() && !phone.value.trim()) return show(null);
+      try {
+        const response = await fetch(`${form.dataset.customerMatch}?${key}`, {
+          credentials: 'same-origin',
+          headers: { accept: 'application/json' },
+        });
+        const type = response.headers.get('content-type') ?? '';
+        const answer = response.ok && type.startsWith('application/json') ? await response.json() : null;
+        // Answers may arrive out of order: only the one for what is in the fields now counts.
+        if (asked === key) show(answer);
+      } catch {
+        if (asked === key) show(null);
+      }
+    };
+    for (const input of [email, phone, country]) {
+      if (!input) continue;
+      input.addEventListener('input', () => {
+        clearTimeout(timer);
+        timer = setTimeout(ask, 400);
+      });
+      input.addEventListener('change', () => {
+        clearTimeout(timer);
+        ask();
+      });
+    }
+    if (email.value.trim() || phone.value.trim()) ask();
+  }
+
   // Times are rendered in UTC on the server; show them in the reader's own time zone.
   const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
   for (const element of document.querySelectorAll('time[data-local]')) {

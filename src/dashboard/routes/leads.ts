@@ -53,6 +53,7 @@ import {
   LEAD_PAGE_STATUS_FILTERS,
   type ListFilters,
   leadChangedNotice,
+  leadEditedNotice,
   leadListPage,
   leadPage,
 } from '../views/leads.js';
@@ -171,13 +172,18 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     const id = pathParam(request, 'id');
     const moved = text(request.query, 'moved');
     const applied = text(request.query, 'applied');
+    const edited = text(request.query, 'edited');
     const message = isStatus(moved)
       ? leadChangedNotice(moved)
       : applied
         ? detailsAppliedNotice(applied)
         : text(request.query, 'noted')
           ? noteAddedNotice()
-          : undefined;
+          : text(request.query, 'created')
+            ? notice('Lead created.')
+            : edited
+              ? leadEditedNotice(edited)
+              : undefined;
     return showLead(reply, user, id, message, 200, { feed: parseFeedFilter(text(request.query, 'show')) });
   });
 

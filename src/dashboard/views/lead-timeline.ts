@@ -8,6 +8,7 @@ import { type HtmlValue, html, type SafeHtml } from '../html.js';
 import { csrfField, notice, statusBadge, time } from './components.js';
 import { fieldWords, STATUS_LABELS } from './format.js';
 import { page } from './layout.js';
+import { editedText } from './lead-form.js';
 
 /** Which entries the feed shows: everything (default), only notes, or only state changes. */
 export type FeedFilter = 'all' | 'notes' | 'changes';
@@ -36,6 +37,7 @@ function activityText(entry: LeadActivity): string {
     const changed = Array.isArray(entry.detail.changed) ? fieldWords(entry.detail.changed) : '';
     return `Applied the submitted details to the customer${changed ? `: ${changed}` : ''}`;
   }
+  if (entry.kind === 'edited') return `Edited ${editedText(entry.detail)}`;
   const words = entry.kind.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }

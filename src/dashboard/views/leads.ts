@@ -42,6 +42,7 @@ import {
   TRANSITION_LABELS,
 } from './format.js';
 import { page } from './layout.js';
+import { LEAD_FIELD_LABELS } from './lead-form.js';
 import { type FeedFilter, type NoteFormState, timelineSection } from './lead-timeline.js';
 import { spamLink } from './spam.js';
 
@@ -54,12 +55,22 @@ export interface ListFilters {
 }
 
 /** People's names for the sources, in the filter and under each job. */
-export const SOURCE_LABELS: Record<string, string> = { website: 'API', form: 'Website form' };
+export const SOURCE_LABELS: Record<string, string> = {
+  website: 'API',
+  form: 'Website form',
+  phone: 'Phone',
+  dashboard: 'Typed in',
+};
 
-/** Where a lead came from, in a few words: "Website form “Contact”", "API". */
-export function sourceText(item: { source: string; sourceFormName: string | null }): string {
+/** Where a lead came from, in a few words: "Website form “Contact”", "API", "Phone (typed in by Sanne)". */
+export function sourceText(item: {
+  source: string;
+  sourceFormName: string | null;
+  sourceUserName?: string | null;
+}): string {
   const label = SOURCE_LABELS[item.source] ?? item.source;
-  return item.sourceFormName ? `${label} “${item.sourceFormName}”` : label;
+  if (item.sourceFormName) return `${label} “${item.sourceFormName}”`;
+  return item.sourceUserName ? `${label} (typed in by ${item.sourceUserName})` : label;
 }
 
 export interface LeadListView {
@@ -223,6 +234,7 @@ export function leadListPage(view: LeadListView): SafeHtml {
     source: filters.source,
   };
   const body: HtmlValue = html`<div class="page-head">
+  ${work ? '' : html`<p class="page-actions"><a class="button button-primary" href="/dashboard/leads/new">New lead</a></p>`}
   <h1>${title}</h1>
   <p class="muted">${work ? 'Scheduled, planned, in progress and completed jobs' : (LEAD_PAGE_INTRO[filters.status] ?? 'New requests and quotes')}, newest first.${
     view.spamCount === undefined ? '' : html` ${spamLink(view.spamCount)}`
@@ -316,6 +328,7 @@ export function leadPage(view: LeadView): SafeHtml {
     .join(' ');
   const body = html`<p class="breadcrumb">${back}</p>
 <div class="page-head">
+  <p class="page-actions"><a class="button" href="/dashboard/leads/${lead.id}/edit">Edit</a></p>
   <h1 class="lead-title">${lead.title}</h1>
   <p class="badges">${statusBadge(lead.status)} ${priorityBadge(lead.priority)} <span class="muted">Received ${time(lead.receivedAt)}</span></p>
 </div>
@@ -375,6 +388,17 @@ ${timelineSection({
 
 export function leadChangedNotice(status: Status): SafeHtml {
   return notice(html`Moved to <strong>${STATUS_LABELS[status]}</strong>.`);
+}
+
+/** After an edit: the fields that changed ("title,city" in the query), or none. */
+export function leadEditedNotice(edited: string): SafeHtml {
+  if (edited === 'none') return notice('Nothing changed.', 'info');
+  const words = edited
+    .split(',')
+    .filter((f) => Object.hasOwn(LEAD_FIELD_LABELS, f))
+    .map((f) => LEAD_FIELD_LABELS[f]!.toLowerCase())
+    .join(', ');
+  return notice(words ? `Lead updated: ${words}.` : 'Lead updated.');
 }
 
 /** After "Use these details": the fields that changed ("email,phone" in the query), or none. */

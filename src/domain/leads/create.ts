@@ -36,11 +36,14 @@ export interface LeadSource {
     attribution: Record<string, string> | null;
     consent: { text: string; at: string } | null;
   };
+  /** A lead typed in the dashboard (source "phone" or "dashboard"): the signed-in user who typed it. */
+  user?: { id: string; name: string };
 }
 
 /** Who made a lead: the actor given, else the key it came with, else its form; null when none is known. */
 function actorOf(origin: LeadSource): Actor | null {
   if (origin.actor) return origin.actor;
+  if (origin.user) return { type: 'user', id: origin.user.id, name: origin.user.name };
   if (origin.keyId) return { type: 'key', id: origin.keyId, name: origin.keyName ?? origin.keyId };
   if (origin.form) return { type: 'form', id: origin.form.id, name: origin.form.name };
   return null;
@@ -70,6 +73,8 @@ const OWN_COLUMNS = [
   'extra_fields',
   'attribution',
   'consent',
+  'source_user_id',
+  'source_user_name',
 ] as const;
 const INSERT_LEAD = statement(
   `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
@@ -116,6 +121,8 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       extra_fields: form?.extraFields ? JSON.stringify(form.extraFields) : null,
       attribution: form?.attribution ? JSON.stringify(form.attribution) : null,
       consent: form?.consent ? JSON.stringify(form.consent) : null,
+      source_user_id: origin.user?.id ?? null,
+      source_user_name: origin.user?.name ?? null,
     };
     await tx.run(INSERT_LEAD, [
       ...OWN_COLUMNS.map((c) => own[c]),

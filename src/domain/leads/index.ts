@@ -44,3 +44,10 @@ export {
   parseReason,
   parseStatusChange,
 } from './status-change.js';
+export {
+  EDITABLE_FIELDS,
+  type EditableField,
+  type LeadChanges,
+  parseLeadChanges,
+  updateLead,
+} from './update.js';

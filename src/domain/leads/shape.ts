@@ -86,7 +86,8 @@ const DETAIL = {
   source: field(
     'l.source',
     Type.String({
-      description: '"website" for leads created through the API, "form" for website forms.',
+      description:
+        '"website" for leads created through the API, "form" for website forms, "phone" or "dashboard" for leads typed in the dashboard.',
     }),
   ),
   receivedAt: time('l.received_at'),
@@ -106,6 +107,13 @@ const DETAIL = {
     NullableString({ description: 'frm_… of the website form the lead came in through (source "form").' }),
   ),
   sourceFormName: field('l.source_form_name', NullableString({ description: 'That form’s name then.' })),
+  sourceUserId: field(
+    'l.source_user_id',
+    NullableString({
+      description: 'usr_… who typed the lead in the dashboard (source "phone" or "dashboard").',
+    }),
+  ),
+  sourceUserName: field('l.source_user_name', NullableString({ description: 'That user’s name then.' })),
   extraFields: field('l.extra_fields', ExtraFieldsSchema, { json: true }),
   attribution: field('l.attribution', AttributionSchema, { json: true }),
   consent: field('l.consent', ConsentSchema, { json: true }),
