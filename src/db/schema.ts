@@ -149,6 +149,17 @@ export interface SignInFailureTable {
   at: number;
 }
 
+/** A one-time message from a form post to the page after its redirect (see domain/flashes.ts). */
+export interface DashboardFlashTable {
+  /** The session's id (the hash of its cookie token). */
+  session_id: string;
+  /** What it is, e.g. "api-key:key_…". */
+  name: string;
+  /** AES-256-GCM under a key derived from the session's cookie token, base64url. */
+  payload: string;
+  expires_at: number;
+}
+
 export interface UserInviteTable {
   token_hash: string;
   id: string;
@@ -281,6 +292,7 @@ export interface Tables {
   sessions: SessionTable;
   sign_in_failures: SignInFailureTable;
   user_invites: UserInviteTable;
+  dashboard_flashes: DashboardFlashTable;
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;
   webhook_endpoints: WebhookEndpointTable;

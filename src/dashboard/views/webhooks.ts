@@ -6,7 +6,7 @@ import type { SessionUser } from '../../domain/sessions.js';
 import type { WebhookDelivery } from '../../domain/webhook-deliveries.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoints.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, errorFor, errorSummary, field, time } from './components.js';
+import { csrfField, errorFor, errorSummary, field, notice, time } from './components.js';
 import { page } from './layout.js';
 
 const LABELS: Record<string, string> = {
@@ -18,7 +18,8 @@ const LABELS: Record<string, string> = {
 const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'lead.created': 'A lead arrives (through the API or the dashboard).',
   'lead.status_changed': 'A lead moves to another status, e.g. quoted or completed.',
-  'lead.updated': 'A lead is edited or its visit planned (date, duration, who does it), without a status change.',
+  'lead.updated':
+    'A lead is edited or its visit planned (date, duration, who does it), without a status change.',
   'note.created': 'Someone in the office adds an internal note to a lead.',
   'customer.created': 'A new customer is added by a lead from someone not seen before.',
   'customer.updated': "A customer's details change: filled in by a new lead, or updated in the dashboard.",
@@ -293,4 +294,12 @@ ${view.message ?? ''}
 ${disabledNote}
 ${deliveryTable(view)}`,
   });
+}
+
+/** On reload or Back after adding an endpoint or rotating its secret: the secret was shown once. */
+export function secretShownOnceNotice(url: string): SafeHtml {
+  return notice(
+    html`The signing secret for <span class="url-text">${url}</span> was shown once and is not shown again: if you did not copy it, rotate the secret to get a new one.`,
+    'info',
+  );
 }
