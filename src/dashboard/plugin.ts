@@ -14,6 +14,7 @@ import { registerAssetRoutes } from './assets.js';
 import { FORM_COOKIE } from './cookies.js';
 import { csrfRefusal } from './csrf.js';
 import { safeNext, seeOther, sendPage, withQuery } from './http.js';
+import accountRoutes from './routes/account.js';
 import authRoutes from './routes/auth.js';
 import customerRoutes from './routes/customers.js';
 import formRoutes from './routes/forms.js';
@@ -163,6 +164,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
       await scope.register(leadRoutes, { deps });
       await scope.register(customerRoutes, { deps });
       await scope.register(settingsRoutes, { deps });
+      await scope.register(accountRoutes, { deps });
       await scope.register(webhookRoutes, { deps });
       await scope.register(formRoutes, { deps });
       await scope.register(spamRoutes, { deps });

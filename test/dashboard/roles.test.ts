@@ -24,6 +24,8 @@ const MEMBER_ALLOWED = [
   `GET ${SETTINGS}`,
   `GET ${SETTINGS}/users`,
   `POST ${SETTINGS}/users/me/new-lead-emails`,
+  `GET ${SETTINGS}/account`,
+  `POST ${SETTINGS}/account/password`,
 ];
 
 /**
