@@ -20,6 +20,7 @@ import customerRoutes from './routes/customers.js';
 import formRoutes from './routes/forms.js';
 import leadRoutes from './routes/leads.js';
 import { notFound } from './routes/not-found.js';
+import passwordResetRoutes from './routes/password-reset.js';
 import settingsRoutes from './routes/settings.js';
 import spamRoutes from './routes/spam.js';
 import webhookRoutes from './routes/webhooks.js';
@@ -155,6 +156,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
 
   registerAssetRoutes(app);
   await app.register(authRoutes, { deps });
+  await app.register(passwordResetRoutes, { deps });
   await app.register(
     async (scope) => {
       scope.setNotFoundHandler(async (request, reply) => {

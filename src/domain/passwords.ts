@@ -90,6 +90,7 @@ export async function storeNewPassword(
     .where('user_id', '=', owner.id)
     .$if(options.keepSessionId !== undefined, (q) => q.where('id', '!=', options.keepSessionId!))
     .executeTakeFirst();
+  await tx.db.deleteFrom('password_resets').where('user_id', '=', owner.id).execute();
   await tx.db.deleteFrom('sign_in_failures').where('subject', '=', `${CHANGE_SUBJECT}${owner.id}`).execute();
   if (options.clearFailures) await clearSignInFailures(tx, owner.emailNormalized);
   return Number(ended.numDeletedRows);
