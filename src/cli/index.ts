@@ -17,7 +17,7 @@ Commands:
   migrate                     Bring the database schema up to date, then exit
   brands create|list          Manage brands
   keys create|list|revoke     Manage API keys
-  users create                Add a dashboard user to a brand
+  users create|reset-password Add a dashboard user to a brand, or set a user's new password
 
 Run "lead-intake <command> --help" for a command's options, "lead-intake --version" for the version.
 Configuration comes from the environment (DATA_DIR, DATABASE_URL, ...), the same as the server's:

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { isValidEmail } from '../domain/lead-input.js';
+import { findPasswordOwner, resetPasswordDirectly } from '../domain/passwords.js';
 import { createUser, MIN_PASSWORD_LENGTH } from '../domain/users.js';
 import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
@@ -10,26 +11,44 @@ export const USERS_HELP = `Usage:
       is read from standard input, first line, or asked for twice at a hidden prompt when standard input is
       a terminal:
         printf '%s\\n' "$PASSWORD" | lead-intake users create --email owner@example.com
-      --brand may be left out when there is exactly one brand.`;
+      --brand may be left out when there is exactly one brand.
+  lead-intake users reset-password --email EMAIL
+      Set a new password for a dashboard user, without email and without the old one (an email address
+      belongs to one user across all brands). The same rules as create; the password is read the same way:
+        printf '%s\n' "$PASSWORD" | lead-intake users reset-password --email owner@example.com
+      The user is signed out everywhere, and their failed sign-ins and reset links are cleared.`;
 
 export function usersCommand(argv: string[], io: Io): Promise<number> {
-  return runGroup('users', USERS_HELP, { create: (args) => createCommand(args, io) }, argv, io);
+  return runGroup(
+    'users',
+    USERS_HELP,
+    {
+      create: (args) => createCommand(args, io),
+      'reset-password': (args) => resetPasswordCommand(args, io),
+    },
+    argv,
+    io,
+  );
 }
 
-async function readPassword(io: Io): Promise<string> {
+async function readPassword(io: Io, unchanged = 'nothing was created'): Promise<string> {
   if (!io.stdin.isTTY) {
     let text = '';
     for await (const chunk of io.stdin) text += chunk.toString();
     return text.split(/\r?\n/)[0] ?? '';
   }
-  const password = await promptHidden(io.stdin, 'Password: ');
-  const again = await promptHidden(io.stdin, 'Password again: ');
-  if (password !== again) throw new UsageError('The two passwords differ; nothing was created.');
+  const password = await promptHidden(io.stdin, 'Password: ', unchanged);
+  const again = await promptHidden(io.stdin, 'Password again: ', unchanged);
+  if (password !== again) throw new UsageError(`The two passwords differ; ${unchanged}.`);
   return password;
 }
 
 /** Asks on stderr (stdout stays clean for --json) without echoing what is typed. */
-function promptHidden(input: NodeJS.ReadableStream, question: string): Promise<string> {
+function promptHidden(
+  input: NodeJS.ReadableStream,
+  question: string,
+  unchanged = 'nothing was created',
+): Promise<string> {
   const output = process.stderr;
   const rl = createInterface({ input, output, terminal: true });
   output.write(question);
@@ -45,7 +64,7 @@ function promptHidden(input: NodeJS.ReadableStream, question: string): Promise<s
     rl.once('SIGINT', () => rl.close());
     rl.once('close', () => {
       output.write('\n');
-      if (!answered) reject(new UsageError('Cancelled; nothing was created.'));
+      if (!answered) reject(new UsageError(`Cancelled; ${unchanged}.`));
     });
   });
 }
@@ -82,5 +101,40 @@ async function createCommand(args: string[], io: Io): Promise<number> {
   });
   if (values.json) io.out(JSON.stringify(user));
   else io.out(`Created ${user.role} ${user.email} (${user.id}) for brand ${user.brandId}.`);
+  return 0;
+}
+
+async function resetPasswordCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseFlags('users reset-password', {
+    args,
+    options: {
+      email: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    io.out(USERS_HELP);
+    return 0;
+  }
+  const email = values.email?.trim();
+  if (!email) throw new UsageError(`--email is required.\n\n${USERS_HELP}`);
+  if (!isValidEmail(email)) throw new UsageError(`--email must be a valid email address, got "${email}".`);
+  const unchanged = 'the password is unchanged';
+  const result = await withDatabase(async (database) => {
+    // The user is looked up before the password is asked for, so nobody types a password in vain.
+    if (!(await findPasswordOwner(database, { email }))) {
+      throw new UsageError(`No user with email ${email}; nothing was changed.`);
+    }
+    const password = await readPassword(io, unchanged);
+    if (!password) {
+      throw new UsageError(
+        `No password given: send it on standard input or type it at the prompt; ${unchanged}.`,
+      );
+    }
+    return resetPasswordDirectly(database, email, password);
+  });
+  const sessions = result.signedOut === 1 ? '1 session' : `${result.signedOut} sessions`;
+  io.out(`Password changed for ${result.owner.email} (${result.owner.id}); signed out of ${sessions}.`);
   return 0;
 }

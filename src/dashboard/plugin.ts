@@ -14,12 +14,14 @@ import { registerAssetRoutes } from './assets.js';
 import { FORM_COOKIE } from './cookies.js';
 import { csrfRefusal } from './csrf.js';
 import { safeNext, seeOther, sendPage, withQuery } from './http.js';
+import accountRoutes from './routes/account.js';
 import authRoutes from './routes/auth.js';
 import customerRoutes from './routes/customers.js';
 import formRoutes from './routes/forms.js';
 import leadEntryRoutes from './routes/lead-entry.js';
 import leadRoutes from './routes/leads.js';
 import { notFound } from './routes/not-found.js';
+import passwordResetRoutes from './routes/password-reset.js';
 import settingsRoutes from './routes/settings.js';
 import spamRoutes from './routes/spam.js';
 import webhookRoutes from './routes/webhooks.js';
@@ -157,6 +159,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
 
   registerAssetRoutes(app);
   await app.register(authRoutes, { deps });
+  await app.register(passwordResetRoutes, { deps });
   await app.register(
     async (scope) => {
       scope.setNotFoundHandler(async (request, reply) => {
@@ -167,6 +170,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
       await scope.register(leadEntryRoutes, { deps });
       await scope.register(customerRoutes, { deps });
       await scope.register(settingsRoutes, { deps });
+      await scope.register(accountRoutes, { deps });
       await scope.register(webhookRoutes, { deps });
       await scope.register(formRoutes, { deps });
       await scope.register(spamRoutes, { deps });

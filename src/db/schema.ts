@@ -166,10 +166,34 @@ export interface SessionTable {
   expires_at: number;
 }
 
-/** Two rows per failed sign-in: subject "pair:<ip>|<email as typed>" and "address:<ip>" (see domain/sign-in.ts). */
+/**
+ * Timestamps counted per subject: two rows per failed sign-in, "pair:<ip>|<email as typed>" and "address:<ip>" (see
+ * domain/sign-in.ts); "change-password:<user id>" per wrong current password (domain/passwords.ts); and
+ * "reset-email:<email as typed>" and "reset-address:<ip>" per "Forgot password" request (domain/password-resets.ts).
+ */
 export interface SignInFailureTable {
   subject: string;
   at: number;
+}
+
+/** A "Forgot password" link that can still be used (see domain/password-resets.ts). */
+export interface PasswordResetTable {
+  /** SHA-256 of the token in the link; the token itself is only in the mail. */
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** A one-time message from a form post to the page after its redirect (see domain/flashes.ts). */
+export interface DashboardFlashTable {
+  /** The session's id (the hash of its cookie token). */
+  session_id: string;
+  /** What it is, e.g. "api-key:key_…". */
+  name: string;
+  /** AES-256-GCM under a key derived from the session's cookie token, base64url. */
+  payload: string;
+  expires_at: number;
 }
 
 export interface UserInviteTable {
@@ -305,6 +329,8 @@ export interface Tables {
   sessions: SessionTable;
   sign_in_failures: SignInFailureTable;
   user_invites: UserInviteTable;
+  dashboard_flashes: DashboardFlashTable;
+  password_resets: PasswordResetTable;
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;
   webhook_endpoints: WebhookEndpointTable;

@@ -10,7 +10,8 @@
 //   failures within ADDRESS_WINDOW_MS, across all accounts, its pairs are delayed from their first failure. An
 //   account with no failures from that address still has its password checked, so a correct one always works.
 // - Nothing is kept per account alone: failures from one address never delay the same account elsewhere.
-import type { Store } from '../db/store.js';
+import { sql } from 'kysely';
+import type { Store, Tx } from '../db/store.js';
 import { iso } from './time.js';
 import { hashPassword, type User, verifyPassword } from './users.js';
 
@@ -96,6 +97,19 @@ export async function signIn(
       createdAt: iso(row.created_at),
     },
   };
+}
+
+/**
+ * Forgets the failed sign-ins for an account from every address (after its password was reset: whoever reset it
+ * proved who they are). Each address's own count stays.
+ */
+export async function clearSignInFailures(tx: Tx, emailNormalized: string): Promise<void> {
+  // "pair:<address>|<email>": an address has no "|", so the email is everything after the first one.
+  const escaped = emailNormalized.slice(0, 320).replace(/[!%_]/g, (c) => `!${c}`);
+  await tx.db
+    .deleteFrom('sign_in_failures')
+    .where(sql<boolean>`subject like ${`pair:%|${escaped}`} escape '!'`)
+    .execute();
 }
 
 /** Seconds until the pair may try again, or null when it may try now. */

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
+import { createSession, findSession } from '../../src/domain/sessions.js';
 import { verifyPassword } from '../../src/domain/users.js';
 import { dialects, dropSchemaNamed, type TestDialect, testSchemaName } from '../helpers.js';
 
@@ -86,6 +87,7 @@ describe('lead-intake help and usage errors', () => {
     [['keys', 'revoke', '--help'], /lead-intake keys revoke KEY_ID/],
     [['users', '--help'], /lead-intake users create --email EMAIL \[--brand brd_\.\.\.\]/],
     [['users', 'create', '--help'], /standard input/],
+    [['users', 'reset-password', '--help'], /lead-intake users reset-password --email EMAIL/],
   ];
 
   it('--help on every command prints its usage to stdout and exits 0, touching no database', async () => {
@@ -410,6 +412,74 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
       .where('email', 'in', ['weak@acme.example', 'brand@acme.example'])
       .execute();
     expect(rows).toEqual([]);
+  });
+
+  it('users reset-password sets a new password from stdin, signs the user out everywhere and clears their failed sign-ins', async () => {
+    const database = (await inProcessApp()).deps.database;
+    const user = await database.db
+      .selectFrom('users')
+      .select(['id', 'password_hash'])
+      .where('email_normalized', '=', 'owner@acme.example')
+      .executeTakeFirstOrThrow();
+    const phone = await createSession(database, user.id);
+    const laptop = await createSession(database, user.id);
+    await database.db
+      .insertInto('sign_in_failures')
+      .values([
+        { subject: 'pair:10.1.2.3|owner@acme.example', at: Date.now() },
+        { subject: 'address:10.1.2.3', at: Date.now() },
+        { subject: 'pair:10.1.2.3|other@acme.example', at: Date.now() },
+      ])
+      .execute();
+
+    const [weak, unknown, missing] = await Promise.all([
+      run(['users', 'reset-password', '--email', 'owner@acme.example'], env, 'password123456\n'),
+      run(['users', 'reset-password', '--email', 'nobody@acme.example'], env, 'lantern harbour quietly\n'),
+      run(['users', 'reset-password'], env),
+    ]);
+    expect(weak.code).toBe(1);
+    expect(weak.stdout).toBe('');
+    expect(weak.stderr.trim()).toBe(
+      'Error: The password is too easy to guess. This is similar to a commonly used password. Add more words that are less common.',
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe('Error: No user with email nobody@acme.example; nothing was changed.');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^Error: --email is required/);
+    const unchanged = await database.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(unchanged.password_hash).toBe(user.password_hash);
+    expect(await findSession(database, phone.token)).not.toBeNull();
+
+    const newPassword = 'lantern harbour quietly';
+    const done = await run(
+      ['users', 'reset-password', '--email', 'OWNER@acme.example'],
+      env,
+      `${newPassword}\n`,
+    );
+    expect(done.stderr).toBe('');
+    expect(done.code).toBe(0);
+    expect(done.stdout.trim()).toBe(
+      `Password changed for Owner@Acme.example (${user.id}); signed out of 2 sessions.`,
+    );
+    expect(done.stdout).not.toContain(newPassword);
+    const row = await database.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(await verifyPassword(newPassword, row.password_hash)).toBe(true);
+    expect(await verifyPassword(password, row.password_hash)).toBe(false);
+    expect(await findSession(database, phone.token)).toBeNull();
+    expect(await findSession(database, laptop.token)).toBeNull();
+    const failures = await database.db.selectFrom('sign_in_failures').select('subject').execute();
+    expect(failures.map((f) => f.subject).sort()).toEqual([
+      'address:10.1.2.3',
+      'pair:10.1.2.3|other@acme.example',
+    ]);
   });
 
   it('with two brands, keys create and users create require --brand', async () => {

@@ -28,6 +28,14 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
       writesPerMinute: '',
       ...fields,
     });
+  /** "Create key" as a browser does it: the post answers 303, the page it leads to shows the key (once). */
+  const createAndShow = async (fields: Record<string, string | string[]>) => {
+    const posted = await create(fields);
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toMatch(/^\/dashboard\/settings\/api-keys\?created=key_[0-9a-z]{26}$/);
+    expect(posted.body.match(KEY)).toBeNull();
+    return browser.get(posted.headers.location as string);
+  };
   const api = (key: string, method = 'GET', payload?: unknown) =>
     ctx.app.inject({
       method,
@@ -56,7 +64,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   });
 
   it('creates a key and shows it once, with a copy button and a warning; it works against the API at once', async () => {
-    const res = await create({ name: 'Website form', scopes: ['leads:write', 'leads:read'] });
+    const res = await createAndShow({ name: 'Website form', scopes: ['leads:write', 'leads:read'] });
     expect(res.statusCode).toBe(200);
     const shown = [...new Set(res.body.match(KEY))];
     expect(shown).toHaveLength(1);
@@ -99,7 +107,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   });
 
   it('creates a customers:read key: it reads customers and nothing else', async () => {
-    const res = await create({ name: 'CRM import', scopes: ['customers:read'] });
+    const res = await createAndShow({ name: 'CRM import', scopes: ['customers:read'] });
     expect(res.statusCode).toBe(200);
     const key = [...new Set(res.body.match(KEY))][0]!;
     const get = (url: string) => ctx.app.inject({ url, headers: { 'x-api-key': key } });
@@ -112,6 +120,67 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(textOf(row)).toContain('customers:read');
   });
 
+  it('"Create key" is post, redirect, get: reloading or going Back shows the key no more and creates no second one', async () => {
+    const count = async () =>
+      (
+        await ctx.app.deps.database.db
+          .selectFrom('api_keys')
+          .select('id')
+          .where('name', '=', 'Reloaded')
+          .execute()
+      ).length;
+    const posted = await create({ name: 'Reloaded', scopes: ['leads:read'] });
+    expect(posted.statusCode).toBe(303);
+    const target = posted.headers.location as string;
+    const first = await browser.get(target);
+    const key = first.body.match(KEY)![0]!;
+    expect(textOf(first.body)).toContain('Your new key “Reloaded”');
+    expect((await api(key)).statusCode).toBe(200);
+
+    // Reload (or Back to the same URL): a GET, so nothing is created; the secret is gone from the page.
+    const reloaded = await browser.get(target);
+    expect(reloaded.statusCode).toBe(200);
+    expect(reloaded.body.match(KEY)).toBeNull();
+    expect(reloaded.body).not.toContain('id="new-key"');
+    expect(textOf(reloaded.body)).toContain(
+      'Key “Reloaded” is created. Its secret was shown once and is not shown again',
+    );
+    expect(await count()).toBe(1);
+
+    // The stored flash is encrypted and gone once read.
+    expect(await ctx.app.deps.database.db.selectFrom('dashboard_flashes').selectAll().execute()).toEqual([]);
+  });
+
+  it('shows a new key only to the session that created it, and only for a few minutes', async () => {
+    const posted = await create({ name: 'Elsewhere', scopes: ['leads:read'] });
+    const target = posted.headers.location as string;
+    const stored = await ctx.app.deps.database.db
+      .selectFrom('dashboard_flashes')
+      .select(['payload', 'expires_at'])
+      .executeTakeFirstOrThrow();
+    // Encrypted: the key's secret is not in the row.
+    expect(stored.payload).not.toMatch(/lik_/);
+    expect(Buffer.from(stored.payload, 'base64url').toString('latin1')).not.toContain('lik_');
+
+    // The same admin in another browser sees the note, not the key, and does not use up the flash.
+    const other = await signedIn(ctx.app, 'office@acme.example');
+    const elsewhere = await other.get(target);
+    expect(elsewhere.body.match(KEY)).toBeNull();
+    expect(textOf(elsewhere.body)).toContain('Key “Elsewhere” is created. Its secret was shown once');
+    expect(await ctx.app.deps.database.db.selectFrom('dashboard_flashes').selectAll().execute()).toHaveLength(
+      1,
+    );
+
+    // Expired (moved back, no waiting): not shown, and the row is gone.
+    await ctx.app.deps.database.db
+      .updateTable('dashboard_flashes')
+      .set({ expires_at: Date.now() - 1 })
+      .execute();
+    const late = await browser.get(target);
+    expect(late.body.match(KEY)).toBeNull();
+    expect(await ctx.app.deps.database.db.selectFrom('dashboard_flashes').selectAll().execute()).toEqual([]);
+  });
+
   it('stores the limits per minute given', async () => {
     const res = await create({
       name: 'Limited',
@@ -119,7 +188,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
       readsPerMinute: '30',
       writesPerMinute: ' 5 ',
     });
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode).toBe(303);
     const row = await ctx.app.deps.database.db
       .selectFrom('api_keys')
       .select(['reads_per_minute', 'writes_per_minute', 'scopes', 'created_by'])
@@ -157,7 +226,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   });
 
   it('revokes only after a confirmation step; this instance refuses the key at once', async () => {
-    const res = await create({ name: 'To revoke', scopes: ['leads:read'] });
+    const res = await createAndShow({ name: 'To revoke', scopes: ['leads:read'] });
     const key = res.body.match(KEY)![0]!;
     expect((await api(key)).statusCode).toBe(200); // now cached for five minutes
     const id = (

@@ -105,7 +105,11 @@ describe.each(dialects())('brand isolation in the dashboard on %s', (dialect) =>
   });
 
   it('creates keys and people in its own brand only', async () => {
-    const res = await intruder.post('/dashboard/settings/api-keys', { name: 'B key', scopes: 'leads:read' });
+    const posted = await intruder.post('/dashboard/settings/api-keys', {
+      name: 'B key',
+      scopes: 'leads:read',
+    });
+    const res = await intruder.get(posted.headers.location as string);
     const key = /lik_[A-Za-z0-9_-]{43}/.exec(res.body)![0];
     const own = await ctx.app.inject({ url: '/v1/leads', headers: { 'x-api-key': key } });
     expect(own.json().data.map((l: { title: string }) => l.title)).toEqual(['Brand B own job']);

@@ -24,6 +24,8 @@ const MEMBER_ALLOWED = [
   `GET ${SETTINGS}`,
   `GET ${SETTINGS}/users`,
   `POST ${SETTINGS}/users/me/new-lead-emails`,
+  `GET ${SETTINGS}/account`,
+  `POST ${SETTINGS}/account/password`,
 ];
 
 /**
@@ -466,12 +468,14 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
       const creator = await addUser(app, brandId, 'creator@acme.example', 'owner');
       const browser = await signedIn(app, 'creator@acme.example');
       await browser.get(`${SETTINGS}/api-keys`);
-      const res = await browser.post(`${SETTINGS}/api-keys`, {
+      const posted = await browser.post(`${SETTINGS}/api-keys`, {
         name: 'Made by creator',
         scopes: 'leads:read',
         readsPerMinute: '',
         writesPerMinute: '',
       });
+      expect(posted.statusCode).toBe(303);
+      const res = await browser.get(posted.headers.location as string);
       expect(res.statusCode).toBe(200);
       const key = /lik_[A-Za-z0-9_-]{43}/.exec(res.body)![0];
       const row = await db()

@@ -17,6 +17,14 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
   afterAll(async () => ctx?.close());
 
   const inviteToken = (html: string) => /\/invite\?token=([A-Za-z0-9_-]{43})/.exec(html)?.[1];
+  /** "Add person" without a password, as a browser does it: 303, then the page that shows the link once. */
+  const invite = async (fields: Record<string, string>) => {
+    const posted = await owner.post('/dashboard/settings/users', fields);
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toMatch(/^\/dashboard\/settings\/users\?invited=inv_[0-9a-z]{26}$/);
+    expect(inviteToken(posted.body)).toBeUndefined();
+    return owner.get(posted.headers.location as string);
+  };
   const userId = async (email: string) =>
     (
       await ctx.app.deps.database.db
@@ -50,6 +58,54 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     );
     const fitter = await signedIn(ctx.app, 'fitter@acme.example', 'fitter password 1');
     expect((await fitter.get('/dashboard/leads')).statusCode).toBe(200);
+  });
+
+  it('"Add person" is post, redirect, get: reloading or Back adds nobody again, and the link shows once', async () => {
+    const withPassword = await owner.post('/dashboard/settings/users', {
+      email: 'twice@acme.example',
+      role: 'member',
+      password: 'twice lantern harbour',
+    });
+    expect(withPassword.statusCode).toBe(303);
+    const added = withPassword.headers.location as string;
+    for (let i = 0; i < 2; i++) {
+      const page = await owner.get(added);
+      expect(page.statusCode).toBe(200);
+      expect(textOf(page.body)).toContain('The person is added.');
+    }
+    const rows = await ctx.app.deps.database.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', 'twice@acme.example')
+      .execute();
+    expect(rows).toHaveLength(1);
+
+    const posted = await owner.post('/dashboard/settings/users', {
+      email: 'once@acme.example',
+      role: 'member',
+    });
+    expect(posted.statusCode).toBe(303);
+    const target = posted.headers.location as string;
+    const first = await owner.get(target);
+    const token = inviteToken(first.body)!;
+    expect(token).toBeDefined();
+    expect(first.body).toContain('id="invite-link"');
+    expect(first.body).toContain('data-copy="invite-link"');
+    expect(textOf(first.body)).toContain('Invitation link for once@acme.example');
+    const reloaded = await owner.get(target);
+    expect(reloaded.statusCode).toBe(200);
+    expect(inviteToken(reloaded.body)).toBeUndefined();
+    expect(textOf(reloaded.body)).toContain(
+      'The invitation for once@acme.example is created. Its link was shown once and is not shown again',
+    );
+    const invites = await ctx.app.deps.database.db
+      .selectFrom('user_invites')
+      .select('id')
+      .where('email', '=', 'once@acme.example')
+      .execute();
+    expect(invites).toHaveLength(1);
+    // The link shown once still works.
+    expect((await new Browser(ctx.app).get(`/invite?token=${token}`)).statusCode).toBe(200);
   });
 
   it('refuses a bad email, a short password, an unknown role and an email that already has an account: 422', async () => {
@@ -87,10 +143,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
   });
 
   it('invites by a one-time link: the person chooses a password, is signed in, and the link dies', async () => {
-    const res = await owner.post('/dashboard/settings/users', {
-      email: 'planner@acme.example',
-      role: 'owner',
-    });
+    const res = await invite({ email: 'planner@acme.example', role: 'owner' });
     expect(res.statusCode).toBe(200);
     const token = inviteToken(res.body)!;
     expect(token).toBeDefined();
@@ -139,10 +192,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
   });
 
   it('an invitation refuses a common or guessable password beside the field and creates nothing', async () => {
-    const res = await owner.post('/dashboard/settings/users', {
-      email: 'dispatch@acme.example',
-      role: 'member',
-    });
+    const res = await invite({ email: 'dispatch@acme.example', role: 'member' });
     const token = inviteToken(res.body)!;
     const invited = new Browser(ctx.app);
     const form = await invited.get(`/invite?token=${token}`);
@@ -177,9 +227,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
   });
 
   it('expired and withdrawn invitations do not work', async () => {
-    const first = inviteToken(
-      (await owner.post('/dashboard/settings/users', { email: 'late@acme.example', role: 'member' })).body,
-    )!;
+    const first = inviteToken((await invite({ email: 'late@acme.example', role: 'member' })).body)!;
     await ctx.app.deps.database.db
       .updateTable('user_invites')
       .set({ expires_at: Date.now() - 1 })
@@ -187,9 +235,7 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
       .execute();
     expect((await new Browser(ctx.app).get(`/invite?token=${first}`)).statusCode).toBe(404);
 
-    const second = inviteToken(
-      (await owner.post('/dashboard/settings/users', { email: 'gone@acme.example', role: 'member' })).body,
-    )!;
+    const second = inviteToken((await invite({ email: 'gone@acme.example', role: 'member' })).body)!;
     const id = (
       await ctx.app.deps.database.db
         .selectFrom('user_invites')

@@ -62,7 +62,13 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
 
   it('adds an endpoint and shows its secret once, with a copy button; a reload does not show it', async () => {
     const url = 'http://127.0.0.1:9/created';
-    const res = await add({ url, events: ['lead.created'], description: 'CRM sync' });
+    const posted = await add({ url, events: ['lead.created'], description: 'CRM sync' });
+    // Post, redirect, get: the secret is on the page the 303 leads to, once.
+    expect(posted.statusCode).toBe(303);
+    expect(posted.body.match(SECRET)).toBeNull();
+    const target = posted.headers.location as string;
+    expect(target).toBe(`${BASE}?created=${await idOfUrl(url)}`);
+    const res = await browser.get(target);
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     const shown = [...new Set(res.body.match(SECRET))];
@@ -82,8 +88,14 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
       enabled: 1,
     });
 
-    const reload = await browser.get(BASE);
+    const reload = await browser.get(target);
     expect(reload.body.match(SECRET)).toBeNull();
+    expect(textOf(reload.body)).toContain(
+      `The signing secret for ${url} was shown once and is not shown again`,
+    );
+    expect(
+      (await db().selectFrom('webhook_endpoints').select('id').where('url', '=', url).execute()).length,
+    ).toBe(1);
     const listed = /<tr>\s*<td data-label="URL"[\s\S]*?<\/tr>/.exec(reload.body)![0];
     expect(textOf(listed)).toContain(`${url} CRM sync lead.created`);
     expect(textOf(listed)).toContain('Enabled');
@@ -178,7 +190,10 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
       { url: 'http://127.0.0.1:9/rotate' },
       checkUrl,
     );
-    const res = await browser.post(`${BASE}/${endpoint.id}/rotate-secret`);
+    const posted = await browser.post(`${BASE}/${endpoint.id}/rotate-secret`);
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toBe(`${BASE}?rotated=${endpoint.id}`);
+    const res = await browser.get(posted.headers.location as string);
     expect(res.statusCode).toBe(200);
     const shown = [...new Set(res.body.match(SECRET))];
     expect(shown).toHaveLength(1);
@@ -186,7 +201,9 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
     expect(textOf(res.body)).toContain('New signing secret for http://127.0.0.1:9/rotate');
     const row = await endpointRow(endpoint.id);
     expect(row).toMatchObject({ secret: shown[0], previous_secret: endpoint.secret });
-    expect((await browser.get(BASE)).body.match(SECRET)).toBeNull();
+    // Reloading shows it no more and rotates nothing.
+    expect((await browser.get(posted.headers.location as string)).body.match(SECRET)).toBeNull();
+    expect((await endpointRow(endpoint.id))?.secret).toBe(shown[0]);
   });
 
   it('deletes only after a confirmation step, and only with the form token', async () => {

@@ -86,6 +86,8 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
 
   const signInMessages: Record<string, string> = {
     'signed-out': 'You are signed out.',
+    'password-reset':
+      'Your password is changed and you are signed out everywhere. Sign in with the new password.',
   };
 
   app.get('/sign-in', { schema: hidden, config: publicPage }, async (request, reply) => {
@@ -100,6 +102,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
         next,
         message: message ? notice(message, 'info') : undefined,
         setupPending: await isSetupPending(database),
+        forgotPassword: deps.config.mail !== null,
       }),
     );
   });
@@ -131,6 +134,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
       next,
       message,
       setupPending: false,
+      forgotPassword: deps.config.mail !== null,
     });
     return sendPage(reply, page, throttled ? 429 : 401);
   });

@@ -17,13 +17,20 @@ import {
   setNotifyNewLeads,
   setUserRole,
 } from '../../domain/users.js';
+import { flash, takeFlashed } from '../flash.js';
 import { html } from '../html.js';
 import { list, pathParam, seeOther, sendPage, text } from '../http.js';
 import { userOf } from '../session.js';
-import { type ApiKeysView, apiKeysPage, revokeConfirmPage, revokedNotice } from '../views/api-keys.js';
+import {
+  type ApiKeysView,
+  apiKeysPage,
+  keyShownOnceNotice,
+  revokeConfirmPage,
+  revokedNotice,
+} from '../views/api-keys.js';
 import { notice } from '../views/components.js';
 import { errorPage } from '../views/errors.js';
-import { removeConfirmPage, type UsersView, usersPage } from '../views/users.js';
+import { inviteShownOnceNotice, removeConfirmPage, type UsersView, usersPage } from '../views/users.js';
 import { originOf } from './leads.js';
 
 const hidden = { hide: true };
@@ -80,15 +87,24 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     const user = userOf(request);
     const keys = await listApiKeys(database, user.brandId);
     const revoked = keys.find((k) => k.id === text(request.query, 'revoked'));
+    // After "Create key" (post, redirect, get): the secret once, then only a note that it was shown.
+    const fresh = keys.find((k) => k.id === text(request.query, 'created'));
+    const secret = fresh ? await takeFlashed(database, request, `api-key:${fresh.id}`) : null;
+    const created = fresh && secret ? { ...fresh, key: secret } : undefined;
     const message = revoked
       ? revokedNotice(revoked.name)
-      : text(request.query, 'welcome')
-        ? notice(
-            html`<strong>${user.brandName} is set up.</strong> Next: create an API key for your website form, then send your first lead with it.`,
-          )
-        : undefined;
+      : fresh && !created
+        ? keyShownOnceNotice(fresh.name)
+        : text(request.query, 'welcome')
+          ? notice(
+              html`<strong>${user.brandName} is set up.</strong> Next: create an API key for your website form, then send your first lead with it.`,
+            )
+          : undefined;
     const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
-    return sendPage(reply, await renderKeys(request, { user, keys, values: empty, errors: [], message }));
+    return sendPage(
+      reply,
+      await renderKeys(request, { user, keys, created, values: empty, errors: [], message }),
+    );
   });
 
   app.post('/settings/api-keys', { schema: hidden, config: adminPage }, async (request, reply) => {
@@ -111,9 +127,9 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
         writesPerMinute: optionalNumber(values.writesPerMinute),
       });
       request.log.info({ keyId: created.id, userId: user.userId }, 'API key created in the dashboard');
-      const keys = await listApiKeys(database, user.brandId);
-      const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
-      return sendPage(reply, await renderKeys(request, { user, keys, created, values: empty, errors: [] }));
+      // The key is shown by the page this redirects to, once: reloading it or going Back creates nothing.
+      await flash(database, request, `api-key:${created.id}`, created.key);
+      return seeOther(reply, `/dashboard/settings/api-keys?created=${created.id}`);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       const keys = await listApiKeys(database, user.brandId);
@@ -173,8 +189,19 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
   };
 
   app.get('/settings/users', { schema: hidden, config: userPage }, async (request, reply) => {
-    const message = userMessages[text(request.query, 'done')];
-    return renderUsers(reply, userOf(request), { message: message ? notice(message) : undefined });
+    const user = userOf(request);
+    const done = userMessages[text(request.query, 'done')];
+    let message = done ? notice(done) : undefined;
+    let invited: UsersView['invited'];
+    // After "Add person" without a password (post, redirect, get): the invitation link once, then only a note.
+    const inviteId = text(request.query, 'invited');
+    if (inviteId && isAdmin(user)) {
+      const invite = (await listInvites(database, user.brandId)).find((i) => i.id === inviteId);
+      const url = invite ? await takeFlashed(database, request, `invite:${invite.id}`) : null;
+      if (invite && url) invited = { email: invite.email, url };
+      else if (invite) message = inviteShownOnceNotice(invite.email);
+    }
+    return renderUsers(reply, user, { message, invited });
   });
 
   app.post('/settings/users', { schema: hidden, config: adminPage }, async (request, reply) => {
@@ -195,7 +222,8 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
         invitedBy: user.email,
       });
       const url = `${originOf(request)}/invite?token=${invite.token}`;
-      return renderUsers(reply, user, { invited: { email: invite.email, url } });
+      await flash(database, request, `invite:${invite.id}`, url);
+      return seeOther(reply, `/dashboard/settings/users?invited=${invite.id}`);
     } catch (error) {
       if (error instanceof ValidationError)
         return renderUsers(reply, user, { values, errors: error.errors }, 422);

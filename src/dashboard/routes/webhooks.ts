@@ -17,11 +17,18 @@ import {
   updateWebhookEndpoint,
 } from '../../domain/webhook-endpoints.js';
 import { checkWebhookUrl } from '../../webhooks/url-guard.js';
+import { flash, takeFlashed } from '../flash.js';
 import { list, pathParam, seeOther, sendPage, text, withQuery } from '../http.js';
 import { userOf } from '../session.js';
 import { notice } from '../views/components.js';
 import { errorPage } from '../views/errors.js';
-import { deleteConfirmPage, deliveriesPage, type WebhooksView, webhooksPage } from '../views/webhooks.js';
+import {
+  deleteConfirmPage,
+  deliveriesPage,
+  secretShownOnceNotice,
+  type WebhooksView,
+  webhooksPage,
+} from '../views/webhooks.js';
 
 const hidden = { hide: true };
 const adminPage = { page: 'admin' as const };
@@ -63,8 +70,22 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
   }
 
   app.get('/settings/webhooks', { schema: hidden, config: adminPage }, async (request, reply) => {
-    const message = MESSAGES[text(request.query, 'done')];
-    return renderList(reply, userOf(request), { message: message ? notice(message) : undefined });
+    const user = userOf(request);
+    const done = MESSAGES[text(request.query, 'done')];
+    let message = done ? notice(done) : undefined;
+    let shown: WebhooksView['shown'];
+    // After adding an endpoint or rotating its secret (post, redirect, get): the secret once, then only a note.
+    const createdId = text(request.query, 'created');
+    const rotatedId = text(request.query, 'rotated');
+    const id = createdId || rotatedId;
+    if (id) {
+      const page = await listWebhookEndpoints(database, user.brandId, { limit: MAX_LIMIT, order: 'desc' });
+      const endpoint = page.data.find((e) => e.id === id);
+      const secret = endpoint ? await takeFlashed(database, request, `webhook-secret:${endpoint.id}`) : null;
+      if (endpoint && secret) shown = { endpoint, secret, rotated: !createdId };
+      else if (endpoint) message = secretShownOnceNotice(endpoint.url);
+    }
+    return renderList(reply, user, { message, shown });
   });
 
   app.post('/settings/webhooks', { schema: hidden, config: adminPage }, async (request, reply) => {
@@ -86,10 +107,9 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
         { endpointId: created.id, userId: user.userId },
         'webhook endpoint created in the dashboard',
       );
-      // The secret is in this response only, like a new API key: no redirect, and the page is not cached.
-      return renderList(reply, user, {
-        shown: { endpoint: created, secret: created.secret, rotated: false },
-      });
+      // Shown once by the page this redirects to, like a new API key: reloading it or going Back adds nothing.
+      await flash(database, request, `webhook-secret:${created.id}`, created.secret);
+      return seeOther(reply, `${BASE}?created=${created.id}`);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       const limit = error.errors.find((e) => e.field === '(body)');
@@ -142,7 +162,8 @@ export default async function webhookRoutes(app: FastifyInstance, { deps }: { de
         { endpointId: endpoint.id, userId: user.userId },
         'webhook secret rotated in the dashboard',
       );
-      return renderList(reply, user, { shown: { endpoint, secret: rotated.secret, rotated: true } });
+      await flash(database, request, `webhook-secret:${endpoint.id}`, rotated.secret);
+      return seeOther(reply, `${BASE}?rotated=${endpoint.id}`);
     },
   );
 

@@ -183,3 +183,11 @@ export function revokeConfirmPage(user: SessionUser, key: ApiKey): SafeHtml {
 export function revokedNotice(name: string): SafeHtml {
   return notice(html`Key “${name}” is revoked.`);
 }
+
+/** On reload or Back after "Create key": the secret was on the page once and is not shown again. */
+export function keyShownOnceNotice(name: string): SafeHtml {
+  return notice(
+    html`Key “${name}” is created. Its secret was shown once and is not shown again: if you did not copy it, revoke the key and create a new one.`,
+    'info',
+  );
+}

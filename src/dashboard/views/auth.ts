@@ -90,6 +90,8 @@ export interface SignInView {
   next: string | undefined;
   message?: SafeHtml | undefined;
   setupPending: boolean;
+  /** Email is on: offer "Forgot your password?" (without email, an admin or the CLI sets a new one). */
+  forgotPassword: boolean;
 }
 
 export function signInPage(view: SignInView): SafeHtml {
@@ -104,7 +106,8 @@ ${view.setupPending ? notice(html`No account exists yet. Open the setup link fro
   ${field({ name: 'email', label: 'Email', type: 'email', value: view.email, required: true, autocomplete: 'username', attributes: view.email ? undefined : html`autofocus` })}
   ${field({ name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'current-password', attributes: view.email ? html`autofocus` : undefined })}
   <button type="submit" class="button button-primary button-wide">Sign in</button>
-</form>`,
+</form>
+${view.forgotPassword ? html`<p><a href="/forgot-password">Forgot your password?</a></p>` : ''}`,
   );
 }
 

@@ -5,7 +5,7 @@ import { assetUrls } from '../assets.js';
 import { type HtmlValue, html, type SafeHtml } from '../html.js';
 import { csrfField } from './components.js';
 
-export type Section = 'leads' | 'work-items' | 'api-keys' | 'webhooks' | 'forms' | 'users';
+export type Section = 'leads' | 'work-items' | 'api-keys' | 'webhooks' | 'forms' | 'users' | 'account';
 
 // adminOnly: hidden from members, whom those pages refuse anyway (the server's check is what counts).
 const NAV: { section: Section; href: string; label: string; adminOnly?: true }[] = [
@@ -57,7 +57,7 @@ ${head(options.title)}
     </nav>
     <form class="sign-out" method="post" action="/sign-out">
       ${csrfField(user.csrfToken)}
-      <span class="who" title="Signed in as ${user.email}">${user.email}</span>
+      <a class="who" href="/dashboard/settings/account" title="Your account: signed in as ${user.email}"${options.section === 'account' ? html` aria-current="page"` : ''}>${user.email}</a>
       <button type="submit" class="button button-quiet">Sign out</button>
     </form>
   </div>

@@ -5,7 +5,7 @@ import type { Invite } from '../../domain/invites.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import { isAdmin, type ListedUser, MIN_PASSWORD_LENGTH, type Role, type User } from '../../domain/users.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, errorFor, errorSummary, field, time } from './components.js';
+import { csrfField, errorFor, errorSummary, field, notice, time } from './components.js';
 import { type EmailView, emailSection, newLeadEmailsCell } from './email.js';
 import { page } from './layout.js';
 
@@ -175,4 +175,12 @@ export function removeConfirmPage(user: SessionUser, target: User): SafeHtml {
   </form>
 </section>`,
   });
+}
+
+/** On reload or Back after inviting someone: the link was on the page once and is not shown again. */
+export function inviteShownOnceNotice(email: string): SafeHtml {
+  return notice(
+    html`The invitation for ${email} is created. Its link was shown once and is not shown again: if you did not send it, withdraw the invitation and add them again.`,
+    'info',
+  );
 }

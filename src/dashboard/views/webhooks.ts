@@ -6,7 +6,7 @@ import type { SessionUser } from '../../domain/sessions.js';
 import type { WebhookDelivery } from '../../domain/webhook-deliveries.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoints.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, errorFor, errorSummary, field, time } from './components.js';
+import { csrfField, errorFor, errorSummary, field, notice, time } from './components.js';
 import { page } from './layout.js';
 
 const LABELS: Record<string, string> = {
@@ -294,4 +294,12 @@ ${view.message ?? ''}
 ${disabledNote}
 ${deliveryTable(view)}`,
   });
+}
+
+/** On reload or Back after adding an endpoint or rotating its secret: the secret was shown once. */
+export function secretShownOnceNotice(url: string): SafeHtml {
+  return notice(
+    html`The signing secret for <span class="url-text">${url}</span> was shown once and is not shown again: if you did not copy it, rotate the secret to get a new one.`,
+    'info',
+  );
 }
