@@ -9,7 +9,16 @@ export {
   submittedDifferences,
   useSubmittedDetails,
 } from './customer-details.js';
-export { getLead, type LeadListQuery, listLeads, parseStatusFilter } from './read.js';
+export { type ExportQuery, exportLeads, type LeadExport } from './export.js';
+export {
+  countLeads,
+  getLead,
+  type LeadCount,
+  type LeadListQuery,
+  type ListProjection,
+  listLeads,
+  parseStatusFilter,
+} from './read.js';
 export {
   type AnyListItem,
   type CreatedLead,
