@@ -42,8 +42,8 @@ export async function insertBulkLeads(database: Database, brandId: string, bulk:
   const epoch = sql.raw(String(BULK_EPOCH));
   await database.db.connection().execute(async (db) => {
     await sql`insert into customers (id, brand_id, type, name, email, email_normalized, phone, created_at, updated_at)
-        select ${id('cus', 'n')}, ${brandId}, 'person', 'Bulk customer ' || n, 'bulk' || n || '@example.com',
-               'bulk' || n || '@example.com', '+3161234' || (1000 + n), ${epoch}, ${epoch}
+        select ${id('cus', 'n')}, ${brandId}, 'person', 'Bulk customer ' || n, 'bulk-' || ${bulk.tag} || n || '@example.com',
+               'bulk-' || ${bulk.tag} || n || '@example.com', '+3161234' || (1000 + n), ${epoch}, ${epoch}
         from ${series(Math.min(CUSTOMERS, bulk.count))}`.execute(db);
     await sql`insert into addresses (id, brand_id, customer_id, street, street_number, postal_code, city, country,
                                      match_key, created_at, updated_at)
