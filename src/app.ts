@@ -23,6 +23,7 @@ import publicFormRoutes from './http/routes/public-forms.js';
 import addressRoutes from './http/routes/v1/addresses.js';
 import customerRoutes from './http/routes/v1/customers.js';
 import eventRoutes from './http/routes/v1/events.js';
+import exportRoutes from './http/routes/v1/exports.js';
 import formRoutes from './http/routes/v1/forms.js';
 import leadRoutes from './http/routes/v1/leads.js';
 import noteRoutes from './http/routes/v1/notes.js';
@@ -167,6 +168,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(leadRoutes, { deps });
   await app.register(noteRoutes, { deps });
   await app.register(workItemRoutes, { deps });
+  await app.register(exportRoutes, { deps });
   await app.register(addressRoutes, { deps });
   await app.register(dashboardPlugin, { deps });
   await app.register(eventRoutes, { deps });

@@ -56,6 +56,8 @@ interface RouteCase {
   request(fx: Fixtures): InjectOptions;
   /** Checks the body of an allowed request; absent when the success has no body (204). */
   expectBody?(body: Record<string, unknown>, fx: Fixtures): void;
+  /** Instead of expectBody, for a success that is not JSON (a CSV export): its media type and text. */
+  expectText?: { type: RegExp; check(text: string, fx: Fixtures): void };
 }
 
 const json = { 'content-type': 'application/json' };
@@ -148,6 +150,32 @@ const ROUTES: RouteCase[] = [
     success: 200,
     request: (fx) => ({ method: 'GET', url: `/v1/work-items/${fx.workItemId}` }),
     expectBody: (body, fx) => expect(body.id).toBe(fx.workItemId),
+  },
+  {
+    name: 'GET /v1/exports/leads.csv',
+    scope: 'leads:read',
+    success: 200,
+    request: () => ({ method: 'GET', url: '/v1/exports/leads.csv' }),
+    expectText: {
+      type: /^text\/csv/,
+      check: (text, fx) => {
+        expect(text).toContain(fx.leadId);
+        expect(text).not.toContain(fx.otherLeadId);
+      },
+    },
+  },
+  {
+    name: 'GET /v1/exports/work-items.csv',
+    scope: 'work-items:read',
+    success: 200,
+    request: () => ({ method: 'GET', url: '/v1/exports/work-items.csv' }),
+    expectText: {
+      type: /^text\/csv/,
+      check: (text, fx) => {
+        expect(text).toContain(fx.workItemId);
+        expect(text).not.toContain(fx.otherWorkItemId);
+      },
+    },
   },
   {
     name: 'GET /v1/customers',
@@ -574,6 +602,11 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
       const res = await send(route, { 'x-api-key': ctx.keys[scope] });
       if (scope === route.scope || scope === 'full') {
         expect(res.statusCode, res.body).toBe(route.success);
+        if (route.expectText) {
+          expect(res.headers['content-type']).toMatch(route.expectText.type);
+          route.expectText.check(res.body, fx);
+          return;
+        }
         if (!route.expectBody) {
           expect(res.body).toBe('');
           return;

@@ -13,7 +13,12 @@ import {
   type AnyListItem,
   addNote,
   changeLeadStatus,
+  countLeads,
+  type ExportQuery,
+  exportLeads,
   getLead,
+  type LeadCount,
+  type LeadExport,
   type ListStage,
   listLeadActivity,
   listLeads,
@@ -26,7 +31,7 @@ import {
   useSubmittedDetails,
 } from '../../domain/leads/index.js';
 import { countSpamLeads } from '../../domain/leads/spam.js';
-import type { Page } from '../../domain/paging.js';
+import { decodeCursor, type Page } from '../../domain/paging.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import {
   allowedTransitions,
@@ -35,10 +40,12 @@ import {
   PRIORITIES,
   WORK_ITEM_STATUSES,
 } from '../../domain/states.js';
+import { sendCsv } from '../../http/csv-export.js';
 import { html, type SafeHtml } from '../html.js';
 import { pathParam, seeOther, sendPage, text } from '../http.js';
 import { userActor, userOf } from '../session.js';
 import { customerHref, notice } from '../views/components.js';
+import { errorPage } from '../views/errors.js';
 import {
   confirmStatusPage,
   type FeedFilter,
@@ -90,8 +97,11 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     );
   }
 
-  async function list(stage: 'lead' | 'work', request: FastifyRequest, reply: FastifyReply) {
-    const user = userOf(request);
+  /** The list's filters as the query string has them, and what is wrong with them. */
+  function filtersOf(
+    request: FastifyRequest,
+    stage: 'lead' | 'work',
+  ): { filters: ListFilters; errors: FieldError[]; listStage: ListStage } {
     const query = request.query;
     const filters: ListFilters = {
       q: text(query, 'q').trim().slice(0, 200),
@@ -121,18 +131,56 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
           : filters.status === 'all'
             ? 'all'
             : 'lead';
+    return { filters, errors, listStage };
+  }
+
+  /** The domain's list query for the dashboard's filters (the export takes the same, without paging). */
+  function queryOf(filters: ListFilters): ExportQuery {
+    return {
+      order: 'desc',
+      status: filters.status && filters.status !== 'all' ? filters.status : undefined,
+      priority: filters.priority || undefined,
+      source: filters.source ? [filters.source] : undefined,
+      search: filters.q || undefined,
+    };
+  }
+
+  // "1–25 of 312": counted over the list's own WHERE, and kept while the database is unchanged (SQLite's version
+  // token; on PostgreSQL, where other instances write unseen, every page view counts again).
+  const counts = new Map<string, { version: string; count: LeadCount }>();
+  async function countOf(
+    brandId: string,
+    stage: ListStage,
+    filters: ListFilters,
+    query: ExportQuery,
+  ): Promise<LeadCount> {
+    const position = filters.cursor ? decodeCursor(filters.cursor) : undefined;
+    const version = database.version();
+    const key = JSON.stringify([brandId, stage, query, position ?? null]);
+    const cached = version === undefined ? undefined : counts.get(key);
+    if (cached && cached.version === version) return cached.count;
+    const count = await countLeads(database, brandId, stage, query, position);
+    if (version !== undefined && database.version() === version) {
+      if (counts.size >= 1000) counts.delete(counts.keys().next().value!);
+      counts.set(key, { version, count });
+    }
+    return count;
+  }
+
+  async function list(stage: 'lead' | 'work', request: FastifyRequest, reply: FastifyReply) {
+    const user = userOf(request);
+    const { filters, errors, listStage } = filtersOf(request, stage);
     let result: Page<AnyListItem> = { data: [], limit: PAGE_SIZE, hasMore: false, nextCursor: null };
+    let count: LeadCount | undefined;
     if (!errors.length) {
       try {
+        const query = queryOf(filters);
         result = await listLeads(deps.database, user.brandId, listStage, {
+          ...query,
           limit: PAGE_SIZE,
-          order: 'desc',
           cursor: filters.cursor || undefined,
-          status: filters.status && filters.status !== 'all' ? filters.status : undefined,
-          priority: filters.priority || undefined,
-          source: filters.source ? [filters.source] : undefined,
-          search: filters.q || undefined,
         });
+        count = await countOf(user.brandId, listStage, filters, query);
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         errors.push(
@@ -150,6 +198,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       user,
       stage,
       result,
+      count,
       filters,
       errors,
       stats,
@@ -159,12 +208,39 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     return sendPage(reply, page, errors.length ? 422 : 200);
   }
 
+  /** "Export CSV": every item the list's filters match (not just this page), as the API exports them. */
+  async function exportList(stage: 'lead' | 'work', request: FastifyRequest, reply: FastifyReply) {
+    const user = userOf(request);
+    const { filters, errors, listStage } = filtersOf(request, stage);
+    let data: LeadExport | undefined;
+    if (!errors.length) {
+      try {
+        data = await exportLeads(database, user.brandId, listStage, queryOf(filters));
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        errors.push(...error.errors);
+      }
+    }
+    if (!data) {
+      const message = `Nothing was exported: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`;
+      return sendPage(reply, errorPage('Cannot export these filters', message, user), 422);
+    }
+    // With the byte order mark: people open the file in Excel, which needs it to read UTF-8.
+    return sendCsv(request, reply, data, { name: stage === 'work' ? 'work-items' : 'leads', bom: true });
+  }
+
   app.get('/', { schema: hidden, config: userPage }, async (_request, reply) =>
     reply.redirect('/dashboard/leads'),
   );
   app.get('/leads', { schema: hidden, config: userPage }, (request, reply) => list('lead', request, reply));
   app.get('/work-items', { schema: hidden, config: userPage }, (request, reply) =>
     list('work', request, reply),
+  );
+  app.get('/leads/export.csv', { schema: hidden, config: userPage }, (request, reply) =>
+    exportList('lead', request, reply),
+  );
+  app.get('/work-items/export.csv', { schema: hidden, config: userPage }, (request, reply) =>
+    exportList('work', request, reply),
   );
 
   app.get('/leads/:id', { schema: hidden, config: userPage }, async (request, reply) => {

@@ -4,6 +4,7 @@ import type { FieldError } from '../../domain/errors.js';
 import {
   type AnyListItem,
   type LeadActivity,
+  type LeadCount,
   type LeadDetail,
   type Note,
   submittedDifferences,
@@ -77,6 +78,8 @@ export interface LeadListView {
   user: SessionUser;
   stage: 'lead' | 'work';
   result: Page<AnyListItem>;
+  /** How many items the filters match, and how many come before this page (absent when the filters are bad). */
+  count?: LeadCount | undefined;
   filters: ListFilters;
   errors: FieldError[];
   stats?: LeadStats | undefined;
@@ -222,6 +225,26 @@ const LEAD_PAGE_INTRO: Record<string, string> = {
   all: 'Every lead and job in any state, cancelled ones included',
 };
 
+const numberFormat = new Intl.NumberFormat('en-GB');
+
+/** Where this page is in the list: "1–25 of 312", "301–312 of 312", "0 leads". */
+export function countText(count: LeadCount, shown: number, stage: 'lead' | 'work'): string {
+  const n = (value: number) => numberFormat.format(value);
+  if (!shown) {
+    const noun = stage === 'work' ? 'work item' : 'lead';
+    return `${n(count.total)} ${noun}${count.total === 1 ? '' : 's'}`;
+  }
+  return `${n(count.before + 1)}–${n(count.before + shown)} of ${n(count.total)}`;
+}
+
+/** The count of the list and its "Export CSV" link, which carries the filters (never the page's cursor). */
+function listBar(view: LeadListView, exportHref: string): SafeHtml {
+  return html`<div class="list-bar">
+  <p class="muted list-count">${view.count ? countText(view.count, view.result.data.length, view.stage) : ''}</p>
+  ${view.errors.length ? '' : html`<a class="button button-quiet" href="${exportHref}">Export CSV</a>`}
+</div>`;
+}
+
 export function leadListPage(view: LeadListView): SafeHtml {
   const work = view.stage === 'work';
   const path = work ? '/dashboard/work-items' : '/dashboard/leads';
@@ -244,6 +267,7 @@ ${view.stats ? html`<section class="charts" aria-label="Overview">${perDayChart(
 ${work ? '' : leadTabs(filters.status)}
 ${filterForm(path, work, filters)}
 ${errorSummary(view.errors, FILTER_LABELS)}
+${listBar(view, withQuery(`${path}/export.csv`, filterParams))}
 ${result.data.length ? table(result.data, view.stage) : view.errors.length ? '' : emptyState(view)}
 ${
   filters.cursor || result.nextCursor

@@ -9,6 +9,7 @@ export {
   submittedDifferences,
   useSubmittedDetails,
 } from './customer-details.js';
+export { type ExportQuery, exportLeads, type LeadExport } from './export.js';
 export {
   addNote,
   getNote,
@@ -20,8 +21,11 @@ export {
   parseNoteText,
 } from './notes.js';
 export {
+  countLeads,
   getLead,
+  type LeadCount,
   type LeadListQuery,
+  type ListProjection,
   type ListStage,
   listLeads,
   parseStatusFilter,

@@ -3,7 +3,7 @@ import { type Runner, SqlBuilder, statement } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { customerExists } from '../customers.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { decodeCursor, type Page, type SortOrder, toPage } from '../paging.js';
+import { decodeCursor, type Page, type Position, type SortOrder, toPage } from '../paging.js';
 import { ALL_STATUSES, LEAD_STATUSES, type Stage, type Status, WORK_ITEM_STATUSES } from '../states.js';
 import { iso } from '../time.js';
 import {
@@ -12,6 +12,7 @@ import {
   LEAD_FROM,
   type LeadDetail,
   LIST_PROJECTION,
+  type Projection,
   WORK_ITEM_PROJECTION,
 } from './shape.js';
 
@@ -67,28 +68,30 @@ function escapeLike(value: string): string {
 }
 
 // The keyset columns are selected under their own names as well, for the cursor.
-const LIST_SELECT = `select ${LIST_PROJECTION.columns}, l.received_at as "k_time" ${LEAD_FROM} where l.brand_id = `;
-const WORK_LIST_SELECT = `select ${WORK_ITEM_PROJECTION.columns}, l.received_at as "k_time" ${LEAD_FROM} where l.brand_id = `;
+const selectList = (columns: string) =>
+  `select ${columns}, l.received_at as "k_time" ${LEAD_FROM} where l.brand_id = `;
+const LIST_SELECT = selectList(LIST_PROJECTION.columns);
+const WORK_LIST_SELECT = selectList(WORK_ITEM_PROJECTION.columns);
+
+/** What a list reads for each item: the list item (default), or another projection such as an export row. */
+export type ListProjection = Projection<Record<string, unknown>>;
 
 /**
- * Lists the brand's leads (stage 'lead'), work items ('work'), cancelled items ('closed', the dashboard) or every
- * item ('all', the dashboard), keyset-paged by (receivedAt, id).
+ * The brand's leads or work items that match the query's filters (not its cursor): `select` is the statement up
+ * to `where l.brand_id = `. Listing and counting share it, so a count is always the count of what is listed.
  */
-export async function listLeads(
+async function matching(
   store: Store,
+  select: string,
   brandId: string,
   stage: ListStage,
-  query: LeadListQuery,
-): Promise<Page<AnyListItem>> {
+  query: Omit<LeadListQuery, 'limit' | 'order' | 'cursor'>,
+): Promise<SqlBuilder> {
   const statuses = parseStatusFilter(query.status, stage);
   if (query.customerId !== undefined && !(await customerExists(store, brandId, query.customerId))) {
     throw new ValidationError([{ field: 'customerId', message: 'is not a customer of this brand' }]);
   }
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const q = new SqlBuilder()
-    .sql(stage === 'lead' ? LIST_SELECT : WORK_LIST_SELECT)
-    .value(brandId)
-    .sql(' and l.spam = 0');
+  const q = new SqlBuilder().sql(select).value(brandId).sql(' and l.spam = 0');
   if (stage !== 'all') q.sql(' and l.stage = ').value(stage);
   if (statuses) q.sql(' and l.status in ').list(statuses);
   if (query.priority) q.sql(' and l.priority = ').value(query.priority);
@@ -97,13 +100,6 @@ export async function listLeads(
   if (query.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(query.receivedAfter);
   if (query.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(query.receivedBefore);
   if (query.updatedAfter !== undefined) q.sql(' and l.updated_at > ').value(query.updatedAfter);
-  if (after) {
-    q.sql(` and (l.received_at, l.id) ${query.order === 'asc' ? '>' : '<'} (`)
-      .value(after.time)
-      .sql(', ')
-      .value(after.id)
-      .sql(')');
-  }
   if (query.search) {
     const term = `%${escapeLike(query.search.trim().toLowerCase())}%`;
     const phoneDigits = query.search.replace(/[^0-9]/g, '');
@@ -126,18 +122,89 @@ export async function listLeads(
     if (phoneDigits.length >= 3) q.sql(' or c.phone like ').value(`%${phoneDigits}%`);
     q.sql(')');
   }
+  return q;
+}
+
+/**
+ * Lists the brand's leads (stage 'lead') or work items (stage 'work'), keyset-paged by (receivedAt, id). With a
+ * `projection`, each item is that projection's object instead of the list item (the exports page with this).
+ */
+export async function listLeads(
+  store: Store,
+  brandId: string,
+  stage: ListStage,
+  query: LeadListQuery,
+): Promise<Page<AnyListItem>>;
+export async function listLeads(
+  store: Store,
+  brandId: string,
+  stage: ListStage,
+  query: LeadListQuery,
+  projection: ListProjection,
+): Promise<Page<Record<string, unknown>>>;
+export async function listLeads(
+  store: Store,
+  brandId: string,
+  stage: ListStage,
+  query: LeadListQuery,
+  projection?: ListProjection,
+): Promise<Page<AnyListItem | Record<string, unknown>>> {
+  const select = projection
+    ? selectList(projection.columns)
+    : stage === 'lead'
+      ? LIST_SELECT
+      : WORK_LIST_SELECT;
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const q = await matching(store, select, brandId, stage, query);
+  if (after) {
+    q.sql(` and (l.received_at, l.id) ${query.order === 'asc' ? '>' : '<'} (`)
+      .value(after.time)
+      .sql(', ')
+      .value(after.id)
+      .sql(')');
+  }
   const direction = query.order === 'asc' ? 'asc' : 'desc';
   q.sql(` order by l.received_at ${direction}, l.id ${direction} limit `).value(query.limit + 1);
   const rows = await store.all<Record<string, unknown> & { id: string; k_time: number }>(q.build(), q.params);
-  const projection: { map(row: Record<string, unknown>): AnyListItem } =
-    stage === 'lead' ? LIST_PROJECTION : WORK_ITEM_PROJECTION;
+  const mapper: { map(row: Record<string, unknown>): AnyListItem | Record<string, unknown> } =
+    projection ?? (stage === 'lead' ? LIST_PROJECTION : WORK_ITEM_PROJECTION);
   return toPage(
     rows,
     query.limit,
     query.order,
     (r) => ({ time: r.k_time, id: r.id }),
-    (r) => projection.map(r),
+    (r) => mapper.map(r),
   );
+}
+
+export interface LeadCount {
+  /** Items matching the filters. */
+  total: number;
+  /** Of those, the ones listed before `position` in the query's order (0 without a position). */
+  before: number;
+}
+
+/**
+ * Counts what listLeads lists for the same filters, in one pass over the same WHERE (and so the same indexes):
+ * the total, and how many come before the position a page starts after (its cursor), for "26–50 of 312".
+ */
+export async function countLeads(
+  store: Store,
+  brandId: string,
+  stage: ListStage,
+  query: Omit<LeadListQuery, 'limit' | 'cursor'>,
+  position?: Position,
+): Promise<LeadCount> {
+  // Every lead has its customer and address (foreign keys, never deleted), so only a search, which looks into
+  // them, needs the joins; without them a count reads the leads alone.
+  const from = query.search ? LEAD_FROM : 'from leads l';
+  const select = position
+    ? `select count(*) as "total", count(case when (l.received_at, l.id) ${query.order === 'asc' ? '<=' : '>='} (?, ?) then 1 end) as "before" ${from} where l.brand_id = `
+    : `select count(*) as "total", 0 as "before" ${from} where l.brand_id = `;
+  const q = await matching(store, select, brandId, stage, query);
+  const params = position ? [position.time, position.id, ...q.params] : q.params;
+  const [row] = await store.all<{ total: number | string; before: number | string }>(q.build(), params);
+  return { total: Number(row?.total ?? 0), before: Number(row?.before ?? 0) };
 }
 
 const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at", h.actor_type as "h_actor_type", h.actor_id as "h_actor_id", h.actor_name as "h_actor_name", h.reason as "h_reason" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ? and l.spam = 0`;

@@ -303,6 +303,53 @@ export const DETAIL_PROJECTION = projection<Omit<LeadDetail, 'statusHistory'>>(D
 export const LIST_PROJECTION = projection<LeadListItem>(LIST_ITEM);
 export const WORK_ITEM_PROJECTION = projection<WorkItemListItem>(WORK_ITEM);
 
+/**
+ * An export row (the CSV exports): every field of the list item in the list's order, the address completed with
+ * its addition and country, then the job's description, category and budget. Work items add, at the end, every
+ * field their list item has beyond the lead's (scheduledAt, and whatever the work-item list gains later).
+ */
+const { id: addressId, street, streetNumber, ...restOfListAddress } = LIST_ITEM.address;
+const LEAD_EXPORT = {
+  ...LIST_ITEM,
+  address: {
+    id: addressId,
+    street,
+    streetNumber,
+    streetNumberAddition: DETAIL.address.streetNumberAddition,
+    ...restOfListAddress,
+    country: DETAIL.address.country,
+  },
+  description: DETAIL.description,
+  category: DETAIL.category,
+  budgetQuote: DETAIL.budgetQuote,
+} satisfies Shape;
+const WORK_ITEM_EXPORT: Shape = {
+  ...LEAD_EXPORT,
+  ...Object.fromEntries(Object.entries(WORK_ITEM as Shape).filter(([name]) => !(name in LIST_ITEM))),
+};
+
+/** The column names of a flat table of the shape, in its order: `title`, `customer.email`, … */
+function columnsOf(shape: Shape): string[] {
+  return Object.entries(shape).flatMap(([name, f]) =>
+    'sql' in f ? [name] : Object.keys(f).map((inner) => `${name}.${inner}`),
+  );
+}
+
+/** An export's SELECT list and row mapper, and its columns (paths into the mapped object). */
+export interface ExportShape {
+  projection: Projection<Record<string, unknown>>;
+  columns: readonly string[];
+}
+
+export const LEAD_EXPORT_SHAPE: ExportShape = {
+  projection: projection(LEAD_EXPORT),
+  columns: columnsOf(LEAD_EXPORT),
+};
+export const WORK_ITEM_EXPORT_SHAPE: ExportShape = {
+  projection: projection(WORK_ITEM_EXPORT),
+  columns: columnsOf(WORK_ITEM_EXPORT),
+};
+
 /** The leads columns a create fills straight from the input, with the input field each comes from. */
 export const INPUT_COLUMNS: readonly { column: string; input: keyof LeadInput }[] = (
   Object.values(DETAIL as Shape).filter((f) => 'sql' in f) as Field[]
