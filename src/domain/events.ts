@@ -25,6 +25,8 @@ export interface LeadEventData {
   lead: LeadDetail;
   from?: Status;
   to?: Status;
+  /** On lead.updated: the fields that changed. */
+  changed?: string[];
 }
 
 export interface CustomerEventData {

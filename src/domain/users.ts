@@ -225,6 +225,13 @@ export async function removeUser(
   return store.write(async (tx) => {
     const user = await guardLastAdmin(tx, brandId, id);
     await tx.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+    // Their visits become "nobody yet", so the planning page shows them as still to be given to someone.
+    await tx.db
+      .updateTable('leads')
+      .set({ assignee_id: null })
+      .where('brand_id', '=', brandId)
+      .where('assignee_id', '=', id)
+      .execute();
     await tx.db.deleteFrom('users').where('id', '=', id).where('brand_id', '=', brandId).execute();
     return user;
   });

@@ -3,12 +3,13 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchema } from 'fastify';
 import { parseLeadInput } from '../domain/lead-input.js';
-import { parseStatusChange } from '../domain/leads/index.js';
+import { parseLeadPatch, parseStatusChange } from '../domain/leads/index.js';
 import { isCursor, isTimestamp } from '../domain/paging.js';
 
 const BODY_VALIDATORS: Record<string, (body: unknown) => unknown> = {
   'lead-create': parseLeadInput,
   'status-change': parseStatusChange,
+  'lead-patch': parseLeadPatch,
 };
 
 // ajv-formats is CommonJS with a default export: take it either way.

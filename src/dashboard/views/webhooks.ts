@@ -18,7 +18,8 @@ const LABELS: Record<string, string> = {
 const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'lead.created': 'A lead arrives (through the API or the dashboard).',
   'lead.status_changed': 'A lead moves to another status, e.g. quoted or completed.',
-  'lead.updated': 'A lead is edited or its visit planned (date, duration, who does it), without a status change.',
+  'lead.updated':
+    'A lead is edited or its visit planned (date, duration, who does it), without a status change.',
   'note.created': 'Someone in the office adds an internal note to a lead.',
   'customer.created': 'A new customer is added by a lead from someone not seen before.',
   'customer.updated': "A customer's details change: filled in by a new lead, or updated in the dashboard.",

@@ -9,6 +9,19 @@ export {
   submittedDifferences,
   useSubmittedDetails,
 } from './customer-details.js';
+export {
+  type LeadPatch,
+  listVisits,
+  MAX_DURATION_MINUTES,
+  MIN_DURATION_MINUTES,
+  NotPlannableError,
+  PLANNABLE_STATUSES,
+  parseLeadPatch,
+  parseVisitPlan,
+  updateLead,
+  type Visit,
+  type VisitPlan,
+} from './planning.js';
 export { getLead, type LeadListQuery, listLeads, parseStatusFilter } from './read.js';
 export {
   type AnyListItem,

@@ -31,6 +31,12 @@ export interface LeadListQuery {
   source?: readonly string[];
   /** Only this customer's (a customer of another brand or none is a 422, not an empty list). */
   customerId?: string;
+  /** Work items whose visit is at or after this (inclusive), epoch ms. */
+  scheduledFrom?: number;
+  /** Work items whose visit is before this (exclusive), epoch ms. */
+  scheduledTo?: number;
+  /** Only this user's visits (a user of another brand or none is a 422). */
+  assigneeId?: string;
 }
 
 export function parseStatusFilter(value: string | undefined, stage: Stage): Status[] | undefined {
@@ -71,6 +77,9 @@ export async function listLeads(
   if (query.customerId !== undefined && !(await customerExists(store, brandId, query.customerId))) {
     throw new ValidationError([{ field: 'customerId', message: 'is not a customer of this brand' }]);
   }
+  if (query.assigneeId !== undefined && !(await userOfBrand(store, brandId, query.assigneeId))) {
+    throw new ValidationError([{ field: 'assigneeId', message: 'is not a user of this brand' }]);
+  }
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
   const q = new SqlBuilder()
     .sql(stage === 'work' ? WORK_LIST_SELECT : LIST_SELECT)
@@ -81,6 +90,9 @@ export async function listLeads(
   if (query.priority) q.sql(' and l.priority = ').value(query.priority);
   if (query.source?.length) q.sql(' and l.source in ').list(query.source);
   if (query.customerId !== undefined) q.sql(' and l.customer_id = ').value(query.customerId);
+  if (query.scheduledFrom !== undefined) q.sql(' and l.scheduled_for >= ').value(query.scheduledFrom);
+  if (query.scheduledTo !== undefined) q.sql(' and l.scheduled_for < ').value(query.scheduledTo);
+  if (query.assigneeId !== undefined) q.sql(' and l.assignee_id = ').value(query.assigneeId);
   if (query.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(query.receivedAfter);
   if (query.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(query.receivedBefore);
   if (query.updatedAfter !== undefined) q.sql(' and l.updated_at > ').value(query.updatedAfter);
@@ -125,6 +137,12 @@ export async function listLeads(
     (r) => ({ time: r.k_time, id: r.id }),
     (r) => projection.map(r),
   );
+}
+
+const USER_OF_BRAND = statement('select id from users where id = ? and brand_id = ?');
+
+async function userOfBrand(store: Runner, brandId: string, userId: string): Promise<boolean> {
+  return (await store.all(USER_OF_BRAND, [userId, brandId])).length > 0;
 }
 
 const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ? and l.spam = 0`;
