@@ -78,7 +78,10 @@ describe('lead-intake help and usage errors', () => {
     [['help', 'keys'], /lead-intake keys create --name NAME --scopes/],
     [['serve', '--help'], /Usage: lead-intake serve/],
     [['migrate', '--help'], /Usage: lead-intake migrate/],
-    [['brands', '--help'], /lead-intake brands create --name NAME \[--country CC\] \[--json\]/],
+    [
+      ['brands', '--help'],
+      /lead-intake brands create --name NAME \[--country CC\] \[--time-zone ZONE\] \[--json\]/,
+    ],
     [['brands', 'create', '--help'], /lead-intake brands create/],
     [['keys', '--help'], /lead-intake keys revoke KEY_ID/],
     [['keys', 'create', '--help'], /--reads-per-minute N\] \[--writes-per-minute N\]/],

@@ -24,6 +24,7 @@ const MEMBER_ALLOWED = [
   `GET ${SETTINGS}`,
   `GET ${SETTINGS}/users`,
   `POST ${SETTINGS}/users/me/new-lead-emails`,
+  `POST ${SETTINGS}/users/me/name`,
 ];
 
 /**

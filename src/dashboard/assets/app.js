@@ -44,14 +44,4 @@
     const message = form instanceof HTMLFormElement ? form.dataset.confirm : undefined;
     if (message && !window.confirm(message)) event.preventDefault();
   });
-
-  // Times are rendered in UTC on the server; show them in the reader's own time zone.
-  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  for (const element of document.querySelectorAll('time[data-local]')) {
-    const date = new Date(element.getAttribute('datetime'));
-    if (!Number.isNaN(date.getTime())) {
-      element.title = element.textContent;
-      element.textContent = format.format(date);
-    }
-  }
 })();

@@ -15,7 +15,9 @@ import {
   getLead,
   listLeadActivity,
   listLeads,
+  NotPlannableError,
   submittedDifferences,
+  updateLead,
   useSubmittedDetails,
 } from '../../domain/leads/index.js';
 import { countSpamLeads } from '../../domain/leads/spam.js';
@@ -33,6 +35,9 @@ import {
   leadListPage,
   leadPage,
 } from '../views/leads.js';
+import type { VisitFormState } from '../views/visits.js';
+import { parseVisitForm } from '../visit-form.js';
+import { peopleOf } from './planning.js';
 
 export const PAGE_SIZE = 25;
 const hidden = { hide: true };
@@ -45,17 +50,44 @@ export function originOf(request: FastifyRequest): string {
 export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
 
-  /** One lead's page as it is now, with a message on top. */
+  /** One lead's page as it is now, with a message on top (and the visit form as sent, when it had problems). */
   async function showLead(
     reply: FastifyReply,
     user: SessionUser,
     id: string,
     message: SafeHtml | undefined,
     status = 200,
+    visitForm?: VisitFormState,
   ) {
     const lead = await getLead(database, user.brandId, id);
     const activity = await listLeadActivity(database, user.brandId, id);
-    return sendPage(reply, leadPage({ user, lead, activity, message }), status);
+    const people = await peopleOf(deps, user.brandId);
+    return sendPage(reply, leadPage({ user, lead, activity, message, people, visitForm }), status);
+  }
+
+  /**
+   * The Schedule form (status 'scheduled') and Change visit (no status): the visit as typed in the brand's time
+   * zone, through the same domain call as PATCH /v1/leads/{id}.
+   */
+  async function planVisit(request: FastifyRequest, reply: FastifyReply, id: string, status?: 'scheduled') {
+    const user = userOf(request);
+    const form = parseVisitForm(request.body, user.timeZone);
+    if (form.errors.length) return showLead(reply, user, id, undefined, 422, form);
+    try {
+      await updateLead(database, user.brandId, id, { status, plan: form.plan }, user.userId);
+    } catch (error) {
+      if (error instanceof ValidationError) {
+        const errors = error.errors.map((e) =>
+          e.field === 'assigneeId' ? { ...e, message: 'must be someone of this brand, or nobody yet' } : e,
+        );
+        return showLead(reply, user, id, undefined, 422, { values: form.values, errors });
+      }
+      if (error instanceof InvalidTransitionError || error instanceof NotPlannableError) {
+        return showLead(reply, user, id, notice(error.message, 'error'), 409);
+      }
+      throw error;
+    }
+    return seeOther(reply, `/dashboard/leads/${id}?${status ? `moved=${status}` : 'visit=saved'}`);
   }
 
   async function list(stage: 'lead' | 'work', request: FastifyRequest, reply: FastifyReply) {
@@ -92,7 +124,8 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         errors.push(...error.errors);
       }
     }
-    const stats = stage === 'lead' ? await leadStats(database, user.brandId) : undefined;
+    const stats =
+      stage === 'lead' ? await leadStats(database, user.brandId, 30, Date.now(), user.timeZone) : undefined;
     const spamCount = stage === 'lead' ? await countSpamLeads(database, user.brandId) : undefined;
     const page = leadListPage({
       user,
@@ -124,7 +157,9 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       ? leadChangedNotice(moved)
       : applied
         ? detailsAppliedNotice(applied)
-        : undefined;
+        : text(request.query, 'visit') === 'saved'
+          ? notice('The visit is saved.')
+          : undefined;
     return showLead(reply, user, id, message);
   });
 
@@ -137,6 +172,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       const message = notice(`“${status}” is not a state. Choose one of the buttons.`, 'error');
       return showLead(reply, user, id, message, 422);
     }
+    if (status === 'scheduled') return planVisit(request, reply, id, status);
     try {
       await changeLeadStatus(deps.database, user.brandId, id, status, user.userId);
     } catch (error) {
@@ -145,6 +181,11 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     }
     return seeOther(reply, `/dashboard/leads/${id}?moved=${status}`);
   });
+
+  // "Change visit" on the page of an open work item.
+  app.post('/leads/:id/visit', { schema: hidden, config: userPage }, async (request, reply) =>
+    planVisit(request, reply, pathParam(request, 'id')),
+  );
 
   // "Use these details": the contact details the lead was submitted with become the customer's (customer.updated),
   // recorded in the lead's history with the signed-in user.

@@ -5,6 +5,7 @@ import {
   type AnyListItem,
   type LeadActivity,
   type LeadDetail,
+  PLANNABLE_STATUSES,
   submittedDifferences,
 } from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
@@ -42,6 +43,13 @@ import {
 } from './format.js';
 import { page } from './layout.js';
 import { spamLink } from './spam.js';
+import {
+  changeVisitSection,
+  type Person,
+  scheduleForm,
+  type VisitFormState,
+  visitSummary,
+} from './visits.js';
 
 export interface ListFilters {
   q: string;
@@ -135,7 +143,7 @@ function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
   return html`<table class="list">
   <thead><tr>
     <th scope="col">Job</th><th scope="col">Customer</th><th scope="col">Place</th><th scope="col">Priority</th>
-    <th scope="col">State</th><th scope="col">${stage === 'work' ? 'Scheduled' : 'Received'}</th>
+    <th scope="col">State</th><th scope="col">${stage === 'work' ? 'Visit' : 'Received'}</th>
   </tr></thead>
   <tbody>${items.map(
     (item) => html`<tr>
@@ -144,7 +152,7 @@ function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
     <td data-label="Place">${place(item)}</td>
     <td data-label="Priority">${priorityBadge(item.priority)}</td>
     <td data-label="State">${statusBadge(item.status)}</td>
-    <td data-label="${stage === 'work' ? 'Scheduled' : 'Received'}">${time(stage === 'work' ? (item.scheduledAt ?? item.receivedAt) : item.receivedAt)}</td>
+    ${stage === 'work' ? html`<td data-label="Visit">${visitSummary(item)}</td>` : html`<td data-label="Received">${time(item.receivedAt)}</td>`}
   </tr>`,
   )}</tbody>
 </table>`;
@@ -211,6 +219,10 @@ export interface LeadView {
   /** What was done to the lead besides state changes (listLeadActivity), oldest first. */
   activity: LeadActivity[];
   message?: SafeHtml | undefined;
+  /** Who a visit can be given to (the Schedule and Change visit forms). */
+  people?: Person[] | undefined;
+  /** The visit form as sent, when it had problems. */
+  visitForm?: VisitFormState | undefined;
 }
 
 const ACTOR_LABELS: Record<string, string> = { user: 'user', key: 'API key', form: 'website form' };
@@ -270,21 +282,28 @@ function submittedSection(user: SessionUser, lead: LeadDetail): SafeHtml | '' {
 </section>`;
 }
 
-function transitionForms(user: SessionUser, lead: LeadDetail): SafeHtml {
+function transitionForms(view: LeadView): SafeHtml {
+  const { user, lead } = view;
   const next = allowedTransitions(lead.status);
   if (!next.length) {
     return html`<p class="muted">This ${lead.status === 'completed' ? 'job is completed' : 'lead was cancelled'}: its state is final.</p>`;
   }
-  return html`<div class="actions">${next.map(
-    (status) => html`<form method="post" action="/dashboard/leads/${lead.id}/status"${
-      status === 'cancelled'
-        ? html` data-confirm="Cancel this lead? A cancelled lead cannot be reopened."`
-        : ''
-    }>
+  // Scheduling asks when, how long and who: a form of its own rather than a button.
+  const schedule = next.includes('scheduled')
+    ? scheduleForm(user, lead, view.people ?? [], view.visitForm)
+    : '';
+  return html`${schedule}<div class="actions">${next
+    .filter((status) => status !== 'scheduled')
+    .map(
+      (status) => html`<form method="post" action="/dashboard/leads/${lead.id}/status"${
+        status === 'cancelled'
+          ? html` data-confirm="Cancel this lead? A cancelled lead cannot be reopened."`
+          : ''
+      }>
     ${csrfField(user.csrfToken)}
     <button type="submit" name="status" value="${status}" class="button ${status === 'cancelled' ? 'button-danger' : 'button-primary'}">${TRANSITION_LABELS[status]}</button>
   </form>`,
-  )}</div>`;
+    )}</div>`;
 }
 
 export function leadPage(view: LeadView): SafeHtml {
@@ -306,8 +325,9 @@ export function leadPage(view: LeadView): SafeHtml {
 ${view.message ?? ''}
 <section class="card" aria-labelledby="actions-title">
   <h2 id="actions-title">Next step</h2>
-  ${transitionForms(user, lead)}
+  ${transitionForms(view)}
 </section>
+${PLANNABLE_STATUSES.includes(lead.status) ? changeVisitSection(user, lead, view.people ?? [], view.visitForm) : ''}
 ${submittedSection(user, lead)}
 <div class="grid-2">
   <section class="card" aria-labelledby="job-title">
@@ -325,6 +345,7 @@ ${submittedSection(user, lead)}
       )}
       ${Object.entries(lead.attribution ?? {}).map(([name, value]) => row(name, value))}
       ${row('Scheduled', lead.scheduledAt ? time(lead.scheduledAt) : null)}
+      ${row('Visit', lead.scheduledFor || lead.assignee ? visitSummary(lead) : null)}
       ${row('Reference', html`<code>${lead.id}</code>`)}
     </dl>
   </section>
