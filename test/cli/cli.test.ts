@@ -212,7 +212,8 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     const brand = json(
       await run(['brands', 'create', '--name', '  Acme Plumbing ', '--country', 'be', '--json'], env),
     );
-    expect(brand).toMatchObject({ name: 'Acme Plumbing', defaultCountry: 'BE' });
+    // A brand outside the Netherlands shows times in UTC until someone chooses its zone.
+    expect(brand).toMatchObject({ name: 'Acme Plumbing', defaultCountry: 'BE', timeZone: 'UTC' });
     expect(brand.id).toMatch(/^brd_[0-9a-z]{26}$/);
     brandId = brand.id;
 
@@ -220,6 +221,11 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^Error: --country must be an ISO 3166-1 alpha-2 country code/);
     expect(bad.stdout).toBe('');
+
+    const badZone = await run(['brands', 'create', '--name', 'Nowhere Ltd', '--time-zone', 'Mars/Base'], env);
+    expect(badZone.code).toBe(1);
+    expect(badZone.stderr).toMatch(/^Error: --time-zone must be an IANA time zone name/);
+    expect(json(await run(['brands', 'list', '--json'], env))).toHaveLength(1);
   });
 
   it('keys create --json prints the key once; it creates and reads leads of the only brand', async () => {
@@ -413,6 +419,34 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
       .where('email', 'in', ['weak@acme.example', 'brand@acme.example'])
       .execute();
     expect(rows).toEqual([]);
+  });
+
+  it('users create --name stores the display name (trimmed); too long a name is refused', async () => {
+    const named = json(
+      await run(
+        [
+          'users',
+          'create',
+          '--email',
+          'ann@acme.example',
+          '--name',
+          '  Ann  de Vries ',
+          '--role',
+          'member',
+          '--json',
+        ],
+        env,
+        `${password}\n`,
+      ),
+    );
+    expect(named).toMatchObject({ email: 'ann@acme.example', name: 'Ann de Vries', role: 'member' });
+    const long = await run(
+      ['users', 'create', '--email', 'long@acme.example', '--name', 'x'.repeat(101)],
+      env,
+      `${password}\n`,
+    );
+    expect(long.code).toBe(1);
+    expect(long.stderr).toMatch(/^Error: --name must be at most 100 characters/);
   });
 
   it('with two brands, keys create and users create require --brand', async () => {
