@@ -232,6 +232,21 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
     });
   });
 
+  it('plans sent while the state changes all land: each 200, each value change one lead.updated', async () => {
+    const id = await leadIn('scheduled');
+    const durations = [30, 45, 60, 90, 120, 150];
+    const results = await Promise.all([
+      ...durations.map((d) => patch(id, { durationMinutes: d })),
+      patch(id, { status: 'planned' }),
+    ]);
+    expect(results.map((r) => r.statusCode)).toEqual(durations.map(() => 200).concat(200));
+    const lead = (await get(`/v1/leads/${id}`)).json();
+    expect(lead.status).toBe('planned');
+    expect(durations).toContain(lead.durationMinutes);
+    const updated = (await events('lead.updated')).filter((e) => e.data.lead.id === id);
+    expect(updated).toHaveLength(durations.length);
+  });
+
   it('removing a user makes their visits "nobody yet"', async () => {
     const carl = await addUser(ctx.app, ctx.brandId, `carl-${dialect}@example.com`, 'member');
     const id = await leadIn('scheduled');

@@ -130,9 +130,12 @@ function notPlannableMessage(status: Status): string {
   return `The lead is in status "${status}": a visit is planned when it is scheduled. Send "status": "scheduled" with the planning fields.`;
 }
 
-const CURRENT = statement(
-  'select status, scheduled_for, duration_minutes, assignee_id from leads where id = ? and brand_id = ? and spam = 0',
-);
+const CURRENT_SQL =
+  'select status, scheduled_for, duration_minutes, assignee_id from leads where id = ? and brand_id = ? and spam = 0';
+const CURRENT = statement(CURRENT_SQL);
+// PostgreSQL: the row is locked from this read on, so a concurrent state change waits and the plan is written to
+// the state it was checked against (SQLite runs one write at a time anyway).
+const CURRENT_LOCKED = statement(`${CURRENT_SQL} for update`);
 const ACTIVE_USER = statement('select id from users where id = ? and brand_id = ? and disabled_at is null');
 const SET_PLAN = statement(
   'update leads set scheduled_for = ?, duration_minutes = ?, assignee_id = ? where id = ? and brand_id = ? and status = ?',
@@ -172,7 +175,7 @@ export function updateLead(
       scheduled_for: number | null;
       duration_minutes: number | null;
       assignee_id: string | null;
-    }>(CURRENT, [id, brandId]);
+    }>(tx.dialect === 'postgres' ? CURRENT_LOCKED : CURRENT, [id, brandId]);
     if (!current) return getLead(tx, brandId, id); // the NotFoundError of the single read
     const plannable =
       PLANNABLE_STATUSES.includes(current.status) ||
