@@ -2,9 +2,11 @@ import { createBrand, listBrands } from '../domain/brands.js';
 import { type Io, parseFlags, runGroup, UsageError, withDatabase } from './context.js';
 
 export const BRANDS_HELP = `Usage:
-  lead-intake brands create --name NAME [--country CC] [--json]
+  lead-intake brands create --name NAME [--country CC] [--time-zone ZONE] [--json]
       Create a brand. --country is the default country of its addresses
-      (ISO 3166-1 alpha-2, default NL). --json prints the brand as one JSON object.
+      (ISO 3166-1 alpha-2, default NL). --time-zone is the IANA time zone the
+      dashboard shows times in (default Europe/Amsterdam for NL, UTC otherwise).
+      --json prints the brand as one JSON object.
   lead-intake brands list [--json]
       List brands.`;
 
@@ -27,6 +29,7 @@ async function createCommand(args: string[], io: Io): Promise<number> {
     options: {
       name: { type: 'string' },
       country: { type: 'string' },
+      'time-zone': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -38,10 +41,13 @@ async function createCommand(args: string[], io: Io): Promise<number> {
   }
   if (values.name === undefined) throw new UsageError(`--name is required.\n\n${BRANDS_HELP}`);
   const brand = await withDatabase((database) =>
-    createBrand(database, { name: values.name, country: values.country }),
+    createBrand(database, { name: values.name, country: values.country, timeZone: values['time-zone'] }),
   );
   if (values.json) io.out(JSON.stringify(brand));
-  else io.out(`Created brand ${brand.id} "${brand.name}" (default country ${brand.defaultCountry}).`);
+  else
+    io.out(
+      `Created brand ${brand.id} "${brand.name}" (default country ${brand.defaultCountry}, time zone ${brand.timeZone}).`,
+    );
   return 0;
 }
 

@@ -35,6 +35,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
 const FLAG_OF_FIELD: Record<string, string> = {
   name: '--name',
   country: '--country',
+  timeZone: '--time-zone',
   scopes: '--scopes',
   email: '--email',
   expiresAt: '--expires-at',

@@ -1,12 +1,13 @@
 import { createInterface } from 'node:readline';
 import { isValidEmail } from '../domain/lead-input.js';
 import { findPasswordOwner, resetPasswordDirectly } from '../domain/passwords.js';
-import { createUser, MIN_PASSWORD_LENGTH } from '../domain/users.js';
+import { createUser, MAX_NAME_LENGTH, MIN_PASSWORD_LENGTH, parseUserName } from '../domain/users.js';
 import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
 export const USERS_HELP = `Usage:
-  lead-intake users create --email EMAIL [--brand brd_...] [--role owner|member] [--json]
-      Add a dashboard user to a brand (role owner by default).
+  lead-intake users create --email EMAIL [--brand brd_...] [--name NAME] [--role owner|member] [--json]
+      Add a dashboard user to a brand (role owner by default). --name is the display name
+      colleagues see on visits and in the history (the email stands in without one).
       The password (at least ${MIN_PASSWORD_LENGTH} characters; common and easily guessed ones are refused)
       is read from standard input, first line, or asked for twice at a hidden prompt when standard input is
       a terminal:
@@ -74,6 +75,7 @@ async function createCommand(args: string[], io: Io): Promise<number> {
     args,
     options: {
       email: { type: 'string' },
+      name: { type: 'string' },
       brand: { type: 'string' },
       role: { type: 'string', default: 'owner' },
       json: { type: 'boolean', default: false },
@@ -88,6 +90,12 @@ async function createCommand(args: string[], io: Io): Promise<number> {
   const email = values.email?.trim();
   if (!email) throw new UsageError(`--email is required.\n\n${USERS_HELP}`);
   if (!isValidEmail(email)) throw new UsageError(`--email must be a valid email address, got "${email}".`);
+  let name: string | null;
+  try {
+    name = parseUserName(values.name);
+  } catch {
+    throw new UsageError(`--name must be at most ${MAX_NAME_LENGTH} characters.`);
+  }
   const role = values.role;
   if (role !== 'owner' && role !== 'member') throw new UsageError('--role must be owner or member.');
   // The brand is checked before the password is asked for, so nobody types a password in vain.
@@ -97,10 +105,13 @@ async function createCommand(args: string[], io: Io): Promise<number> {
     if (!password) {
       throw new UsageError('No password given: send it on standard input or type it at the prompt.');
     }
-    return createUser(database, { brandId, email, password, role });
+    return createUser(database, { brandId, email, name, password, role });
   });
   if (values.json) io.out(JSON.stringify(user));
-  else io.out(`Created ${user.role} ${user.email} (${user.id}) for brand ${user.brandId}.`);
+  else {
+    const who = user.name ? `${user.name} <${user.email}>` : user.email;
+    io.out(`Created ${user.role} ${who} (${user.id}) for brand ${user.brandId}.`);
+  }
   return 0;
 }
 

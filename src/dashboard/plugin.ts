@@ -22,6 +22,7 @@ import leadEntryRoutes from './routes/lead-entry.js';
 import leadRoutes from './routes/leads.js';
 import { notFound } from './routes/not-found.js';
 import passwordResetRoutes from './routes/password-reset.js';
+import planningRoutes from './routes/planning.js';
 import settingsRoutes from './routes/settings.js';
 import spamRoutes from './routes/spam.js';
 import webhookRoutes from './routes/webhooks.js';
@@ -174,6 +175,7 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
       await scope.register(webhookRoutes, { deps });
       await scope.register(formRoutes, { deps });
       await scope.register(spamRoutes, { deps });
+      await scope.register(planningRoutes, { deps });
     },
     { prefix: '/dashboard' },
   );
@@ -195,6 +197,7 @@ const ADMIN_TASKS: [prefix: string, what: string][] = [
   ['/dashboard/settings/webhooks', 'manage webhooks'],
   ['/dashboard/settings/forms', 'manage website forms'],
   ['/dashboard/settings/users', 'add, change or remove people'],
+  ['/dashboard/settings/brand', 'change the brand’s settings'],
 ];
 
 /** What an admin-only page is for, in words that finish "Only an admin can …". */

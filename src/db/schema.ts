@@ -1,8 +1,14 @@
 // Table interfaces for Kysely. Times are stored as integer milliseconds since the epoch (UTC) on both dialects.
+import type { ColumnType } from 'kysely';
+
+/** A column added later with a default: inserts may leave it out. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
 export interface BrandTable {
   id: string;
   name: string;
   default_country: string;
+  /** IANA time zone the dashboard shows and takes times in (Europe/Amsterdam for NL brands, else UTC). */
+  time_zone: Defaulted<string>;
   created_at: number;
 }
 
@@ -17,6 +23,8 @@ export interface UserTable {
   disabled_at: number | null;
   /** 1: "Email me new leads" (on for owners, off for members, until they choose). */
   notify_new_leads: number;
+  /** Display name (assignee, history); null: the email stands in. */
+  name: Defaulted<string | null>;
 }
 
 export interface ApiKeyTable {
@@ -92,6 +100,12 @@ export interface LeadTable {
   created_at: number;
   updated_at: number;
   scheduled_at: number | null;
+  /** When the visit is planned (a work item); null until planned. */
+  scheduled_for: Defaulted<number | null>;
+  /** How long the visit takes, 15–1440 minutes. */
+  duration_minutes: Defaulted<number | null>;
+  /** The user of the brand who does it; null: nobody yet. */
+  assignee_id: Defaulted<string | null>;
   /** JSON text: the contact and address as submitted (see Submitted in domain/lead-input.ts). */
   submitted: string;
   /** The form a lead came in through (source "form"), and its name then. */

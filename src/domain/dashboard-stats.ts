@@ -3,10 +3,13 @@ import { sql } from 'kysely';
 import type { Store } from '../db/store.js';
 import { ALL_STATUSES, type Status } from './states.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { addDays, dayIn, startOfDay } from './time-zones.js';
+
+/** Leads are counted per quarter hour in SQL, then the quarters summed per day of the brand's time zone. */
+const QUARTER_MS = 15 * 60 * 1000;
 
 export interface LeadStats {
-  /** One entry per UTC day, oldest first, ending today; days without leads have count 0. */
+  /** One entry per day of the brand's time zone, oldest first, ending today; days without leads have count 0. */
   perDay: { date: string; count: number }[];
   /** Every state, in lifecycle order, with how many of the brand's leads are in it now. */
   perStatus: { status: Status; count: number }[];
@@ -17,21 +20,24 @@ export async function leadStats(
   brandId: string,
   days = 30,
   now = Date.now(),
+  timeZone = 'UTC',
 ): Promise<LeadStats> {
-  const today = Math.floor(now / DAY_MS);
-  const firstDay = today - (days - 1);
-  // Integer division by a day's milliseconds is the UTC day number on both dialects. Naming every stage lets
-  // both planners use the (brand_id, stage, received_at) index.
-  const day = sql<number>`received_at / ${sql.lit(DAY_MS)}`;
-  const [dayRows, statusRows] = await Promise.all([
+  const today = dayIn(timeZone, now);
+  const firstDay = addDays(today, -(days - 1));
+  const from = startOfDay(timeZone, firstDay);
+  // Integer division by a quarter hour's milliseconds is the same on both dialects; every zone's offset is a
+  // whole number of quarter hours, so each quarter falls in one day of the zone. Naming every stage lets both
+  // planners use the (brand_id, stage, received_at) index.
+  const quarter = sql<number>`received_at / ${sql.lit(QUARTER_MS)}`;
+  const [quarterRows, statusRows] = await Promise.all([
     db
       .selectFrom('leads')
-      .select([day.as('day'), (eb) => eb.fn.countAll<number>().as('n')])
+      .select([quarter.as('quarter'), (eb) => eb.fn.countAll<number>().as('n')])
       .where('brand_id', '=', brandId)
       .where('spam', '=', 0)
       .where('stage', 'in', ['lead', 'work', 'closed'])
-      .where('received_at', '>=', firstDay * DAY_MS)
-      .groupBy(day)
+      .where('received_at', '>=', from)
+      .groupBy(quarter)
       .execute(),
     db
       .selectFrom('leads')
@@ -41,15 +47,16 @@ export async function leadStats(
       .groupBy('status')
       .execute(),
   ]);
-  const byDay = new Map(dayRows.map((r) => [Number(r.day), Number(r.n)]));
+  const byDay = new Map<string, number>();
+  for (const r of quarterRows) {
+    const day = dayIn(timeZone, Number(r.quarter) * QUARTER_MS);
+    byDay.set(day, (byDay.get(day) ?? 0) + Number(r.n));
+  }
   const byStatus = new Map(statusRows.map((r) => [r.status, Number(r.n)]));
   return {
     perDay: Array.from({ length: days }, (_, i) => {
-      const dayNumber = firstDay + i;
-      return {
-        date: new Date(dayNumber * DAY_MS).toISOString().slice(0, 10),
-        count: byDay.get(dayNumber) ?? 0,
-      };
+      const date = addDays(firstDay, i);
+      return { date, count: byDay.get(date) ?? 0 };
     }),
     perStatus: ALL_STATUSES.map((status) => ({ status, count: byStatus.get(status) ?? 0 })),
   };

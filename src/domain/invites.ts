@@ -6,7 +6,7 @@ import { newId } from './ids.js';
 import { isValidEmail } from './lead-input.js';
 import { hashSecret, isSecretShaped, newSecret } from './secrets.js';
 import { iso } from './time.js';
-import { insertUser, prepareUser, type Role, type User } from './users.js';
+import { insertUser, parseUserName, prepareUser, type Role, type User } from './users.js';
 
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -130,18 +130,20 @@ export async function findInvite({ db }: Store, token: unknown, now = Date.now()
 /** Uses an invitation: creates the user with the chosen password; the link dies in the same transaction. */
 export async function acceptInvite(
   store: Store,
-  input: { token: unknown; password: unknown; passwordConfirmation: unknown },
+  input: { token: unknown; name?: unknown; password: unknown; passwordConfirmation: unknown },
   now = Date.now(),
 ): Promise<User> {
   const invite = await findInvite(store, input.token, now);
   if (!invite) throw new NotFoundError('This invitation link is not valid (any more).');
   const password = typeof input.password === 'string' ? input.password : '';
+  const name = parseUserName(input.name);
   if (password && password !== input.passwordConfirmation) {
     throw new ValidationError([{ field: 'passwordConfirmation', message: 'does not match the password' }]);
   }
   const user = await prepareUser({
     brandId: invite.brandId,
     email: invite.email,
+    name,
     password,
     role: invite.role,
     brandName: (await findBrand(store, invite.brandId))?.name,

@@ -13,9 +13,13 @@ export interface SessionUser {
   csrfToken: string;
   userId: string;
   email: string;
+  /** Display name; null while they have none (the email stands in). */
+  name: string | null;
   role: 'owner' | 'member';
   brandId: string;
   brandName: string;
+  /** The brand's IANA time zone: the dashboard shows and takes times in it. */
+  timeZone: string;
   expiresAt: number;
 }
 
@@ -67,10 +71,12 @@ export async function findSession(
       's.expires_at',
       'u.id as user_id',
       'u.email',
+      'u.name',
       'u.role',
       'u.disabled_at',
       'b.id as brand_id',
       'b.name as brand_name',
+      'b.time_zone',
     ])
     .where('s.id', '=', id)
     .executeTakeFirst();
@@ -95,9 +101,11 @@ export async function findSession(
     csrfToken: row.csrf_token,
     userId: row.user_id,
     email: row.email,
+    name: row.name,
     role: row.role === 'owner' ? 'owner' : 'member',
     brandId: row.brand_id,
     brandName: row.brand_name,
+    timeZone: row.time_zone,
     expiresAt,
   };
 }

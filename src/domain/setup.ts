@@ -4,16 +4,21 @@ import type { Store } from '../db/store.js';
 import { createBrand, validateBrandInput } from './brands.js';
 import { DomainError, ValidationError } from './errors.js';
 import { hashSecret, isSecretShaped, newSecret } from './secrets.js';
-import { countUsers, insertUser, prepareUser, type User, validateUserInput } from './users.js';
+import { defaultTimeZone } from './time-zones.js';
+import { countUsers, insertUser, parseUserName, prepareUser, type User, validateUserInput } from './users.js';
 
 /** The only brand, when exactly one exists: setup adopts it instead of creating a second one. */
 export async function soleBrand({
   db,
-}: Store): Promise<{ id: string; name: string; defaultCountry: string } | undefined> {
-  const rows = await db.selectFrom('brands').select(['id', 'name', 'default_country']).limit(2).execute();
+}: Store): Promise<{ id: string; name: string; defaultCountry: string; timeZone: string } | undefined> {
+  const rows = await db
+    .selectFrom('brands')
+    .select(['id', 'name', 'default_country', 'time_zone'])
+    .limit(2)
+    .execute();
   if (rows.length !== 1) return undefined;
   const [row] = rows as [(typeof rows)[number]];
-  return { id: row.id, name: row.name, defaultCountry: row.default_country };
+  return { id: row.id, name: row.name, defaultCountry: row.default_country, timeZone: row.time_zone };
 }
 
 export async function isSetupPending(store: Store): Promise<boolean> {
@@ -52,6 +57,8 @@ export interface SetupInput {
   brandName: unknown;
   country: unknown;
   email: unknown;
+  /** The owner's display name (optional). */
+  name?: unknown;
   password: unknown;
   passwordConfirmation: unknown;
 }
@@ -66,7 +73,7 @@ export class SetupClosedError extends DomainError {
 export async function completeSetup(store: Store, input: SetupInput): Promise<User> {
   if (!(await isSetupTokenValid(store, input.token))) throw new SetupClosedError();
   const errors = [];
-  let brand = { name: '', country: '' };
+  let brand = { name: '', country: '', timeZone: 'UTC' };
   try {
     brand = validateBrandInput({ name: input.brandName, country: input.country });
   } catch (error) {
@@ -81,6 +88,7 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
   const owner = await prepareUser({
     brandId: '',
     email: input.email as string,
+    name: parseUserName(input.name),
     password: input.password as string,
     role: 'owner',
     brandName: brand.name,
@@ -102,9 +110,12 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
     const existing = await soleBrand(tx);
     let brandId: string;
     if (existing) {
+      // A zone nobody chose follows the country entered; one chosen with the CLI stays.
+      const timeZone =
+        existing.timeZone === defaultTimeZone(existing.defaultCountry) ? brand.timeZone : existing.timeZone;
       await trx
         .updateTable('brands')
-        .set({ name: brand.name, default_country: brand.country })
+        .set({ name: brand.name, default_country: brand.country, time_zone: timeZone })
         .where('id', '=', existing.id)
         .execute();
       brandId = existing.id;

@@ -55,7 +55,7 @@ export async function signIn(
     email && password.length <= 1024
       ? await store.db
           .selectFrom('users')
-          .select(['id', 'brand_id', 'email', 'role', 'created_at', 'password_hash'])
+          .select(['id', 'brand_id', 'email', 'name', 'role', 'created_at', 'password_hash'])
           .where('email_normalized', '=', email)
           .where('disabled_at', 'is', null)
           .executeTakeFirst()
@@ -93,6 +93,7 @@ export async function signIn(
       id: row.id,
       brandId: row.brand_id,
       email: row.email,
+      name: row.name,
       role: row.role === 'owner' ? 'owner' : 'member',
       createdAt: iso(row.created_at),
     },

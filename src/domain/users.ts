@@ -55,6 +55,8 @@ export interface User {
   id: string;
   brandId: string;
   email: string;
+  /** Display name; null while they have none (their email stands in). */
+  name: string | null;
   role: Role;
   createdAt: string;
 }
@@ -69,12 +71,35 @@ export interface ListedUser extends User {
  * Checks a new user's email and password; returns one error per bad field. The password must not be built
  * from the email or the brand's name (checkPassword), so give the brand name when there is one.
  */
+export const MAX_NAME_LENGTH = 100;
+
+/** A display name as typed: trimmed, inner runs of spaces made one; null when empty. ValidationError when too long. */
+export function parseUserName(value: unknown, field = 'name'): string | null {
+  const name = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : '';
+  if (name.length > MAX_NAME_LENGTH) {
+    throw new ValidationError([{ field, message: `must be at most ${MAX_NAME_LENGTH} characters` }]);
+  }
+  return name || null;
+}
+
+/** What people see of a user: their display name, or their email while they have none. */
+export function displayName(user: { name: string | null; email: string }): string {
+  return user.name || user.email;
+}
+
 export function validateUserInput(input: {
   email: unknown;
   password: unknown;
   brandName?: unknown;
+  name?: unknown;
 }): FieldError[] {
   const errors: FieldError[] = [];
+  try {
+    parseUserName(input.name);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    errors.push(...error.errors);
+  }
   const email = typeof input.email === 'string' ? input.email.trim() : '';
   const password = typeof input.password === 'string' ? input.password : '';
   const brandName = typeof input.brandName === 'string' ? input.brandName : '';
@@ -89,6 +114,8 @@ export interface NewUser {
   email: string;
   password: string;
   role?: Role;
+  /** Display name (optional). */
+  name?: string | null | undefined;
   /** The brand's name, which the password must not be built from. */
   brandName?: string | undefined;
 }
@@ -103,6 +130,7 @@ export async function prepareUser(input: NewUser) {
     brand_id: input.brandId,
     email,
     email_normalized: email.toLowerCase(),
+    name: parseUserName(input.name),
     password_hash: await hashPassword(input.password),
     role: input.role ?? 'owner',
     created_at: Date.now(),
@@ -131,13 +159,21 @@ export async function createUser(store: Store, input: NewUser): Promise<User> {
   return insertUser(store, await prepareUser({ ...input, brandName }));
 }
 
-type UserRow = { id: string; brand_id: string; email: string; role: string; created_at: number };
+type UserRow = {
+  id: string;
+  brand_id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  created_at: number;
+};
 
 function toUser(row: UserRow): User {
   return {
     id: row.id,
     brandId: row.brand_id,
     email: row.email,
+    name: row.name,
     role: row.role === 'owner' ? 'owner' : 'member',
     createdAt: iso(row.created_at),
   };
@@ -147,7 +183,7 @@ function toUser(row: UserRow): User {
 export async function listUsers({ db }: Store, brandId: string): Promise<ListedUser[]> {
   const rows = await db
     .selectFrom('users')
-    .select(['id', 'brand_id', 'email', 'role', 'created_at', 'notify_new_leads'])
+    .select(['id', 'brand_id', 'email', 'name', 'role', 'created_at', 'notify_new_leads'])
     .where('brand_id', '=', brandId)
     .where('disabled_at', 'is', null)
     .orderBy('created_at')
@@ -159,7 +195,7 @@ export async function listUsers({ db }: Store, brandId: string): Promise<ListedU
 export async function findUser({ db }: Store, brandId: string, id: string): Promise<User> {
   const row = await db
     .selectFrom('users')
-    .select(['id', 'brand_id', 'email', 'role', 'created_at'])
+    .select(['id', 'brand_id', 'email', 'name', 'role', 'created_at'])
     .where('id', '=', id)
     .where('brand_id', '=', brandId)
     .where('disabled_at', 'is', null)
@@ -225,6 +261,13 @@ export async function removeUser(
   return store.write(async (tx) => {
     const user = await guardLastAdmin(tx, brandId, id);
     await tx.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+    // Their visits become "nobody yet", so the planning page shows them as still to be given to someone.
+    await tx.db
+      .updateTable('leads')
+      .set({ assignee_id: null })
+      .where('brand_id', '=', brandId)
+      .where('assignee_id', '=', id)
+      .execute();
     await tx.db.deleteFrom('users').where('id', '=', id).where('brand_id', '=', brandId).execute();
     return user;
   });
@@ -272,4 +315,25 @@ export async function countUsers({ db }: Store): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** Sets a user's display name (their own, on Settings > Users); empty clears it. */
+export async function setUserName(
+  store: Store,
+  brandId: string,
+  userId: string,
+  value: unknown,
+): Promise<string | null> {
+  const name = parseUserName(value);
+  const updated = await store.write(({ db }) =>
+    db
+      .updateTable('users')
+      .set({ name })
+      .where('id', '=', userId)
+      .where('brand_id', '=', brandId)
+      .where('disabled_at', 'is', null)
+      .executeTakeFirst(),
+  );
+  if (Number(updated.numUpdatedRows) !== 1) throw new NotFoundError(`No user with id ${userId}`);
+  return name;
 }

@@ -3,13 +3,14 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchema } from 'fastify';
 import { parseLeadInput } from '../domain/lead-input.js';
-import { parseNoteBody, parseStatusChange } from '../domain/leads/index.js';
+import { parseLeadPatch, parseNoteBody, parseStatusChange } from '../domain/leads/index.js';
 import { isCursor, isTimestamp } from '../domain/paging.js';
 
 const BODY_VALIDATORS: Record<string, (body: unknown) => unknown> = {
   'lead-create': parseLeadInput,
   'status-change': parseStatusChange,
   'note-create': parseNoteBody,
+  'lead-patch': parseLeadPatch,
 };
 
 // ajv-formats is CommonJS with a default export: take it either way.

@@ -79,7 +79,10 @@ describe('lead-intake help and usage errors', () => {
     [['help', 'keys'], /lead-intake keys create --name NAME --scopes/],
     [['serve', '--help'], /Usage: lead-intake serve/],
     [['migrate', '--help'], /Usage: lead-intake migrate/],
-    [['brands', '--help'], /lead-intake brands create --name NAME \[--country CC\] \[--json\]/],
+    [
+      ['brands', '--help'],
+      /lead-intake brands create --name NAME \[--country CC\] \[--time-zone ZONE\] \[--json\]/,
+    ],
     [['brands', 'create', '--help'], /lead-intake brands create/],
     [['keys', '--help'], /lead-intake keys revoke KEY_ID/],
     [['keys', 'create', '--help'], /--reads-per-minute N\] \[--writes-per-minute N\]/],
@@ -211,7 +214,8 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     const brand = json(
       await run(['brands', 'create', '--name', '  Acme Plumbing ', '--country', 'be', '--json'], env),
     );
-    expect(brand).toMatchObject({ name: 'Acme Plumbing', defaultCountry: 'BE' });
+    // A brand outside the Netherlands shows times in UTC until someone chooses its zone.
+    expect(brand).toMatchObject({ name: 'Acme Plumbing', defaultCountry: 'BE', timeZone: 'UTC' });
     expect(brand.id).toMatch(/^brd_[0-9a-z]{26}$/);
     brandId = brand.id;
 
@@ -219,6 +223,11 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^Error: --country must be an ISO 3166-1 alpha-2 country code/);
     expect(bad.stdout).toBe('');
+
+    const badZone = await run(['brands', 'create', '--name', 'Nowhere Ltd', '--time-zone', 'Mars/Base'], env);
+    expect(badZone.code).toBe(1);
+    expect(badZone.stderr).toMatch(/^Error: --time-zone must be an IANA time zone name/);
+    expect(json(await run(['brands', 'list', '--json'], env))).toHaveLength(1);
   });
 
   it('keys create --json prints the key once; it creates and reads leads of the only brand', async () => {
@@ -480,6 +489,34 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
       'address:10.1.2.3',
       'pair:10.1.2.3|other@acme.example',
     ]);
+  });
+
+  it('users create --name stores the display name (trimmed); too long a name is refused', async () => {
+    const named = json(
+      await run(
+        [
+          'users',
+          'create',
+          '--email',
+          'ann@acme.example',
+          '--name',
+          '  Ann  de Vries ',
+          '--role',
+          'member',
+          '--json',
+        ],
+        env,
+        `${password}\n`,
+      ),
+    );
+    expect(named).toMatchObject({ email: 'ann@acme.example', name: 'Ann de Vries', role: 'member' });
+    const long = await run(
+      ['users', 'create', '--email', 'long@acme.example', '--name', 'x'.repeat(101)],
+      env,
+      `${password}\n`,
+    );
+    expect(long.code).toBe(1);
+    expect(long.stderr).toMatch(/^Error: --name must be at most 100 characters/);
   });
 
   it('with two brands, keys create and users create require --brand', async () => {

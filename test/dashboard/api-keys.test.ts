@@ -102,7 +102,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
       used.body,
     )![0];
     expect(usedRow).toMatch(
-      /<td data-label="Last used"><time datetime="\d{4}-\d\d-\d\dT[\d:.]+Z" data-local>/,
+      /<td data-label="Last used"><time datetime="\d{4}-\d\d-\d\dT[\d:.]+Z" title="Europe\/Amsterdam">/,
     );
   });
 

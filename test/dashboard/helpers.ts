@@ -116,7 +116,7 @@ export async function addUser(
     notify_new_leads: role === 'owner' ? 1 : 0,
   };
   await app.deps.database.db.insertInto('users').values(row).execute();
-  return { id: row.id, brandId, email, role, createdAt: new Date(row.created_at).toISOString() };
+  return { id: row.id, brandId, email, name: null, role, createdAt: new Date(row.created_at).toISOString() };
 }
 
 /** A browser signed in as the given user (who must exist). */

@@ -26,6 +26,7 @@ const MEMBER_ALLOWED = [
   `POST ${SETTINGS}/users/me/new-lead-emails`,
   `GET ${SETTINGS}/account`,
   `POST ${SETTINGS}/account/password`,
+  `POST ${SETTINGS}/users/me/name`,
 ];
 
 /**

@@ -481,3 +481,43 @@ describe.each(dialects())('the lossless-intake migration on %s', (dialect) => {
     }
   });
 });
+
+describe.each(dialects())('the scheduling migration on %s', (dialect) => {
+  it('gives existing brands a time zone from their country, and leads and users empty planning columns', async () => {
+    const schema = testSchemaName();
+    const database = dialect === 'sqlite' ? openSqlite(':memory:') : openPostgres(schema);
+    try {
+      if (dialect === 'postgres') await sql`create schema ${sql.id(schema)}`.execute(database.db);
+      const migrator = new Migrator({
+        db: database.db,
+        provider: { getMigrations: () => migrations(dialect) },
+        ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
+      });
+      expect((await migrator.migrateTo('2026112305_key_creator')).error).toBeUndefined();
+      const db = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      await db
+        .insertInto('brands')
+        .values([
+          { id: 'brd_nl', name: 'NL', default_country: 'NL', created_at: 1 },
+          { id: 'brd_be', name: 'BE', default_country: 'BE', created_at: 1 },
+        ])
+        .execute();
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const brands = await db.selectFrom('brands').select(['id', 'time_zone']).orderBy('id').execute();
+      expect(brands).toEqual([
+        { id: 'brd_be', time_zone: 'UTC' },
+        { id: 'brd_nl', time_zone: 'Europe/Amsterdam' },
+      ]);
+      // New brands made without a zone (an old instance still running) get UTC rather than failing.
+      await db
+        .insertInto('brands')
+        .values({ id: 'brd_x', name: 'X', default_country: 'DE', created_at: 2 })
+        .execute();
+      const [added] = await db.selectFrom('brands').select('time_zone').where('id', '=', 'brd_x').execute();
+      expect(added!.time_zone).toBe('UTC');
+    } finally {
+      if (dialect === 'postgres') await dropPostgresSchema(database, schema);
+      await database.close();
+    }
+  });
+});

@@ -244,13 +244,15 @@ describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
 
   it('moves a lead to quoted, then scheduled, and finds it among the work items', async () => {
     await page.goto(`${base}/dashboard/leads/${leadId}`);
+    // Schedule is a form of its own (date, start time, duration, who); the other moves are buttons.
     await expect(page.locator('.actions button').allTextContents()).resolves.toEqual([
       'Mark as quoted',
-      'Schedule',
       'Cancel lead',
     ]);
     await page.getByRole('button', { name: 'Mark as quoted' }).click();
     await waitForText('[role=status]', 'Moved to Quoted');
+    await page.getByLabel('Date', { exact: true }).fill('2026-12-01');
+    await page.getByLabel('Start time', { exact: true }).fill('09:00');
     await page.getByRole('button', { name: 'Schedule' }).click();
     await waitForText('[role=status]', 'Moved to Scheduled');
     await expect(page.locator('.feed li').count()).resolves.toBe(3);
@@ -403,6 +405,12 @@ describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
       await shot('11-phone-leads', small);
       await small.goto(`${base}/dashboard/leads/${leadId}`);
       await shot('12-phone-lead', small);
+      // The planning week stacks its days on a phone: nothing wider than the screen.
+      await small.goto(`${base}/dashboard/planning`);
+      await expect(
+        small.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+      ).resolves.toBeLessThanOrEqual(0);
+      await shot('13-phone-planning', small);
     } finally {
       await phone.close();
     }

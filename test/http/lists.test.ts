@@ -171,13 +171,16 @@ describe.each(dialects())('lists on %s', (dialect) => {
       expect(item.receivedAt).toMatch(ISO_MS);
     });
 
-    it('work-item list: the same item shape plus scheduledAt, the time it was scheduled', async () => {
+    it('work-item list: the same item shape plus scheduledAt (the time it was scheduled) and the planned visit', async () => {
       const id = await leadInState('planned');
       const detail = (await get(`/v1/leads/${id}`)).json();
       const body = await page('/v1/work-items?limit=1', ctx.keys['work-items:read']);
       expect(Object.keys(body).sort()).toEqual(['data', 'hasMore', 'limit', 'nextCursor']);
       const item = body.data.find((i) => i.id === id)!;
-      expect(Object.keys(item).sort()).toEqual(sorted([...LEAD_ITEM_KEYS, 'scheduledAt']));
+      expect(Object.keys(item).sort()).toEqual(
+        sorted([...LEAD_ITEM_KEYS, 'scheduledAt', 'scheduledFor', 'durationMinutes', 'assignee']),
+      );
+      expect(item).toMatchObject({ scheduledFor: null, durationMinutes: null, assignee: null });
       const scheduled = detail.statusHistory.find((h: { status: string }) => h.status === 'scheduled');
       expect(item.status).toBe('planned');
       expect(item.scheduledAt).toBe(scheduled.at);

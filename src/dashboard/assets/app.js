@@ -107,14 +107,4 @@
     }
     if (email.value.trim() || phone.value.trim()) ask();
   }
-
-  // Times are rendered in UTC on the server; show them in the reader's own time zone.
-  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  for (const element of document.querySelectorAll('time[data-local]')) {
-    const date = new Date(element.getAttribute('datetime'));
-    if (!Number.isNaN(date.getTime())) {
-      element.title = element.textContent;
-      element.textContent = format.format(date);
-    }
-  }
 })();

@@ -55,6 +55,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
       brandName: text(body, 'brandName'),
       country: text(body, 'country'),
       email: text(body, 'email'),
+      name: text(body, 'name'),
     };
     try {
       const user = await completeSetup(database, {
@@ -62,6 +63,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
         brandName: values.brandName,
         country: values.country,
         email: values.email,
+        name: values.name,
         password: text(body, 'password'),
         passwordConfirmation: text(body, 'passwordConfirmation'),
       });
@@ -167,6 +169,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
     try {
       const user = await acceptInvite(database, {
         token,
+        name: text(body, 'name'),
         password: text(body, 'password'),
         passwordConfirmation: text(body, 'passwordConfirmation'),
       });
@@ -183,6 +186,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
           inviteToken: token,
           email: invite.email,
           brandName: brand?.name ?? '',
+          name: text(body, 'name'),
           errors: error.errors,
         });
         return sendPage(reply, page, 422);

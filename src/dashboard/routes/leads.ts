@@ -25,8 +25,10 @@ import {
   listNotes,
   MAX_NOTE_LENGTH,
   MAX_REASON_LENGTH,
+  NotPlannableError,
   parseNoteText,
   parseReason,
+  patchLead,
   submittedDifferences,
   useSubmittedDetails,
 } from '../../domain/leads/index.js';
@@ -64,6 +66,9 @@ import {
   leadListPage,
   leadPage,
 } from '../views/leads.js';
+import type { VisitFormState } from '../views/visits.js';
+import { parseVisitForm } from '../visit-form.js';
+import { peopleOf } from './planning.js';
 
 export const PAGE_SIZE = 25;
 /** Notes shown on a lead's page (newest first); the API lists every one. */
@@ -78,23 +83,58 @@ export function originOf(request: FastifyRequest): string {
 export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
 
-  /** One lead's page as it is now, with a message on top. */
+  /** One lead's page as it is now, with a message on top (and the visit form as sent, when it had problems). */
   async function showLead(
     reply: FastifyReply,
     user: SessionUser,
     id: string,
     message: SafeHtml | undefined,
     status = 200,
-    extra: { feed?: FeedFilter; noteForm?: NoteFormState } = {},
+    extra: { feed?: FeedFilter; noteForm?: NoteFormState; visitForm?: VisitFormState } = {},
   ) {
     const lead = await getLead(database, user.brandId, id);
     const activity = await listLeadActivity(database, user.brandId, id);
     const notes = await listNotes(database, user.brandId, id, { limit: NOTES_SHOWN, order: 'desc' });
+    const people = await peopleOf(deps, user.brandId);
     return sendPage(
       reply,
-      leadPage({ user, lead, activity, notes: notes.data, moreNotes: notes.hasMore, message, ...extra }),
+      leadPage({
+        user,
+        lead,
+        activity,
+        notes: notes.data,
+        moreNotes: notes.hasMore,
+        message,
+        people,
+        ...extra,
+      }),
       status,
     );
+  }
+
+  /**
+   * The Schedule form (status 'scheduled') and Change visit (no status): the visit as typed in the brand's time
+   * zone, through the same domain call as PATCH /v1/leads/{id}.
+   */
+  async function planVisit(request: FastifyRequest, reply: FastifyReply, id: string, status?: 'scheduled') {
+    const user = userOf(request);
+    const form = parseVisitForm(request.body, user.timeZone);
+    if (form.errors.length) return showLead(reply, user, id, undefined, 422, { visitForm: form });
+    try {
+      await patchLead(database, user.brandId, id, { status, plan: form.plan }, userActor(user));
+    } catch (error) {
+      if (error instanceof ValidationError) {
+        const errors = error.errors.map((e) =>
+          e.field === 'assigneeId' ? { ...e, message: 'must be someone of this brand, or nobody yet' } : e,
+        );
+        return showLead(reply, user, id, undefined, 422, { visitForm: { values: form.values, errors } });
+      }
+      if (error instanceof InvalidTransitionError || error instanceof NotPlannableError) {
+        return showLead(reply, user, id, notice(error.message, 'error'), 409);
+      }
+      throw error;
+    }
+    return seeOther(reply, `/dashboard/leads/${id}?${status ? `moved=${status}` : 'visit=saved'}`);
   }
 
   /** The list's filters as the query string has them, and what is wrong with them. */
@@ -192,7 +232,8 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
         );
       }
     }
-    const stats = stage === 'lead' ? await leadStats(database, user.brandId) : undefined;
+    const stats =
+      stage === 'lead' ? await leadStats(database, user.brandId, 30, Date.now(), user.timeZone) : undefined;
     const spamCount = stage === 'lead' ? await countSpamLeads(database, user.brandId) : undefined;
     const page = leadListPage({
       user,
@@ -259,7 +300,9 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
             ? notice('Lead created.')
             : edited
               ? leadEditedNotice(edited)
-              : undefined;
+              : text(request.query, 'visit') === 'saved'
+                ? notice('The visit is saved.')
+                : undefined;
     return showLead(reply, user, id, message, 200, { feed: parseFeedFilter(text(request.query, 'show')) });
   });
 
@@ -274,6 +317,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       const message = notice(`“${status}” is not a state. Choose one of the buttons.`, 'error');
       return showLead(reply, user, id, message, 422);
     }
+    if (status === 'scheduled') return planVisit(request, reply, id, status);
     const sentFrom = text(request.body, 'from');
     const from = isStatus(sentFrom) ? sentFrom : undefined;
     const reasonText = text(request.body, 'reason');
@@ -339,6 +383,11 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     await addNote(database, user.brandId, id, noteText, userActor(user));
     return seeOther(reply, `/dashboard/leads/${id}?noted=1#notes`);
   });
+
+  // "Change visit" on the page of an open work item.
+  app.post('/leads/:id/visit', { schema: hidden, config: userPage }, async (request, reply) =>
+    planVisit(request, reply, pathParam(request, 'id')),
+  );
 
   // "Use these details": the contact details the lead was submitted with become the customer's (customer.updated),
   // recorded in the lead's history with the signed-in user.

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../deps.js';
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
+import { setBrandTimeZone } from '../../domain/brands.js';
 import { listFailedEmails } from '../../domain/email-outbox.js';
 import { DomainError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { createInvite, listInvites, parseRole, withdrawInvite } from '../../domain/invites.js';
@@ -15,6 +16,7 @@ import {
   listUsers,
   removeUser,
   setNotifyNewLeads,
+  setUserName,
   setUserRole,
 } from '../../domain/users.js';
 import { flash, takeFlashed } from '../flash.js';
@@ -28,6 +30,7 @@ import {
   revokeConfirmPage,
   revokedNotice,
 } from '../views/api-keys.js';
+import { brandSettingsPage } from '../views/brand-settings.js';
 import { notice } from '../views/components.js';
 import { errorPage } from '../views/errors.js';
 import { inviteShownOnceNotice, removeConfirmPage, type UsersView, usersPage } from '../views/users.js';
@@ -171,7 +174,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
       users,
       invites,
       email: { from: deps.config.mail?.from ?? null, failed },
-      values: { email: '', role: 'member' },
+      values: { email: '', role: 'member', name: '' },
       errors: [],
       ...extra,
     };
@@ -186,6 +189,7 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
     withdrawn: 'The invitation is withdrawn.',
     'new-lead-emails-on': 'You get an email for each new lead.',
     'new-lead-emails-off': 'You no longer get an email for new leads.',
+    'name-saved': 'Your name is saved.',
   };
 
   app.get('/settings/users', { schema: hidden, config: userPage }, async (request, reply) => {
@@ -207,12 +211,18 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
   app.post('/settings/users', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const body = request.body;
-    const values = { email: text(body, 'email'), role: text(body, 'role') };
+    const values = { email: text(body, 'email'), role: text(body, 'role'), name: text(body, 'name') };
     const password = text(body, 'password');
     try {
       const role = parseRole(values.role);
       if (password) {
-        await createUser(database, { brandId: user.brandId, email: values.email, password, role });
+        await createUser(database, {
+          brandId: user.brandId,
+          email: values.email,
+          name: values.name,
+          password,
+          role,
+        });
         return seeOther(reply, '/dashboard/settings/users?done=added');
       }
       const invite = await createInvite(database, {
@@ -293,6 +303,41 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
       return seeOther(reply, `/dashboard/settings/users?done=new-lead-emails-${notify}`);
     },
   );
+
+  // Each person sets their own display name; nobody sets someone else's.
+  app.post('/settings/users/me/name', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const value = text(request.body, 'ownName');
+    try {
+      await setUserName(database, user.brandId, user.userId, value);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const message = error.errors[0]?.message ?? 'is not valid';
+      return renderUsers(reply, user, { ownName: { value, error: message } }, 422);
+    }
+    return seeOther(reply, '/dashboard/settings/users?done=name-saved');
+  });
+
+  // Settings > Brand (admins): the time zone the dashboard shows and takes times in.
+  app.get('/settings/brand', { schema: hidden, config: adminPage }, async (request, reply) => {
+    const user = userOf(request);
+    const message =
+      text(request.query, 'done') === 'saved' ? notice('The brand settings are saved.') : undefined;
+    return sendPage(reply, brandSettingsPage({ user, timeZone: user.timeZone, errors: [], message }));
+  });
+
+  app.post('/settings/brand', { schema: hidden, config: adminPage }, async (request, reply) => {
+    const user = userOf(request);
+    const timeZone = text(request.body, 'timeZone');
+    try {
+      await setBrandTimeZone(database, user.brandId, timeZone);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return sendPage(reply, brandSettingsPage({ user, timeZone, errors: error.errors }), 422);
+    }
+    request.log.info({ userId: user.userId, timeZone }, 'brand time zone changed in the dashboard');
+    return seeOther(reply, '/dashboard/settings/brand?done=saved');
+  });
 
   app.post(
     '/settings/users/invites/:id/withdraw',

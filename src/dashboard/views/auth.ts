@@ -30,9 +30,23 @@ const SETUP_LABELS: Record<string, string> = {
   brandName: 'Company name',
   country: 'Country',
   email: 'Email',
+  name: 'Your name',
   password: 'Password',
   passwordConfirmation: 'Password again',
 };
+
+/** The display name colleagues see (assignee, history). */
+function nameField(value: string | undefined, errors: FieldError[]): SafeHtml {
+  return field({
+    name: 'name',
+    label: 'Your name',
+    value: value ?? '',
+    hint: 'As colleagues see it on visits and in the history. Leave empty to be shown by your email.',
+    error: errorFor(errors, 'name'),
+    autocomplete: 'name',
+    attributes: html`maxlength="100"`,
+  });
+}
 
 export interface SetupView {
   csrfToken: string;
@@ -66,6 +80,7 @@ ${errorSummary(errors, SETUP_LABELS)}
   </fieldset>
   <fieldset>
     <legend>Your account</legend>
+    ${nameField(values.name, errors)}
     ${field({ name: 'email', label: 'Email', type: 'email', value: values.email, error: errorFor(errors, 'email'), required: true, autocomplete: 'email' })}
     ${newPasswordFields(errors)}
   </fieldset>
@@ -112,6 +127,7 @@ ${view.forgotPassword ? html`<p><a href="/forgot-password">Forgot your password?
 }
 
 const INVITE_LABELS: Record<string, string> = {
+  name: 'Your name',
   password: 'Password',
   passwordConfirmation: 'Password again',
 };
@@ -121,6 +137,7 @@ export interface InviteView {
   inviteToken: string;
   email: string;
   brandName: string;
+  name?: string;
   errors: FieldError[];
 }
 
@@ -135,6 +152,7 @@ ${errorSummary(errors, INVITE_LABELS)}
   ${csrfField(view.csrfToken)}
   <input type="hidden" name="token" value="${view.inviteToken}">
   <input type="hidden" name="email" value="${view.email}" autocomplete="username">
+  ${nameField(view.name, errors)}
   ${newPasswordFields(errors)}
   <button type="submit" class="button button-primary button-wide">Create my account</button>
 </form>`,

@@ -48,19 +48,48 @@ export function fieldWords(fields: readonly unknown[]): string {
     .join(', ');
 }
 
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dateTimeFormat(zone: string): Intl.DateTimeFormat {
+  let format = dateTimeFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    });
+    dateTimeFormats.set(zone, format);
+  }
+  return format;
+}
 const SHORT_DATE = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' });
 
-/** "21 Nov 2026, 09:30 UTC". The page script rewrites it in the reader's own time zone. */
-export function formatDateTime(iso: string): string {
-  return `${DATE_TIME.format(new Date(iso))} UTC`;
+/** "21 Nov 2026, 09:30 CET": in the brand's time zone, named the way people there do ("UTC" for UTC). */
+export function formatDateTime(iso: string, zone = 'UTC'): string {
+  return dateTimeFormat(zone).format(new Date(iso));
+}
+
+const TIME_ELEMENT = /<time datetime="([^"]+)" data-local>[^<]*<\/time>/g;
+
+/**
+ * Every time() of a page, written in the signed-in user's brand's time zone. Views render times without knowing
+ * the zone; the page shell, which knows the user, rewrites them here, so no view can forget to.
+ */
+export function timesInZone(markup: string, zone: string): string {
+  return markup.replace(TIME_ELEMENT, (_match, iso: string) => {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime())) return _match;
+    return `<time datetime="${iso}" title="${zone}">${escapeText(formatDateTime(iso, zone))}</time>`;
+  });
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** "21 Nov" for a YYYY-MM-DD day. */

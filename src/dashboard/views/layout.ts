@@ -2,19 +2,33 @@
 import type { SessionUser } from '../../domain/sessions.js';
 import { isAdmin } from '../../domain/users.js';
 import { assetUrls } from '../assets.js';
-import { type HtmlValue, html, type SafeHtml } from '../html.js';
+import { type HtmlValue, html, type SafeHtml, trusted } from '../html.js';
 import { csrfField } from './components.js';
+import { timesInZone } from './format.js';
 
-export type Section = 'leads' | 'work-items' | 'api-keys' | 'webhooks' | 'forms' | 'users' | 'account';
+export type Section =
+  | 'leads'
+  | 'work-items'
+  | 'planning'
+  | 'my-visits'
+  | 'api-keys'
+  | 'webhooks'
+  | 'forms'
+  | 'users'
+  | 'brand'
+  | 'account';
 
 // adminOnly: hidden from members, whom those pages refuse anyway (the server's check is what counts).
 const NAV: { section: Section; href: string; label: string; adminOnly?: true }[] = [
   { section: 'leads', href: '/dashboard/leads', label: 'Leads' },
   { section: 'work-items', href: '/dashboard/work-items', label: 'Work items' },
+  { section: 'planning', href: '/dashboard/planning', label: 'Planning' },
+  { section: 'my-visits', href: '/dashboard/my-visits', label: 'My visits' },
   { section: 'api-keys', href: '/dashboard/settings/api-keys', label: 'API keys', adminOnly: true },
   { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', adminOnly: true },
   { section: 'forms', href: '/dashboard/settings/forms', label: 'Forms', adminOnly: true },
   { section: 'users', href: '/dashboard/settings/users', label: 'Users' },
+  { section: 'brand', href: '/dashboard/settings/brand', label: 'Brand', adminOnly: true },
 ];
 
 // A small mark in the primary colour, inline so the page needs no extra request for it.
@@ -63,7 +77,7 @@ ${head(options.title)}
   </div>
 </header>
 <main id="main" class="container" tabindex="-1">
-${options.body}
+${trusted(timesInZone(html`${options.body}`.toString(), user.timeZone))}
 </main>
 </body>
 </html>`;

@@ -7,6 +7,7 @@ import {
   type LeadCount,
   type LeadDetail,
   type Note,
+  PLANNABLE_STATUSES,
   submittedDifferences,
 } from '../../domain/leads/index.js';
 import type { Page } from '../../domain/paging.js';
@@ -46,6 +47,13 @@ import { page } from './layout.js';
 import { LEAD_FIELD_LABELS } from './lead-form.js';
 import { type FeedFilter, type NoteFormState, timelineSection } from './lead-timeline.js';
 import { spamLink } from './spam.js';
+import {
+  changeVisitSection,
+  type Person,
+  scheduleForm,
+  type VisitFormState,
+  visitSummary,
+} from './visits.js';
 
 export interface ListFilters {
   q: string;
@@ -182,7 +190,7 @@ function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
   return html`<table class="list">
   <thead><tr>
     <th scope="col">Job</th><th scope="col">Customer</th><th scope="col">Place</th><th scope="col">Priority</th>
-    <th scope="col">State</th><th scope="col">${stage === 'work' ? 'Scheduled' : 'Received'}</th>
+    <th scope="col">State</th><th scope="col">${stage === 'work' ? 'Visit' : 'Received'}</th>
   </tr></thead>
   <tbody>${items.map(
     (item) => html`<tr>
@@ -191,7 +199,7 @@ function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
     <td data-label="Place">${place(item)}</td>
     <td data-label="Priority">${priorityBadge(item.priority)}</td>
     <td data-label="State">${statusBadge(item.status)}</td>
-    <td data-label="${stage === 'work' ? 'Scheduled' : 'Received'}">${time(stage === 'work' ? (item.scheduledAt ?? item.receivedAt) : item.receivedAt)}</td>
+    ${stage === 'work' ? html`<td data-label="Visit">${visitSummary(item)}</td>` : html`<td data-label="Received">${time(item.receivedAt)}</td>`}
   </tr>`,
   )}</tbody>
 </table>`;
@@ -294,6 +302,10 @@ export interface LeadView {
   /** The note form as typed, with its error, after a refused note. */
   noteForm?: NoteFormState | undefined;
   message?: SafeHtml | undefined;
+  /** Who a visit can be given to (the Schedule and Change visit forms). */
+  people?: Person[] | undefined;
+  /** The visit form as sent, when it had problems. */
+  visitForm?: VisitFormState | undefined;
 }
 
 function shown(value: string | null): HtmlValue {
@@ -325,18 +337,25 @@ function submittedSection(user: SessionUser, lead: LeadDetail): SafeHtml | '' {
 </section>`;
 }
 
-function transitionForms(user: SessionUser, lead: LeadDetail): SafeHtml {
+function transitionForms(view: LeadView): SafeHtml {
+  const { user, lead } = view;
   const next = allowedTransitions(lead.status);
   if (!next.length) {
     return html`<p class="muted">This ${lead.status === 'completed' ? 'job is completed' : 'lead was cancelled'}: its state is final.</p>`;
   }
-  return html`<div class="actions">${next.map(
-    (status) => html`<form method="post" action="/dashboard/leads/${lead.id}/status">
+  // Scheduling asks when, how long and who: a form of its own rather than a button.
+  const schedule = next.includes('scheduled')
+    ? scheduleForm(user, lead, view.people ?? [], view.visitForm)
+    : '';
+  return html`${schedule}<div class="actions">${next
+    .filter((status) => status !== 'scheduled')
+    .map(
+      (status) => html`<form method="post" action="/dashboard/leads/${lead.id}/status">
     ${csrfField(user.csrfToken)}
     <input type="hidden" name="from" value="${lead.status}">
     <button type="submit" name="status" value="${status}" class="button ${status === 'cancelled' ? 'button-danger' : 'button-primary'}">${TRANSITION_LABELS[status]}</button>
   </form>`,
-  )}</div>`;
+    )}</div>`;
 }
 
 export function leadPage(view: LeadView): SafeHtml {
@@ -359,8 +378,9 @@ export function leadPage(view: LeadView): SafeHtml {
 ${view.message ?? ''}
 <section class="card" aria-labelledby="actions-title">
   <h2 id="actions-title">Next step</h2>
-  ${transitionForms(user, lead)}
+  ${transitionForms(view)}
 </section>
+${PLANNABLE_STATUSES.includes(lead.status) ? changeVisitSection(user, lead, view.people ?? [], view.visitForm) : ''}
 ${submittedSection(user, lead)}
 <div class="grid-2">
   <section class="card" aria-labelledby="job-title">
@@ -378,6 +398,7 @@ ${submittedSection(user, lead)}
       )}
       ${Object.entries(lead.attribution ?? {}).map(([name, value]) => row(name, value))}
       ${row('Scheduled', lead.scheduledAt ? time(lead.scheduledAt) : null)}
+      ${row('Visit', lead.scheduledFor || lead.assignee ? visitSummary(lead) : null)}
       ${row('Reference', html`<code>${lead.id}</code>`)}
     </dl>
   </section>

@@ -9,7 +9,12 @@ import { csrfField, errorFor, errorSummary, field, notice, time } from './compon
 import { type EmailView, emailSection, newLeadEmailsCell } from './email.js';
 import { page } from './layout.js';
 
-const LABELS: Record<string, string> = { email: 'Email', role: 'Role', password: 'Initial password' };
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  email: 'Email',
+  role: 'Role',
+  password: 'Initial password',
+};
 
 export interface UsersView {
   user: SessionUser;
@@ -17,8 +22,10 @@ export interface UsersView {
   invites: Invite[];
   email: EmailView;
   invited?: { email: string; url: string } | undefined;
-  values: { email: string; role: string };
+  values: { email: string; role: string; name?: string };
   errors: FieldError[];
+  /** The "Your name" form's value and error, when it was just sent with a problem. */
+  ownName?: { value: string; error: string } | undefined;
   message?: SafeHtml | undefined;
 }
 
@@ -39,6 +46,7 @@ function addForm(view: UsersView): SafeHtml {
   <form method="post" action="/dashboard/settings/users" novalidate>
     ${csrfField(view.user.csrfToken)}
     ${field({ name: 'email', label: 'Email', type: 'email', value: values.email, error: errorFor(errors, 'email'), required: true, autocomplete: 'off' })}
+    ${field({ name: 'name', label: 'Name', value: values.name ?? '', hint: 'How colleagues see them on visits. With an invitation they enter it themselves.', error: errorFor(errors, 'name'), autocomplete: 'off', attributes: html`maxlength="100"` })}
     <fieldset id="field-role"${roleError ? html` class="field-invalid" aria-describedby="role-error"` : ''}>
       <legend>Role</legend>
       ${roleError ? html`<p class="error" id="role-error">Role ${roleError}.</p>` : ''}
@@ -58,6 +66,20 @@ function addForm(view: UsersView): SafeHtml {
       autocomplete: 'new-password',
     })}
     <button type="submit" class="button button-primary">Add person</button>
+  </form>
+</section>`;
+}
+
+/** Each person sets their own display name. */
+function ownNameForm(view: UsersView): SafeHtml {
+  const me = view.users.find((u) => u.id === view.user.userId);
+  const value = view.ownName?.value ?? me?.name ?? '';
+  return html`<section class="card" aria-labelledby="own-name-title">
+  <h2 id="own-name-title">Your name</h2>
+  <form method="post" action="/dashboard/settings/users/me/name" class="inline-form" novalidate>
+    ${csrfField(view.user.csrfToken)}
+    ${field({ name: 'ownName', label: 'Your name', value, hint: 'Shown to colleagues on visits and in the history; empty: your email is shown.', error: view.ownName?.error, autocomplete: 'name', attributes: html`maxlength="100"` })}
+    <button type="submit" class="button">Save name</button>
   </form>
 </section>`;
 }
@@ -104,7 +126,9 @@ function userTable(view: UsersView): SafeHtml {
   }</tr></thead>
   <tbody>${view.users.map(
     (u) => html`<tr>
-    <td data-label="Email" class="cell-title">${u.email}${u.id === view.user.userId ? html` <span class="muted">(you)</span>` : ''}</td>
+    <td data-label="Email" class="cell-title">${u.email}${u.id === view.user.userId ? html` <span class="muted">(you)</span>` : ''}${
+      u.name ? html`<span class="sub">${u.name}</span>` : ''
+    }</td>
     <td data-label="Role">${ROLE_NAMES[u.role]}</td>
     <td data-label="Added">${time(u.createdAt)}</td>
     <td data-label="Email me new leads">${newLeadEmailsCell(view.user, u)}</td>
@@ -149,6 +173,7 @@ export function usersPage(view: UsersView): SafeHtml {
 </div>
 ${view.message ?? ''}
 ${view.invited ? invitedPanel(view.invited) : ''}
+${ownNameForm(view)}
 ${admin ? addForm(view) : ''}
 <section aria-labelledby="people-title">
   <h2 id="people-title">People</h2>

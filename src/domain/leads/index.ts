@@ -21,6 +21,19 @@ export {
   parseNoteText,
 } from './notes.js';
 export {
+  type LeadPatch,
+  listVisits,
+  MAX_DURATION_MINUTES,
+  MIN_DURATION_MINUTES,
+  NotPlannableError,
+  PLANNABLE_STATUSES,
+  parseLeadPatch,
+  parseVisitPlan,
+  patchLead,
+  type Visit,
+  type VisitPlan,
+} from './planning.js';
+export {
   countLeads,
   getLead,
   type LeadCount,

@@ -32,6 +32,12 @@ export interface LeadListQuery {
   source?: readonly string[];
   /** Only this customer's (a customer of another brand or none is a 422, not an empty list). */
   customerId?: string;
+  /** Work items whose visit is at or after this (inclusive), epoch ms. */
+  scheduledFrom?: number;
+  /** Work items whose visit is before this (exclusive), epoch ms. */
+  scheduledTo?: number;
+  /** Only this user's visits (a user of another brand or none is a 422). */
+  assigneeId?: string;
 }
 
 /** Which items a listing holds: one stage's (the API's lists, the dashboard's), or every state ('all'). */
@@ -91,12 +97,18 @@ async function matching(
   if (query.customerId !== undefined && !(await customerExists(store, brandId, query.customerId))) {
     throw new ValidationError([{ field: 'customerId', message: 'is not a customer of this brand' }]);
   }
+  if (query.assigneeId !== undefined && !(await userOfBrand(store, brandId, query.assigneeId))) {
+    throw new ValidationError([{ field: 'assigneeId', message: 'is not a user of this brand' }]);
+  }
   const q = new SqlBuilder().sql(select).value(brandId).sql(' and l.spam = 0');
   if (stage !== 'all') q.sql(' and l.stage = ').value(stage);
   if (statuses) q.sql(' and l.status in ').list(statuses);
   if (query.priority) q.sql(' and l.priority = ').value(query.priority);
   if (query.source?.length) q.sql(' and l.source in ').list(query.source);
   if (query.customerId !== undefined) q.sql(' and l.customer_id = ').value(query.customerId);
+  if (query.scheduledFrom !== undefined) q.sql(' and l.scheduled_for >= ').value(query.scheduledFrom);
+  if (query.scheduledTo !== undefined) q.sql(' and l.scheduled_for < ').value(query.scheduledTo);
+  if (query.assigneeId !== undefined) q.sql(' and l.assignee_id = ').value(query.assigneeId);
   if (query.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(query.receivedAfter);
   if (query.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(query.receivedBefore);
   if (query.updatedAfter !== undefined) q.sql(' and l.updated_at > ').value(query.updatedAfter);
@@ -205,6 +217,12 @@ export async function countLeads(
   const params = position ? [position.time, position.id, ...q.params] : q.params;
   const [row] = await store.all<{ total: number | string; before: number | string }>(q.build(), params);
   return { total: Number(row?.total ?? 0), before: Number(row?.before ?? 0) };
+}
+
+const USER_OF_BRAND = statement('select id from users where id = ? and brand_id = ?');
+
+async function userOfBrand(store: Runner, brandId: string, userId: string): Promise<boolean> {
+  return (await store.all(USER_OF_BRAND, [userId, brandId])).length > 0;
 }
 
 const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at", h.actor_type as "h_actor_type", h.actor_id as "h_actor_id", h.actor_name as "h_actor_name", h.reason as "h_reason" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.brand_id = ? and l.spam = 0`;

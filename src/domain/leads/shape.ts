@@ -1,13 +1,13 @@
 // The lead's columns and read shapes in one place. Each field names its SQL expression and its TypeBox schema;
 // from that come the SELECT lists, the row-to-object mapping, the INSERT of fields taken from the input, the API's
 // response schemas and, as their Static types, the domain types. Adding a field here adds it everywhere.
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TNull, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { NullableString, Timestamp } from '../json-schema.js';
 import { type LeadInput, SUBMITTED_FIELDS } from '../lead-input.js';
 import { ALL_STATUSES, PRIORITIES, type Priority, type Status } from '../states.js';
 
 interface Field<S extends TSchema = TSchema> {
-  /** SQL over the aliases l (leads), c (customers), a (addresses). */
+  /** SQL over the aliases l (leads), c (customers), a (addresses), asg (the assigned user, left joined). */
   sql: string;
   schema: S;
   /** Stored as epoch milliseconds, read as ISO 8601. */
@@ -18,7 +18,13 @@ interface Field<S extends TSchema = TSchema> {
   input?: keyof LeadInput;
 }
 
-type Shape = Record<string, Field | { [k: string]: Field }>;
+/** A nested object that is null as a whole when its first field is null (a left join that found nothing). */
+interface NullableGroup<F extends { [k: string]: Field } = { [k: string]: Field }> {
+  nullable: F;
+  description: string;
+}
+
+type Shape = Record<string, Field | { [k: string]: Field } | NullableGroup>;
 
 const field = <S extends TSchema>(sql: string, schema: S, options: Omit<Field, 'sql' | 'schema'> = {}) => ({
   sql,
@@ -101,6 +107,29 @@ const DETAIL = {
   ),
   updatedAt: time('l.updated_at'),
   scheduledAt: nullableTime('l.scheduled_at'),
+  scheduledFor: nullableTime(
+    'l.scheduled_for',
+    'When the visit is planned (work items); null until planned. Set with PATCH /v1/leads/{id}.',
+  ),
+  durationMinutes: field(
+    'l.duration_minutes',
+    Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      minimum: 15,
+      maximum: 1440,
+      description: 'How long the visit takes, in minutes (15–1440); null until planned.',
+    }),
+  ),
+  assignee: {
+    nullable: {
+      id: field('asg.id', Type.String({ description: 'usr_… of the brand.' })),
+      name: field(
+        'coalesce(asg.name, asg.email)',
+        Type.String({ description: 'Their display name, or their email when they have none.' }),
+      ),
+    },
+    description: 'Who does the visit; null: nobody yet.',
+  },
   submitted: field('l.submitted', SubmittedSchema, { json: true }),
   sourceFormId: field(
     'l.source_form_id',
@@ -170,6 +199,9 @@ const LIST_ITEM = {
 const WORK_ITEM = {
   ...LIST_ITEM,
   scheduledAt: nullableTime('l.scheduled_at', 'When the item was scheduled.'),
+  scheduledFor: DETAIL.scheduledFor,
+  durationMinutes: DETAIL.durationMinutes,
+  assignee: DETAIL.assignee,
 } satisfies Shape;
 
 /** The fields of POST /v1/leads's answer (spec 2.2), all known without reading the lead back. */
@@ -190,10 +222,14 @@ const CREATED_FIELDS = [
 type SchemaOf<S extends Shape> = {
   [K in keyof S]: S[K] extends Field<infer T>
     ? T
-    : S[K] extends { [k: string]: Field }
-      ? ReturnType<typeof objectOf<S[K]>>
-      : never;
+    : S[K] extends NullableGroup<infer F>
+      ? TUnion<[ReturnType<typeof objectOf<F>>, TNull]>
+      : S[K] extends { [k: string]: Field }
+        ? ReturnType<typeof objectOf<S[K]>>
+        : never;
 };
+
+const isNullableGroup = (f: Shape[string]): f is NullableGroup => 'nullable' in f && 'description' in f;
 
 function objectOf<S extends { [k: string]: Field }>(shape: S, options: { title?: string } = {}) {
   const properties = {} as { [K in keyof S]: S[K]['schema'] };
@@ -204,7 +240,12 @@ function objectOf<S extends { [k: string]: Field }>(shape: S, options: { title?:
 function schemaOf<S extends Shape>(shape: S, options: { title: string }) {
   const properties: Record<string, TSchema> = {};
   for (const [name, f] of Object.entries(shape)) {
-    properties[name] = 'sql' in f ? (f as Field).schema : objectOf(f as { [k: string]: Field });
+    properties[name] =
+      'sql' in f
+        ? (f as Field).schema
+        : isNullableGroup(f)
+          ? Type.Union([objectOf(f.nullable), Type.Null()], { description: f.description })
+          : objectOf(f as { [k: string]: Field });
   }
   return Type.Object(properties as SchemaOf<S>, { additionalProperties: false, ...options });
 }
@@ -255,8 +296,9 @@ export type LeadDetail = Static<typeof LeadDetailSchema>;
 export type LeadListItem = Static<typeof LeadListItemSchema>;
 export type WorkItemListItem = Static<typeof WorkItemListItemSchema>;
 export type CreatedLead = Static<typeof CreatedLeadSchema>;
-/** An item of either list: work items also carry scheduledAt. */
-export type AnyListItem = LeadListItem & Partial<Pick<WorkItemListItem, 'scheduledAt'>>;
+/** An item of either list: work items also carry scheduledAt and the visit's planning. */
+export type AnyListItem = LeadListItem &
+  Partial<Pick<WorkItemListItem, 'scheduledAt' | 'scheduledFor' | 'durationMinutes' | 'assignee'>>;
 
 /** A SELECT list and a mapper from its rows to objects of the shape. */
 export interface Projection<T> {
@@ -273,8 +315,11 @@ function projection<T>(shape: Shape): Projection<T> {
     time: boolean;
     json: boolean;
   }[] = [];
+  const nullableGroups: { name: string; first: string }[] = [];
   for (const [name, f] of Object.entries(shape)) {
-    const nested = 'sql' in f ? { [name]: f as Field } : (f as { [k: string]: Field });
+    const nested =
+      'sql' in f ? { [name]: f as Field } : isNullableGroup(f) ? f.nullable : (f as { [k: string]: Field });
+    if (isNullableGroup(f)) nullableGroups.push({ name, first: Object.keys(f.nullable)[0]! });
     for (const [inner, g] of Object.entries(nested)) {
       const path: [string] | [string, string] = 'sql' in f ? [name] : [name, inner];
       parts.push({ alias: path.join('.'), sql: g.sql, path, time: g.time === true, json: g.json === true });
@@ -293,6 +338,9 @@ function projection<T>(shape: Shape): Projection<T> {
         else if (p.json) value = JSON.parse(value as string);
         if (p.path.length === 1) out[p.path[0]] = value;
         else (out[p.path[0]] as Record<string, unknown>)[p.path[1]] = value;
+      }
+      for (const g of nullableGroups) {
+        if ((out[g.name] as Record<string, unknown>)[g.first] === null) out[g.name] = null;
       }
       return out as T;
     },
@@ -357,4 +405,4 @@ export const INPUT_COLUMNS: readonly { column: string; input: keyof LeadInput }[
 
 /** The FROM clause every lead read shares. */
 export const LEAD_FROM =
-  'from leads l join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id';
+  'from leads l join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id left join users asg on asg.id = l.assignee_id';

@@ -16,7 +16,9 @@ export const EventSchema = Type.Object(
         lead: Type.Optional(LeadDetailSchema),
         customer: Type.Optional(CustomerSchema),
         changed: Type.Optional(
-          Type.Array(Type.String(), { description: 'customer.updated: the fields that changed.' }),
+          Type.Array(Type.String(), {
+            description: 'customer.updated and lead.updated: the fields that changed.',
+          }),
         ),
         note: Type.Optional(NoteSchema),
         leadId: Type.Optional(

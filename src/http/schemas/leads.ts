@@ -1,6 +1,13 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import { LEAD_FIELDS, parseLeadInput } from '../../domain/lead-input.js';
-import { LeadListItemSchema, parseStatusChange, WorkItemListItemSchema } from '../../domain/leads/index.js';
+import {
+  LeadListItemSchema,
+  MAX_DURATION_MINUTES,
+  MIN_DURATION_MINUTES,
+  parseLeadPatch,
+  parseStatusChange,
+  WorkItemListItemSchema,
+} from '../../domain/leads/index.js';
 import {
   ALL_STATUSES,
   LEAD_SOURCES,
@@ -51,7 +58,8 @@ export {
   WorkItemListItemSchema,
 } from '../../domain/leads/index.js';
 
-function listQuery(statuses: readonly string[]) {
+// biome-ignore lint/complexity/noBannedTypes: no extra parameters by default
+function listQuery<E extends TProperties = {}>(statuses: readonly string[], extra: E = {} as E) {
   return Type.Object(
     {
       ...ListQuery,
@@ -83,13 +91,32 @@ function listQuery(statuses: readonly string[]) {
           'x-error': 'is not a customer of this brand',
         }),
       ),
+      ...extra,
     },
     { additionalProperties: false },
   );
 }
 
+/** The work-item list's planning filters. */
+const PLANNING_FILTERS = {
+  scheduledFrom: TimestampParam(
+    'ISO 8601; only items whose visit (scheduledFor) is at or after it (inclusive). Items without a visit are left out.',
+  ),
+  scheduledTo: TimestampParam(
+    'ISO 8601; only items whose visit (scheduledFor) is before it (exclusive), so scheduledFrom/scheduledTo of two adjacent weeks never overlap.',
+  ),
+  assigneeId: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: "Only this user's visits (usr_…). An id that is not a user of the key's brand is a 422.",
+      'x-error': 'is not a user of this brand',
+    }),
+  ),
+};
+
 export const LeadListQuerySchema = listQuery(LEAD_STATUSES);
-export const WorkItemListQuerySchema = listQuery(WORK_ITEM_STATUSES);
+export const WorkItemListQuerySchema = listQuery(WORK_ITEM_STATUSES, PLANNING_FILTERS);
 export const LeadListResponse = listEnvelope(LeadListItemSchema, 'LeadList');
 export const WorkItemListResponse = listEnvelope(WorkItemListItemSchema, 'WorkItemList');
 
@@ -103,6 +130,43 @@ export const StatusChangeBody = parsedBy(
       required: ['status'],
       title: 'StatusChange',
       'x-validator': 'status-change',
+    },
+  ),
+);
+
+/** PATCH /v1/leads/{id}: handlers receive parseLeadPatch's LeadPatch, not this JSON. */
+export const LeadPatchBody = parsedBy(
+  parseLeadPatch,
+  Type.Object(
+    {
+      status: Type.Optional(Type.String({ enum: [...ALL_STATUSES], description: 'The state to move to.' })),
+      scheduledFor: Type.Optional(
+        Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+          description:
+            'When the visit is planned: ISO 8601 with its offset (e.g. 2026-11-24T08:00:00Z). A time in the past is allowed (logging work done). null clears it.',
+        }),
+      ),
+      durationMinutes: Type.Optional(
+        Type.Union(
+          [Type.Integer({ minimum: MIN_DURATION_MINUTES, maximum: MAX_DURATION_MINUTES }), Type.Null()],
+          {
+            description: `How long the visit takes, ${MIN_DURATION_MINUTES}–${MAX_DURATION_MINUTES} minutes.`,
+          },
+        ),
+      ),
+      assigneeId: Type.Optional(
+        Type.Union([Type.String({ pattern: '^usr_' }), Type.Null()], {
+          description: 'Who does it: usr_… of an active user of the brand, or null for nobody yet.',
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      minProperties: 1,
+      title: 'LeadPatch',
+      description:
+        'A state change, the visit\'s planning, or both. The planning fields are allowed on work items in scheduled, planned or in_progress and on a lead moving to scheduled; on a lead in request or quoted without "status": "scheduled", and on completed or cancelled items, they are a 409 naming the current state.',
+      'x-validator': 'lead-patch',
     },
   ),
 );

@@ -3,13 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
-import {
-  changeLeadStatus,
-  createLead,
-  getLead,
-  type LeadSource,
-  listLeads,
-} from '../../../domain/leads/index.js';
+import { createLead, getLead, type LeadSource, listLeads, patchLead } from '../../../domain/leads/index.js';
 import { idempotencyPreValidation, runIdempotent, sendStored } from '../../idempotency.js';
 import { principalOf } from '../../plugins/auth.js';
 import { scopedRoute } from '../../route.js';
@@ -20,7 +14,7 @@ import {
   LeadDetailSchema,
   LeadListQuerySchema,
   LeadListResponse,
-  StatusChangeBody,
+  LeadPatchBody,
 } from '../../schemas/leads.js';
 import { listQueryFrom } from './list-query.js';
 
@@ -131,23 +125,23 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
       schema: {
         operationId: 'changeLeadStatus',
         tags: ['Leads'],
-        summary: 'Change the state of a lead',
+        summary: 'Change the state of a lead, or plan its visit',
         description:
-          'Allowed: request → quoted → scheduled → planned → in_progress → completed; request → scheduled; any state before completed → cancelled. Anything else is a 409 naming the current state.',
+          'Allowed: request → quoted → scheduled → planned → in_progress → completed; request → scheduled; any state before completed → cancelled. Anything else is a 409 naming the current state.\n\n' +
+          'The visit is planned with `scheduledFor`, `durationMinutes` and `assigneeId`, with or without a `status`: on work items in scheduled, planned or in_progress, and on a lead moving to scheduled. On a lead in request or quoted without `"status": "scheduled"`, and on a completed or cancelled item, they are a 409 naming the current state. A plan without a state change fires `lead.updated` with `data.changed` (the fields whose value changed; nothing changed, no event); with a state change, `lead.status_changed`, whose lead carries the new plan.',
         params: IdParams,
-        body: StatusChangeBody,
+        body: LeadPatchBody,
         response: { 200: LeadDetailSchema },
       },
     }),
     async (request) => {
       const principal = principalOf(request);
       const { id } = request.params;
-      const change = await changeLeadStatus(deps.database, principal.brandId, id, request.body, {
+      return patchLead(deps.database, principal.brandId, id, request.body, {
         type: 'key',
         id: principal.keyId,
         name: principal.keyName,
       });
-      return change.lead;
     },
   );
 }

@@ -4,7 +4,7 @@ import { type FieldError, ValidationError } from '../../../domain/errors.js';
 import type { LeadListQuery } from '../../../domain/leads/index.js';
 import { normalizeLimit, parseTimestamp, resolveOrder } from '../../../domain/paging.js';
 import type { ListQuery } from '../../schemas/common.js';
-import type { LeadListQuerySchema } from '../../schemas/leads.js';
+import type { LeadListQuerySchema, WorkItemListQuerySchema } from '../../schemas/leads.js';
 
 /** The paging parameters every list schema spreads in, as ajv leaves them. */
 type PagingQuery = Static<TObject<typeof ListQuery>>;
@@ -48,5 +48,14 @@ export function listQueryFrom(query: Static<typeof LeadListQuerySchema>): LeadLi
       .map((s) => s.trim())
       .filter(Boolean),
     customerId: query.customerId,
+  };
+}
+
+/** The work-item list: the lead list's parameters plus the planning filters. */
+export function workItemQueryFrom(query: Static<typeof WorkItemListQuerySchema>): LeadListQuery {
+  return {
+    ...listQueryFrom(query),
+    ...timestampsFrom(query, ['scheduledFrom', 'scheduledTo'] as const),
+    assigneeId: query.assigneeId,
   };
 }

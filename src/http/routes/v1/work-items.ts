@@ -7,7 +7,7 @@ import { principalOf } from '../../plugins/auth.js';
 import { scopedRoute } from '../../route.js';
 import { IdParams } from '../../schemas/common.js';
 import { LeadDetailSchema, WorkItemListQuerySchema, WorkItemListResponse } from '../../schemas/leads.js';
-import { listQueryFrom } from './list-query.js';
+import { workItemQueryFrom } from './list-query.js';
 
 export default async function workItemRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -20,14 +20,15 @@ export default async function workItemRoutes(instance: FastifyInstance, { deps }
         operationId: 'listWorkItems',
         tags: ['Work items'],
         summary: 'List work items (scheduled, planned, in_progress, completed)',
-        description: 'Same envelope, order, paging and filters as the lead list. Items carry scheduledAt.',
+        description:
+          'Same envelope, order, paging and filters as the lead list, plus the planning filters `scheduledFrom` (inclusive), `scheduledTo` (exclusive) and `assigneeId`. Items carry scheduledAt (when the item was scheduled), scheduledFor, durationMinutes and assignee (the planned visit).',
         querystring: WorkItemListQuerySchema,
         response: { 200: WorkItemListResponse },
       },
     }),
     async (request, reply) => {
       const brandId = principalOf(request).brandId;
-      const query = listQueryFrom(request.query);
+      const query = workItemQueryFrom(request.query);
       return deps.responses.send(reply, `work-items|${brandId}|${request.url}`, () =>
         listLeads(deps.database, brandId, 'work', query),
       );
