@@ -45,7 +45,9 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       expect(textOf(page.body)).toContain('Note added.');
       // Line breaks are kept: the text sits in a pre-wrap block as written (trimmed).
       expect(noteTexts(page.body)).toEqual(['Gate code 1234.\nDog is friendly.']);
-      expect(textOf(page.body)).toMatch(/Note · \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC · by sanne@acme\.example/);
+      expect(textOf(page.body)).toMatch(
+        /Note · \d{1,2} \w{3} \d{4}, \d\d:\d\d CES?T · by sanne@acme\.example/,
+      );
       const listed = (await api(`/v1/leads/${id}/notes`)).json();
       expect(listed.data).toEqual([
         {
@@ -128,10 +130,18 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       await browser.get(`/dashboard/leads/${id}`);
       await browser.post(`/dashboard/leads/${id}/notes`, { text: 'Quote sent by mail' });
       await browser.get(`/dashboard/leads/${id}`);
-      await browser.post(`/dashboard/leads/${id}/status`, { status: 'scheduled', from: 'quoted' });
+      const scheduled = await browser.post(`/dashboard/leads/${id}/status`, {
+        status: 'scheduled',
+        from: 'quoted',
+        scheduledDate: '2030-01-07',
+        scheduledTime: '09:00',
+        durationMinutes: '60',
+        assigneeId: '',
+      });
+      expect(scheduled.statusCode, scheduled.body).toBe(303);
       const page = await browser.get(`/dashboard/leads/${id}`);
       const items = [...page.body.matchAll(/<li class="feed-(\w+)"[^>]*>([\s\S]*?)<\/li>/g)].map(
-        (m) => `${m[1]}: ${textOf(m[2]!).replace(/\d{1,2} \w{3} \d{4}, \d\d:\d\d UTC/, 'TIME')}`,
+        (m) => `${m[1]}: ${textOf(m[2]!).replace(/\d{1,2} \w{3} \d{4}, \d\d:\d\d CES?T/, 'TIME')}`,
       );
       expect(items).toEqual([
         'change: Scheduled · TIME · by sanne@acme.example',
@@ -347,7 +357,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       expect(res.statusCode).toBe(409);
       expect(res.headers['content-type']).toContain('text/html');
       expect(textOf(res.body)).toMatch(
-        /This job is already Scheduled \(changed by key key full at \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC \); nothing was changed\./,
+        /This job is already Scheduled \(changed by key key full at \d{1,2} \w{3} \d{4}, \d\d:\d\d CES?T \); nothing was changed\./,
       );
       expect(textOf(res.body)).not.toMatch(/status "scheduled"|Allowed from/);
       expect((await api(`/v1/leads/${id}`)).json().statusHistory).toHaveLength(2);

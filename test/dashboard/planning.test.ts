@@ -432,7 +432,9 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
         role: 'member',
         password: '',
       });
-      const url = /value="(http[^"]+\/invite\?token=[^"]+)"/.exec(invited.body)![1]!;
+      // The link is shown once, on the page the post redirects to.
+      const shown = await admin.get(String(invited.headers.location));
+      const url = /value="(http[^"]+\/invite\?token=[^"]+)"/.exec(shown.body)![1]!;
       const { Browser: FreshBrowser } = await import('./helpers.js');
       const browser = new FreshBrowser(ctx.app);
       const path = new URL(url).pathname + new URL(url).search;

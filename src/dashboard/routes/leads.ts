@@ -317,7 +317,6 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       const message = notice(`“${status}” is not a state. Choose one of the buttons.`, 'error');
       return showLead(reply, user, id, message, 422);
     }
-    if (status === 'scheduled') return planVisit(request, reply, id, status);
     const sentFrom = text(request.body, 'from');
     const from = isStatus(sentFrom) ? sentFrom : undefined;
     const reasonText = text(request.body, 'reason');
@@ -326,6 +325,11 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
       const changed = from !== undefined && from !== lead.status;
       return showLead(reply, user, id, staleStateNotice(lead, status, changed), 409);
     };
+    if (status === 'scheduled') {
+      // A Schedule form from a page that showed another state changes nothing, like any stale button.
+      if (from !== undefined && from !== (await getLead(database, user.brandId, id)).status) return stale();
+      return planVisit(request, reply, id, status);
+    }
     if (needsConfirmation(status) && text(request.body, 'confirm') !== 'yes') {
       const lead = await getLead(database, user.brandId, id);
       if ((from !== undefined && from !== lead.status) || !allowedTransitions(lead.status).includes(status)) {

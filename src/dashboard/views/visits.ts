@@ -119,6 +119,7 @@ export function scheduleForm(
   <h3 id="schedule-title">Schedule the visit</h3>
   ${errorSummary(errors, VISIT_LABELS)}
   ${csrfField(user.csrfToken)}
+  <input type="hidden" name="from" value="${lead.status}">
   ${visitFields(values, errors, people, user.timeZone)}
   <button type="submit" name="status" value="scheduled" class="button button-primary">Schedule</button>
 </form>`;
