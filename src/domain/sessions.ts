@@ -16,6 +16,8 @@ export interface SessionUser {
   role: 'owner' | 'member';
   brandId: string;
   brandName: string;
+  /** The brand's default country (ISO 3166-1 alpha-2): phones of that country are shown in national format. */
+  brandCountry: string;
   expiresAt: number;
 }
 
@@ -71,6 +73,7 @@ export async function findSession(
       'u.disabled_at',
       'b.id as brand_id',
       'b.name as brand_name',
+      'b.default_country as brand_country',
     ])
     .where('s.id', '=', id)
     .executeTakeFirst();
@@ -98,6 +101,7 @@ export async function findSession(
     role: row.role === 'owner' ? 'owner' : 'member',
     brandId: row.brand_id,
     brandName: row.brand_name,
+    brandCountry: row.brand_country,
     expiresAt,
   };
 }

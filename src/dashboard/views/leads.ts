@@ -29,6 +29,7 @@ import {
   customerHref,
   errorSummary,
   notice,
+  phoneLink,
   priorityBadge,
   detailRow as row,
   statusBadge,
@@ -39,6 +40,7 @@ import {
   CUSTOMER_FIELD_LABELS,
   fieldWords,
   PRIORITY_LABELS,
+  phoneText,
   STATUS_LABELS,
   TRANSITION_LABELS,
 } from './format.js';
@@ -171,14 +173,14 @@ function place(item: AnyListItem): string {
 }
 
 /** The customer in a list: a link to their page; a business by its company name, with the person below it. */
-function customerCell(customer: AnyListItem['customer']): SafeHtml {
-  const contact = customer.email ?? customer.phone;
+function customerCell(customer: AnyListItem['customer'], brandCountry: string): SafeHtml {
+  const contact = customer.email ?? (customer.phone ? phoneText(customer.phone, brandCountry) : null);
   return html`<div><a class="customer-link" href="${customerHref(customer.id)}">${customerTitle(customer)}</a>${
     customer.companyName ? html`<span class="sub">${customer.name}</span>` : ''
   }${contact ? html`<span class="sub">${contact}</span>` : ''}</div>`;
 }
 
-function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
+function table(items: AnyListItem[], stage: 'lead' | 'work', brandCountry: string): SafeHtml {
   return html`<table class="list">
   <thead><tr>
     <th scope="col">Job</th><th scope="col">Customer</th><th scope="col">Place</th><th scope="col">Priority</th>
@@ -187,7 +189,7 @@ function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
   <tbody>${items.map(
     (item) => html`<tr>
     <td data-label="Job" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a><span class="sub">${sourceText(item)}</span></td>
-    <td data-label="Customer">${customerCell(item.customer)}</td>
+    <td data-label="Customer">${customerCell(item.customer, brandCountry)}</td>
     <td data-label="Place">${place(item)}</td>
     <td data-label="Priority">${priorityBadge(item.priority)}</td>
     <td data-label="State">${statusBadge(item.status)}</td>
@@ -268,7 +270,7 @@ ${work ? '' : leadTabs(filters.status)}
 ${filterForm(path, work, filters)}
 ${errorSummary(view.errors, FILTER_LABELS)}
 ${listBar(view, withQuery(`${path}/export.csv`, filterParams))}
-${result.data.length ? table(result.data, view.stage) : view.errors.length ? '' : emptyState(view)}
+${result.data.length ? table(result.data, view.stage, view.user.brandCountry) : view.errors.length ? '' : emptyState(view)}
 ${
   filters.cursor || result.nextCursor
     ? html`<nav class="pager" aria-label="Pages">
@@ -300,6 +302,11 @@ function shown(value: string | null): HtmlValue {
   return value ?? html`<span class="muted">—</span>`;
 }
 
+/** A submitted or recorded contact value; phones as people write them. */
+function contactValue(field: string, value: string | null, brandCountry: string): HtmlValue {
+  return field === 'phone' && value ? phoneText(value, brandCountry) : shown(value);
+}
+
 /** The contact details the lead was submitted with, where they differ from the customer's record. */
 function submittedSection(user: SessionUser, lead: LeadDetail): SafeHtml | '' {
   const differences = submittedDifferences(lead);
@@ -312,8 +319,8 @@ function submittedSection(user: SessionUser, lead: LeadDetail): SafeHtml | '' {
     <tbody>${differences.map(
       (d) => html`<tr>
       <td data-label="Field" class="cell-title">${CUSTOMER_FIELD_LABELS[d.field] ?? d.field}</td>
-      <td data-label="Submitted">${shown(d.submitted)}</td>
-      <td data-label="Customer record">${shown(d.current)}</td>
+      <td data-label="Submitted">${contactValue(d.field, d.submitted, user.brandCountry)}</td>
+      <td data-label="Customer record">${contactValue(d.field, d.current, user.brandCountry)}</td>
     </tr>`,
     )}</tbody>
   </table>
@@ -389,7 +396,7 @@ ${submittedSection(user, lead)}
       ${row('First name', customer.firstName)}
       ${row('Last name', customer.lastName)}
       ${row('Email', customer.email ? html`<a href="mailto:${customer.email}">${customer.email}</a>` : null)}
-      ${row('Phone', customer.phone ? html`<a href="tel:${customer.phone}">${customer.phone}</a>` : null)}
+      ${row('Phone', customer.phone ? phoneLink(customer.phone, user.brandCountry) : null)}
     </dl>
     <p><a href="${customerHref(customer.id)}">All leads of this customer →</a></p>
   </section>
