@@ -265,7 +265,14 @@ export function leadListPage(view: LeadListView): SafeHtml {
     view.spamCount === undefined ? '' : html` ${spamLink(view.spamCount)}`
   }</p>
 </div>
-${view.stats ? html`<section class="charts" aria-label="Overview">${perDayChart(view.stats.perDay)}${perStatusChart(view.stats.perStatus)}</section>` : ''}
+${
+  view.stats
+    ? html`<details class="overview" data-open-wide>
+  <summary class="overview-toggle">Overview <span class="muted">leads per day and by state</span></summary>
+  <section class="charts" aria-label="Overview">${perDayChart(view.stats.perDay)}${perStatusChart(view.stats.perStatus)}</section>
+</details>`
+    : ''
+}
 ${work ? '' : leadTabs(filters.status)}
 ${filterForm(path, work, filters)}
 ${errorSummary(view.errors, FILTER_LABELS)}
