@@ -289,7 +289,7 @@ describe.skipIf(!haveChromium && !ci)('the dashboard on a phone in Chromium', ()
       );
       if (result.innerWidth !== PHONE.width || result.scrollWidth > result.innerWidth) {
         problems.push(
-          `${url}: ${result.scrollWidth} px wide in ${result.innerWidth} px (${result.wide.join(', ')})`,
+          `${url}: ${result.scrollWidth} px wide, layout viewport ${result.innerWidth} px, want ${PHONE.width} (${result.wide.join(', ')})`,
         );
       }
     }
