@@ -6,13 +6,15 @@ import type { Tx } from '../db/store.js';
 import { queueEmail } from './email-outbox.js';
 import { NotFoundError } from './errors.js';
 import type { Submitted } from './lead-input.js';
+import { formatPhone } from './phone.js';
 
 const RECIPIENTS = statement(
   'select email from users where brand_id = ? and notify_new_leads = 1 and disabled_at is null ' +
     'order by created_at, id',
 );
 const LEAD = statement(
-  'select l.title, l.description, l.priority, l.submitted, b.name as brand_name, f.auto_reply from leads l ' +
+  'select l.title, l.description, l.priority, l.submitted, b.name as brand_name, b.default_country, ' +
+    'f.auto_reply from leads l ' +
     'join brands b on b.id = l.brand_id left join forms f on f.id = l.source_form_id ' +
     'where l.id = ? and l.brand_id = ?',
 );
@@ -23,6 +25,7 @@ interface LeadRow {
   priority: string;
   submitted: string;
   brand_name: string;
+  default_country: string;
   auto_reply: number | null;
 }
 
@@ -46,6 +49,7 @@ export async function queueNewLeadEmails(
   if (recipients.length) {
     const message = renderNewLeadEmail({
       brandName: lead.brand_name,
+      brandCountry: lead.default_country,
       title: lead.title,
       priority: lead.priority,
       submitted,
@@ -60,6 +64,7 @@ export async function queueNewLeadEmails(
   if (lead.auto_reply === 1 && submitted.email) {
     const receipt = renderReceiptEmail({
       brandName: lead.brand_name,
+      brandCountry: lead.default_country,
       title: lead.title,
       description: lead.description,
       submitted,
@@ -72,6 +77,8 @@ export async function queueNewLeadEmails(
 
 export interface NewLeadMail {
   brandName: string;
+  /** The brand's default country: its phones are written nationally, others internationally. Absent: internationally. */
+  brandCountry?: string | undefined;
   title: string;
   priority: string;
   /** The contact and address as submitted with the lead. */
@@ -115,7 +122,7 @@ export function renderNewLeadEmail(mail: NewLeadMail): { subject: string; text: 
   const address = [street, place, s.country].filter(Boolean).join(', ');
   const rows: [string, string][] = [
     ['Customer', customer],
-    ['Phone', s.phone ?? ''],
+    ['Phone', s.phone ? formatPhone(s.phone, mail.brandCountry) : ''],
     ['Email', s.email ?? ''],
     ['Address', address],
     ['Priority', PRIORITY_LABELS[mail.priority] ?? mail.priority],
@@ -162,6 +169,8 @@ ${shown.map(([label, value]) => `<tr><th scope="row" style="${cell};text-align:l
 
 export interface ReceiptMail {
   brandName: string;
+  /** The brand's default country: its phones are written nationally, others internationally. Absent: internationally. */
+  brandCountry?: string | undefined;
   title: string;
   description: string | null;
   /** The contact and address as the customer submitted them: only what they sent is repeated to them. */
@@ -183,7 +192,7 @@ export function renderReceiptEmail(mail: ReceiptMail): { subject: string; text: 
     ['Request', title],
     ['Details', mail.description ?? ''],
     ['Address', address],
-    ['Phone', s.phone ?? ''],
+    ['Phone', s.phone ? formatPhone(s.phone, mail.brandCountry) : ''],
     ['Email', s.email ?? ''],
   ];
   const shown = rows.filter(([, value]) => value !== '');

@@ -41,3 +41,15 @@ export function phoneExample(country: string): { national: string; international
     ? { national: example.formatNational(), international: example.formatInternational() }
     : null;
 }
+
+/**
+ * A stored E.164 phone as people write it: national when the number is of `country` ("06 12345678" for a Dutch
+ * number in a Dutch brand), else international with spaces ("+32 470 12 34 56"). Without `country`: international.
+ * A value libphonenumber cannot read is returned unchanged.
+ */
+export function formatPhone(e164: string, country?: string | null): string {
+  const parsed = parsePhoneNumberFromString(e164);
+  if (!parsed) return e164;
+  if (country && parsed.country === country.toUpperCase()) return parsed.formatNational();
+  return parsed.formatInternational();
+}

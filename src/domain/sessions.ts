@@ -20,6 +20,8 @@ export interface SessionUser {
   brandName: string;
   /** The brand's IANA time zone: the dashboard shows and takes times in it. */
   timeZone: string;
+  /** The brand's default country (ISO 3166-1 alpha-2): phones of that country are shown in national format. */
+  brandCountry: string;
   expiresAt: number;
 }
 
@@ -77,6 +79,7 @@ export async function findSession(
       'b.id as brand_id',
       'b.name as brand_name',
       'b.time_zone',
+      'b.default_country as brand_country',
     ])
     .where('s.id', '=', id)
     .executeTakeFirst();
@@ -106,6 +109,7 @@ export async function findSession(
     brandId: row.brand_id,
     brandName: row.brand_name,
     timeZone: row.time_zone,
+    brandCountry: row.brand_country,
     expiresAt,
   };
 }

@@ -76,7 +76,7 @@ describe.each(dialects())('dashboard spam on %s', (dialect) => {
       'Buy cheap things',
       'Bot Bottom',
       spam.values.email!,
-      '+31611112222',
+      '06 11112222',
     ]) {
       expect(text).toContain(shown);
     }

@@ -72,7 +72,7 @@ describe.each(dialects())('new-lead emails on %s', (dialect) => {
       'New lead for Acme Plumbing',
       'Boiler <script>alert("x")</script> & leak',
       'Jan <b>Jansen</b> (Jansen & Zn)',
-      '+31612345678',
+      '06 12345678',
       'jan@jansen.example',
       'Keizersgracht 123 A, 1015 CJ Amsterdam',
       'Urgent',

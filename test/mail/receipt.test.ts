@@ -79,7 +79,7 @@ describe.each(dialects())('the auto-reply receipt on %s', (dialect) => {
     expect(mail.text).toContain('Dear Sanne <i>de Vries</i>,');
     expect(mail.text).toContain('Drips all night.\nSince Monday & worse now.');
     expect(mail.text).toContain('Keizersgracht 12, 1015 CJ Amsterdam');
-    expect(mail.text).toContain('+31612345678');
+    expect(mail.text).toContain('06 12345678');
     const html = String(mail.html);
     expect(html).toContain('Leaking tap &lt;b&gt;kitchen&lt;/b&gt;');
     expect(html).toContain('Dear Sanne &lt;i&gt;de Vries&lt;/i&gt;,');
@@ -108,6 +108,7 @@ describe.each(dialects())('the auto-reply receipt on %s', (dialect) => {
     expect(second!.parsed.text).toContain('Dear P. Bakker,');
     expect(second!.parsed.text).not.toContain('Piet Bakker');
     expect(second!.parsed.text).not.toContain('+31687654321');
+    expect(second!.parsed.text).not.toContain('06 87654321');
   });
 
   it('sends no receipt for a form without auto-reply, a lead without email, or spam', async () => {

@@ -107,4 +107,15 @@
     }
     if (email.value.trim() || phone.value.trim()) ask();
   }
+
+  // <details data-open-wide> (the menu, the leads overview) are closed on phones and shown in full from 768 px by
+  // the stylesheet. Browsers whose stylesheet cannot show a closed <details>' content get them opened here instead.
+  if (!CSS.supports('selector(::details-content)')) {
+    const wide = window.matchMedia('(min-width: 768px)');
+    const openWide = () => {
+      for (const details of document.querySelectorAll('details[data-open-wide]')) details.open = wide.matches;
+    };
+    openWide();
+    wide.addEventListener('change', openWide);
+  }
 })();

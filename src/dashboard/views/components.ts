@@ -3,7 +3,7 @@ import type { FieldError } from '../../domain/errors.js';
 import type { Status } from '../../domain/states.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { type HtmlValue, html, type SafeHtml } from '../html.js';
-import { formatDateTime, PRIORITY_LABELS, STATUS_LABELS } from './format.js';
+import { formatDateTime, PRIORITY_LABELS, phoneText, STATUS_LABELS } from './format.js';
 
 export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
@@ -80,4 +80,9 @@ export function customerHref(id: string): string {
 export function time(iso: string | null): SafeHtml {
   if (!iso) return html`<span class="muted">—</span>`;
   return html`<time datetime="${iso}" data-local>${formatDateTime(iso)}</time>`;
+}
+
+/** A phone to call: the link keeps E.164 (`tel:+31612345678`), the text is as people write it ("06 12345678"). */
+export function phoneLink(e164: string, brandCountry: string): SafeHtml {
+  return html`<a href="tel:${e164}">${phoneText(e164, brandCountry)}</a>`;
 }

@@ -3,7 +3,7 @@ import type { CustomerDetail } from '../../domain/customers.js';
 import type { CustomerLead } from '../../domain/leads/index.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import { html, type SafeHtml } from '../html.js';
-import { detailRow, priorityBadge, statusBadge, time } from './components.js';
+import { detailRow, phoneLink, priorityBadge, statusBadge, time } from './components.js';
 import { page } from './layout.js';
 
 export interface CustomerView {
@@ -63,7 +63,7 @@ export function customerPage(view: CustomerView): SafeHtml {
     ${detailRow('First name', customer.firstName)}
     ${detailRow('Last name', customer.lastName)}
     ${detailRow('Email', customer.email ? html`<a href="mailto:${customer.email}">${customer.email}</a>` : null)}
-    ${detailRow('Phone', customer.phone ? html`<a href="tel:${customer.phone}">${customer.phone}</a>` : null)}
+    ${detailRow('Phone', customer.phone ? phoneLink(customer.phone, user.brandCountry) : null)}
     ${detailRow('Created', time(customer.createdAt))}
     ${detailRow('Updated', customer.updatedAt !== customer.createdAt ? time(customer.updatedAt) : null)}
     ${detailRow('Leads', String(customer.leadCount))}

@@ -1,4 +1,5 @@
 // Labels and date formats shown to people.
+import { formatPhone } from '../../domain/phone.js';
 import type { Status } from '../../domain/states.js';
 
 export const STATUS_LABELS: Record<Status, string> = {
@@ -95,4 +96,9 @@ function escapeText(text: string): string {
 /** "21 Nov" for a YYYY-MM-DD day. */
 export function formatShortDate(day: string): string {
   return SHORT_DATE.format(new Date(`${day}T00:00:00Z`));
+}
+
+/** A stored E.164 phone as people write it: national in the brand's country ("06 12345678"), else "+32 470 12 34 56". */
+export function phoneText(e164: string, brandCountry: string): string {
+  return formatPhone(e164, brandCountry);
 }

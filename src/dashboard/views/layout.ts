@@ -1,4 +1,6 @@
 // The page shell: head, skip link, header with navigation and sign-out, and the main landmark.
+// The navigation and sign-out sit in a <details> menu: on phones a "Menu" button opens them (no script needed);
+// from 768 px wide the stylesheet shows them in the header row and hides the button.
 import type { SessionUser } from '../../domain/sessions.js';
 import { isAdmin } from '../../domain/users.js';
 import { assetUrls } from '../assets.js';
@@ -63,17 +65,22 @@ ${head(options.title)}
 <header class="site-header">
   <div class="container header-inner">
     <a class="brand" href="/dashboard/leads"><span class="brand-mark" aria-hidden="true">L</span>${user.brandName}</a>
-    <nav aria-label="Main">
-      <ul class="nav">${NAV.filter((item) => !item.adminOnly || isAdmin(user)).map(
-        (item) =>
-          html`<li><a href="${item.href}"${item.section === options.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
-      )}</ul>
-    </nav>
-    <form class="sign-out" method="post" action="/sign-out">
-      ${csrfField(user.csrfToken)}
-      <a class="who" href="/dashboard/settings/account" title="Your account: signed in as ${user.email}"${options.section === 'account' ? html` aria-current="page"` : ''}>${user.email}</a>
-      <button type="submit" class="button button-quiet">Sign out</button>
-    </form>
+    <details class="menu" data-open-wide>
+      <summary class="menu-button"><span class="menu-icon" aria-hidden="true"></span>Menu</summary>
+      <div class="menu-panel">
+        <nav aria-label="Main">
+          <ul class="nav">${NAV.filter((item) => !item.adminOnly || isAdmin(user)).map(
+            (item) =>
+              html`<li><a href="${item.href}"${item.section === options.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+          )}</ul>
+        </nav>
+        <form class="sign-out" method="post" action="/sign-out">
+          ${csrfField(user.csrfToken)}
+          <a class="who" href="/dashboard/settings/account" title="Your account: signed in as ${user.email}"${options.section === 'account' ? html` aria-current="page"` : ''}>${user.email}</a>
+          <button type="submit" class="button button-quiet">Sign out</button>
+        </form>
+      </div>
+    </details>
   </div>
 </header>
 <main id="main" class="container" tabindex="-1">

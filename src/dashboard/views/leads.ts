@@ -30,6 +30,7 @@ import {
   customerHref,
   errorSummary,
   notice,
+  phoneLink,
   priorityBadge,
   detailRow as row,
   statusBadge,
@@ -40,6 +41,7 @@ import {
   CUSTOMER_FIELD_LABELS,
   fieldWords,
   PRIORITY_LABELS,
+  phoneText,
   STATUS_LABELS,
   TRANSITION_LABELS,
 } from './format.js';
@@ -179,14 +181,14 @@ function place(item: AnyListItem): string {
 }
 
 /** The customer in a list: a link to their page; a business by its company name, with the person below it. */
-function customerCell(customer: AnyListItem['customer']): SafeHtml {
-  const contact = customer.email ?? customer.phone;
+function customerCell(customer: AnyListItem['customer'], brandCountry: string): SafeHtml {
+  const contact = customer.email ?? (customer.phone ? phoneText(customer.phone, brandCountry) : null);
   return html`<div><a class="customer-link" href="${customerHref(customer.id)}">${customerTitle(customer)}</a>${
     customer.companyName ? html`<span class="sub">${customer.name}</span>` : ''
   }${contact ? html`<span class="sub">${contact}</span>` : ''}</div>`;
 }
 
-function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
+function table(items: AnyListItem[], stage: 'lead' | 'work', brandCountry: string): SafeHtml {
   return html`<table class="list">
   <thead><tr>
     <th scope="col">Job</th><th scope="col">Customer</th><th scope="col">Place</th><th scope="col">Priority</th>
@@ -195,7 +197,7 @@ function table(items: AnyListItem[], stage: 'lead' | 'work'): SafeHtml {
   <tbody>${items.map(
     (item) => html`<tr>
     <td data-label="Job" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a><span class="sub">${sourceText(item)}</span></td>
-    <td data-label="Customer">${customerCell(item.customer)}</td>
+    <td data-label="Customer">${customerCell(item.customer, brandCountry)}</td>
     <td data-label="Place">${place(item)}</td>
     <td data-label="Priority">${priorityBadge(item.priority)}</td>
     <td data-label="State">${statusBadge(item.status)}</td>
@@ -271,12 +273,19 @@ export function leadListPage(view: LeadListView): SafeHtml {
     view.spamCount === undefined ? '' : html` ${spamLink(view.spamCount)}`
   }</p>
 </div>
-${view.stats ? html`<section class="charts" aria-label="Overview">${perDayChart(view.stats.perDay)}${perStatusChart(view.stats.perStatus)}</section>` : ''}
+${
+  view.stats
+    ? html`<details class="overview" data-open-wide>
+  <summary class="overview-toggle">Overview <span class="muted">leads per day and by state</span></summary>
+  <section class="charts" aria-label="Overview">${perDayChart(view.stats.perDay)}${perStatusChart(view.stats.perStatus)}</section>
+</details>`
+    : ''
+}
 ${work ? '' : leadTabs(filters.status)}
 ${filterForm(path, work, filters)}
 ${errorSummary(view.errors, FILTER_LABELS)}
 ${listBar(view, withQuery(`${path}/export.csv`, filterParams))}
-${result.data.length ? table(result.data, view.stage) : view.errors.length ? '' : emptyState(view)}
+${result.data.length ? table(result.data, view.stage, view.user.brandCountry) : view.errors.length ? '' : emptyState(view)}
 ${
   filters.cursor || result.nextCursor
     ? html`<nav class="pager" aria-label="Pages">
@@ -312,6 +321,11 @@ function shown(value: string | null): HtmlValue {
   return value ?? html`<span class="muted">—</span>`;
 }
 
+/** A submitted or recorded contact value; phones as people write them. */
+function contactValue(field: string, value: string | null, brandCountry: string): HtmlValue {
+  return field === 'phone' && value ? phoneText(value, brandCountry) : shown(value);
+}
+
 /** The contact details the lead was submitted with, where they differ from the customer's record. */
 function submittedSection(user: SessionUser, lead: LeadDetail): SafeHtml | '' {
   const differences = submittedDifferences(lead);
@@ -324,8 +338,8 @@ function submittedSection(user: SessionUser, lead: LeadDetail): SafeHtml | '' {
     <tbody>${differences.map(
       (d) => html`<tr>
       <td data-label="Field" class="cell-title">${CUSTOMER_FIELD_LABELS[d.field] ?? d.field}</td>
-      <td data-label="Submitted">${shown(d.submitted)}</td>
-      <td data-label="Customer record">${shown(d.current)}</td>
+      <td data-label="Submitted">${contactValue(d.field, d.submitted, user.brandCountry)}</td>
+      <td data-label="Customer record">${contactValue(d.field, d.current, user.brandCountry)}</td>
     </tr>`,
     )}</tbody>
   </table>
@@ -410,7 +424,7 @@ ${submittedSection(user, lead)}
       ${row('First name', customer.firstName)}
       ${row('Last name', customer.lastName)}
       ${row('Email', customer.email ? html`<a href="mailto:${customer.email}">${customer.email}</a>` : null)}
-      ${row('Phone', customer.phone ? html`<a href="tel:${customer.phone}">${customer.phone}</a>` : null)}
+      ${row('Phone', customer.phone ? phoneLink(customer.phone, user.brandCountry) : null)}
     </dl>
     <p><a href="${customerHref(customer.id)}">All leads of this customer →</a></p>
   </section>

@@ -3,6 +3,7 @@ import type { SpamLead } from '../../domain/leads/spam.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, time } from './components.js';
+import { phoneText } from './format.js';
 import { page } from './layout.js';
 
 export const SPAM_PATH = '/dashboard/spam';
@@ -23,28 +24,29 @@ function shorten(text: string | null): string {
   return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
 }
 
-function contactCell(lead: SpamLead): SafeHtml {
+function contactCell(lead: SpamLead, brandCountry: string): SafeHtml {
   const s = lead.submitted;
-  const lines = [s.customerName, s.companyName, s.email, s.phone].filter((v): v is string => Boolean(v));
+  const phone = s.phone ? phoneText(s.phone, brandCountry) : null;
+  const lines = [s.customerName, s.companyName, s.email, phone].filter((v): v is string => Boolean(v));
   return html`${lines.map((line, i) => (i === 0 ? html`<div>${line}</div>` : html`<span class="sub">${line}</span>`))}`;
 }
 
-function row(lead: SpamLead, csrfToken: string): SafeHtml {
+function row(lead: SpamLead, user: SessionUser): SafeHtml {
   const label = html`<span class="visually-hidden"> ${lead.title}</span>`;
   return html`<tr id="${lead.id}">
     <td data-label="Received">${time(lead.receivedAt)}</td>
     <td data-label="Request" class="cell-title">${lead.title}${
       lead.description ? html`<span class="sub">${shorten(lead.description)}</span>` : ''
     }</td>
-    <td data-label="Sent by">${contactCell(lead)}</td>
+    <td data-label="Sent by">${contactCell(lead, user.brandCountry)}</td>
     <td data-label="Form">${lead.formName ?? html`<span class="muted">—</span>`}</td>
     <td data-label="Actions"><div class="actions">
       <form method="post" action="${SPAM_PATH}/${lead.id}/release">
-        ${csrfField(csrfToken)}
+        ${csrfField(user.csrfToken)}
         <button type="submit" class="button button-primary">Not spam${label}</button>
       </form>
       <form method="post" action="${SPAM_PATH}/${lead.id}/delete" data-confirm="Delete this spam now? It cannot be brought back.">
-        ${csrfField(csrfToken)}
+        ${csrfField(user.csrfToken)}
         <button type="submit" class="button button-danger-quiet">Delete${label}</button>
       </form>
     </div></td>
@@ -58,7 +60,7 @@ export function spamPage(view: SpamView): SafeHtml {
     <th scope="col">Received</th><th scope="col">Request</th><th scope="col">Sent by</th><th scope="col">Form</th>
     <th scope="col"><span class="visually-hidden">Actions</span></th>
   </tr></thead>
-  <tbody>${view.leads.map((lead) => row(lead, view.user.csrfToken))}</tbody>
+  <tbody>${view.leads.map((lead) => row(lead, view.user))}</tbody>
 </table>`
     : html`<div class="empty"><p>${
         view.first
