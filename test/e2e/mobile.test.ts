@@ -31,7 +31,17 @@ const MEMBER = 'member@acme.example';
 const LONG_WORD = `https://www.example.com/${'very-long-path-without-any-spaces-'.repeat(4)}end`;
 
 /** The main navigation's links an admin sees, in order. */
-const MAIN_LINKS = ['Leads', 'Work items', 'Planning', 'My visits', 'API keys', 'Webhooks', 'Forms', 'Users', 'Brand'];
+const MAIN_LINKS = [
+  'Leads',
+  'Work items',
+  'Planning',
+  'My visits',
+  'API keys',
+  'Webhooks',
+  'Forms',
+  'Users',
+  'Brand',
+];
 
 /**
  * Every GET route under /dashboard that is no page (CSV, JSON): the rest are all visited. A new page without
