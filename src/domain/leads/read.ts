@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { decodeCursor, type Page, type Position, type SortOrder, toPage } from '../paging.js';
 import { ALL_STATUSES, LEAD_STATUSES, type Stage, type Status, WORK_ITEM_STATUSES } from '../states.js';
 import { iso } from '../time.js';
+import { appendSearch, planFor } from './search.js';
 import {
   type AnyListItem,
   DETAIL_PROJECTION,
@@ -25,7 +26,7 @@ export interface LeadListQuery {
   updatedAfter?: number;
   /** Comma-separated states, each one the list serves. */
   status?: string;
-  /** Free-text search (dashboard): title, customer name, email, phone, postal code, city. */
+  /** Free-text search (`q`; see search.ts): title, description, customer, company, email, phone, address. */
   search?: string;
   priority?: string;
   /** Only leads from these sources (see LEAD_SOURCES). */
@@ -63,10 +64,6 @@ export function parseStatusFilter(value: string | undefined, stage: ListStage): 
   return [...new Set(list)] as Status[];
 }
 
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 // The keyset columns are selected under their own names as well, for the cursor.
 const selectList = (columns: string) =>
   `select ${columns}, l.received_at as "k_time" ${LEAD_FROM} where l.brand_id = `;
@@ -100,27 +97,8 @@ async function matching(
   if (query.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(query.receivedAfter);
   if (query.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(query.receivedBefore);
   if (query.updatedAfter !== undefined) q.sql(' and l.updated_at > ').value(query.updatedAfter);
-  if (query.search) {
-    const term = `%${escapeLike(query.search.trim().toLowerCase())}%`;
-    const phoneDigits = query.search.replace(/[^0-9]/g, '');
-    const postal = `%${escapeLike(query.search.replace(/\s+/g, '').toUpperCase())}%`;
-    q.sql(' and (lower(l.title) like ')
-      .value(term)
-      .sql(" escape '\\'")
-      .sql(' or lower(c.name) like ')
-      .value(term)
-      .sql(" escape '\\'")
-      .sql(' or c.email_normalized like ')
-      .value(term)
-      .sql(" escape '\\'")
-      .sql(' or lower(a.city) like ')
-      .value(term)
-      .sql(" escape '\\'")
-      .sql(" or upper(replace(a.postal_code, ' ', '')) like ")
-      .value(postal)
-      .sql(" escape '\\'");
-    if (phoneDigits.length >= 3) q.sql(' or c.phone like ').value(`%${phoneDigits}%`);
-    q.sql(')');
+  if (query.search !== undefined && query.search.trim() !== '') {
+    appendSearch(q, store.dialect, await planFor(store, brandId, query.search)); // the text index: see search.ts
   }
   return q;
 }
@@ -195,9 +173,8 @@ export async function countLeads(
   query: Omit<LeadListQuery, 'limit' | 'cursor'>,
   position?: Position,
 ): Promise<LeadCount> {
-  // Every lead has its customer and address (foreign keys, never deleted), so only a search, which looks into
-  // them, needs the joins; without them a count reads the leads alone.
-  const from = query.search ? LEAD_FROM : 'from leads l';
+  // The filters, the search included (its index is keyed by lead), are all on the leads: a count reads them alone.
+  const from = 'from leads l';
   const select = position
     ? `select count(*) as "total", count(case when (l.received_at, l.id) ${query.order === 'asc' ? '<=' : '>='} (?, ?) then 1 end) as "before" ${from} where l.brand_id = `
     : `select count(*) as "total", 0 as "before" ${from} where l.brand_id = `;
