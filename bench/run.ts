@@ -17,7 +17,14 @@ import { encodeCursor } from '../src/domain/paging.js';
 import { type Measurement, measure, type RequestSpec } from './load.js';
 import { cli, freePort, pinning, pinSelfToLoadCore, ROOT, Server, type Storage } from './processes.js';
 import { formatProfile, summarizeProfile } from './profile.js';
-import { databaseConfig, seededLeadId, seededReceivedAt, seedLeads } from './seed.js';
+import {
+  databaseConfig,
+  NEEDLE_LEADS,
+  SEARCH_QUERIES,
+  seededLeadId,
+  seededReceivedAt,
+  seedLeads,
+} from './seed.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -28,6 +35,7 @@ const { values: flags } = parseArgs({
     scenarios: { type: 'string' },
     growth: { type: 'string' },
     'growth-connections': { type: 'string' },
+    'growth-queries': { type: 'string' },
     'service-node-flags': { type: 'string' },
     profile: { type: 'string' },
     out: { type: 'string' },
@@ -41,10 +49,11 @@ const HELP = `Usage: npm run bench -- [options]        (each option also reads f
   --duration 20                measured seconds per run (BENCH_DURATION)
   --warmup 5                   warm-up seconds before each run (BENCH_WARMUP)
   --connections 1,32,128       connection counts (BENCH_CONNECTIONS)
-  --scenarios a,b              subset of: ${'create-distinct, create-linking, list-100, get-one, mixed, form-post'}
+  --scenarios a,b              none, or a subset of: ${'create-distinct, create-linking, list-100, get-one, mixed, form-post'}
                                (form-post is reported against create-distinct: run both)
   --growth 10000,1000000       brand sizes for the growth runs, or "off" (BENCH_GROWTH)
   --growth-connections 32      connections for the growth runs (BENCH_GROWTH_CONNECTIONS)
+  --growth-queries search      only the growth queries whose names start so, comma-separated (BENCH_GROWTH_QUERIES)
   --service-node-flags "..."   extra node flags for the service, e.g. "--max-semi-space-size=4"
                                (BENCH_SERVICE_NODE_FLAGS)
   --profile SCENARIO           run the service under node --cpu-prof for one scenario at 32 connections
@@ -71,9 +80,16 @@ const settings = {
     flags.scenarios,
     'BENCH_SCENARIOS',
     'create-distinct,create-linking,list-100,get-one,mixed,form-post',
-  ).split(','),
+  )
+    .split(',')
+    .filter((s) => s && s !== 'none'),
   growth: setting(flags.growth, 'BENCH_GROWTH', '10000,1000000'),
   growthConnections: Number(setting(flags['growth-connections'], 'BENCH_GROWTH_CONNECTIONS', '32')),
+  /** Only the growth queries whose names start with one of these (e.g. "search"); all when unset. */
+  growthQueries: setting(flags['growth-queries'], 'BENCH_GROWTH_QUERIES', '')
+    ?.split(',')
+    .map((q) => q.trim())
+    .filter(Boolean),
   /** Extra `node` flags for the service in the scenario runs (e.g. V8 heap settings); recorded in the results. */
   serviceNodeFlags: (setting(flags['service-node-flags'], 'BENCH_SERVICE_NODE_FLAGS', '') ?? '')
     .split(' ')
@@ -362,6 +378,7 @@ async function captureSamples(url: string, key: string): Promise<{ file: string;
 }
 
 async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
+  if (!settings.scenarios.length) return []; // --scenarios none: the growth runs only
   const storage = newStorage(dialect);
   const rows: Row[] = [];
   try {
@@ -457,13 +474,37 @@ async function runGrowth(dialect: 'sqlite' | 'postgres', sizes: number[]): Promi
           'deep cursor (middle)': `/v1/leads?limit=100&cursor=${cursor}`,
           'receivedAfter (middle, asc)': `/v1/leads?limit=100&order=asc&receivedAfter=${after}`,
         };
-        for (const [query, url] of Object.entries(queries)) {
+        // Search (q): each query finds the needle customer's NEEDLE_LEADS leads at every size, in a brand of
+        // `size` leads whose documents share the needle's common trigrams (every phone starts +316, …).
+        const searches = Object.entries(SEARCH_QUERIES).map(
+          ([what, q]) => [`search: ${what}`, `/v1/leads?limit=25&q=${encodeURIComponent(q)}`] as const,
+        );
+        for (const [query, url] of searches) queries[query] = url;
+        // The mix: the four in turn, one request after another.
+        let turn = 0;
+        const mix: Pick<RequestSpec, 'setupRequest'> = {
+          setupRequest: (request) => ({ ...request, path: searches[turn++ % searches.length]![1] }),
+        };
+        queries['search (mix)'] = searches[0]![1];
+        const selected = Object.entries(queries).filter(
+          ([query]) =>
+            !settings.growthQueries?.length || settings.growthQueries.some((g) => query.startsWith(g)),
+        );
+        for (const [query, url] of selected) {
           const check = await fetch(service.url + url, { headers: { 'x-api-key': key } });
           const page = (await check.json()) as { data: unknown[] };
-          if (check.status !== 200 || page.data.length !== 100) throw new Error(`${query}: ${check.status}`);
+          const expected = query.startsWith('search') ? NEEDLE_LEADS : 100;
+          if (check.status !== 200 || page.data.length !== expected) {
+            throw new Error(`${query}: ${check.status}, ${page.data?.length} items`);
+          }
           const m = await measure(
             service.url,
-            { method: 'GET', path: url, headers: { 'x-api-key': key } },
+            {
+              method: 'GET',
+              path: url,
+              headers: { 'x-api-key': key },
+              ...(query === 'search (mix)' ? mix : {}),
+            },
             {
               connections: settings.growthConnections,
               warmupSeconds: settings.warmupSeconds,

@@ -14,6 +14,7 @@ import { recordEvent } from './events.js';
 import { newRandomId } from './ids.js';
 import { NullableString, Timestamp } from './json-schema.js';
 import { type LeadInput, normalizePhone } from './lead-input.js';
+import { planFor, searchedLeadIds } from './leads/search.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
 import { iso } from './time.js';
 
@@ -396,6 +397,8 @@ export interface CustomerListQuery {
   updatedAfter?: number;
   email?: string;
   phone?: string;
+  /** `q`: customers with a lead (not spam) the search finds (see leads/search.ts). */
+  search?: string;
 }
 
 /** The brand's customers, newest first by (createdAt, id), keyset-paged; filters by email and phone. */
@@ -433,6 +436,13 @@ export async function listCustomers(
   if (query.updatedAfter !== undefined) q = q.where('updated_at', '>', query.updatedAfter);
   if (query.email !== undefined) q = q.where('email_normalized', '=', query.email.trim().toLowerCase());
   if (phone !== undefined) q = q.where('phone', '=', phone);
+  if (query.search !== undefined && query.search.trim() !== '') {
+    // The leads' text index: every document holds its customer's name, company, email and phone.
+    const ids = searchedLeadIds(store.dialect, await planFor(store, brandId, query.search));
+    q = q.where(
+      sql<boolean>`customers.id in (select l.customer_id from leads l where l.brand_id = ${brandId} and l.spam = 0 and l.id in (${ids}))`,
+    );
+  }
   const rows = await q.execute();
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toCustomer);
 }

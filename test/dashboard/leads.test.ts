@@ -86,7 +86,7 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
     expect(res.body).toContain('aria-current="page">Work items</a>');
   });
 
-  it('searches title, customer name, email, phone, postal code and city', async () => {
+  it('searches title, customer name, company, email, phone, street, postal code and city', async () => {
     const search = async (q: string, path = '/dashboard/leads') =>
       titles((await browser.get(`${path}?q=${encodeURIComponent(q)}`)).body);
     expect(await search('roof')).toEqual(['Roof leak']);
@@ -98,6 +98,18 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
     expect(await search('utrecht')).toEqual(['Roof leak']);
     expect(await search('anna')).toEqual(['Boiler service']);
     expect(await search('mulder', '/dashboard/work-items')).toEqual(['Gutter cleaning']);
+    // The text index: accents and case either way, company, street, phones and postal codes as people type them.
+    expect(await search('bákker bv')).toEqual(['Bathroom tiles']);
+    expect(await search('06 5555 1234')).toEqual(['Roof leak']);
+    expect(await search('0655551234')).toEqual(['Roof leak']);
+    expect(await search('3511 ab')).toEqual(['Roof leak']);
+    expect(await search('Visser Utrecht')).toEqual(['Roof leak']);
+    expect(await search('Keizersgracht')).toEqual([
+      'Garden tap quote',
+      'Bathroom tiles',
+      'Roof leak',
+      'Boiler service',
+    ]);
     expect(await search('100%')).toEqual([]);
     // LIKE wildcards in the search are taken literally: '_oof' would otherwise match "Roof".
     expect(await search('_oof')).toEqual([]);

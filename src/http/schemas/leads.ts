@@ -58,6 +58,16 @@ export {
   WorkItemListItemSchema,
 } from '../../domain/leads/index.js';
 
+/** `q` on the lists (leads, work items, customers): see domain/leads/search.ts. */
+export const SearchParam = (what: string) =>
+  Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: `Search, accent- and case-insensitively: ${what} whose title, description, customer name, company, email, phone (written in any format, national numbers read in the brand's country), street, postal code (with or without its space) or city contain it; several words must each be found. Combines with the other filters and pages like them. A substring search by trigram: fewer than 3 characters (spaces aside) find nothing.`,
+      examples: ['Émile Dupont', '06 1234 5678', '1015CJ'],
+    }),
+  );
+
 // biome-ignore lint/complexity/noBannedTypes: no extra parameters by default
 function listQuery<E extends TProperties = {}>(statuses: readonly string[], extra: E = {} as E) {
   return Type.Object(
@@ -82,6 +92,7 @@ function listQuery<E extends TProperties = {}>(statuses: readonly string[], extr
           'x-error': `must be one or more of ${LEAD_SOURCES.join(', ')} (comma-separated)`,
         }),
       ),
+      q: SearchParam('only the items'),
       customerId: Type.Optional(
         Type.String({
           maxLength: 100,

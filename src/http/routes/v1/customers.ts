@@ -12,6 +12,7 @@ import {
 import { principalOf } from '../../plugins/auth.js';
 import { scopedRoute } from '../../route.js';
 import { IdParams, ListQuery, listEnvelope, TimestampParam } from '../../schemas/common.js';
+import { SearchParam } from '../../schemas/leads.js';
 import { pagingFrom, timestampsFrom } from './list-query.js';
 
 const CustomerListQuerySchema = Type.Object(
@@ -29,6 +30,7 @@ const CustomerListQuerySchema = Type.Object(
         examples: ['+31612345678'],
       }),
     ),
+    q: SearchParam('only the customers with a lead or work item (not spam)'),
   },
   { additionalProperties: false },
 );
@@ -57,6 +59,7 @@ export default async function customerRoutes(instance: FastifyInstance, { deps }
         ...timestampsFrom(query, ['updatedAfter'] as const),
         email: query.email,
         phone: query.phone,
+        search: query.q,
       });
     },
   );

@@ -48,6 +48,7 @@ export function listQueryFrom(query: Static<typeof LeadListQuerySchema>): LeadLi
       .map((s) => s.trim())
       .filter(Boolean),
     customerId: query.customerId,
+    search: query.q,
   };
 }
 
