@@ -1,17 +1,9 @@
 // The html`` tagged template: every interpolated value is escaped unless it is itself html`` output (or was
 // explicitly passed through trusted()). Views build pages only with it, so user data cannot become markup.
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
+import { escapeHtml } from '../domain/escape-html.js';
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
+export { escapeHtml };
 
 /** Markup that is already safe to emit. Only html`` and trusted() make one. */
 export class SafeHtml {

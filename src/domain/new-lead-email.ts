@@ -5,6 +5,7 @@ import { statement } from '../db/sql.js';
 import type { Tx } from '../db/store.js';
 import { queueEmail } from './email-outbox.js';
 import { NotFoundError } from './errors.js';
+import { escapeHtml } from './escape-html.js';
 import type { Submitted } from './lead-input.js';
 import { formatPhone } from './phone.js';
 
@@ -99,18 +100,6 @@ const PRIORITY_LABELS: Record<string, string> = {
 /** One line of header text: no line breaks or runs of spaces (a title may hold them). */
 function oneLine(value: string): string {
   return value.replace(/\s+/g, ' ').trim();
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 /** Subject, plain text and HTML of the mail. Every value from the lead is escaped in the HTML part. */

@@ -5,6 +5,7 @@
 import type { Store } from '../db/store.js';
 import { queueEmail } from './email-outbox.js';
 import { DomainError, NotFoundError, ValidationError } from './errors.js';
+import { escapeHtml } from './escape-html.js';
 import { findPasswordOwner, newPasswordErrors, type PasswordOwner, storeNewPassword } from './passwords.js';
 import { hashSecret, isSecretShaped, newSecret } from './secrets.js';
 import { PAIR_MEMORY_MS } from './sign-in.js';
@@ -137,15 +138,6 @@ export async function resetPassword(
   });
   return owner;
 }
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 export interface PasswordResetMail {
   brandName: string;
