@@ -3,6 +3,7 @@ import type { FieldError } from '../../domain/errors.js';
 import type { SessionUser } from '../../domain/sessions.js';
 import { isAdmin, MIN_PASSWORD_LENGTH } from '../../domain/users.js';
 import { html, type SafeHtml } from '../html.js';
+import { newPasswordFields } from './auth.js';
 import { csrfField, errorFor, errorSummary, field } from './components.js';
 import { page } from './layout.js';
 
@@ -44,23 +45,7 @@ ${view.message ?? ''}
       required: true,
       autocomplete: 'current-password',
     })}
-    ${field({
-      name: 'password',
-      label: 'New password',
-      type: 'password',
-      hint: `At least ${MIN_PASSWORD_LENGTH} characters. A few uncommon words work well; common passwords are refused.`,
-      error: errorFor(errors, 'password'),
-      required: true,
-      autocomplete: 'new-password',
-    })}
-    ${field({
-      name: 'passwordConfirmation',
-      label: 'New password again',
-      type: 'password',
-      error: errorFor(errors, 'passwordConfirmation'),
-      required: true,
-      autocomplete: 'new-password',
-    })}
+    ${newPasswordFields(errors, 'New password')}
     <button type="submit" class="button button-primary">Change password</button>
   </form>
 </section>`,

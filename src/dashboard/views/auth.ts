@@ -5,11 +5,14 @@ import { html, type SafeHtml } from '../html.js';
 import { csrfField, errorFor, errorSummary, field, notice } from './components.js';
 import { plainPage } from './layout.js';
 
-/** A new password and its confirmation, as set at first-run setup and when accepting an invite. */
-function newPasswordFields(errors: FieldError[]): SafeHtml {
+/**
+ * A new password and its confirmation, as set at first-run setup, when accepting an invite, changing one's password
+ * ("New password") and resetting it.
+ */
+export function newPasswordFields(errors: FieldError[], label = 'Password'): SafeHtml {
   return html`${field({
     name: 'password',
-    label: 'Password',
+    label,
     type: 'password',
     hint: `At least ${MIN_PASSWORD_LENGTH} characters. A few uncommon words work well; common passwords are refused.`,
     error: errorFor(errors, 'password'),
@@ -18,7 +21,7 @@ function newPasswordFields(errors: FieldError[]): SafeHtml {
   })}
   ${field({
     name: 'passwordConfirmation',
-    label: 'Password again',
+    label: `${label} again`,
     type: 'password',
     error: errorFor(errors, 'passwordConfirmation'),
     required: true,

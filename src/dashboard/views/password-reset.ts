@@ -4,6 +4,7 @@ import type { FieldError } from '../../domain/errors.js';
 import { RESET_LIFETIME_MS } from '../../domain/password-resets.js';
 import { MIN_PASSWORD_LENGTH } from '../../domain/users.js';
 import { html, type SafeHtml } from '../html.js';
+import { newPasswordFields } from './auth.js';
 import { csrfField, errorFor, errorSummary, field, notice } from './components.js';
 import { plainPage } from './layout.js';
 
@@ -80,23 +81,7 @@ ${errorSummary(errors, RESET_LABELS)}
   ${csrfField(view.csrfToken)}
   <input type="hidden" name="token" value="${view.token}">
   <input type="hidden" name="email" value="${view.email}" autocomplete="username">
-  ${field({
-    name: 'password',
-    label: 'New password',
-    type: 'password',
-    hint: `At least ${MIN_PASSWORD_LENGTH} characters. A few uncommon words work well; common passwords are refused.`,
-    error: errorFor(errors, 'password'),
-    required: true,
-    autocomplete: 'new-password',
-  })}
-  ${field({
-    name: 'passwordConfirmation',
-    label: 'New password again',
-    type: 'password',
-    error: errorFor(errors, 'passwordConfirmation'),
-    required: true,
-    autocomplete: 'new-password',
-  })}
+  ${newPasswordFields(errors, 'New password')}
   <button type="submit" class="button button-primary button-wide">Set new password</button>
 </form>`,
   );
