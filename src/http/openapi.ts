@@ -58,6 +58,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
               .map(([scope, text]) => `\`${scope}\`: ${text}`)
               .join(' ')}`,
           },
+          BearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The same API key (lik_…) as `Authorization: Bearer <key>`; either header works.',
+          },
         },
       },
     },

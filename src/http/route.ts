@@ -39,7 +39,8 @@ export function scopedRoute<S extends FastifySchema>({ scope, errors = [], schem
     config: { scope },
     schema: {
       ...schema,
-      security: [{ ApiKeyAuth: [scope] }],
+      // Either header: X-API-Key or Authorization: Bearer.
+      security: [{ ApiKeyAuth: [scope] }, { BearerAuth: [scope] }] as { [scheme: string]: Scope[] }[],
       response: { ...errorResponses([...SCOPED_ROUTE_ERRORS, ...errors]), ...declared },
     },
   };

@@ -535,7 +535,10 @@ describe.each(dialects())('website forms on %s', (dialect) => {
     expect(post.security).toEqual([]);
     expect(post.tags).toEqual(['Forms']);
     expect(doc.paths['/f/{formId}'].get.security).toEqual([]);
-    expect(doc.paths['/v1/forms'].post.security).toEqual([{ ApiKeyAuth: ['full'] }]);
+    expect(doc.paths['/v1/forms'].post.security).toEqual([
+      { ApiKeyAuth: ['full'] },
+      { BearerAuth: ['full'] },
+    ]);
   });
 
   describe('the hosted page GET /f/{formId}', () => {

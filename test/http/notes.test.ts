@@ -135,7 +135,7 @@ describe.each(dialects())('lead notes API on %s', (dialect) => {
     const notes = doc.paths['/v1/leads/{id}/notes'];
     expect(notes.get.operationId).toBe('listLeadNotes');
     expect(notes.post.operationId).toBe('addLeadNote');
-    expect(notes.post.security).toEqual([{ ApiKeyAuth: ['full'] }]);
+    expect(notes.post.security).toEqual([{ ApiKeyAuth: ['full'] }, { BearerAuth: ['full'] }]);
     expect(Object.keys(notes.post.responses)).toEqual(expect.arrayContaining(['201', '404', '422']));
     expect(doc.paths['/v1/leads/{id}/notes/{noteId}'].get.operationId).toBe('getLeadNote');
   });

@@ -303,7 +303,7 @@ describe.each(dialects())('operational endpoints on %s', (dialect) => {
       it('is documented with its operationId and scope', () => {
         expect(operation(), `${route.method} ${route.path} is missing`).toBeDefined();
         expect(operation().operationId).toBe(route.operationId);
-        expect(operation().security).toEqual([{ ApiKeyAuth: [route.scope] }]);
+        expect(operation().security).toEqual([{ ApiKeyAuth: [route.scope] }, { BearerAuth: [route.scope] }]);
       });
 
       it('documents its parameters', () => {

@@ -249,7 +249,7 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
     for (const [path, method, operationId] of expected) {
       const operation = doc.paths[path]?.[method];
       expect(operation?.operationId, `${method} ${path}`).toBe(operationId);
-      expect(operation.security).toEqual([{ ApiKeyAuth: ['full'] }]);
+      expect(operation.security).toEqual([{ ApiKeyAuth: ['full'] }, { BearerAuth: ['full'] }]);
       expect(operation.tags.length).toBe(1);
     }
     const createLead = doc.paths['/v1/leads'].post;
