@@ -13,7 +13,31 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-export default function setup() {
+/**
+ * The search migration's extensions live in public on the test server, never in a test's own schema: tests drop
+ * their schemas, and an extension inside one would go with it, breaking every other schema's search functions
+ * while other test files run. Creates them there, or moves them there when an earlier run left them elsewhere.
+ */
+async function searchExtensionsInPublic(url: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const name of ['pg_trgm', 'unaccent']) {
+      const { rows } = await client.query<{ nspname: string }>(
+        'select n.nspname from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = $1',
+        [name],
+      );
+      if (!rows[0]) await client.query(`create extension if not exists ${name} with schema public`);
+      else if (rows[0].nspname !== 'public') await client.query(`alter extension ${name} set schema public`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export default async function setup() {
+  if (process.env.TEST_DATABASE_URL) await searchExtensionsInPublic(process.env.TEST_DATABASE_URL);
   const root = path.resolve(import.meta.dirname, '..');
   const marker = path.join(root, 'dist', '.tsbuildinfo');
   const built = fs.existsSync(marker) ? fs.statSync(marker).mtimeMs : 0;

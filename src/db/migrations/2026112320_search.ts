@@ -89,8 +89,10 @@ async function upSqlite(db: Kysely<unknown>): Promise<void> {
 
 async function upPostgres(db: Kysely<unknown>): Promise<void> {
   const exec = (text: string) => sql.raw(text).execute(db);
-  await exec('create extension if not exists pg_trgm');
-  await exec('create extension if not exists unaccent');
+  // In public, not in the first schema of the search_path: an extension created inside the service's own schema
+  // would go when that schema is dropped, taking other schemas' search functions with it.
+  await exec('create extension if not exists pg_trgm with schema public');
+  await exec('create extension if not exists unaccent with schema public');
   const { rows } = await sql<{ extname: string; nspname: string }>`select e.extname, n.nspname
     from pg_extension e join pg_namespace n on n.oid = e.extnamespace
     where e.extname in ('pg_trgm', 'unaccent')`.execute(db);
