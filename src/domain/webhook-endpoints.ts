@@ -65,8 +65,13 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
   };
 }
 
-function newSecret(): string {
-  return SECRET_PREFIX + randomBytes(32).toString('base64url');
+/**
+ * `whsec_` + standard base64 (with padding) of 32 random bytes: the form Standard Webhooks libraries decode. Secrets
+ * issued before (`whsec_` + base64url) keep working for Lead-Intake-Signature; they get no webhook-signature until
+ * rotated (see standardSigningKey in src/webhooks/signature.ts).
+ */
+export function newSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
 const COLUMNS = [

@@ -12,7 +12,15 @@ import {
 } from '../domain/webhook-deliveries.js';
 import { LeasedQueueWorker, Shutdown, type WorkerLog } from '../queue/leased-worker.js';
 import { sendWebhook } from './sender.js';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.js';
+import {
+  EVENT_ID_HEADER,
+  SIGNATURE_HEADER,
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
+  signatureHeader,
+  standardSignatureHeader,
+} from './signature.js';
 import type { Resolver } from './url-guard.js';
 
 export type { WorkerLog };
@@ -58,12 +66,19 @@ export class DeliveryWorker extends LeasedQueueWorker<DeliveryJob> {
       return;
     }
     const body = eventJson(job.event);
+    // One timestamp for both families: Lead-Intake-Signature's t and webhook-timestamp.
+    const timestamp = Math.floor(Date.now() / 1000);
+    const standard = standardSignatureHeader(job.secrets, job.eventId, timestamp, body);
     const result = await sendWebhook({
       url: job.url,
       body,
       headers: {
         [EVENT_ID_HEADER]: job.eventId,
-        [SIGNATURE_HEADER]: signatureHeader(job.secrets, body),
+        [SIGNATURE_HEADER]: signatureHeader(job.secrets, body, timestamp),
+        [STANDARD_ID_HEADER]: job.eventId,
+        [STANDARD_TIMESTAMP_HEADER]: String(timestamp),
+        // Left out only when no secret has a Standard Webhooks key (an earlier base64url secret, not yet rotated).
+        ...(standard ? { [STANDARD_SIGNATURE_HEADER]: standard } : {}),
       },
       timeoutMs: config.timeoutMs,
       policy: { allowHttp: config.allowHttp, allowPrivate: config.allowPrivate },

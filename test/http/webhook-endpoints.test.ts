@@ -60,7 +60,7 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
       disabledAt: null,
       disabledReason: null,
     });
-    expect(body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     const read = (await call('GET', `/v1/webhook-endpoints/${body.id}`)).json();

@@ -55,7 +55,7 @@ function secretPanel(shown: ShownSecret): SafeHtml {
     : html`Signing secret for ${shown.endpoint.url}`;
   return html`<section class="card card-highlight" aria-labelledby="secret-title">
   <h2 id="secret-title" class="url-text">${title}</h2>
-  <p class="warning-text"><strong>Copy it now. You will not see it again.</strong> Your receiver needs it to check the <code>Lead-Intake-Signature</code> header.</p>
+  <p class="warning-text"><strong>Copy it now. You will not see it again.</strong> Your receiver needs it to check the <code>Lead-Intake-Signature</code> or <code>webhook-signature</code> header.</p>
   <div class="copy-row">
     <label class="visually-hidden" for="new-secret">Signing secret</label>
     <input id="new-secret" class="mono" type="text" value="${shown.secret}" readonly autofocus spellcheck="false">

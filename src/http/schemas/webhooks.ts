@@ -42,7 +42,7 @@ export const WebhookEndpointWithSecretSchema = Type.Object(
     ...WebhookEndpointSchema.properties,
     secret: Type.String({
       description:
-        'whsec_… signing secret. Shown only here (and on rotation): store it to verify Lead-Intake-Signature.',
+        'whsec_… signing secret (whsec_ + base64 of 32 bytes). Shown only here (and on rotation): store it to verify Lead-Intake-Signature or the Standard Webhooks webhook-signature.',
     }),
   },
   { additionalProperties: false, title: 'WebhookEndpointCreated' },
