@@ -220,3 +220,37 @@ export async function awayFromWindowEdge(needMs = 5000): Promise<void> {
   const left = WINDOW_MS - (Date.now() % WINDOW_MS);
   if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }
+
+/**
+ * Migrates a test database up to and including the named migration, as the service would (on PostgreSQL under the
+ * lock every migration takes, in the test's own schema): the state a migration test starts from.
+ */
+export async function migrateUpTo(
+  database: import('../src/db/database.js').Database,
+  dialect: TestDialect,
+  schema: string,
+  name: string,
+): Promise<void> {
+  const { Migrator, sql } = await import('kysely');
+  const { MIGRATION_LOCK_KEY } = await import('../src/db/database.js');
+  const { migrations } = await import('../src/db/migrations/index.js');
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: () => migrations(dialect) },
+    ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
+  });
+  const run = async () => {
+    const { error } = await migrator.migrateTo(name);
+    if (error) throw error;
+  };
+  if (dialect === 'sqlite') return run();
+  await database.db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    try {
+      await sql`create schema if not exists ${sql.id(schema)}`.execute(connection);
+      await run();
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    }
+  });
+}

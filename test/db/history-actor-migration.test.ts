@@ -1,11 +1,10 @@
 // The history-actor migration on a database with history written before actors were recorded: entries get their
 // key or user (type, id, name) back where that still exists, a form lead's first entry its form; others stay null.
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, MIGRATION_LOCK_KEY, migrate, openDatabase } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
+import { type Database, migrate, openDatabase } from '../../src/db/database.js';
 import { getLead } from '../../src/domain/leads/index.js';
-import { dialects, dropSchemaNamed, testDatabaseConfig, testSchemaName } from '../helpers.js';
+import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
 
 const BEFORE = '2026112305_key_creator';
 
@@ -17,28 +16,7 @@ describe.each(dialects())('the history-actor migration on %s', (dialect) => {
     await database?.close();
   });
 
-  /** Migrates up to the migration before this one, holding the lock every migration takes on PostgreSQL. */
-  async function migrateToBefore(db: Database) {
-    const migrator = new Migrator({
-      db: db.db,
-      provider: { getMigrations: () => migrations(dialect) },
-      ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
-    });
-    const run = async () => {
-      const { error } = await migrator.migrateTo(BEFORE);
-      if (error) throw error;
-    };
-    if (dialect === 'sqlite') return run();
-    await db.db.connection().execute(async (connection) => {
-      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
-      try {
-        await sql`create schema if not exists ${sql.id(schema)}`.execute(connection);
-        await run();
-      } finally {
-        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
-      }
-    });
-  }
+  const migrateToBefore = (db: Database) => migrateUpTo(db, dialect, schema, BEFORE);
 
   it('names the key, user or form of old history entries where known, and leaves the rest null', async () => {
     database = openDatabase(testDatabaseConfig(dialect, schema));

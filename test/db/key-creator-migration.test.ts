@@ -1,10 +1,9 @@
 // The key-creator migration on a database that already has keys: dashboard keys get their creator's user id back
 // from the email recorded while that user exists; command-line keys, older keys and removed creators get none.
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, MIGRATION_LOCK_KEY, migrate, openDatabase } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
-import { dialects, dropSchemaNamed, testDatabaseConfig, testSchemaName } from '../helpers.js';
+import { type Database, migrate, openDatabase } from '../../src/db/database.js';
+import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
 
 const BEFORE = '2026112303_forms';
 
@@ -16,28 +15,7 @@ describe.each(dialects())('the key-creator migration on %s', (dialect) => {
     await database?.close();
   });
 
-  /** Migrates up to the migration before this one, holding the lock every migration takes on PostgreSQL. */
-  async function migrateToBefore(db: Database) {
-    const migrator = new Migrator({
-      db: db.db,
-      provider: { getMigrations: () => migrations(dialect) },
-      ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
-    });
-    const run = async () => {
-      const { error } = await migrator.migrateTo(BEFORE);
-      if (error) throw error;
-    };
-    if (dialect === 'sqlite') return run();
-    await db.db.connection().execute(async (connection) => {
-      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
-      try {
-        await sql`create schema if not exists ${sql.id(schema)}`.execute(connection);
-        await run();
-      } finally {
-        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
-      }
-    });
-  }
+  const migrateToBefore = (db: Database) => migrateUpTo(db, dialect, schema, BEFORE);
 
   it('adds created_by_user_id and fills it for dashboard keys whose creator still exists', async () => {
     database = openDatabase(testDatabaseConfig(dialect, schema));

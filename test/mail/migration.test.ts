@@ -1,9 +1,8 @@
 // The email migration on a database that already has users: owners get "Email me new leads" on, members off.
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, MIGRATION_LOCK_KEY, migrate, openDatabase } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
-import { dialects, dropSchemaNamed, testDatabaseConfig, testSchemaName } from '../helpers.js';
+import { type Database, migrate, openDatabase } from '../../src/db/database.js';
+import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
 
 const BEFORE = '2026112301_lossless_intake';
 
@@ -15,28 +14,7 @@ describe.each(dialects())('the email migration on %s', (dialect) => {
     await database?.close();
   });
 
-  /** Migrates up to the migration before email, holding the lock every migration takes on PostgreSQL. */
-  async function migrateToBefore(db: Database) {
-    const migrator = new Migrator({
-      db: db.db,
-      provider: { getMigrations: () => migrations(dialect) },
-      ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
-    });
-    const run = async () => {
-      const { error } = await migrator.migrateTo(BEFORE);
-      if (error) throw error;
-    };
-    if (dialect === 'sqlite') return run();
-    await db.db.connection().execute(async (connection) => {
-      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
-      try {
-        await sql`create schema if not exists ${sql.id(schema)}`.execute(connection);
-        await run();
-      } finally {
-        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
-      }
-    });
-  }
+  const migrateToBefore = (db: Database) => migrateUpTo(db, dialect, schema, BEFORE);
 
   it('adds the outbox and turns new-lead mails on for the owners there are, off for members', async () => {
     database = openDatabase(testDatabaseConfig(dialect, schema));

@@ -1,7 +1,7 @@
 // Settings > Your account: who you are signed in as, and changing your own password.
 import type { FieldError } from '../../domain/errors.js';
 import type { SessionUser } from '../../domain/sessions.js';
-import { isAdmin, MIN_PASSWORD_LENGTH } from '../../domain/users.js';
+import { isAdmin } from '../../domain/users.js';
 import { html, type SafeHtml } from '../html.js';
 import { newPasswordFields } from './auth.js';
 import { csrfField, errorFor, errorSummary, field } from './components.js';

@@ -2,7 +2,6 @@
 // when email is off.
 import type { FieldError } from '../../domain/errors.js';
 import { RESET_LIFETIME_MS } from '../../domain/password-resets.js';
-import { MIN_PASSWORD_LENGTH } from '../../domain/users.js';
 import { html, type SafeHtml } from '../html.js';
 import { newPasswordFields } from './auth.js';
 import { csrfField, errorFor, errorSummary, field, notice } from './components.js';
