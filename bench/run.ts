@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +37,7 @@ const { values: flags } = parseArgs({
     growth: { type: 'string' },
     'growth-connections': { type: 'string' },
     'growth-queries': { type: 'string' },
+    conventions: { type: 'string' },
     'service-node-flags': { type: 'string' },
     profile: { type: 'string' },
     out: { type: 'string' },
@@ -54,6 +56,8 @@ const HELP = `Usage: npm run bench -- [options]        (each option also reads f
   --growth 10000,1000000       brand sizes for the growth runs, or "off" (BENCH_GROWTH)
   --growth-connections 32      connections for the growth runs (BENCH_GROWTH_CONNECTIONS)
   --growth-queries search      only the growth queries whose names start so, comma-separated (BENCH_GROWTH_QUERIES)
+  --conventions on             compressed sizes, and what compression, ETags and 304s cost, against the same
+                               service without them, or "off" (BENCH_CONVENTIONS)
   --service-node-flags "..."   extra node flags for the service, e.g. "--max-semi-space-size=4"
                                (BENCH_SERVICE_NODE_FLAGS)
   --profile SCENARIO           run the service under node --cpu-prof for one scenario at 32 connections
@@ -84,6 +88,7 @@ const settings = {
     .split(',')
     .filter((s) => s && s !== 'none'),
   growth: setting(flags.growth, 'BENCH_GROWTH', '10000,1000000'),
+  conventions: setting(flags.conventions, 'BENCH_CONVENTIONS', 'on') !== 'off',
   growthConnections: Number(setting(flags['growth-connections'], 'BENCH_GROWTH_CONNECTIONS', '32')),
   /** Only the growth queries whose names start with one of these (e.g. "search"); all when unset. */
   growthQueries: setting(flags['growth-queries'], 'BENCH_GROWTH_QUERIES', '')
@@ -538,6 +543,199 @@ async function runGrowth(dialect: 'sqlite' | 'postgres', sizes: number[]): Promi
   return rows;
 }
 
+// ---- compression and ETags --------------------------------------------------------------------------------
+
+/** The bytes a response takes on the wire (node:http: fetch would decompress), with its Content-Encoding. */
+function wireSize(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ bytes: number; encoding: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        res.on('end', () =>
+          resolve({ bytes, encoding: String(res.headers['content-encoding'] ?? 'identity') }),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+interface ConventionsRow {
+  request: string;
+  variant: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  peakRssMiB: number;
+  non2xx: number;
+  /** This variant's req/s ÷ the baseline's (compression and ETags off), same request, same run. */
+  rpsRatio: number;
+  p99Ratio: number;
+}
+
+interface ConventionsReport {
+  connections: number;
+  sizes: { response: string; identity: number; gzip: number; br: number }[];
+  rows: ConventionsRow[];
+}
+
+/**
+ * The contract's HTTP conventions, measured: what each response weighs plain, gzipped and in br, and what
+ * hashing bodies for ETags, compressing them, and answering revalidations with 304 cost in throughput, each
+ * against the same service with compression and ETags switched off (COMPRESSION=off ETAGS=off), in one run.
+ */
+async function runConventions(dialect: 'sqlite' | 'postgres'): Promise<ConventionsReport> {
+  const storage = newStorage(dialect);
+  const connections = 32;
+  try {
+    const { key } = brandWithKey(storage);
+    const auth = { 'x-api-key': key };
+    let ids: string[] = [];
+    const sizes: ConventionsReport['sizes'] = [];
+    const requests: Record<string, string> = {
+      'list of 100 leads': '/v1/leads?limit=100',
+      'one lead': '',
+      'page of 100 events': '/v1/events?limit=100',
+    };
+    const etags: Record<string, string> = {};
+    {
+      const service = await Server.service(storage, await freePort());
+      try {
+        const samples = await captureSamples(service.url, key);
+        fs.rmSync(samples.file, { force: true });
+        ids = samples.ids;
+        requests['one lead'] = `/v1/leads/${ids[0]}`;
+        const weighed: Record<string, [string, Record<string, string>]> = {
+          ...Object.fromEntries(Object.entries(requests).map(([name, url]) => [name, [url, auth]])),
+          'OpenAPI document': ['/v1/openapi.json', {}],
+          'docs page script (swagger-ui-bundle.js)': ['/docs/static/swagger-ui-bundle.js', {}],
+        };
+        for (const [response, [url, headers]] of Object.entries(weighed)) {
+          const size = async (encoding: string) => {
+            const got = await wireSize(service.url + url, { ...headers, 'accept-encoding': encoding });
+            if (got.encoding !== encoding && got.bytes >= 1024) {
+              throw new Error(`${response}: asked for ${encoding}, got ${got.encoding}`);
+            }
+            return got.bytes;
+          };
+          sizes.push({
+            response,
+            identity: await size('identity'),
+            gzip: await size('gzip'),
+            br: await size('br'),
+          });
+        }
+        for (const [name, url] of Object.entries(requests)) {
+          const res = await fetch(service.url + url, { headers: auth });
+          await res.arrayBuffer();
+          etags[name] = res.headers.get('etag') ?? '';
+          if (!etags[name]) throw new Error(`${name}: no ETag`);
+        }
+      } finally {
+        await service.stop();
+      }
+    }
+    console.log(`\n${dialect}: compressed sizes (bytes on the wire)`);
+    for (const s of sizes)
+      console.log(
+        `  ${s.response.padEnd(40)} ${String(s.identity).padStart(9)} plain ${String(s.gzip).padStart(8)} gzip (${((s.gzip / s.identity) * 100).toFixed(1)}%) ${String(s.br).padStart(8)} br (${((s.br / s.identity) * 100).toFixed(1)}%)`,
+      );
+
+    // Variants by the service's settings, then by what the client sends.
+    const variants: {
+      name: string;
+      env: Record<string, string>;
+      headers: (name: string) => Record<string, string>;
+      expectStatus?: number;
+    }[] = [
+      { name: 'baseline: both off', env: { COMPRESSION: 'off', ETAGS: 'off' }, headers: () => ({}) },
+      { name: 'ETags, not compressed', env: { COMPRESSION: 'off' }, headers: () => ({}) },
+      { name: 'ETags + gzip', env: {}, headers: () => ({ 'accept-encoding': 'gzip' }) },
+      { name: 'ETags + br', env: {}, headers: () => ({ 'accept-encoding': 'gzip, deflate, br' }) },
+      {
+        name: 'revalidated: 304',
+        env: {},
+        headers: (name) => ({ 'if-none-match': etags[name]!, 'accept-encoding': 'gzip, deflate, br' }),
+        expectStatus: 304,
+      },
+    ];
+    // All three services run at once and the variants take turns in short rounds, so load that drifts during
+    // the run (a shared machine) hits every variant alike; each figure is the median over the rounds.
+    const rounds = 5;
+    console.log(
+      `\n${dialect}: compression and ETags at ${connections} connections (median of ${rounds} rounds of ${Math.max(1, settings.seconds / rounds)} s)`,
+    );
+    const servers = new Map<string, Server>();
+    const samples = new Map<string, Measurement[]>();
+    try {
+      for (const variant of variants) {
+        const envKey = JSON.stringify(variant.env);
+        if (!servers.has(envKey))
+          servers.set(envKey, await Server.service(storage, await freePort(), [], variant.env));
+      }
+      for (let round = 0; round < rounds; round++) {
+        for (const variant of variants) {
+          const server = servers.get(JSON.stringify(variant.env))!;
+          for (const [name, url] of Object.entries(requests)) {
+            const m = await measure(
+              server.url,
+              {
+                method: 'GET',
+                path: url,
+                headers: { ...auth, ...variant.headers(name) },
+                ...(variant.expectStatus ? { expectStatus: variant.expectStatus } : {}),
+              },
+              {
+                connections,
+                warmupSeconds: round === 0 ? settings.warmupSeconds : 0,
+                seconds: Math.max(1, settings.seconds / rounds),
+                pid: server.pid,
+              },
+            );
+            const key = `${variant.name}|${name}`;
+            samples.set(key, [...(samples.get(key) ?? []), m]);
+          }
+        }
+      }
+    } finally {
+      for (const server of servers.values()) await server.stop();
+    }
+    const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+    const rows: ConventionsRow[] = [];
+    for (const variant of variants) {
+      for (const name of Object.keys(requests)) {
+        const of = samples.get(`${variant.name}|${name}`)!;
+        const base = samples.get(`${variants[0]!.name}|${name}`)!;
+        const rps = median(of.map((m) => m.rps));
+        const p99 = median(of.map((m) => m.p99));
+        const row: ConventionsRow = {
+          request: name,
+          variant: variant.name,
+          rps,
+          p50: median(of.map((m) => m.p50)),
+          p99,
+          peakRssMiB: Math.max(...of.map((m) => m.peakRssMiB)),
+          non2xx: of.reduce((sum, m) => sum + m.non2xx, 0),
+          rpsRatio: Math.round((rps / median(base.map((m) => m.rps))) * 1000) / 1000,
+          p99Ratio: Math.round((p99 / median(base.map((m) => m.p99))) * 100) / 100,
+        };
+        rows.push(row);
+        console.log(
+          `  ${name.padEnd(20)} ${variant.name.padEnd(22)} ${String(rps).padStart(7)} req/s  p99 ${p99.toFixed(2).padStart(7)} ms  RSS ${row.peakRssMiB.toFixed(0).padStart(4)} MiB  ${row.non2xx ? `${row.non2xx} unexpected  ` : ''}x${row.rpsRatio.toFixed(2)} req/s, x${row.p99Ratio.toFixed(2)} p99`,
+        );
+      }
+    }
+    return { connections, sizes, rows };
+  } finally {
+    await dropStorage(storage);
+  }
+}
+
 async function runProfile(dialect: 'sqlite' | 'postgres', scenario: string): Promise<void> {
   const storage = newStorage(dialect);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-intake-prof-'));
@@ -640,6 +838,7 @@ async function main(): Promise<void> {
     console.log(`\n${dialect}: ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per run`);
     printHeader();
     const rows = await runScenarios(dialect);
+    const conventions = settings.conventions ? await runConventions(dialect) : undefined;
     const out = path.join(settings.outDir, `${today()}-${dialect}.json`);
     const report = (growth: GrowthRow[]) => ({
       command,
@@ -661,6 +860,7 @@ async function main(): Promise<void> {
         serviceNodeFlags: settings.serviceNodeFlags,
       },
       scenarios: rows,
+      conventions,
       growth,
       growthRatios: growthRatios(growth),
     });

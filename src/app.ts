@@ -14,6 +14,7 @@ import { setNotFoundHandler, trackRoutes } from './http/not-found.js';
 import { registerOpenApi, serveOpenApiDocument } from './http/openapi.js';
 import authPlugin from './http/plugins/auth.js';
 import errorsPlugin from './http/plugins/errors.js';
+import httpConventions from './http/plugins/http-conventions.js';
 import metricsPlugin from './http/plugins/metrics.js';
 import overloadPlugin from './http/plugins/overload.js';
 import rateLimitPlugin, { FailedKeyLimit } from './http/plugins/rate-limit.js';
@@ -154,6 +155,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   const knownRoutes = trackRoutes(app);
 
   await app.register(errorsPlugin);
+  await app.register(httpConventions, { compression: config.compression, etags: config.etags });
   await app.register(metricsPlugin, { defaultMetrics: options.defaultMetrics ?? true });
   await app.register(overloadPlugin, {
     maxInFlight: config.maxInFlight,

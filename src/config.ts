@@ -46,6 +46,10 @@ export interface Config {
   mail: MailConfig | null;
   /** Bytes of list and read responses kept for reuse while the data is unchanged (SQLite only; 0 turns it off). */
   responseCacheBytes: number;
+  /** Compress responses over 1 KB with br or gzip (COMPRESSION, default on; off when a proxy in front does it). */
+  compression: boolean;
+  /** ETags and 304s on API reads (ETAGS, default on; off saves hashing each body when no client revalidates). */
+  etags: boolean;
   /** Load shedding: 503 once this many requests are being served at once (0 turns the limit off). */
   maxInFlight: number;
   /** Load shedding: 503 while the event loop lags more than this, on average (0 turns it off). */
@@ -114,11 +118,12 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function bool(env: Env, name: string): boolean {
+function bool(env: Env, name: string, fallback = false): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '1' || raw === 'true' || raw === 'yes') return true;
-  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
-  throw new ConfigError(`${name} must be 1/true/yes or 0/false/no, got "${env[name]}"`);
+  if (raw === '') return fallback;
+  if (raw === '1' || raw === 'true' || raw === 'yes' || raw === 'on') return true;
+  if (raw === '0' || raw === 'false' || raw === 'no' || raw === 'off') return false;
+  throw new ConfigError(`${name} must be 1/true/yes/on or 0/false/no/off, got "${env[name]}"`);
 }
 
 // proxy-addr's names for common ranges (loopback: 127.0.0.1/8 and ::1; linklocal; uniquelocal: the private ranges).
@@ -323,6 +328,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     mail: mailConfig(env),
     responseCacheBytes: integer(env, 'RESPONSE_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
+    compression: bool(env, 'COMPRESSION', true),
+    etags: bool(env, 'ETAGS', true),
     maxInFlight: integer(env, 'MAX_IN_FLIGHT', 1000, 0, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
     captcha: captchaConfig(env),

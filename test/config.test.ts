@@ -15,6 +15,21 @@ describe('RESPONSE_CACHE_MB', () => {
   });
 });
 
+describe('COMPRESSION and ETAGS', () => {
+  it('are on unless switched off', () => {
+    expect(loadConfig({})).toMatchObject({ compression: true, etags: true });
+    expect(loadConfig({ COMPRESSION: 'off', ETAGS: '0' })).toMatchObject({
+      compression: false,
+      etags: false,
+    });
+    expect(loadConfig({ COMPRESSION: 'on', ETAGS: 'yes' })).toMatchObject({ compression: true, etags: true });
+  });
+
+  it('refuses anything else, naming the setting', () => {
+    expect(() => loadConfig({ COMPRESSION: 'gzip' })).toThrow(/COMPRESSION must be/);
+  });
+});
+
 describe('PUBLIC_URL', () => {
   it('is explicit when set, without its trailing slash', () => {
     const config = loadConfig({ PUBLIC_URL: 'https://leads.example.com/' });

@@ -1,5 +1,6 @@
 // Overload: with more load than it can serve, the service sheds it with 503 problem+json and Retry-After,
 // health stays answerable, and it serves normally again once the load is gone.
+import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   dropStorage,
@@ -19,6 +20,23 @@ interface Flood {
   health: Outcome[];
 }
 
+/**
+ * A client that asks for a compressed page and hangs up after `ms`, mid-request or mid-response. Plain
+ * node:http, not fetch: Node 20's fetch (undici) never settles a request aborted while it decompresses a body
+ * (measured: 39 of 300 such fetches still pending after 5 s), which would hang this test, not the server.
+ */
+function hangUp(url: string, key: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { headers: { 'x-api-key': key, 'accept-encoding': 'br, gzip' } }, (res) => {
+      res.resume();
+      res.once('end', resolve);
+    });
+    req.once('error', () => resolve());
+    req.once('close', () => resolve());
+    setTimeout(() => req.destroy(), ms);
+  });
+}
+
 /** `connections` clients listing 100 leads back to back for `ms`, some giving up early; health probed meanwhile. */
 async function flood(url: string, key: string, connections: number, ms: number): Promise<Flood> {
   const until = Date.now() + ms;
@@ -27,12 +45,8 @@ async function flood(url: string, key: string, connections: number, ms: number):
   const client = async (n: number) => {
     while (Date.now() < until) {
       // Every eighth client hangs up after a few milliseconds, so abandoned requests are part of the load.
-      const timeoutMs = n % 8 === 0 ? 5 : 20_000;
-      const outcome = await request(`${url}/v1/leads?limit=100`, {
-        headers: { 'x-api-key': key },
-        timeoutMs,
-      });
-      if (timeoutMs > 5) outcomes.push(outcome);
+      if (n % 8 === 0) await hangUp(`${url}/v1/leads?limit=100`, key, 5);
+      else outcomes.push(await request(`${url}/v1/leads?limit=100`, { headers: { 'x-api-key': key } }));
     }
   };
   const prober = async () => {
