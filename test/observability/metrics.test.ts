@@ -17,7 +17,7 @@ import {
 } from '../helpers.js';
 import { type SmtpReceiver, startSmtp, testMail } from '../mail/smtp.js';
 import { ok, type Receiver, startReceiver } from '../receiver.js';
-import { captureLogs, counter, scrape, valueOf } from './support.js';
+import { captureLogs, counter, sampleValue, scrape } from './support.js';
 
 const SITE = 'https://www.acme.example';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -91,7 +91,7 @@ describe.each(dialects())('metrics on %s', (dialect) => {
     expect((await api('GET', '/no/such/path?email=someone@example.com')).statusCode).toBe(404);
     const text = await scrape(app);
     const count = (route: string, status: string) =>
-      valueOf(text, 'lead_intake_http_request_duration_seconds_count', {
+      sampleValue(text, 'lead_intake_http_request_duration_seconds_count', {
         method: 'GET',
         route,
         status_code: status,
@@ -100,7 +100,7 @@ describe.each(dialects())('metrics on %s', (dialect) => {
     expect(count('/v1/leads/:id', '404')).toBeGreaterThanOrEqual(1);
     expect(count('unmatched', '404')).toBeGreaterThanOrEqual(1);
     expect(
-      valueOf(text, 'lead_intake_http_request_duration_seconds_bucket', {
+      sampleValue(text, 'lead_intake_http_request_duration_seconds_bucket', {
         method: 'GET',
         route: '/v1/leads/:id',
         status_code: '200',
@@ -416,6 +416,6 @@ describe('the shutting-down guard', () => {
     await app.close();
     expect(status).toBe(503);
     const text = await app.metrics.metrics();
-    expect(valueOf(text, 'lead_intake_shed_requests_total', { reason: 'shutting_down' })).toBe(1);
+    expect(sampleValue(text, 'lead_intake_shed_requests_total', { reason: 'shutting_down' })).toBe(1);
   });
 });

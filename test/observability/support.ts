@@ -35,7 +35,11 @@ export async function scrape(app: App): Promise<string> {
  * The value of the one sample named `name` whose labels include `labels`; undefined when there is none. More than
  * one match is an error (the test must name the series exactly).
  */
-export function valueOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const found = parseSamples(text).filter(
     (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
   );
@@ -43,9 +47,9 @@ export function valueOf(text: string, name: string, labels: Record<string, strin
   return found[0]?.value;
 }
 
-/** valueOf, scraped now, absent counted as 0 (a counter series not yet created). */
+/** sampleValue, scraped now, absent counted as 0 (a counter series not yet created). */
 export async function counter(app: App, name: string, labels: Record<string, string> = {}): Promise<number> {
-  return valueOf(await scrape(app), name, labels) ?? 0;
+  return sampleValue(await scrape(app), name, labels) ?? 0;
 }
 
 /** A pino destination that keeps every JSON line (buildApp's `logger: { stream }`), and the raw text. */
