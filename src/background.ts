@@ -29,6 +29,7 @@ export default fp(
           store: deps.database,
           config: deps.config.webhooks,
           log: app.log,
+          metrics: app.meter,
         })
       : null;
     app.decorate('deliveryWorker', deliveryWorker);
@@ -43,7 +44,9 @@ export default fp(
 
     const mail = deps.config.mail;
     const mailWorker =
-      runMail && mail ? new MailWorker({ store: deps.database, config: mail, log: app.log }) : null;
+      runMail && mail
+        ? new MailWorker({ store: deps.database, config: mail, log: app.log, metrics: app.meter })
+        : null;
     app.decorate('mailWorker', mailWorker);
     if (mailWorker) {
       // Woken by the commit that queued mail (queueEmail signals it), else it polls.

@@ -7,7 +7,10 @@ import type { ResponseCache } from './http/response-cache.js';
 /** What route plugins need from the app, passed explicitly instead of through decorators. */
 export interface RouteDeps {
   config: Readonly<Config>;
-  /** Reads and writes; domain functions take it (or a write's tx) as their Store. */
+  /**
+   * Reads and writes; domain functions take it (or a write's tx) as their Store. The metrics plugin replaces it
+   * with the same database carrying this app's counters (withWriteMetrics), before any route plugin reads it.
+   */
   database: Database;
   keys: ApiKeyResolver;
   /** Reuses list and single-read responses while the data is unchanged. */

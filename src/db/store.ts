@@ -36,11 +36,22 @@ export interface MailSettings {
   publicUrl: string;
 }
 
+/**
+ * What committed writes report for an app's metrics (src/http/plugins/metrics.ts counts them). Domain code calls
+ * it from tx.onCommit, so only committed work is counted.
+ */
+export interface WriteMetrics {
+  leadCreated(source: string, spam: boolean): void;
+  leadStatusChanged(from: string, to: string): void;
+}
+
 /** What domain functions receive: reads outside a transaction, or a write's transaction. */
 export interface Store extends Runner {
   readonly dialect: Dialect;
   /** Email settings; null when email is off, so nothing is queued. */
   readonly mail: MailSettings | null;
+  /** The app's metrics, on a handle from withWriteMetrics and its transactions; absent elsewhere. */
+  readonly metrics?: WriteMetrics;
   /** Kysely on this handle's connection (outside a write: the pool; in a write: its transaction). */
   readonly db: DB;
   /** True on a write's transaction. */
@@ -226,6 +237,67 @@ export class Transaction implements Tx {
       }
     }
   }
+}
+
+/** A write's transaction as seen through withWriteMetrics: the same transaction, carrying the app's metrics. */
+class MeteredTx implements Tx {
+  readonly inTransaction = true as const;
+
+  constructor(
+    private readonly tx: Tx,
+    readonly metrics: WriteMetrics,
+  ) {}
+
+  get dialect() {
+    return this.tx.dialect;
+  }
+  get mail() {
+    return this.tx.mail;
+  }
+  get db() {
+    return this.tx.db;
+  }
+  all<R>(s: Parameters<Runner['all']>[0], params: readonly unknown[]): Promise<R[]> {
+    return this.tx.all<R>(s, params);
+  }
+  run(s: Parameters<Runner['run']>[0], params: readonly unknown[]): Promise<number> {
+    return this.tx.run(s, params);
+  }
+  write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+  listen(topic: Topic, fn: () => void): () => void {
+    return this.tx.listen(topic, fn);
+  }
+  onCommit(fn: () => void): void {
+    this.tx.onCommit(fn);
+  }
+  signalAfterCommit(topic: Topic): void {
+    this.tx.signalAfterCommit(topic);
+  }
+}
+
+/**
+ * The same database, whose writes' transactions carry `metrics` (tx.metrics). Each app wraps the database it
+ * uses, so apps sharing one database (tests, embedding) each count only the writes made through their own handle.
+ */
+export function withWriteMetrics(database: Database, metrics: WriteMetrics): Database {
+  return {
+    get db() {
+      return database.db;
+    },
+    dialect: database.dialect,
+    mail: database.mail,
+    inTransaction: false,
+    metrics,
+    all: (s, params) => database.all(s, params),
+    run: (s, params) => database.run(s, params),
+    write: (work) => database.write((tx) => work(new MeteredTx(tx, metrics))),
+    listen: (topic, fn) => database.listen(topic, fn),
+    version: () => database.version(),
+    ping: (timeoutMs) => database.ping(timeoutMs),
+    close: () => database.close(),
+  };
 }
 
 const NESTED =

@@ -15,10 +15,27 @@ import { type MailSender, smtpSender } from './sender.js';
 
 export type MailWorkerLog = WorkerLog;
 
+/** What became of one send of a mail (the stored status in brackets). */
+export type EmailOutcome =
+  /** Accepted by the SMTP server (sent). */
+  | 'sent'
+  /** Failed, tried again later (stays pending). */
+  | 'retrying'
+  /** Failed at the end of the retry window (failed). */
+  | 'gave_up'
+  /** Refused for good by the server (a 5xx to the envelope or the data): not retried (failed). */
+  | 'refused';
+
+/** Where the worker counts outcomes (the app's metrics). */
+export interface MailMetrics {
+  email(outcome: EmailOutcome): void;
+}
+
 export interface MailWorkerOptions {
   store: Store;
   config: MailConfig;
   log: MailWorkerLog;
+  metrics?: MailMetrics;
   /** Mails sent at once by this instance. */
   concurrency?: number;
 }
@@ -73,18 +90,27 @@ export class MailWorker extends LeasedQueueWorker<EmailJob> {
       { ok: result.ok, error: result.error, permanent: result.permanent, at: Date.now() },
       config,
     );
+    // Lost its lease meanwhile: another worker has the row, and what it does is counted there.
+    if (status === 'lease_lost') return;
+    const outcome: EmailOutcome =
+      status === 'sent'
+        ? 'sent'
+        : status === 'pending'
+          ? 'retrying'
+          : result.permanent
+            ? 'refused'
+            : 'gave_up';
+    this.options.metrics?.email(outcome);
     if (result.ok) return;
-    // The reason, never the message: it holds customer data.
+    // The id, the attempt and the reason, never the message or the recipient: they hold customer data.
     const context = { emailId: job.id, attempt: job.attempt + 1, reason: result.error };
-    if (status === 'failed') {
-      log.warn(
-        context,
-        result.permanent
-          ? 'mail worker: the mail server refused a mail for good; it is not retried'
-          : 'mail worker: a mail failed for the whole retry window; it is given up',
-      );
-    } else if (status === 'pending') {
-      log.warn(context, 'mail worker: sending a mail failed; it is retried');
-    }
+    log.warn(
+      context,
+      outcome === 'refused'
+        ? 'mail worker: the mail server refused a mail for good; it is not retried'
+        : outcome === 'gave_up'
+          ? 'mail worker: a mail failed for the whole retry window; it is given up'
+          : 'mail worker: sending a mail failed; it is retried',
+    );
   }
 }

@@ -25,10 +25,27 @@ import type { Resolver } from './url-guard.js';
 
 export type { WorkerLog };
 
+/** What became of one delivery attempt (the stored status in brackets). */
+export type DeliveryOutcome =
+  /** 2xx (succeeded). */
+  | 'delivered'
+  /** Failed, tried again later (stays pending). */
+  | 'retrying'
+  /** Failed at the end of the retry window (failed). */
+  | 'gave_up'
+  /** Not sent: its endpoint was disabled meanwhile (failed). */
+  | 'abandoned';
+
+/** Where the worker counts outcomes (the app's metrics). */
+export interface DeliveryMetrics {
+  webhookDelivery(outcome: DeliveryOutcome): void;
+}
+
 export interface WorkerOptions {
   store: Store;
   config: WebhookConfig;
   log: WorkerLog;
+  metrics?: DeliveryMetrics;
   /** Deliveries sent at once by this instance. */
   concurrency?: number;
   resolve?: Resolver;
@@ -63,6 +80,11 @@ export class DeliveryWorker extends LeasedQueueWorker<DeliveryJob> {
     const { store, config } = this.options;
     if (!job.enabled) {
       await abandonDelivery(store, this.owner, job.id, 'endpoint disabled', Date.now());
+      this.options.metrics?.webhookDelivery('abandoned');
+      this.options.log.info(
+        { endpointId: job.endpointId, deliveryId: job.id, eventId: job.eventId },
+        'webhook worker: the endpoint was disabled; the delivery is not sent',
+      );
       return;
     }
     const body = eventJson(job.event);
@@ -89,6 +111,27 @@ export class DeliveryWorker extends LeasedQueueWorker<DeliveryJob> {
       await releaseLease(store, this.owner, job.id);
       return;
     }
-    await recordAttempt(store, this.owner, job, { ...result, at: Date.now() }, config);
+    const status = await recordAttempt(store, this.owner, job, { ...result, at: Date.now() }, config);
+    // Lost its lease meanwhile: another worker has the row, and what it does is counted there.
+    if (status === 'lease_lost') return;
+    const outcome: DeliveryOutcome =
+      status === 'succeeded' ? 'delivered' : status === 'failed' ? 'gave_up' : 'retrying';
+    this.options.metrics?.webhookDelivery(outcome);
+    if (result.ok) return;
+    // Ids, the attempt and why (the receiver's status or the network error), never the URL, the body or secrets.
+    const context = {
+      endpointId: job.endpointId,
+      deliveryId: job.id,
+      eventId: job.eventId,
+      attempt: job.attempt + 1,
+      responseStatus: result.responseStatus,
+      reason: result.error,
+    };
+    this.options.log.warn(
+      context,
+      outcome === 'gave_up'
+        ? 'webhook worker: a delivery failed for the whole retry window; it is given up'
+        : 'webhook worker: a delivery failed; it is retried',
+    );
   }
 }

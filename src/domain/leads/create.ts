@@ -129,6 +129,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       ...INPUT_COLUMNS.map((c) => input[c.input]),
     ]);
     await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
+    tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
     if (!spam) {
       await recordEvent(
         tx,

@@ -135,6 +135,7 @@ export function changeLeadStatus(
     // Read before commit: the row lock held since the update means this is exactly the state this change made.
     const lead = await getLead(tx, brandId, id);
     await recordEvent(tx, brandId, 'lead.status_changed', { lead, from, to }, now);
+    tx.onCommit(() => tx.metrics?.leadStatusChanged(from, to));
     return { from, to, at: now, lead };
   });
 }

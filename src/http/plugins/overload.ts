@@ -61,6 +61,7 @@ export default fp(
 
     app.addHook('onRequest', async (request, reply) => {
       if (closing) {
+        app.meter.shed('shutting_down');
         // The connection goes too, so a keep-alive client reconnects to an instance that is staying up.
         reply.header('Connection', 'close').header('Retry-After', RETRY_AFTER_SECONDS);
         return sendProblem(
@@ -74,6 +75,7 @@ export default fp(
       const tooMany = options.maxInFlight > 0 && state.inFlight >= options.maxInFlight;
       const tooSlow = options.maxEventLoopDelayMs > 0 && state.eventLoopDelayMs > options.maxEventLoopDelayMs;
       if (tooMany || tooSlow) {
+        app.meter.shed(tooMany ? 'in_flight' : 'event_loop_lag');
         reply.header('Retry-After', RETRY_AFTER_SECONDS);
         return sendProblem(
           request,
@@ -89,5 +91,5 @@ export default fp(
       });
     });
   },
-  { name: 'overload' },
+  { name: 'overload', dependencies: ['metrics'] },
 );

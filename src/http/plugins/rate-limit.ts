@@ -6,8 +6,12 @@ import fp from 'fastify-plugin';
 import type { Config } from '../../config.js';
 import { type RateLimiter, type RateLimitState, WINDOW_MS } from '../../rate-limit/limiter.js';
 import { sendProblem } from '../problem.js';
+import type { RateLimitKind } from './metrics.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Which limit refused a request, for the rate_limited_requests_total metric (set where the 429 is decided). */
+const refusedBy = new WeakMap<FastifyRequest, RateLimitKind>();
 
 function setHeaders(reply: FastifyReply, state: RateLimitState) {
   reply.header('RateLimit-Limit', String(state.limit));
@@ -57,6 +61,7 @@ export class FailedKeyLimit {
     const state = await this.limiter.peek(this.bucket(request), this.limit);
     if (state.remaining > 0) return false;
     setHeaders(reply, state);
+    refusedBy.set(request, 'failed_auth');
     refuse(
       request,
       reply,
@@ -101,12 +106,27 @@ export default fp(
       const { state, reading } = await countKey(request);
       setHeaders(reply, state);
       if (state.allowed) return payload;
+      refusedBy.set(request, reading ? 'key_read' : 'key_write');
       return refuse(
         request,
         reply,
         state,
         `This API key has used its ${state.limit} ${reading ? 'reads' : 'writes'} for this minute.`,
       );
+    });
+
+    // Every 429 is counted, by the limit that refused it: this plugin's (marked above), a website form's or one of
+    // the dashboard's throttles (those routes answer their own 429s).
+    app.addHook('onResponse', async (request, reply) => {
+      if (reply.statusCode !== 429) return;
+      const kind =
+        refusedBy.get(request) ??
+        (request.routeOptions.url?.startsWith('/f/')
+          ? 'form'
+          : request.routeOptions.config?.page
+            ? 'dashboard'
+            : 'other');
+      app.meter.rateLimited(kind);
     });
 
     app.addHook('onSend', async (request, reply, payload) => {
@@ -120,5 +140,5 @@ export default fp(
       return payload;
     });
   },
-  { name: 'rate-limit' },
+  { name: 'rate-limit', dependencies: ['metrics'] },
 );
