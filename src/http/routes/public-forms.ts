@@ -282,6 +282,13 @@ export default async function publicFormRoutes(
         security: [],
         params: FormParams,
         produces: ['text/html'],
+        response: {
+          200: {
+            description: 'The hosted form page.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          ...errorResponses([404]),
+        },
       },
     },
     async (request, reply) => {
