@@ -43,7 +43,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
         version: '1.0.0',
         description:
           'Take in job requests (leads) from website forms and hand leads and work items to CRMs, BI tools, spreadsheets and automation tools. Authenticate with the X-API-Key header (or `Authorization: Bearer`); each key belongs to one brand and has scopes. Errors are RFC 9457 problem+json. Every response carries X-Request-Id; key-authenticated ones carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. The `webhooks` section describes the signed POSTs webhook endpoints receive.',
-        contact: { name: 'lead-intake', url: 'https://github.com/lead-intake/lead-intake' },
+        // Whoever runs this instance: its own documentation page is the one address the service knows.
+        contact: { name: 'lead-intake API', url: `${config.publicUrl.replace(/\/$/, '')}/docs` },
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: config.publicUrl }],

@@ -8,6 +8,7 @@
 // - examples on parameters, bodies and the main responses; no custom `format` (strict validators reject them);
 // - the 3.1 `webhooks` section: one entry per event type, the POST a receiver gets.
 import { EVENT_TYPES } from '../../domain/events.js';
+import { LEAD_SOURCES } from '../../domain/states.js';
 import {
   ADDRESS_EXAMPLE,
   CREATED_LEAD_EXAMPLE,
@@ -555,6 +556,11 @@ export function finishDocument(input: Json, conflicts: string[] = []): Json {
     doc.paths['/v1/work-items/{id}']?.get?.responses?.['200']?.content?.['application/json'];
   if (getWorkItem) getWorkItem.schema = ref('WorkItem');
   portableSchemas(doc);
+  // The lead's `source` is one of a closed set (domain/states.ts); its read shape declares a plain string.
+  for (const name of ['Lead', 'CreatedLead', 'LeadListItem', 'WorkItemListItem']) {
+    const source = doc.components.schemas[name]?.properties?.source;
+    if (source?.type === 'string' && !source.enum) source.enum = [...LEAD_SOURCES];
+  }
   doc.components.headers = RESPONSE_HEADERS;
   completeOperations(doc);
   doc.webhooks = webhooks();
