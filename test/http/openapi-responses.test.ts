@@ -60,6 +60,20 @@ class DocumentChecker {
     return validate;
   }
 
+  /** A webhook delivery's body is the event JSON: checks it against the webhooks entry of its type. */
+  checkWebhook(event: Json): void {
+    const type = String(event.type);
+    const schema = this.doc.webhooks?.[type]?.post?.requestBody?.content?.['application/json']?.schema;
+    if (!schema) {
+      this.problems.push(`webhook ${type}: not in the webhooks section`);
+      return;
+    }
+    const validate = this.validator(schema);
+    if (!validate(event)) {
+      this.problems.push(`webhook ${type}: body does not match: ${this.ajv.errorsText(validate.errors)}`);
+    }
+  }
+
   check(method: string, template: string, res: LightMyRequestResponse): void {
     const where = `${method.toUpperCase()} ${template} → ${res.statusCode}`;
     const item: Json | undefined = this.doc.paths[template];
@@ -316,6 +330,11 @@ describe.each(dialects())('responses match the OpenAPI document on %s', (dialect
       });
     }
 
+    // What webhook endpoints received is the event JSON: each event against its webhooks entry.
+    const events = (await call('GET', '/v1/events', '/v1/events?limit=100')).json().data as Json[];
+    for (const event of events) checker.checkWebhook(event);
+    expect(new Set(events.map((e) => e.type)).size).toBeGreaterThanOrEqual(4);
+
     expect(checker.problems).toEqual([]);
     // The sequence did provoke what it meant to (a 400 in place of each error would prove little).
     expect([...checker.statuses].sort()).toEqual(
@@ -351,12 +370,22 @@ describe.each(dialects())('responses match the OpenAPI document on %s', (dialect
       payload: validLead(),
     });
     await check('GET', '/v1/leads', '/v1/leads');
+    // A status change without its from and to is not what the webhooks section promises.
+    broken.checkWebhook({
+      id: 'evt_01m86vexd2m3s6ckfg0a3cq1hw',
+      type: 'lead.status_changed',
+      createdAt: '2026-11-24T13:20:50.965Z',
+      data: {},
+    });
     expect(broken.problems).toEqual([
       expect.stringMatching(
         /^GET \/v1\/leads → 200: body does not match: .*must NOT have additional properties/,
       ),
       'POST /v1/leads → 201: required header X-Not-Sent missing',
       expect.stringMatching(/^GET \/v1\/leads → 401: status not declared/),
+      expect.stringMatching(
+        /^webhook lead.status_changed: body does not match: .*must have required property/,
+      ),
     ]);
   });
 });

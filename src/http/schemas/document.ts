@@ -504,6 +504,16 @@ function completeOperations(doc: Json): void {
   doc.components.responses = Object.fromEntries(Object.entries(all).filter(([name]) => used.has(name)));
 }
 
+/** What each event type's `data` always holds (see the recordEvent calls in src/domain). */
+const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], string[]> = {
+  'lead.created': ['lead'],
+  'lead.status_changed': ['lead', 'from', 'to'],
+  'lead.updated': ['lead', 'changed'],
+  'note.created': ['note', 'leadId'],
+  'customer.created': ['customer'],
+  'customer.updated': ['customer', 'changed'],
+};
+
 /** The 3.1 webhooks section: what a receiver gets for each event type, and what it should answer. */
 function webhooks(): Json {
   const out: Json = {};
@@ -520,7 +530,23 @@ function webhooks(): Json {
           required: true,
           content: {
             'application/json': {
-              schema: { allOf: [ref('Event')], properties: { type: { const: type } } },
+              schema: {
+                allOf: [ref('Event')],
+                required: ['type', 'data'],
+                properties: {
+                  type: { const: type },
+                  data: {
+                    type: 'object',
+                    required: EVENT_DATA[type],
+                    properties: Object.fromEntries(
+                      EVENT_DATA[type].map((name) => [
+                        name,
+                        { $ref: `${REF}Event/properties/data/properties/${name}` },
+                      ]),
+                    ),
+                  },
+                },
+              },
               ...(EVENT_EXAMPLES[type as keyof typeof EVENT_EXAMPLES]
                 ? { example: EVENT_EXAMPLES[type as keyof typeof EVENT_EXAMPLES] }
                 : {}),
