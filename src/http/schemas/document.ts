@@ -433,7 +433,10 @@ function completeOperations(doc: Json): void {
         if (operation.requestBody) addError(422);
       }
 
-      const conditional = scoped && method === 'get' && isApiPath(path) && !path.endsWith('.csv');
+      // API reads carry Cache-Control; all but the streamed CSV exports also an ETag, and answer a matching
+      // If-None-Match with a 304 (src/http/plugins/http-conventions.ts).
+      const read = scoped && method === 'get' && isApiPath(path);
+      const conditional = read && !path.endsWith('.csv');
       if (conditional) {
         responses[304] = { description: STATUS_TEXT[304] };
         operation.parameters ??= [];
@@ -460,7 +463,8 @@ function completeOperations(doc: Json): void {
           if (html) response.content['text/html'] = { schema: { type: 'string' } };
         }
         const names = headersOf(status, { scoped, path, operationId: operation.operationId });
-        if (conditional && (status === 200 || status === 304)) names.push('ETag', 'Cache-Control');
+        if (conditional && (status === 200 || status === 304)) names.push('ETag');
+        if (read && (status === 200 || status === 304)) names.push('Cache-Control');
         const name = RESPONSE_NAMES[status];
         if (
           !html &&
