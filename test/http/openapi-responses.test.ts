@@ -337,8 +337,9 @@ describe.each(dialects())('responses match the OpenAPI document on %s', (dialect
 
     expect(checker.problems).toEqual([]);
     // The sequence did provoke what it meant to (a 400 in place of each error would prove little).
-    expect([...checker.statuses].sort()).toEqual(
-      [200, 201, 202, 204, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429].sort(),
+    // (304 too once the service sends ETags.)
+    expect([...checker.statuses]).toEqual(
+      expect.arrayContaining([200, 201, 202, 204, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429]),
     );
   });
 
