@@ -80,7 +80,8 @@ export default fp(
       if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.routeOptions.config?.scope) {
         return payload;
       }
-      reply.header('Cache-Control', API_CACHE_CONTROL);
+      // A route that said otherwise (the CSV exports: no-store) keeps its own.
+      if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', API_CACHE_CONTROL);
       if (reply.statusCode !== 200) return payload;
       const isBuffer = Buffer.isBuffer(payload);
       if (!isBuffer && typeof payload !== 'string') return payload;

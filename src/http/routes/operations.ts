@@ -30,7 +30,11 @@ export default async function operationRoutes(
         operationId: 'health',
         tags: ['Operations'],
         summary: 'Liveness: the process is up',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        description: 'Answers 200 while the process runs, even when it sheds load. Public: no API key.',
+        security: [],
+        response: {
+          200: Type.Object({ status: Type.Literal('ok') }, { description: 'The process is up.' }),
+        },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -48,7 +52,10 @@ export default async function operationRoutes(
         operationId: 'ready',
         tags: ['Operations'],
         summary: 'Readiness: the database answers',
-        response: { 200: Ready, ...errorResponses([503]) },
+        description:
+          'Answers 200 when the database answers within 2 s, else 503 with Retry-After. `checks` adds details of other parts (e.g. Redis), which never fail the probe. Public: no API key.',
+        security: [],
+        response: { 200: { ...Ready, description: 'Ready to serve.' }, ...errorResponses([503]) },
       },
     },
     async (request, reply) => {

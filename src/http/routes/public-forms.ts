@@ -8,6 +8,7 @@ import type { RouteDeps } from '../../deps.js';
 import { type FieldError, ValidationError } from '../../domain/errors.js';
 import { findPublicForm, type PublicForm } from '../../domain/forms.js';
 import { createLead } from '../../domain/leads/create.js';
+import { ALL_STATUSES } from '../../domain/states.js';
 import { CAPTCHA_PROVIDER_INFO, verifyCaptcha } from '../../forms/captcha.js';
 import { parseSubmission, typedValues } from '../../forms/submission.js';
 import { errorPage, hostedFormPage, thanksPage } from '../../forms/views.js';
@@ -143,7 +144,7 @@ export default async function publicFormRoutes(
           201: Type.Object(
             {
               id: Type.String({ description: 'wrk_… of the new lead.' }),
-              status: Type.String(),
+              status: Type.String({ enum: [...ALL_STATUSES], description: 'The new lead’s state: request.' }),
               receivedAt: Type.String({ format: 'date-time' }),
             },
             { additionalProperties: false, title: 'FormSubmission' },
@@ -282,6 +283,13 @@ export default async function publicFormRoutes(
         security: [],
         params: FormParams,
         produces: ['text/html'],
+        response: {
+          200: {
+            description: 'The hosted form page.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          ...errorResponses([404]),
+        },
       },
     },
     async (request, reply) => {

@@ -1,8 +1,11 @@
 // Schemas shared by every resource: problem bodies, list envelopes, paging parameters.
 import { type TObject, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 
+import { SCOPES } from '../../domain/api-keys.js';
 import { NullableString } from '../../domain/json-schema.js';
 import { MAX_LIMIT } from '../../domain/paging.js';
+import { ALL_STATUSES } from '../../domain/states.js';
+import { PROBLEM_BASE, PROBLEMS } from '../problem.js';
 
 export { NullableString, Timestamp } from '../../domain/json-schema.js';
 
@@ -29,6 +32,7 @@ export const ProblemSchema = Type.Object(
   {
     type: Type.String({
       description: 'Stable URI-like error code, e.g. https://lead-intake.dev/errors/validation',
+      enum: Object.keys(PROBLEMS).map((code) => PROBLEM_BASE + code.replace(/_/g, '-')),
     }),
     title: Type.String(),
     status: Type.Integer(),
@@ -38,10 +42,19 @@ export const ProblemSchema = Type.Object(
       Type.Array(FieldErrorSchema, { description: 'On 422: one entry per failing field.' }),
     ),
     currentStatus: Type.Optional(
-      Type.String({ description: 'On 409 for a state change: the state the lead is in.' }),
+      Type.String({
+        enum: [...ALL_STATUSES],
+        description: 'On 409 for a state change: the state the lead is in.',
+      }),
     ),
-    allowedStatuses: Type.Optional(Type.Array(Type.String())),
-    requiredScope: Type.Optional(Type.String({ description: 'On 403: the scope the route needs.' })),
+    allowedStatuses: Type.Optional(
+      Type.Array(Type.String({ enum: [...ALL_STATUSES] }), {
+        description: 'On 409 for a state change: the states it may move to from there.',
+      }),
+    ),
+    requiredScope: Type.Optional(
+      Type.String({ enum: [...SCOPES], description: 'On 403: the scope the route needs.' }),
+    ),
   },
   {
     $id: 'Problem',

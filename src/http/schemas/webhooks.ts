@@ -103,10 +103,10 @@ export const WebhookDeliverySchema = Type.Object(
       description: 'When the next attempt is due; null once succeeded or failed for good.',
     }),
   },
-  { additionalProperties: false, title: 'WebhookDelivery' },
+  { additionalProperties: false, title: 'Delivery' },
 );
 
-export const WebhookDeliveryListResponse = listEnvelope(WebhookDeliverySchema, 'WebhookDeliveryList');
+export const WebhookDeliveryListResponse = listEnvelope(WebhookDeliverySchema, 'DeliveryList');
 
 export const DeliveryParams = Type.Object(
   { id: Type.String({ maxLength: 100 }), deliveryId: Type.String({ maxLength: 100 }) },

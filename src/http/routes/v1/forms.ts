@@ -84,6 +84,8 @@ export default async function formRoutes(instance: FastifyInstance, { deps }: { 
         operationId: 'getForm',
         tags: TAGS,
         summary: 'Read a website form',
+        description:
+          'The form’s settings with its public `endpoint` and the `snippet` to paste. The captcha secret is never returned.',
         params: IdParams,
         response: { 200: FormSchema },
       },

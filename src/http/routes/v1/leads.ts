@@ -106,6 +106,8 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
         operationId: 'getLead',
         tags: ['Leads'],
         summary: 'Read one lead, in any state',
+        description:
+          'The single-lead read: the lead (or work item) with its customer, address, what was submitted, the visit’s planning and its status history with who made each change.',
         params: IdParams,
         response: { 200: LeadDetailSchema },
       },

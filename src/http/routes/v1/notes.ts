@@ -83,6 +83,7 @@ export default async function noteRoutes(instance: FastifyInstance, { deps }: { 
         operationId: 'getLeadNote',
         tags: TAGS,
         summary: 'Read one internal note',
+        description: 'A note of the lead or work item in the path; a note of another lead is a 404.',
         params: NoteParams,
         response: { 200: NoteSchema },
       },
