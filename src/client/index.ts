@@ -87,8 +87,11 @@ export interface LeadIntakeClient extends Client<paths> {
 }
 type RequiredInit<Init> = Init extends { params: { path: unknown } } ? [init: Init] : [init?: Init];
 
+/** The error bodies (problem+json) that list operations declare. */
+export type ListProblem = { [P in ListPath]: ErrorBody<GetOperation<P>> }[ListPath];
+
 /** A failed page of paginate(): the HTTP status and the problem+json body, typed from the document. */
-export class ApiError<Problem = ErrorBody<GetOperation<ListPath>>> extends Error {
+export class ApiError<Problem = ListProblem> extends Error {
   readonly status: number;
   readonly problem: Problem;
   readonly response: Response;
@@ -116,7 +119,8 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
+  // An HTTP date starts with the day's name ("Tue, 24 Nov 2026 10:00:05 GMT"); Date.parse alone takes "-1" too.
+  const at = /^[A-Za-z]/.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
