@@ -213,6 +213,24 @@ describe('the OpenAPI document under Spectral and Redocly', () => {
     }
   });
 
+  it('answers API errors only as problem+json: HTML is for the hosted form pages alone', () => {
+    for (const [url, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(
+      doc.paths,
+    )) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, declared] of Object.entries(operation.responses)) {
+          const response = declared as { $ref?: string; content?: Record<string, unknown> };
+          const resolved = response.$ref
+            ? doc.components.responses[response.$ref.split('/').pop()!]
+            : response;
+          const types = Object.keys(resolved.content ?? {});
+          if (url.startsWith('/f/')) continue;
+          expect(types, `${method} ${url} ${status}`).not.toContain('text/html');
+        }
+      }
+    }
+  });
+
   it('describes one webhook per event type, with the signature headers', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
     for (const type of EVENT_TYPES) {

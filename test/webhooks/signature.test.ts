@@ -64,6 +64,9 @@ describe('verifySignature', () => {
     const entry = await import('../../src/index.js');
     expect(entry.verifySignature).toBe(verifySignature);
     const pkg = await import('../../package.json', { with: { type: 'json' } });
-    expect(pkg.default.exports['./webhooks']).toBe('./dist/webhooks/signature.js');
+    expect(pkg.default.exports['./webhooks']).toEqual({
+      types: './dist/webhooks/signature.d.ts',
+      import: './dist/webhooks/signature.js',
+    });
   });
 });

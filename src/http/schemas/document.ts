@@ -460,7 +460,8 @@ function completeOperations(doc: Json): void {
             delete response.content['application/json'];
           }
           // The hosted pages answer browsers with HTML and JSON clients with problem+json.
-          if (html) response.content['text/html'] = { schema: { type: 'string' } };
+          // A copy: problemContent is shared by every operation's errors and the reusable responses.
+          if (html) response.content = { ...response.content, 'text/html': { schema: { type: 'string' } } };
         }
         const names = headersOf(status, { scoped, path, operationId: operation.operationId });
         if (conditional && (status === 200 || status === 304)) names.push('ETag');
