@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { type App, buildApp } from '../src/app.js';
 import { type Config, type DatabaseConfig, loadConfig } from '../src/config.js';
-import { type DB, MIGRATION_LOCK_KEY } from '../src/db/database.js';
+import { type Database, type DB, MIGRATION_LOCK_KEY, openDatabase } from '../src/db/database.js';
 import { createApiKey, revokeApiKey, type Scope } from '../src/domain/api-keys.js';
 import { createBrand } from '../src/domain/brands.js';
 import { WINDOW_MS } from '../src/rate-limit/limiter.js';
@@ -28,6 +28,38 @@ export function testDatabaseConfig(dialect: TestDialect, schema = testSchemaName
   return dialect === 'sqlite'
     ? { dialect: 'sqlite', file: ':memory:' }
     : { dialect: 'postgres', url: process.env.TEST_DATABASE_URL!, schema, poolMax: 10 };
+}
+
+/**
+ * A database the app cannot reach: SQLite that `cut()` closes (call it after app.ready()), or PostgreSQL on a
+ * port where nothing listens. `dispose()` once the app is closed.
+ */
+export function unreachableDatabase(dialect: TestDialect): {
+  database: Database;
+  cut(): Promise<void>;
+  dispose(): Promise<void>;
+} {
+  const database =
+    dialect === 'sqlite'
+      ? openDatabase({ dialect: 'sqlite', file: ':memory:' })
+      : openDatabase({
+          dialect: 'postgres',
+          url: 'postgres://postgres@127.0.0.1:1/test',
+          schema: testSchemaName(),
+          poolMax: 2,
+        });
+  return {
+    database,
+    async cut() {
+      if (dialect !== 'sqlite') return;
+      // Kysely opens the SQLite handle on first use; only then does close() shut it.
+      await sql`select 1`.execute(database.db);
+      await database.close();
+    },
+    async dispose() {
+      if (dialect === 'postgres') await database.close();
+    },
+  };
 }
 
 export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}): Config {

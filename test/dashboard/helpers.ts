@@ -2,6 +2,8 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/app.js';
+import { createApiKey } from '../../src/domain/api-keys.js';
+import { createBrand } from '../../src/domain/brands.js';
 import { newId } from '../../src/domain/ids.js';
 import type { User } from '../../src/domain/users.js';
 
@@ -145,4 +147,12 @@ export function textOf(html: string): string {
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/** Acme Plumbing (NL) with a `full` API key and an owner (owner@acme.example), who is mailed each new lead. */
+export async function brandWithKeyAndOwner(app: App): Promise<{ brandId: string; key: string }> {
+  const brandId = (await createBrand(app.deps.database, { name: 'Acme Plumbing', country: 'NL' })).id;
+  const { key } = await createApiKey(app.deps.database, { brandId, name: 'site', scopes: ['full'] });
+  await addUser(app, brandId, 'owner@acme.example', 'owner');
+  return { brandId, key };
 }

@@ -1,11 +1,15 @@
 // Operational endpoints: health, readiness, metrics, the OpenAPI document and the docs page.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { openDatabase } from '../../src/db/database.js';
-import { createTestContext, dialects, type TestContext, testConfig, testSchemaName } from '../helpers.js';
+import {
+  createTestContext,
+  dialects,
+  type TestContext,
+  testConfig,
+  unreachableDatabase,
+} from '../helpers.js';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -142,16 +146,7 @@ describe.each(dialects())('operational endpoints on %s', (dialect) => {
     });
 
     it('answers 503 with Retry-After when the database is unreachable', async () => {
-      // A database of our own that we then close (SQLite), or one on a port where nothing listens (PostgreSQL).
-      const database =
-        dialect === 'sqlite'
-          ? openDatabase({ dialect: 'sqlite', file: ':memory:' })
-          : openDatabase({
-              dialect: 'postgres',
-              url: 'postgres://postgres@127.0.0.1:1/test',
-              schema: testSchemaName(),
-              poolMax: 2,
-            });
+      const { database, cut, dispose } = unreachableDatabase(dialect);
       const app = await buildApp(testConfig(dialect), {
         database,
         migrate: false,
@@ -160,17 +155,13 @@ describe.each(dialects())('operational endpoints on %s', (dialect) => {
       });
       try {
         await app.ready();
-        if (dialect === 'sqlite') {
-          // Kysely opens the SQLite handle on first use; only then does close() shut it.
-          await sql`select 1`.execute(database.db);
-          await database.close();
-        }
+        await cut();
         expectServiceUnavailable(await app.inject({ method: 'GET', url: '/readyz' }));
         // Liveness does not depend on the database.
         expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
       } finally {
         await app.close();
-        if (dialect === 'postgres') await database.close();
+        await dispose();
       }
     });
   });

@@ -3,9 +3,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { createBrand } from '../../src/domain/brands.js';
-import { addUser, signedIn, textOf } from '../dashboard/helpers.js';
+import { brandWithKeyAndOwner, signedIn, textOf } from '../dashboard/helpers.js';
 import { dialects, dropSchema, testConfig, validLead, waitFor } from '../helpers.js';
 import { type SmtpReceiver, startSmtp, testMail } from './smtp.js';
 
@@ -13,7 +11,6 @@ describe.each(dialects())('a mail that keeps failing on %s', (dialect) => {
   let app: App;
   let smtp: SmtpReceiver;
   let key: string;
-  let brandId: string;
   const logs: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
@@ -31,9 +28,7 @@ describe.each(dialects())('a mail that keeps failing on %s', (dialect) => {
     });
     app = await buildApp(config, { logger: { stream }, defaultMetrics: false });
     await app.ready();
-    brandId = (await createBrand(app.deps.database, { name: 'Acme Plumbing', country: 'NL' })).id;
-    key = (await createApiKey(app.deps.database, { brandId, name: 'site', scopes: ['full'] })).key;
-    await addUser(app, brandId, 'owner@acme.example', 'owner');
+    ({ key } = await brandWithKeyAndOwner(app));
   });
   afterAll(async () => {
     if (app) {

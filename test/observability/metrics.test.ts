@@ -4,8 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
-import { createBrand } from '../../src/domain/brands.js';
-import { addUser, signedIn, textOf } from '../dashboard/helpers.js';
+import { brandWithKeyAndOwner, signedIn, textOf } from '../dashboard/helpers.js';
 import {
   awayFromWindowEdge,
   dialects,
@@ -47,10 +46,8 @@ describe.each(dialects())('metrics on %s', (dialect) => {
     });
     app = await buildApp(config, { logger: { stream: logs.stream }, defaultMetrics: false });
     await app.ready();
-    brandId = (await createBrand(app.deps.database, { name: 'Acme Plumbing', country: 'NL' })).id;
-    key = (await createApiKey(app.deps.database, { brandId, name: 'site', scopes: ['full'] })).key;
     // The owner is told of new leads by mail: every lead queues one.
-    await addUser(app, brandId, 'owner@acme.example', 'owner');
+    ({ brandId, key } = await brandWithKeyAndOwner(app));
   });
   afterAll(async () => {
     if (app) {

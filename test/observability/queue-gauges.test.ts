@@ -1,13 +1,14 @@
-// Queue depth and oldest age, read at scrape time from the tables the workers read; with the database gone, /metrics
-// still answers with what it has and says why in the log.
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { openDatabase } from '../../src/db/database.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { createBrand } from '../../src/domain/brands.js';
-import { addUser } from '../dashboard/helpers.js';
-import { dialects, dropSchema, TEST_WEBHOOKS, testConfig, testSchemaName, validLead } from '../helpers.js';
+import { brandWithKeyAndOwner } from '../dashboard/helpers.js';
+import {
+  dialects,
+  dropSchema,
+  TEST_WEBHOOKS,
+  testConfig,
+  unreachableDatabase,
+  validLead,
+} from '../helpers.js';
 import { testMail } from '../mail/smtp.js';
 import { captureLogs, parseSamples, sampleValue, scrape } from './support.js';
 
@@ -27,9 +28,7 @@ describe.each(dialects())('queue gauges on %s', (dialect) => {
       mailWorker: false,
     });
     await app.ready();
-    const brandId = (await createBrand(app.deps.database, { name: 'Acme Plumbing', country: 'NL' })).id;
-    key = (await createApiKey(app.deps.database, { brandId, name: 'site', scopes: ['full'] })).key;
-    await addUser(app, brandId, 'owner@acme.example', 'owner');
+    ({ key } = await brandWithKeyAndOwner(app));
   });
   afterAll(async () => {
     if (app) {
@@ -104,16 +103,7 @@ describe.each(dialects())('queue gauges on %s', (dialect) => {
   });
 
   it('with the database unreachable, /metrics answers without the queue gauges and warns once', async () => {
-    // A database of our own that we then close (SQLite), or one on a port where nothing listens (PostgreSQL).
-    const database =
-      dialect === 'sqlite'
-        ? openDatabase({ dialect: 'sqlite', file: ':memory:' })
-        : openDatabase({
-            dialect: 'postgres',
-            url: 'postgres://postgres@127.0.0.1:1/test',
-            schema: testSchemaName(),
-            poolMax: 2,
-          });
+    const { database, cut, dispose } = unreachableDatabase(dialect);
     const logs = captureLogs();
     const down = await buildApp(testConfig(dialect, { logLevel: 'info', logFormat: 'json' }), {
       database,
@@ -125,11 +115,7 @@ describe.each(dialects())('queue gauges on %s', (dialect) => {
     });
     try {
       await down.ready();
-      if (dialect === 'sqlite') {
-        // Kysely opens the SQLite handle on first use; only then does close() shut it.
-        await sql`select 1`.execute(database.db);
-        await database.close();
-      }
+      await cut();
       await down.inject({ method: 'GET', url: '/healthz' });
       for (let i = 0; i < 2; i++) {
         const text = await scrape(down);
@@ -146,7 +132,7 @@ describe.each(dialects())('queue gauges on %s', (dialect) => {
       expect(warnings[0]).toMatchObject({ level: 40 });
     } finally {
       await down.close();
-      if (dialect === 'postgres') await database.close();
+      await dispose();
     }
   });
 });
