@@ -6,7 +6,7 @@ import { ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import type { LeadDetail } from './leads/index.js';
 import type { Note } from './leads/notes.js';
-import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
+import { keysetPage, type SortOrder, toPage } from './paging.js';
 import type { Status } from './states.js';
 import { iso } from './time.js';
 import { enqueueDeliveries } from './webhook-deliveries.js';
@@ -43,13 +43,6 @@ export interface NoteEventData {
 }
 
 export type EventData = LeadEventData | CustomerEventData | NoteEventData;
-
-export interface Event {
-  id: string;
-  type: EventType;
-  createdAt: string;
-  data: EventData;
-}
 
 const INSERT_EVENT = statement(
   'insert into events (id, brand_id, type, created_at, data) values (?, ?, ?, ?, ?)',
@@ -111,31 +104,21 @@ export interface EventListQuery {
   createdAfter?: number;
 }
 
-/** The brand's events, newest first by (createdAt, id) unless order is asc, keyset-paged. */
-export async function listEvents(
-  { db }: Store,
-  brandId: string,
-  query: EventListQuery,
-): Promise<Page<Event>> {
+/**
+ * The brand's events, newest first by (createdAt, id) unless order is asc, keyset-paged: the whole list envelope
+ * as JSON, each event the exact bytes its webhook deliveries carry (eventJson over the stored text). Events never
+ * change, so nothing is parsed or serialised again: a page of 100 is a concatenation.
+ */
+export async function listEventsJson({ db }: Store, brandId: string, query: EventListQuery): Promise<string> {
   const types = parseEventTypes(query.type);
   let q = keysetPage(
-    db.selectFrom('events').selectAll().where('brand_id', '=', brandId),
+    db.selectFrom('events').select(['id', 'type', 'created_at', 'data']).where('brand_id', '=', brandId),
     { time: 'created_at', id: 'id' },
     query,
   );
   if (types) q = q.where('type', 'in', types);
   if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
   const rows = await q.execute();
-  return toPage(
-    rows,
-    query.limit,
-    query.order,
-    (r) => ({ time: r.created_at, id: r.id }),
-    (r) => ({
-      id: r.id,
-      type: r.type as EventType,
-      createdAt: iso(r.created_at),
-      data: JSON.parse(r.data) as EventData,
-    }),
-  );
+  const page = toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), eventJson);
+  return `{"data":[${page.data.join(',')}],"limit":${page.limit},"hasMore":${page.hasMore},"nextCursor":${JSON.stringify(page.nextCursor)}}`;
 }

@@ -2,7 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
-import { listEvents } from '../../../domain/events.js';
+import { listEventsJson } from '../../../domain/events.js';
 import { principalOf } from '../../plugins/auth.js';
 import { scopedRoute } from '../../route.js';
 import { EventListQuerySchema, EventListResponse } from '../../schemas/events.js';
@@ -25,13 +25,15 @@ export default async function eventRoutes(instance: FastifyInstance, { deps }: {
         response: { 200: EventListResponse },
       },
     }),
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
-      return listEvents(deps.database, principalOf(request).brandId, {
+      // Ready JSON (the bytes webhooks carry), sent as it is: the response schema documents it.
+      const json = await listEventsJson(deps.database, principalOf(request).brandId, {
         ...pagingFrom(query),
         ...timestampsFrom(query, ['createdAfter'] as const),
         type: query.type,
       });
+      return reply.type('application/json; charset=utf-8').send(json);
     },
   );
 }
