@@ -36,10 +36,12 @@ export async function findOrCreateAddress(
     country: string;
   },
   now: number,
+  /** The customer was inserted in this transaction: it has no address yet, so none is looked for. */
+  options: { newCustomer?: boolean } = {},
 ): Promise<{ id: string; created: boolean }> {
   const matchKey = addressMatchKey(input);
   const find = async () => (await r.all<{ id: string }>(FIND, [customerId, matchKey]))[0];
-  const existing = await find();
+  const existing = options.newCustomer ? undefined : await find();
   if (existing) return { id: existing.id, created: false };
   const id = newRandomId('address');
   const [inserted] = await r.all<{ id: string }>(INSERT, [

@@ -209,12 +209,15 @@ const BY_ID = statement(`select ${COLUMNS} from customers where id = ? and brand
 const INSERT = statement(
   'insert into customers (id, brand_id, type, name, first_name, last_name, email, email_normalized, phone, ' +
     'company_name, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
-    'on conflict do nothing returning id',
+    `on conflict do nothing returning ${COLUMNS}`,
 );
 
 export interface LinkedCustomer {
   id: string;
+  /** New to the outside: customer.created was written (a fresh row, or one only spam had used so far). */
   created: boolean;
+  /** A row inserted by this transaction: nothing (no address) can refer to it yet. */
+  inserted?: true;
   /** Fields the submission filled on an existing customer. */
   changed: string[];
 }
@@ -245,7 +248,8 @@ export async function linkCustomer(
     }
 
     const id = newRandomId('customer');
-    const [inserted] = await tx.all<{ id: string }>(INSERT, [
+    // The row comes back whole (returning), so customer.created needs no read of it.
+    const [inserted] = await tx.all<CustomerRow>(INSERT, [
       id,
       brandId,
       input.companyName ? 'business' : 'person',
@@ -260,11 +264,9 @@ export async function linkCustomer(
       now,
     ]);
     if (inserted) {
-      if (!options.quiet) {
-        const customer = await readCustomer(tx, brandId, id);
-        await recordEvent(tx, brandId, 'customer.created', { customer }, now);
-      }
-      return { id, created: true, changed: [] };
+      if (!options.quiet)
+        await recordEvent(tx, brandId, 'customer.created', { customer: toCustomer(inserted) }, now);
+      return { id, created: true, inserted: true, changed: [] };
     }
     // Another transaction created a customer with this email meanwhile: link to it on the next round.
   }

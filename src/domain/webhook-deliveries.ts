@@ -38,6 +38,24 @@ const INSERT_DELIVERY = statement(
     '?, null, 0, null, null, null, null, ?)',
 );
 
+type Endpoints = Promise<{ id: string; events: string }[]>;
+/** Each transaction's brands' endpoints, read once: a create writes two events (customer and lead). */
+const endpointsOfTx = new WeakMap<Tx, Map<string, Endpoints>>();
+
+function subscribedEndpoints(tx: Tx, brandId: string): Endpoints {
+  let byBrand = endpointsOfTx.get(tx);
+  if (!byBrand) {
+    byBrand = new Map();
+    endpointsOfTx.set(tx, byBrand);
+  }
+  let endpoints = byBrand.get(brandId);
+  if (!endpoints) {
+    endpoints = tx.all<{ id: string; events: string }>(SUBSCRIBED_ENDPOINTS, [brandId]);
+    byBrand.set(brandId, endpoints);
+  }
+  return endpoints;
+}
+
 /**
  * Queues a delivery of the event to each enabled endpoint of the brand that subscribes to its type, and wakes the
  * delivery workers once the transaction has committed.
@@ -46,7 +64,7 @@ export async function enqueueDeliveries(
   r: Tx,
   event: { brandId: string; eventId: string; type: EventType; now: number },
 ): Promise<number> {
-  const endpoints = await r.all<{ id: string; events: string }>(SUBSCRIBED_ENDPOINTS, [event.brandId]);
+  const endpoints = await subscribedEndpoints(r, event.brandId);
   const subscribed = endpoints.filter((e) => e.events.split(' ').includes(event.type));
   for (const endpoint of subscribed) {
     await r.run(INSERT_DELIVERY, [

@@ -98,7 +98,9 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
     const form = origin.form;
     const spam = form?.spam === true;
     const customer = await linkCustomer(tx, origin.brandId, input, now, { quiet: spam });
-    const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now);
+    const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
+      newCustomer: customer.inserted,
+    });
     const id = newId('lead', now);
     const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
       id,
