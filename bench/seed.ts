@@ -6,6 +6,7 @@ import { type Kysely, sql } from 'kysely';
 import type { DatabaseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import type { Tables as Schema } from '../src/db/schema.js';
+import { renderMissingListJson } from '../src/domain/leads/list-json.js';
 import type { Storage } from './processes.js';
 
 /** Seeded leads are received one second apart from this instant on. */
@@ -161,6 +162,8 @@ export async function seedLeads(storage: Storage, brandId: string, from: number,
       if (pg) await sql`set statement_timeout = 0`.execute(db);
       await insertRows(db, brandId, from, to, pg);
     });
+    // Written around the service, so their list items are rendered here, as after an import (list-json.ts).
+    await renderMissingListJson(database, { batch: 5000 });
   } finally {
     await database.close();
   }

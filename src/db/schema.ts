@@ -122,6 +122,10 @@ export interface LeadTable {
   /** A lead typed in the dashboard (source "phone" or "dashboard"): who typed it, and their name then. */
   source_user_id: string | null;
   source_user_name: string | null;
+  /** The lead's list item as JSON, or null until rendered (see migrations/2026112401_list_json.ts). */
+  list_json: Defaulted<string | null>;
+  /** Moves on with every change to what list_json is built from, and with every write of list_json. */
+  list_rev: Defaulted<number>;
 }
 
 /** What happened to a lead besides its states: who did what, when (detail is JSON text). */

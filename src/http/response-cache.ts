@@ -8,6 +8,7 @@
 // (PostgreSQL, or a transaction open on this SQLite connection) nothing is cached or served from the cache.
 import type { FastifyReply } from 'fastify';
 import type { Database } from '../db/database.js';
+import { ReadyJson } from '../domain/leads/list-json.js';
 
 interface Entry {
   version: string;
@@ -29,7 +30,7 @@ export class ResponseCache {
 
   /**
    * Sends the cached body for `key` if the data is unchanged; otherwise runs `read`, serialises its result with
-   * the route's response schema, keeps it when no write committed meanwhile, and sends it.
+   * the route's response schema (unless it is ReadyJson), keeps it when no write committed meanwhile, and sends it.
    */
   async send<T>(reply: FastifyReply, key: string, read: () => Promise<T>): Promise<FastifyReply> {
     const before = this.maxBytes > 0 ? this.database.version() : undefined;
@@ -45,7 +46,8 @@ export class ResponseCache {
       if (entry) this.remove(key, entry);
     }
     const result = await read();
-    const serialized = reply.serialize(result);
+    // Ready JSON (the lists of leads and work items) is sent as it is: it is the schema's serialisation already.
+    const serialized = result instanceof ReadyJson ? result.json : reply.serialize(result);
     const body =
       typeof serialized === 'string' ? Buffer.from(serialized) : Buffer.from(serialized as Uint8Array);
     // Kept only if nothing committed between the two readings of the version: then `result` is exactly the data

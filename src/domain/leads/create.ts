@@ -12,7 +12,7 @@ import { queueNewLeadEmails } from '../new-lead-email.js';
 import { iso } from '../time.js';
 import type { Actor } from './customer-details.js';
 import { getLead } from './read.js';
-import { type CreatedLead, INPUT_COLUMNS } from './shape.js';
+import { type CreatedLead, INPUT_COLUMNS, listItemFrom } from './shape.js';
 import { insertHistory } from './status-change.js';
 
 /** Where a lead came from. */
@@ -85,6 +85,8 @@ const INSERT_LEAD = statement(
     .join(', ')})`,
 );
 
+const STORE_LIST_JSON = statement('update leads set list_json = ?, list_rev = list_rev + 1 where id = ?');
+
 /**
  * Creates customer (or links), address (or links), lead and its lead.created event in one transaction, and
  * resolves once that has committed (or, given a Tx, as part of that transaction).
@@ -133,13 +135,10 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
     await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
     tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
     if (!spam) {
-      await recordEvent(
-        tx,
-        origin.brandId,
-        'lead.created',
-        { lead: await getLead(tx, origin.brandId, id) },
-        now,
-      );
+      const lead = await getLead(tx, origin.brandId, id);
+      // Its list item, ready for the lists from the first read (list-json.ts); spam is in no list.
+      await tx.run(STORE_LIST_JSON, [JSON.stringify(listItemFrom(lead)), id]);
+      await recordEvent(tx, origin.brandId, 'lead.created', { lead }, now);
       await queueNewLeadEmails(tx, origin.brandId, id, now);
     }
     return {

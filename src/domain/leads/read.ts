@@ -83,7 +83,7 @@ export type ListProjection = Projection<Record<string, unknown>>;
  * The brand's leads or work items that match the query's filters (not its cursor): `select` is the statement up
  * to `where l.brand_id = `. Listing and counting share it, so a count is always the count of what is listed.
  */
-async function matching(
+export async function matching(
   store: Store,
   select: string,
   brandId: string,
@@ -150,17 +150,8 @@ export async function listLeads(
     : stage === 'lead'
       ? LIST_SELECT
       : WORK_LIST_SELECT;
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
   const q = await matching(store, select, brandId, stage, query);
-  if (after) {
-    q.sql(` and (l.received_at, l.id) ${query.order === 'asc' ? '>' : '<'} (`)
-      .value(after.time)
-      .sql(', ')
-      .value(after.id)
-      .sql(')');
-  }
-  const direction = query.order === 'asc' ? 'asc' : 'desc';
-  q.sql(` order by l.received_at ${direction}, l.id ${direction} limit `).value(query.limit + 1);
+  pageOf(q, query);
   const rows = await store.all<Record<string, unknown> & { id: string; k_time: number }>(q.build(), q.params);
   const mapper: { map(row: Record<string, unknown>): AnyListItem | Record<string, unknown> } =
     projection ?? (stage === 'lead' ? LIST_PROJECTION : WORK_ITEM_PROJECTION);
@@ -171,6 +162,20 @@ export async function listLeads(
     (r) => ({ time: r.k_time, id: r.id }),
     (r) => mapper.map(r),
   );
+}
+
+/** The cursor's position, the order and the limit (one more than a page, to know whether more follow). */
+export function pageOf(q: SqlBuilder, query: Pick<LeadListQuery, 'cursor' | 'order' | 'limit'>): SqlBuilder {
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  if (after) {
+    q.sql(` and (l.received_at, l.id) ${query.order === 'asc' ? '>' : '<'} (`)
+      .value(after.time)
+      .sql(', ')
+      .value(after.id)
+      .sql(')');
+  }
+  const direction = query.order === 'asc' ? 'asc' : 'desc';
+  return q.sql(` order by l.received_at ${direction}, l.id ${direction} limit `).value(query.limit + 1);
 }
 
 export interface LeadCount {

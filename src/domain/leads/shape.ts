@@ -325,19 +325,23 @@ function projection<T>(shape: Shape): Projection<T> {
       parts.push({ alias: path.join('.'), sql: g.sql, path, time: g.time === true, json: g.json === true });
     }
   }
-  const groups = [...new Set(parts.filter((p) => p.path.length === 2).map((p) => p.path[0]))];
   return {
     columns: parts.map((p) => `${p.sql} as "${p.alias}"`).join(', '),
     map(row) {
+      // Keys in the shape's order, nested objects where their first field is: the order of the response schemas,
+      // so JSON.stringify of an item gives the bytes their serialiser gives (the lists' ready JSON relies on it).
       const out: Record<string, unknown> = {};
-      for (const g of groups) out[g] = {};
       for (const p of parts) {
         let value = row[p.alias];
         // PostgreSQL's int8 parser gives numbers too (database.ts); SQLite gives numbers.
         if (p.time && value !== null) value = new Date(value as number).toISOString();
         else if (p.json) value = JSON.parse(value as string);
         if (p.path.length === 1) out[p.path[0]] = value;
-        else (out[p.path[0]] as Record<string, unknown>)[p.path[1]] = value;
+        else {
+          const group = (out[p.path[0]] ?? {}) as Record<string, unknown>;
+          group[p.path[1]] = value;
+          out[p.path[0]] = group;
+        }
       }
       for (const g of nullableGroups) {
         if ((out[g.name] as Record<string, unknown>)[g.first] === null) out[g.name] = null;
@@ -350,6 +354,25 @@ function projection<T>(shape: Shape): Projection<T> {
 export const DETAIL_PROJECTION = projection<Omit<LeadDetail, 'statusHistory'>>(DETAIL);
 export const LIST_PROJECTION = projection<LeadListItem>(LIST_ITEM);
 export const WORK_ITEM_PROJECTION = projection<WorkItemListItem>(WORK_ITEM);
+
+/** A lead's list item taken from its single read: the same fields in the list's order (see LIST_ITEM). */
+export function listItemFrom(detail: Omit<LeadDetail, 'statusHistory'>): LeadListItem {
+  const out: Record<string, unknown> = {};
+  const from = detail as unknown as Record<string, unknown>;
+  for (const [name, f] of Object.entries(LIST_ITEM as Shape)) {
+    if ('sql' in f) out[name] = from[name];
+    else {
+      const group = from[name] as Record<string, unknown> | null;
+      out[name] = group === null ? null : Object.fromEntries(Object.keys(f).map((k) => [k, group[k]]));
+    }
+  }
+  return out as LeadListItem;
+}
+
+/** What a work item's list item holds beyond the lead's, in its order: appended to a lead's ready JSON. */
+export const WORK_ITEM_EXTRA_PROJECTION = projection<Record<string, unknown>>(
+  Object.fromEntries(Object.entries(WORK_ITEM as Shape).filter(([name]) => !(name in LIST_ITEM))),
+);
 
 /**
  * An export row (the CSV exports): every field of the list item in the list's order, the address completed with

@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
-import { createLead, getLead, type LeadSource, listLeads, patchLead } from '../../../domain/leads/index.js';
+import { createLead, getLead, type LeadSource, patchLead } from '../../../domain/leads/index.js';
+import { listLeadsJson } from '../../../domain/leads/list-json.js';
 import { idempotencyPreValidation, runIdempotent, sendStored } from '../../idempotency.js';
 import { principalOf } from '../../plugins/auth.js';
 import { scopedRoute } from '../../route.js';
@@ -92,7 +93,7 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
       const brandId = principalOf(request).brandId;
       const query = listQueryFrom(request.query);
       return deps.responses.send(reply, `leads|${brandId}|${request.url}`, () =>
-        listLeads(deps.database, brandId, 'lead', query),
+        listLeadsJson(deps.database, brandId, 'lead', query),
       );
     },
   );

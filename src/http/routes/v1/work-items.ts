@@ -2,7 +2,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../../deps.js';
-import { getLead, listLeads } from '../../../domain/leads/index.js';
+import { getLead } from '../../../domain/leads/index.js';
+import { listLeadsJson } from '../../../domain/leads/list-json.js';
 import { principalOf } from '../../plugins/auth.js';
 import { scopedRoute } from '../../route.js';
 import { IdParams } from '../../schemas/common.js';
@@ -30,7 +31,7 @@ export default async function workItemRoutes(instance: FastifyInstance, { deps }
       const brandId = principalOf(request).brandId;
       const query = workItemQueryFrom(request.query);
       return deps.responses.send(reply, `work-items|${brandId}|${request.url}`, () =>
-        listLeads(deps.database, brandId, 'work', query),
+        listLeadsJson(deps.database, brandId, 'work', query),
       );
     },
   );

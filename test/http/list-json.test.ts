@@ -1,0 +1,190 @@
+// The lists of leads and work items from ready JSON (domain/leads/list-json.ts): the bytes are those the list
+// always sent, a stored item is never stale whatever changes the lead, its customer, its address or its assignee,
+// a write-back that a change overtook writes nothing, and leads written around the service are rendered.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listLeads } from '../../src/domain/leads/index.js';
+import {
+  listLeadsJson,
+  renderListJson,
+  renderMissingListJson,
+  storeListJson,
+} from '../../src/domain/leads/list-json.js';
+import { addUser } from '../dashboard/helpers.js';
+import { createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
+
+describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
+  let ctx: TestContext;
+  let ann: { id: string };
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect);
+    ann = await addUser(ctx.app, ctx.brandId, 'ann-list@example.com', 'member');
+  });
+  afterAll(async () => ctx?.close());
+
+  const store = () => ctx.app.deps.database;
+  const db = () => ctx.app.deps.database.db;
+  const get = (url: string) =>
+    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
+  const patch = async (id: string, payload: unknown) => {
+    const res = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/leads/${id}`,
+      headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  };
+  const stored = async (id: string) =>
+    (
+      await db()
+        .selectFrom('leads')
+        .select(['list_json', 'list_rev'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).list_json;
+  /** What the list sent before ready JSON: listLeads' objects through the envelope, serialised. */
+  const expected = async (stage: 'lead' | 'work', limit = 100) => {
+    const page = await listLeads(store(), ctx.brandId, stage, { limit, order: 'desc' });
+    return JSON.stringify({
+      data: page.data,
+      limit: page.limit,
+      hasMore: page.hasMore,
+      nextCursor: page.nextCursor,
+    });
+  };
+  const render = async (id: string) => (await renderListJson(store(), [id])).get(id)!;
+
+  it('stores a new lead’s item with the lead, the one a fresh rendering gives', async () => {
+    const lead = await ctx.createLead({
+      title: 'Quote "urgent" \\ </script> ünïcødé 🚰',
+      customerName: 'Zoë "Z" O’Brien',
+      companyName: 'Brien & Zonen',
+      phone: '+31612345678',
+    });
+    const json = await stored(lead.id as string);
+    expect(json).not.toBeNull();
+    expect(json).toBe((await render(lead.id as string)).json);
+    expect(JSON.parse(json!).title).toBe('Quote "urgent" \\ </script> ünïcødé 🚰');
+  });
+
+  it('sends the bytes the list always sent, for leads and for work items with and without a visit', async () => {
+    for (let i = 0; i < 6; i++) await ctx.createLead({ title: `Byte check ${i}`, description: null });
+    const [a, b, c] = (await get('/v1/leads?limit=3')).json().data as { id: string }[];
+    await patch(a!.id, { status: 'scheduled' });
+    await patch(b!.id, {
+      status: 'scheduled',
+      scheduledFor: '2026-12-01T09:00:00.000Z',
+      durationMinutes: 90,
+      assigneeId: ann.id,
+    });
+    await patch(c!.id, { status: 'quoted' });
+    for (const [url, stage] of [
+      ['/v1/leads?limit=100', 'lead'],
+      ['/v1/work-items?limit=100', 'work'],
+    ] as const) {
+      const res = await get(url);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe(await expected(stage));
+      // And again once the write-backs are in: from stored items alone.
+      const ids = (res.json().data as { id: string }[]).map((i) => i.id);
+      await waitFor(async () => {
+        const nulls = await db()
+          .selectFrom('leads')
+          .select('id')
+          .where('id', 'in', ids)
+          .where('list_json', 'is', null)
+          .execute();
+        return nulls.length === 0;
+      }, 'every listed item stored');
+      expect((await get(url)).body).toBe(await expected(stage));
+    }
+    // Paged the same way too: the cursor of a ready page continues it.
+    const first = (await get('/v1/leads?limit=2')).json();
+    const next = await get(`/v1/leads?limit=2&cursor=${first.nextCursor}`);
+    const page = await listLeads(store(), ctx.brandId, 'lead', {
+      limit: 2,
+      order: 'desc',
+      cursor: first.nextCursor,
+    });
+    expect(next.body).toBe(JSON.stringify(page));
+  });
+
+  it('never keeps a stale item: every change to the lead, its customer, its address or its assignee shows', async () => {
+    const lead = await ctx.createLead({ title: 'Changes everywhere' });
+    const id = lead.id as string;
+    const customerId = lead.customerId as string;
+    const addressId = lead.addressId as string;
+    const check = async (what: string, find: (item: Record<string, unknown>) => unknown, want: unknown) => {
+      // Cleared or equal to a fresh rendering, never an old one.
+      const json = await stored(id);
+      if (json !== null) expect(json, what).toBe((await render(id)).json);
+      for (const url of ['/v1/leads?limit=100', '/v1/work-items?limit=100']) {
+        const item = ((await get(url)).json().data as Record<string, unknown>[]).find((i) => i.id === id);
+        if (item) expect(find(item), what).toEqual(want);
+      }
+    };
+    await db()
+      .updateTable('customers')
+      .set({ name: 'Renamed Customer' })
+      .where('id', '=', customerId)
+      .execute();
+    await check('customer name', (i) => (i.customer as { name: string }).name, 'Renamed Customer');
+    await db().updateTable('customers').set({ phone: '+31201234567' }).where('id', '=', customerId).execute();
+    await check('customer phone', (i) => (i.customer as { phone: string }).phone, '+31201234567');
+    await db().updateTable('addresses').set({ city: 'Haarlem' }).where('id', '=', addressId).execute();
+    await check('address city', (i) => (i.address as { city: string }).city, 'Haarlem');
+    await db().updateTable('leads').set({ title: 'Edited title' }).where('id', '=', id).execute();
+    await check('lead title', (i) => i.title, 'Edited title');
+    await patch(id, { status: 'quoted' });
+    await check('status', (i) => i.status, 'quoted');
+    await patch(id, { status: 'scheduled', assigneeId: ann.id, scheduledFor: '2026-12-02T10:00:00.000Z' });
+    await check('scheduled', (i) => i.status, 'scheduled');
+    await db().updateTable('users').set({ name: 'Ann Renamed' }).where('id', '=', ann.id).execute();
+    await check('assignee name', (i) => (i.assignee as { name: string }).name, 'Ann Renamed');
+    const item = ((await get('/v1/work-items?limit=100')).json().data as Record<string, unknown>[]).find(
+      (i) => i.id === id,
+    );
+    expect(item?.scheduledFor).toBe('2026-12-02T10:00:00.000Z');
+  });
+
+  it('writes nothing back when the lead changed after it was rendered, and moves list_rev with what it stores', async () => {
+    const lead = await ctx.createLead({ title: 'Overtaken' });
+    const id = lead.id as string;
+    await db().updateTable('leads').set({ title: 'Cleared once' }).where('id', '=', id).execute();
+    expect(await stored(id)).toBeNull();
+    const old = await render(id);
+    await db().updateTable('leads').set({ title: 'Changed meanwhile' }).where('id', '=', id).execute();
+    expect(await storeListJson(store(), [old])).toBe(0);
+    expect(await stored(id)).toBeNull();
+    const fresh = await render(id);
+    expect(fresh.rev).toBeGreaterThan(old.rev);
+    expect(await storeListJson(store(), [fresh])).toBe(1);
+    expect(JSON.parse((await stored(id))!).title).toBe('Changed meanwhile');
+    // Storing moved list_rev: the same rendering cannot be stored twice, and the next change still clears it.
+    expect(await storeListJson(store(), [fresh])).toBe(0);
+    await db().updateTable('leads').set({ priority: 'high' }).where('id', '=', id).execute();
+    expect(await stored(id)).toBeNull();
+  });
+
+  it('renders leads written around the service, on read and in bulk', async () => {
+    await sql`update leads set list_json = null, list_rev = list_rev + 1 where brand_id = ${ctx.brandId}`.execute(
+      db(),
+    );
+    const ready = await listLeadsJson(store(), ctx.brandId, 'lead', { limit: 100, order: 'desc' });
+    expect(ready.json).toBe(await expected('lead'));
+    await sql`update leads set list_json = null, list_rev = list_rev + 1 where brand_id = ${ctx.brandId}`.execute(
+      db(),
+    );
+    // Nothing of another brand's, and at most what is missing.
+    const stored = await renderMissingListJson(store(), { batch: 7 });
+    expect(stored).toBeGreaterThan(0);
+    const left = await db()
+      .selectFrom('leads')
+      .select(db().fn.countAll<number>().as('n'))
+      .where('list_json', 'is', null)
+      .executeTakeFirstOrThrow();
+    expect(Number(left.n)).toBe(0);
+    expect((await get('/v1/leads?limit=100')).body).toBe(await expected('lead'));
+  });
+});
