@@ -1,9 +1,12 @@
 // Password rules for every place a password is chosen (first-run setup, invitations, the CLI, and the
 // change-password page to come): a length range, then zxcvbn-ts's strength estimate, which refuses common
 // passwords, keyboard rows, repeats, dates and words taken from the person's email or company name.
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as common from '@zxcvbn-ts/language-common';
-import * as en from '@zxcvbn-ts/language-en';
+import { createRequire } from 'node:module';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
+
+// Loaded on the first check, not at start: the dictionaries are about 11 MiB of heap (20 MiB of RSS) that a
+// service only needs when somebody chooses a password. require, because checking is synchronous.
+const require = createRequire(import.meta.url);
 
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -34,9 +37,13 @@ export const DEFAULT_PASSWORD_SUGGESTION = 'Add another word or two; uncommon wo
 
 let factory: ZxcvbnFactory | undefined;
 
-/** Built on first use: ranking the dictionaries takes a moment that commands without passwords skip. */
+/** Built on first use: loading and ranking the dictionaries takes a moment and memory that most processes skip. */
 function zxcvbn(): ZxcvbnFactory {
-  factory ??= new ZxcvbnFactory({
+  if (factory) return factory;
+  const { ZxcvbnFactory: Factory } = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
+  const common = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+  const en = require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en');
+  factory = new Factory({
     translations: {
       ...en.translations,
       // The stock text ("There should not be any personal or page related data.") reads oddly here.
