@@ -20,7 +20,18 @@ export interface Address {
   updatedAt: string;
 }
 
-const FIND = statement('select id from addresses where customer_id = ? and match_key = ?');
+/** What a lead's list item shows of its address (see leads/shape.ts LIST_ITEM). */
+export interface ListedAddress {
+  id: string;
+  street: string;
+  streetNumber: string | null;
+  postalCode: string;
+  city: string;
+}
+
+const FIND = statement(
+  'select id, street, street_number as "streetNumber", postal_code as "postalCode", city from addresses where customer_id = ? and match_key = ?',
+);
 const INSERT = statement(
   'insert into addresses (id, brand_id, customer_id, street, street_number, street_number_addition, ' +
     'postal_code, city, country, match_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
@@ -38,11 +49,11 @@ export async function findOrCreateAddress(
   now: number,
   /** The customer was inserted in this transaction: it has no address yet, so none is looked for. */
   options: { newCustomer?: boolean } = {},
-): Promise<{ id: string; created: boolean }> {
+): Promise<{ id: string; created: boolean; listed: ListedAddress }> {
   const matchKey = addressMatchKey(input);
-  const find = async () => (await r.all<{ id: string }>(FIND, [customerId, matchKey]))[0];
+  const find = async () => (await r.all<ListedAddress>(FIND, [customerId, matchKey]))[0];
   const existing = options.newCustomer ? undefined : await find();
-  if (existing) return { id: existing.id, created: false };
+  if (existing) return { id: existing.id, created: false, listed: existing };
   const id = newRandomId('address');
   const [inserted] = await r.all<{ id: string }>(INSERT, [
     id,
@@ -58,10 +69,13 @@ export async function findOrCreateAddress(
     now,
     now,
   ]);
-  if (inserted) return { id, created: true };
+  if (inserted) {
+    const { street, streetNumber, postalCode, city } = input;
+    return { id, created: true, listed: { id, street, streetNumber, postalCode, city } };
+  }
   const winner = await find();
   if (!winner) throw new Error('address insert conflicted but no matching address was found');
-  return { id: winner.id, created: false };
+  return { id: winner.id, created: false, listed: winner };
 }
 
 export interface AddressListQuery {

@@ -220,7 +220,12 @@ export interface LinkedCustomer {
   inserted?: true;
   /** Fields the submission filled on an existing customer. */
   changed: string[];
+  /** The contact as this transaction leaves it (a lead's list item shows it); absent for a quiet (spam) link. */
+  contact?: Contact;
 }
+
+const contactOf = (customer: Customer): Contact =>
+  Object.fromEntries(CONTACT.map(({ field }) => [field, customer[field]])) as Contact;
 
 /**
  * Links the submission to the brand's customer it belongs to, filling that customer's empty fields, or creates
@@ -264,9 +269,9 @@ export async function linkCustomer(
       now,
     ]);
     if (inserted) {
-      if (!options.quiet)
-        await recordEvent(tx, brandId, 'customer.created', { customer: toCustomer(inserted) }, now);
-      return { id, created: true, inserted: true, changed: [] };
+      const customer = toCustomer(inserted);
+      if (!options.quiet) await recordEvent(tx, brandId, 'customer.created', { customer }, now);
+      return { id, created: true, inserted: true, changed: [], contact: contactOf(customer) };
     }
     // Another transaction created a customer with this email meanwhile: link to it on the next round.
   }
@@ -294,7 +299,7 @@ async function fillCustomer(
     if (value !== null && current[field] === null) fill[field] = value;
   }
   const changed = await updateCustomer(tx, brandId, current, fill, now);
-  return { id, created: false, changed };
+  return { id, created: false, changed, contact: { ...contactOf(current), ...fill } };
 }
 
 /**
@@ -513,8 +518,9 @@ async function announceQuietCustomer(
       .where('brand_id', '=', brandId)
       .execute();
   }
-  await recordEvent(tx, brandId, 'customer.created', { customer: await readCustomer(tx, brandId, id) }, now);
-  return { id, created: true, changed: [] };
+  const customer = await readCustomer(tx, brandId, id);
+  await recordEvent(tx, brandId, 'customer.created', { customer }, now);
+  return { id, created: true, changed: [], contact: contactOf(customer) };
 }
 
 /**

@@ -3,7 +3,8 @@
 // a write-back that a change overtook writes nothing, and leads written around the service are rendered.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listLeads } from '../../src/domain/leads/index.js';
+import { parseLeadInput } from '../../src/domain/lead-input.js';
+import { createLead, listLeads } from '../../src/domain/leads/index.js';
 import {
   listLeadsJson,
   renderListJson,
@@ -11,7 +12,7 @@ import {
   storeListJson,
 } from '../../src/domain/leads/list-json.js';
 import { addUser } from '../dashboard/helpers.js';
-import { createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
+import { createTestContext, dialects, type TestContext, validLead, waitFor } from '../helpers.js';
 
 describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
   let ctx: TestContext;
@@ -55,17 +56,69 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
   };
   const render = async (id: string) => (await renderListJson(store(), [id])).get(id)!;
 
-  it('stores a new lead’s item with the lead, the one a fresh rendering gives', async () => {
-    const lead = await ctx.createLead({
+  it('stores a new lead’s item with the lead, the one a fresh rendering gives, whichever way it links', async () => {
+    const check = async (lead: { id: unknown }) => {
+      const json = await stored(lead.id as string);
+      expect(json).not.toBeNull();
+      expect(json).toBe((await render(lead.id as string)).json);
+      return JSON.parse(json!) as { title: string; customer: Record<string, unknown> };
+    };
+    // A new customer at a new address, with characters JSON escapes.
+    const first = await ctx.createLead({
       title: 'Quote "urgent" \\ </script> ünïcødé 🚰',
       customerName: 'Zoë "Z" O’Brien',
-      companyName: 'Brien & Zonen',
-      phone: '+31612345678',
+      email: 'zoe-list@example.com',
+      companyName: null,
+      streetNumber: '7',
     });
-    const json = await stored(lead.id as string);
-    expect(json).not.toBeNull();
-    expect(json).toBe((await render(lead.id as string)).json);
-    expect(JSON.parse(json!).title).toBe('Quote "urgent" \\ </script> ünïcødé 🚰');
+    expect((await check(first)).title).toBe('Quote "urgent" \\ </script> ünïcødé 🚰');
+    // The same customer again (by email), filling an empty phone and company, at the same address written
+    // differently: the item shows the customer and address as stored, not as sent.
+    const again = await ctx.createLead({
+      customerName: 'Z. O’Brien',
+      email: 'ZOE-LIST@example.com',
+      phone: '+31612345678',
+      companyName: 'Brien & Zonen',
+      streetNumber: '7',
+      postalCode: '1015cj',
+    });
+    expect(again.addressId).toBe(first.addressId);
+    const item = await check(again);
+    expect(item.customer).toMatchObject({
+      name: 'Zoë "Z" O’Brien',
+      phone: '+31612345678',
+      companyName: 'Brien & Zonen',
+    });
+    // The earlier lead's item was cleared by the customer's change, or shows it.
+    const earlier = await stored(first.id as string);
+    if (earlier !== null) expect(JSON.parse(earlier).customer.phone).toBe('+31612345678');
+    // A customer only spam knew so far, announced by a real lead.
+    const spam = await createLead(
+      store(),
+      {
+        brandId: ctx.brandId,
+        source: 'form',
+        keyId: null,
+        keyName: null,
+        form: {
+          id: 'frm_00000000000000000000000000',
+          name: 'Spam trap',
+          spam: true,
+          extraFields: null,
+          attribution: null,
+          consent: null,
+        },
+      },
+      parseLeadInput(validLead({ email: 'quiet-list@example.com', customerName: 'Quiet One' })),
+    );
+    expect(await stored(spam.id)).toBeNull();
+    await check(
+      await ctx.createLead({
+        email: 'quiet-list@example.com',
+        customerName: 'Quiet One',
+        phone: '+31687654321',
+      }),
+    );
   });
 
   it('sends the bytes the list always sent, for leads and for work items with and without a visit', async () => {

@@ -12,7 +12,7 @@ import { queueNewLeadEmails } from '../new-lead-email.js';
 import { iso } from '../time.js';
 import type { Actor } from './customer-details.js';
 import { getLead } from './read.js';
-import { type CreatedLead, INPUT_COLUMNS, listItemFrom } from './shape.js';
+import { type CreatedLead, INPUT_COLUMNS, LIST_PROJECTION } from './shape.js';
 import { insertHistory } from './status-change.js';
 
 /** Where a lead came from. */
@@ -75,6 +75,7 @@ const OWN_COLUMNS = [
   'consent',
   'source_user_id',
   'source_user_name',
+  'list_json',
 ] as const;
 const INSERT_LEAD = statement(
   `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
@@ -84,8 +85,6 @@ const INSERT_LEAD = statement(
     .map(() => '?')
     .join(', ')})`,
 );
-
-const STORE_LIST_JSON = statement('update leads set list_json = ?, list_rev = list_rev + 1 where id = ?');
 
 /**
  * Creates customer (or links), address (or links), lead and its lead.created event in one transaction, and
@@ -104,6 +103,34 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       newCustomer: customer.inserted,
     });
     const id = newId('lead', now);
+    // Its list item, ready for the lists from the first read (list-json.ts), from what the create knows: the row
+    // a list read would map, mapped the same way. Spam is in no list.
+    const contact = customer.contact;
+    const listJson =
+      spam || !contact
+        ? null
+        : JSON.stringify(
+            LIST_PROJECTION.map({
+              id,
+              title: input.title,
+              status: 'request',
+              priority: input.priority,
+              receivedAt: now,
+              updatedAt: now,
+              source: origin.source,
+              sourceFormName: form?.name ?? null,
+              'customer.id': customer.id,
+              'customer.name': contact.name,
+              'customer.email': contact.email,
+              'customer.phone': contact.phone,
+              'customer.companyName': contact.companyName,
+              'address.id': address.id,
+              'address.street': address.listed.street,
+              'address.streetNumber': address.listed.streetNumber,
+              'address.postalCode': address.listed.postalCode,
+              'address.city': address.listed.city,
+            }),
+          );
     const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
       id,
       brand_id: origin.brandId,
@@ -127,6 +154,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       consent: form?.consent ? JSON.stringify(form.consent) : null,
       source_user_id: origin.user?.id ?? null,
       source_user_name: origin.user?.name ?? null,
+      list_json: listJson,
     };
     await tx.run(INSERT_LEAD, [
       ...OWN_COLUMNS.map((c) => own[c]),
@@ -135,10 +163,13 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
     await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
     tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
     if (!spam) {
-      const lead = await getLead(tx, origin.brandId, id);
-      // Its list item, ready for the lists from the first read (list-json.ts); spam is in no list.
-      await tx.run(STORE_LIST_JSON, [JSON.stringify(listItemFrom(lead)), id]);
-      await recordEvent(tx, origin.brandId, 'lead.created', { lead }, now);
+      await recordEvent(
+        tx,
+        origin.brandId,
+        'lead.created',
+        { lead: await getLead(tx, origin.brandId, id) },
+        now,
+      );
       await queueNewLeadEmails(tx, origin.brandId, id, now);
     }
     return {

@@ -355,20 +355,6 @@ export const DETAIL_PROJECTION = projection<Omit<LeadDetail, 'statusHistory'>>(D
 export const LIST_PROJECTION = projection<LeadListItem>(LIST_ITEM);
 export const WORK_ITEM_PROJECTION = projection<WorkItemListItem>(WORK_ITEM);
 
-/** A lead's list item taken from its single read: the same fields in the list's order (see LIST_ITEM). */
-export function listItemFrom(detail: Omit<LeadDetail, 'statusHistory'>): LeadListItem {
-  const out: Record<string, unknown> = {};
-  const from = detail as unknown as Record<string, unknown>;
-  for (const [name, f] of Object.entries(LIST_ITEM as Shape)) {
-    if ('sql' in f) out[name] = from[name];
-    else {
-      const group = from[name] as Record<string, unknown> | null;
-      out[name] = group === null ? null : Object.fromEntries(Object.keys(f).map((k) => [k, group[k]]));
-    }
-  }
-  return out as LeadListItem;
-}
-
 /** What a work item's list item holds beyond the lead's, in its order: appended to a lead's ready JSON. */
 export const WORK_ITEM_EXTRA_PROJECTION = projection<Record<string, unknown>>(
   Object.fromEntries(Object.entries(WORK_ITEM as Shape).filter(([name]) => !(name in LIST_ITEM))),
