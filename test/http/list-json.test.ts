@@ -57,7 +57,7 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
   const render = async (id: string) => (await renderListJson(store(), [id])).get(id)!;
 
   it('stores a new lead’s item with the lead, the one a fresh rendering gives, whichever way it links', async () => {
-    const check = async (lead: { id: unknown }) => {
+    const check = async (lead: Record<string, unknown>) => {
       const json = await stored(lead.id as string);
       expect(json).not.toBeNull();
       expect(json).toBe((await render(lead.id as string)).json);
@@ -224,6 +224,19 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
     await sql`update leads set list_json = null, list_rev = list_rev + 1 where brand_id = ${ctx.brandId}`.execute(
       db(),
     );
+    // Paged, in both orders, the cursor taken from a rendered item as from a stored one.
+    for (const order of ['desc', 'asc'] as const) {
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 3; pages++) {
+        const query = { limit: 3, order, cursor };
+        const ready = await listLeadsJson(store(), ctx.brandId, 'lead', query);
+        const page = await listLeads(store(), ctx.brandId, 'lead', query);
+        expect(ready.json).toBe(JSON.stringify(page));
+        if (pages === 0) expect(page.nextCursor).not.toBeNull();
+        if (!page.nextCursor) break;
+        cursor = page.nextCursor;
+      }
+    }
     const ready = await listLeadsJson(store(), ctx.brandId, 'lead', { limit: 100, order: 'desc' });
     expect(ready.json).toBe(await expected('lead'));
     await sql`update leads set list_json = null, list_rev = list_rev + 1 where brand_id = ${ctx.brandId}`.execute(

@@ -7,30 +7,34 @@
 // finds without one exactly as the list always has (the projection in shape.ts, JSON.stringify in the schema's
 // order), sends them, and writes them back afterwards, guarded by list_rev: a write-back of a rendering that a
 // change overtook finds another list_rev and writes nothing. Creating a lead stores its item at once (create.ts).
-import { type Runner, type SqlBuilder, statement } from '../../db/sql.js';
+import { FIRST_COLUMN, firstColumn, type Runner, statement } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
-import { toPage } from '../paging.js';
+import { encodeCursor, toPage } from '../paging.js';
 import { type LeadListQuery, matching, pageOf } from './read.js';
 import { LEAD_FROM, LIST_PROJECTION, WORK_ITEM_EXTRA_PROJECTION } from './shape.js';
 
-interface ReadyRow {
+interface WorkRow {
   id: string;
   k_time: number;
   list_json: string | null;
-  list_rev: number;
   [extra: string]: unknown;
 }
 
-const READY_COLUMNS =
-  'l.id as "id", l.received_at as "k_time", l.list_json as "list_json", l.list_rev as "list_rev"';
-const LEAD_SELECT = `select ${READY_COLUMNS} from leads l where l.brand_id = `;
+// Leads: each row is its ready item, or `!` and the id of a lead that has none yet (JSON never starts so). One
+// column, taken without an object per row (sql.ts, FIRST_COLUMN); the cursor comes from the last item itself.
+const LEAD_SELECT = `${FIRST_COLUMN}select coalesce(l.list_json, '!' || l.id) from leads l where l.brand_id = `;
 // Work items add their visit's fields, read each time (the assignee's name is the user's current one).
-const WORK_SELECT = `select ${READY_COLUMNS}, ${WORK_ITEM_EXTRA_PROJECTION.columns} from leads l left join users asg on asg.id = l.assignee_id where l.brand_id = `;
+const WORK_SELECT = `select l.id as "id", l.received_at as "k_time", l.list_json as "list_json", ${WORK_ITEM_EXTRA_PROJECTION.columns} from leads l left join users asg on asg.id = l.assignee_id where l.brand_id = `;
 
 /** A list envelope as JSON, ready to send: `{"data":[…],"limit":…,"hasMore":…,"nextCursor":…}`. */
 export class ReadyJson {
   constructor(readonly json: string) {}
 }
+
+const envelope = (items: readonly string[], limit: number, hasMore: boolean, nextCursor: string | null) =>
+  new ReadyJson(
+    `{"data":[${items.join(',')}],"limit":${limit},"hasMore":${hasMore},"nextCursor":${JSON.stringify(nextCursor)}}`,
+  );
 
 /**
  * The brand's leads (stage 'lead') or work items (stage 'work') for the query, as listLeads lists them, as the
@@ -42,14 +46,39 @@ export async function listLeadsJson(
   stage: 'lead' | 'work',
   query: LeadListQuery,
 ): Promise<ReadyJson> {
-  const q: SqlBuilder = await matching(
-    store,
-    stage === 'lead' ? LEAD_SELECT : WORK_SELECT,
-    brandId,
-    stage,
-    query,
-  );
-  const rows = await store.all<ReadyRow>(pageOf(q, query).build(), q.params);
+  return stage === 'lead' ? leadsJson(store, brandId, query) : workItemsJson(store, brandId, query);
+}
+
+async function leadsJson(store: Store, brandId: string, query: LeadListQuery): Promise<ReadyJson> {
+  const q = pageOf(await matching(store, LEAD_SELECT, brandId, 'lead', query), query);
+  const values = await firstColumn<string>(store, q.build(), q.params);
+  const hasMore = values.length > query.limit;
+  let items = hasMore ? values.slice(0, query.limit) : values;
+  if (items.some((v) => v.startsWith('!'))) items = await withRendered(store, items);
+  const last = items[items.length - 1];
+  let nextCursor: string | null = null;
+  if (hasMore && last) {
+    const { id, receivedAt } = JSON.parse(last) as { id: string; receivedAt: string };
+    nextCursor = encodeCursor({ time: Date.parse(receivedAt), id }, query.order);
+  }
+  return envelope(items, query.limit, hasMore, nextCursor);
+}
+
+/** The page with its `!id` entries rendered (and written back); leads gone meanwhile are left out. */
+async function withRendered(store: Store, items: string[]): Promise<string[]> {
+  const ids = items.filter((v) => v.startsWith('!')).map((v) => v.slice(1));
+  const rendered = await renderListJson(store, ids);
+  writeBack(store, [...rendered.values()]);
+  return items.flatMap((v) => {
+    if (!v.startsWith('!')) return [v];
+    const item = rendered.get(v.slice(1));
+    return item ? [item.json] : [];
+  });
+}
+
+async function workItemsJson(store: Store, brandId: string, query: LeadListQuery): Promise<ReadyJson> {
+  const q = pageOf(await matching(store, WORK_SELECT, brandId, 'work', query), query);
+  const rows = await store.all<WorkRow>(q.build(), q.params);
   const page = toPage(
     rows,
     query.limit,
@@ -63,22 +92,12 @@ export async function listLeadsJson(
       store,
       missing.map((r) => r.id),
     );
-    for (const row of missing) {
-      const item = rendered.get(row.id);
-      // Gone between the two reads (deleted, or merged away): listed as the page found it is no longer possible.
-      if (item) row.list_json = item.json;
-    }
+    for (const row of missing) row.list_json = rendered.get(row.id)?.json ?? null;
     writeBack(store, [...rendered.values()]);
   }
-  let items = '';
-  for (const row of page.data) {
-    if (row.list_json === null) continue;
-    const json = stage === 'lead' ? row.list_json : withVisit(row.list_json, row);
-    items += items ? `,${json}` : json;
-  }
-  return new ReadyJson(
-    `{"data":[${items}],"limit":${page.limit},"hasMore":${page.hasMore},"nextCursor":${JSON.stringify(page.nextCursor)}}`,
-  );
+  const items: string[] = [];
+  for (const row of page.data) if (row.list_json !== null) items.push(withVisit(row.list_json, row));
+  return envelope(items, page.limit, page.hasMore, page.nextCursor);
 }
 
 /** A work item's list item: the lead's, with the visit's fields after its last one. */
