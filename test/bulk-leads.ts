@@ -41,6 +41,8 @@ export async function insertBulkLeads(database: Database, brandId: string, bulk:
   const at = sql.raw(`${BULK_EPOCH} + n * 1000`);
   const epoch = sql.raw(String(BULK_EPOCH));
   await database.db.connection().execute(async (db) => {
+    // The service's 15 s statement timeout is for requests; a 100,000-row insert on a loaded machine may need more.
+    if (pg) await sql`set statement_timeout = 0`.execute(db);
     await sql`insert into customers (id, brand_id, type, name, email, email_normalized, phone, created_at, updated_at)
         select ${id('cus', 'n')}, ${brandId}, 'person', 'Bulk customer ' || n, 'bulk-' || ${bulk.tag} || n || '@example.com',
                'bulk-' || ${bulk.tag} || n || '@example.com', '+3161234' || (1000 + n), ${epoch}, ${epoch}
@@ -56,5 +58,6 @@ export async function insertBulkLeads(database: Database, brandId: string, bulk:
                'Bulk job ' || n, ${BULK_DESCRIPTION}, 'plumbing', 'medium', ${status}, ${stage}, 'website',
                ${at}, ${at}, ${at}, ${stage === 'work' ? at : sql.raw('null')}
         from ${series(bulk.count)}`.execute(db);
+    if (pg) await sql`reset statement_timeout`.execute(db);
   });
 }

@@ -1,5 +1,6 @@
 // Opens the configured database (SQLite file or PostgreSQL pool) behind one Kysely interface, and migrates it.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
@@ -17,7 +18,7 @@ import {
   SqliteQueryCompiler,
   sql,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Tables } from './schema.js';
@@ -41,8 +42,17 @@ import { SqliteWriteBatcher } from './write-batch.js';
 
 export type { Database, DB, Dialect, MailSettings, Store, Tx } from './store.js';
 
-// int8 (bigint) columns hold epoch milliseconds: well within Number's exact range.
-pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+let pgModule: typeof pg | undefined;
+
+/** node-postgres, loaded when a PostgreSQL database is opened: a SQLite server never needs its ~8 MiB. */
+function loadPg(): typeof pg {
+  if (!pgModule) {
+    pgModule = createRequire(import.meta.url)('pg') as typeof pg;
+    // int8 (bigint) columns hold epoch milliseconds: well within Number's exact range.
+    pgModule.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+  }
+  return pgModule;
+}
 
 /** `mail`: the email settings the database and its transactions carry for domain code (null: email is off). */
 export function openDatabase(
@@ -157,7 +167,7 @@ function openPostgres(
   config: Extract<DatabaseConfig, { dialect: 'postgres' }>,
   mail: MailSettings | null,
 ): Database {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: config.url,
     max: config.poolMax,
     connectionTimeoutMillis: 5000,

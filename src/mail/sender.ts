@@ -1,5 +1,6 @@
 // Sends one mail over SMTP with nodemailer: the server, port, TLS and credentials come from SMTP_URL.
-import nodemailer from 'nodemailer';
+import { createRequire } from 'node:module';
+import type nodemailer from 'nodemailer';
 import type { MailConfig } from '../config.js';
 
 export interface OutgoingMail {
@@ -45,7 +46,9 @@ export function describeSendError(error: unknown): string {
  * went away), every wait bounded by the configured timeout.
  */
 export function smtpSender(config: MailConfig): MailSender {
-  const transport = nodemailer.createTransport({
+  // Loaded with the first sender: a server without email never needs it.
+  const mailer = createRequire(import.meta.url)('nodemailer') as typeof nodemailer;
+  const transport = mailer.createTransport({
     url: config.smtpUrl,
     connectionTimeout: config.timeoutMs,
     greetingTimeout: config.timeoutMs,

@@ -1,6 +1,7 @@
 // Fixed windows of request counts (one minute unless a caller asks for another length): in this process, or in
 // Redis so every instance shares them.
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 
 /** The default window: one minute. */
 export const WINDOW_MS = 60_000;
@@ -111,7 +112,9 @@ export class RedisRateLimiter implements RateLimiter {
   private closed = false;
 
   constructor(private readonly options: RedisLimiterOptions) {
-    this.redis = new Redis(options.url, {
+    // Loaded only when Redis is configured: a single instance never needs the client.
+    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    this.redis = new RedisClient(options.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: options.commandTimeoutMs ?? 200,
