@@ -99,19 +99,28 @@ export class Server {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  static async start(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Server> {
+  /**
+   * `options`: the working directory (default the repository), the path that answers 2xx once the server is up
+   * (default /healthz) and how long to wait for it (default 60 s).
+   */
+  static async start(
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    port: number,
+    options: { cwd?: string; healthPath?: string; startTimeoutMs?: number } = {},
+  ): Promise<Server> {
     const [command, argv] = pinning
       ? ['taskset', ['-c', serverCore, process.execPath, ...args]]
       : [process.execPath, args];
     const child = spawn(command as string, argv as string[], {
-      cwd: ROOT,
+      cwd: options.cwd ?? ROOT,
       env: { ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.add(child);
     child.once('exit', () => children.delete(child));
     const server = new Server(child, `http://127.0.0.1:${port}`);
-    await server.waitUntilUp();
+    await server.waitUntilUp(options.healthPath ?? '/healthz', options.startTimeoutMs ?? 60_000);
     return server;
   }
 
@@ -138,11 +147,11 @@ export class Server {
     return this.output;
   }
 
-  private async waitUntilUp(): Promise<void> {
-    const deadline = Date.now() + 60_000;
+  private async waitUntilUp(healthPath: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline && this.child.exitCode === null) {
       try {
-        if ((await fetch(`${this.url}/healthz`)).ok) return;
+        if ((await fetch(`${this.url}${healthPath}`)).ok) return;
       } catch {
         // not listening yet
       }

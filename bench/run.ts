@@ -4,6 +4,7 @@
 //   npm run bench                                   everything, 5 s warm-up + 20 s per measurement
 //   npm run bench -- --db sqlite --duration 2 --warmup 1 --connections 1,32 --growth 1000,20000   a quick smoke run
 //   npm run bench -- --profile create-distinct --db sqlite   CPU profile of the service under one scenario
+//   npm run bench -- --peers strapi --db sqlite --scenarios none --growth off --conventions off   against Strapi 5
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -16,6 +17,15 @@ import { openDatabase } from '../src/db/database.js';
 import { LEAD_FIELDS } from '../src/domain/lead-input.js';
 import { encodeCursor } from '../src/domain/paging.js';
 import { type Measurement, measure, type RequestSpec } from './load.js';
+import {
+  checkStrapiList,
+  ensureStrapi,
+  STRAPI_LIST_PATH,
+  STRAPI_VERSION,
+  seedStrapi,
+  startStrapi,
+  strapiSpecs,
+} from './peers/strapi.js';
 import { cli, freePort, pinning, pinSelfToLoadCore, ROOT, Server, type Storage } from './processes.js';
 import { formatProfile, summarizeProfile } from './profile.js';
 import {
@@ -40,6 +50,7 @@ const { values: flags } = parseArgs({
     conventions: { type: 'string' },
     'service-node-flags': { type: 'string' },
     profile: { type: 'string' },
+    peers: { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -61,6 +72,10 @@ const HELP = `Usage: npm run bench -- [options]        (each option also reads f
   --service-node-flags "..."   extra node flags for the service, e.g. "--max-semi-space-size=4"
                                (BENCH_SERVICE_NODE_FLAGS)
   --profile SCENARIO           run the service under node --cpu-prof for one scenario at 32 connections
+  --peers strapi               other products against the service in the same run, or "none" (BENCH_PEERS;
+                               default none). strapi: Strapi ${STRAPI_VERSION} on SQLite, installed on first use
+                               into bench/.peers/strapi (npm registry only, about 700 MB); create and list of 100
+                               against the service's create-distinct and list-100 with response reuse off
   --out DIR                    where results go (default bench/results)`;
 
 if (flags.help) {
@@ -68,6 +83,7 @@ if (flags.help) {
   process.exit(0);
 }
 
+const KNOWN_PEERS = ['strapi'];
 const setting = (flag: string | undefined, env: string, fallback: string) =>
   flag ?? process.env[env] ?? fallback;
 const numbers = (text: string) => text.split(',').map((s) => Number(s.trim()));
@@ -99,8 +115,19 @@ const settings = {
   serviceNodeFlags: (setting(flags['service-node-flags'], 'BENCH_SERVICE_NODE_FLAGS', '') ?? '')
     .split(' ')
     .filter(Boolean),
+  /** Other products measured against the service in the same run (SQLite only): "strapi". */
+  peers: setting(flags.peers, 'BENCH_PEERS', 'none')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p && p !== 'none'),
   outDir: path.resolve(flags.out ?? path.join(ROOT, 'bench/results')),
 };
+for (const peer of settings.peers) {
+  if (!KNOWN_PEERS.includes(peer)) {
+    console.error(`unknown peer ${peer}: known are ${KNOWN_PEERS.join(', ')}`);
+    process.exit(2);
+  }
+}
 
 // ---- requests ------------------------------------------------------------------------------------------
 
@@ -773,6 +800,174 @@ async function runProfile(dialect: 'sqlite' | 'postgres', scenario: string): Pro
   }
 }
 
+// ---- peers: other products on the same machine, in the same run --------------------------------------------
+
+/** Rounds per peer comparison: the two take turns, so load that drifts during the run hits both alike. */
+const PEER_ROUNDS = 3;
+/** Leads made through each product's own API before the measurements (the service: by captureSamples). */
+const PEER_SEEDED_LEADS = 150;
+
+interface PeerSide {
+  /** Medians over the rounds. */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Requests/s of each round, in order. */
+  roundsRps: number[];
+  non2xx: number;
+  errors: number;
+  peakRssMiB: number;
+}
+
+interface PeerRow {
+  scenario: 'create' | 'list-100';
+  connections: number;
+  ours: PeerSide;
+  peer: PeerSide;
+  /** Ours ÷ the peer's: requests/s (median over median), and p99 the other way round (peer ÷ ours). */
+  rpsRatio: number;
+  p99Ratio: number;
+}
+
+interface PeerReport {
+  version: string;
+  database: string;
+  access: string;
+  requests: Record<PeerRow['scenario'], { ours: string; peer: string }>;
+  ourSettings: string;
+  rounds: number;
+  secondsPerRound: number;
+  seededLeads: number;
+  startSeconds: number;
+  /** Peak RSS over all of its measurements. */
+  ourPeakRssMiB: number;
+  peerPeakRssMiB: number;
+  rows: PeerRow[];
+}
+
+const medianOf = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+
+function peerSide(of: Measurement[]): PeerSide {
+  return {
+    rps: medianOf(of.map((m) => m.rps)),
+    p50: medianOf(of.map((m) => m.p50)),
+    p99: medianOf(of.map((m) => m.p99)),
+    roundsRps: of.map((m) => m.rps),
+    non2xx: of.reduce((sum, m) => sum + m.non2xx, 0),
+    errors: of.reduce((sum, m) => sum + m.errors, 0),
+    peakRssMiB: Math.max(...of.map((m) => m.peakRssMiB)),
+  };
+}
+
+/**
+ * Strapi 5 against the service: the service with response reuse off (RESPONSE_CACHE_MB=0) and Strapi on
+ * SQLite, both up at once on the servers' core, each seeded through its own API; creates and lists of 100 in
+ * rounds taking turns (ours, then Strapi's), medians over the rounds.
+ */
+async function runStrapi(): Promise<PeerReport> {
+  ensureStrapi();
+  const storage = newStorage('sqlite');
+  const strapiData = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-intake-bench-strapi-'));
+  try {
+    const { key } = brandWithKey(storage);
+    const service = await Server.service(storage, await freePort(), settings.serviceNodeFlags, {
+      RESPONSE_CACHE_MB: '0',
+    });
+    let strapi: Server | undefined;
+    try {
+      fs.rmSync((await captureSamples(service.url, key)).file, { force: true });
+      const started = Date.now();
+      strapi = await startStrapi(strapiData, await freePort());
+      const startSeconds = Math.round((Date.now() - started) / 100) / 10;
+      await seedStrapi(strapi.url, PEER_SEEDED_LEADS, (n) => formLead(6_000_000 + n, n));
+      await checkStrapiList(strapi.url);
+      const ours = scenarios(key, '');
+      const theirs = strapiSpecs((n) => formLead(7_000_000 + n, n));
+      const pairs = [
+        { scenario: 'create', ours: ours['create-distinct']!([]), peer: theirs.create },
+        { scenario: 'list-100', ours: ours['list-100']!([]), peer: theirs.list },
+      ] as const;
+      console.log(
+        `\nsqlite: against Strapi ${STRAPI_VERSION} (up in ${startSeconds} s), ${PEER_ROUNDS} rounds of ${settings.seconds} s taking turns, medians; the service with response reuse off`,
+      );
+      const rows: PeerRow[] = [];
+      for (const connections of settings.connections) {
+        const measured = new Map<string, Measurement[]>();
+        for (let round = 0; round < PEER_ROUNDS; round++) {
+          for (const pair of pairs) {
+            for (const [side, server, spec] of [
+              ['ours', service, pair.ours],
+              ['peer', strapi, pair.peer],
+            ] as const) {
+              const m = await measure(server.url, spec, {
+                connections,
+                warmupSeconds: round === 0 ? settings.warmupSeconds : 0,
+                seconds: settings.seconds,
+                pid: server.pid,
+              });
+              const key = `${pair.scenario}|${side}`;
+              measured.set(key, [...(measured.get(key) ?? []), m]);
+            }
+          }
+        }
+        for (const pair of pairs) {
+          const us = peerSide(measured.get(`${pair.scenario}|ours`)!);
+          const them = peerSide(measured.get(`${pair.scenario}|peer`)!);
+          const row: PeerRow = {
+            scenario: pair.scenario,
+            connections,
+            ours: us,
+            peer: them,
+            rpsRatio: ratio(us.rps, them.rps),
+            p99Ratio: ratio(them.p99, us.p99),
+          };
+          rows.push(row);
+          const side = (name: string, s: PeerSide) =>
+            `${name} ${String(s.rps).padStart(6)} req/s (${s.roundsRps.join(', ')}) p99 ${s.p99.toFixed(1)} ms RSS ${s.peakRssMiB.toFixed(0)} MiB${s.non2xx || s.errors ? ` ${s.non2xx} non-2xx ${s.errors} errors` : ''}`;
+          console.log(
+            `  ${pair.scenario.padEnd(8)} ${String(connections).padStart(3)} conns  ${side('lead-intake', us)}  |  ${side('Strapi', them)}  |  x${row.rpsRatio.toFixed(1)} req/s`,
+          );
+        }
+      }
+      return {
+        version: STRAPI_VERSION,
+        database: 'SQLite (better-sqlite3, Strapi defaults), a fresh file; the service on a fresh DATA_DIR',
+        access:
+          'public role granted api::lead.lead.create and find at bootstrap (users-permissions); no token',
+        requests: {
+          create: { ours: 'POST /v1/leads (create-distinct)', peer: 'POST /api/leads {"data": {...}}' },
+          'list-100': { ours: 'GET /v1/leads?limit=100', peer: `GET ${STRAPI_LIST_PATH}` },
+        },
+        ourSettings: 'RESPONSE_CACHE_MB=0 (response reuse off)',
+        rounds: PEER_ROUNDS,
+        secondsPerRound: settings.seconds,
+        seededLeads: PEER_SEEDED_LEADS,
+        startSeconds,
+        ourPeakRssMiB: Math.max(...rows.map((r) => r.ours.peakRssMiB)),
+        peerPeakRssMiB: Math.max(...rows.map((r) => r.peer.peakRssMiB)),
+        rows,
+      };
+    } finally {
+      await strapi?.stop();
+      await service.stop();
+    }
+  } finally {
+    fs.rmSync(strapiData, { recursive: true, force: true });
+    await dropStorage(storage);
+  }
+}
+
+async function runPeers(dialect: 'sqlite' | 'postgres'): Promise<Record<string, PeerReport> | undefined> {
+  if (!settings.peers.length) return undefined;
+  if (dialect !== 'sqlite') {
+    console.log(`\n${dialect}: peers are measured on SQLite only; skipped here`);
+    return undefined;
+  }
+  const peers: Record<string, PeerReport> = {};
+  for (const peer of settings.peers) if (peer === 'strapi') peers[peer] = await runStrapi();
+  return peers;
+}
+
 // ---- reporting ---------------------------------------------------------------------------------------------
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -839,6 +1034,7 @@ async function main(): Promise<void> {
     printHeader();
     const rows = await runScenarios(dialect);
     const conventions = settings.conventions ? await runConventions(dialect) : undefined;
+    const peers = await runPeers(dialect);
     const out = path.join(settings.outDir, `${today()}-${dialect}.json`);
     const report = (growth: GrowthRow[]) => ({
       command,
@@ -858,9 +1054,11 @@ async function main(): Promise<void> {
         pipelining: 1,
         growthConnections: settings.growthConnections,
         serviceNodeFlags: settings.serviceNodeFlags,
+        peers: settings.peers,
       },
       scenarios: rows,
       conventions,
+      peers,
       growth,
       growthRatios: growthRatios(growth),
     });

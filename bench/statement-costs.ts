@@ -61,7 +61,9 @@ for (let i = 0; i < n; i++) {
 const wall = Number(process.hrtime.bigint() - started) / 1e6;
 const rows = [...totals].sort((a, b) => Number(b[1].ns - a[1].ns));
 const sum = rows.reduce((s, [, t]) => s + Number(t.ns), 0) / 1e6;
-console.log(`${n} creates one at a time: ${(wall / n).toFixed(3)} ms each; SQLite statements ${(sum / n).toFixed(3)} ms each`);
+console.log(
+  `${n} creates one at a time: ${(wall / n).toFixed(3)} ms each; SQLite statements ${(sum / n).toFixed(3)} ms each`,
+);
 for (const [text, t] of rows.slice(0, 20)) {
   console.log(
     `${((Number(t.ns) / 1e6 / n) * 1000).toFixed(1).padStart(7)} µs/create ${String(t.calls).padStart(6)} calls  ${text.replace(/\s+/g, ' ').slice(0, 110)}`,
