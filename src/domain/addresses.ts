@@ -20,17 +20,20 @@ export interface Address {
   updatedAt: string;
 }
 
-/** What a lead's list item shows of its address (see leads/shape.ts LIST_ITEM). */
+/** What a lead shows of its address (see leads/shape.ts): the row as stored, which may be written differently. */
 export interface ListedAddress {
   id: string;
   street: string;
   streetNumber: string | null;
+  streetNumberAddition: string | null;
   postalCode: string;
   city: string;
+  country: string;
 }
 
 const FIND = statement(
-  'select id, street, street_number as "streetNumber", postal_code as "postalCode", city from addresses where customer_id = ? and match_key = ?',
+  'select id, street, street_number as "streetNumber", street_number_addition as "streetNumberAddition", ' +
+    'postal_code as "postalCode", city, country from addresses where customer_id = ? and match_key = ?',
 );
 const INSERT = statement(
   'insert into addresses (id, brand_id, customer_id, street, street_number, street_number_addition, ' +
@@ -70,8 +73,12 @@ export async function findOrCreateAddress(
     now,
   ]);
   if (inserted) {
-    const { street, streetNumber, postalCode, city } = input;
-    return { id, created: true, listed: { id, street, streetNumber, postalCode, city } };
+    const { street, streetNumber, streetNumberAddition, postalCode, city, country } = input;
+    return {
+      id,
+      created: true,
+      listed: { id, street, streetNumber, streetNumberAddition, postalCode, city, country },
+    };
   }
   const winner = await find();
   if (!winner) throw new Error('address insert conflicted but no matching address was found');

@@ -220,12 +220,19 @@ export interface LinkedCustomer {
   inserted?: true;
   /** Fields the submission filled on an existing customer. */
   changed: string[];
-  /** The contact as this transaction leaves it (a lead's list item shows it); absent for a quiet (spam) link. */
-  contact?: Contact;
+  /**
+   * The customer's type and contact as this transaction leaves them (the new lead's list item and lead.created
+   * show them); absent for a quiet (spam) link.
+   */
+  contact?: LinkedContact;
 }
 
-const contactOf = (customer: Customer): Contact =>
-  Object.fromEntries(CONTACT.map(({ field }) => [field, customer[field]])) as Contact;
+export type LinkedContact = Contact & Pick<Customer, 'type'>;
+
+const contactOf = (customer: Customer): LinkedContact => ({
+  type: customer.type,
+  ...(Object.fromEntries(CONTACT.map(({ field }) => [field, customer[field]])) as Contact),
+});
 
 /**
  * Links the submission to the brand's customer it belongs to, filling that customer's empty fields, or creates
@@ -299,7 +306,10 @@ async function fillCustomer(
     if (value !== null && current[field] === null) fill[field] = value;
   }
   const changed = await updateCustomer(tx, brandId, current, fill, now);
-  return { id, created: false, changed, contact: { ...contactOf(current), ...fill } };
+  const contact = { ...contactOf(current), ...fill };
+  // As updateCustomer decides: a company name makes a person a business.
+  if (contact.type === 'person' && contact.companyName !== null) contact.type = 'business';
+  return { id, created: false, changed, contact };
 }
 
 /**

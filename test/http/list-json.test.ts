@@ -121,6 +121,63 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
     );
   });
 
+  it('lead.created carries the lead exactly as GET /v1/leads/{id} sends it, whichever way it was made', async () => {
+    // Compared at once: the event is the lead as it was made, and a later lead may fill in its customer.
+    const compare = async (made: { id?: unknown }) => {
+      const id = made.id as string;
+      const events = (await get('/v1/events?type=lead.created&limit=20')).json().data as {
+        data: { lead: { id: string } };
+      }[];
+      const event = events.find((e) => e.data.lead.id === id);
+      expect(event, id).toBeDefined();
+      expect(JSON.stringify(event!.data.lead)).toBe((await get(`/v1/leads/${id}`)).body);
+    };
+    await compare(
+      await ctx.createLead({ email: 'event-a@example.com', companyName: 'Event BV', notes: 'Side door' }),
+    );
+    await compare(
+      await ctx.createLead({
+        email: 'event-a@example.com',
+        phone: '+31611112222',
+        firstName: 'Eva',
+        streetNumberAddition: 'B',
+      }),
+    );
+    await compare(
+      await createLead(
+        store(),
+        {
+          brandId: ctx.brandId,
+          source: 'form',
+          keyId: null,
+          keyName: null,
+          form: {
+            id: 'frm_00000000000000000000000001',
+            name: 'Contact page',
+            spam: false,
+            extraFields: { floor: '3rd', pets: 'cat' },
+            attribution: { utm_source: 'google', referrer: 'https://example.org/' },
+            consent: { text: 'You may call me.', at: '2026-11-24T10:00:00.000Z' },
+          },
+        },
+        parseLeadInput(validLead({ email: 'event-form@example.com', country: 'BE' })),
+      ),
+    );
+    await compare(
+      await createLead(
+        store(),
+        {
+          brandId: ctx.brandId,
+          source: 'phone',
+          keyId: null,
+          keyName: null,
+          user: { id: ann.id, name: 'Ann' },
+        },
+        parseLeadInput(validLead({ email: null, phone: '+31622223333', description: null })),
+      ),
+    );
+  });
+
   it('sends the bytes the list always sent, for leads and for work items with and without a visit', async () => {
     for (let i = 0; i < 6; i++) await ctx.createLead({ title: `Byte check ${i}`, description: null });
     const [a, b, c] = (await get('/v1/leads?limit=3')).json().data as { id: string }[];

@@ -11,8 +11,14 @@ import { type LeadInput, submittedOf } from '../lead-input.js';
 import { queueNewLeadEmails } from '../new-lead-email.js';
 import { iso } from '../time.js';
 import type { Actor } from './customer-details.js';
-import { getLead } from './read.js';
-import { type CreatedLead, INPUT_COLUMNS, LIST_PROJECTION } from './shape.js';
+import {
+  type CreatedLead,
+  DETAIL_ALIAS_OF_COLUMN,
+  DETAIL_PROJECTION,
+  INPUT_COLUMNS,
+  type LeadDetail,
+  LIST_PROJECTION,
+} from './shape.js';
 import { insertHistory } from './status-change.js';
 
 /** Where a lead came from. */
@@ -103,34 +109,6 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       newCustomer: customer.inserted,
     });
     const id = newId('lead', now);
-    // Its list item, ready for the lists from the first read (list-json.ts), from what the create knows: the row
-    // a list read would map, mapped the same way. Spam is in no list.
-    const contact = customer.contact;
-    const listJson =
-      spam || !contact
-        ? null
-        : JSON.stringify(
-            LIST_PROJECTION.map({
-              id,
-              title: input.title,
-              status: 'request',
-              priority: input.priority,
-              receivedAt: now,
-              updatedAt: now,
-              source: origin.source,
-              sourceFormName: form?.name ?? null,
-              'customer.id': customer.id,
-              'customer.name': contact.name,
-              'customer.email': contact.email,
-              'customer.phone': contact.phone,
-              'customer.companyName': contact.companyName,
-              'address.id': address.id,
-              'address.street': address.listed.street,
-              'address.streetNumber': address.listed.streetNumber,
-              'address.postalCode': address.listed.postalCode,
-              'address.city': address.listed.city,
-            }),
-          );
     const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
       id,
       brand_id: origin.brandId,
@@ -154,8 +132,53 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
       consent: form?.consent ? JSON.stringify(form.consent) : null,
       source_user_id: origin.user?.id ?? null,
       source_user_name: origin.user?.name ?? null,
-      list_json: listJson,
+      list_json: null,
     };
+    // The lead as a read of it would give it, from what the create knows (the row such a read would map, mapped
+    // the same way): lead.created carries it and its list item is stored with it (list-json.ts), with no read
+    // back. Spam is in no list and no event; a quiet link knows no contact.
+    const contact = customer.contact;
+    const row: Record<string, unknown> | undefined =
+      spam || !contact
+        ? undefined
+        : {
+            ...Object.fromEntries(
+              INPUT_COLUMNS.map((c) => [DETAIL_ALIAS_OF_COLUMN.get(c.column)!, input[c.input]]),
+            ),
+            id,
+            brandId: origin.brandId,
+            customerId: customer.id,
+            addressId: address.id,
+            status: 'request',
+            source: origin.source,
+            receivedAt: now,
+            createdAt: now,
+            updatedAt: now,
+            sourceKeyName: origin.keyName,
+            scheduledAt: null,
+            scheduledFor: null,
+            durationMinutes: null,
+            'assignee.id': null,
+            'assignee.name': null,
+            submitted: own.submitted,
+            sourceFormId: own.source_form_id,
+            sourceFormName: own.source_form_name,
+            sourceUserId: own.source_user_id,
+            sourceUserName: own.source_user_name,
+            extraFields: own.extra_fields,
+            attribution: own.attribution,
+            consent: own.consent,
+            'customer.id': customer.id,
+            'customer.type': contact.type,
+            'customer.name': contact.name,
+            'customer.firstName': contact.firstName,
+            'customer.lastName': contact.lastName,
+            'customer.email': contact.email,
+            'customer.phone': contact.phone,
+            'customer.companyName': contact.companyName,
+            ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
+          };
+    if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));
     await tx.run(INSERT_LEAD, [
       ...OWN_COLUMNS.map((c) => own[c]),
       ...INPUT_COLUMNS.map((c) => input[c.input]),
@@ -163,13 +186,20 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
     await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
     tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
     if (!spam) {
-      await recordEvent(
-        tx,
-        origin.brandId,
-        'lead.created',
-        { lead: await getLead(tx, origin.brandId, id) },
-        now,
-      );
+      if (!row) throw new Error('a lead that is not spam is linked to a customer whose contact is known');
+      const actor = actorOf(origin);
+      const lead: LeadDetail = {
+        ...DETAIL_PROJECTION.map(row),
+        statusHistory: [
+          {
+            status: 'request',
+            at: iso(now),
+            actor: actor && { type: actor.type, id: actor.id, name: actor.name },
+            reason: null,
+          },
+        ],
+      };
+      await recordEvent(tx, origin.brandId, 'lead.created', { lead }, now);
       await queueNewLeadEmails(tx, origin.brandId, id, now);
     }
     return {

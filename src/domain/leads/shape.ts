@@ -407,6 +407,13 @@ export const WORK_ITEM_EXPORT_SHAPE: ExportShape = {
   columns: columnsOf(WORK_ITEM_EXPORT),
 };
 
+/** The single read's field name of each leads column a create fills from the input (title -> title, …). */
+export const DETAIL_ALIAS_OF_COLUMN: ReadonlyMap<string, string> = new Map(
+  Object.entries(DETAIL as Shape).flatMap(([name, f]) =>
+    'sql' in f && (f as Field).input ? [[(f as Field).sql.replace(/^l\./, ''), name] as const] : [],
+  ),
+);
+
 /** The leads columns a create fills straight from the input, with the input field each comes from. */
 export const INPUT_COLUMNS: readonly { column: string; input: keyof LeadInput }[] = (
   Object.values(DETAIL as Shape).filter((f) => 'sql' in f) as Field[]
