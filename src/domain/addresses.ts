@@ -21,15 +21,7 @@ export interface Address {
 }
 
 /** What a lead shows of its address (see leads/shape.ts): the row as stored, which may be written differently. */
-export interface ListedAddress {
-  id: string;
-  street: string;
-  streetNumber: string | null;
-  streetNumberAddition: string | null;
-  postalCode: string;
-  city: string;
-  country: string;
-}
+export type ListedAddress = Omit<Address, 'customerId' | 'createdAt' | 'updatedAt'>;
 
 const FIND = statement(
   'select id, street, street_number as "streetNumber", street_number_addition as "streetNumberAddition", ' +

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLeadInput } from '../../src/domain/lead-input.js';
-import { createLead, listLeads } from '../../src/domain/leads/index.js';
+import { createLead, type LeadSource, listLeads } from '../../src/domain/leads/index.js';
 import {
   listLeadsJson,
   renderListJson,
@@ -54,6 +54,17 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
       nextCursor: page.nextCursor,
     });
   };
+  /** Where a website form's lead comes from (createLead's origin), with the form's parts not given left empty. */
+  const viaForm = (
+    form: Pick<NonNullable<LeadSource['form']>, 'id' | 'name' | 'spam'> &
+      Partial<NonNullable<LeadSource['form']>>,
+  ): LeadSource => ({
+    brandId: ctx.brandId,
+    source: 'form',
+    keyId: null,
+    keyName: null,
+    form: { extraFields: null, attribution: null, consent: null, ...form },
+  });
   const render = async (id: string) => (await renderListJson(store(), [id])).get(id)!;
 
   it('stores a new lead’s item with the lead, the one a fresh rendering gives, whichever way it links', async () => {
@@ -95,20 +106,7 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
     // A customer only spam knew so far, announced by a real lead.
     const spam = await createLead(
       store(),
-      {
-        brandId: ctx.brandId,
-        source: 'form',
-        keyId: null,
-        keyName: null,
-        form: {
-          id: 'frm_00000000000000000000000000',
-          name: 'Spam trap',
-          spam: true,
-          extraFields: null,
-          attribution: null,
-          consent: null,
-        },
-      },
+      viaForm({ id: 'frm_00000000000000000000000000', name: 'Spam trap', spam: true }),
       parseLeadInput(validLead({ email: 'quiet-list@example.com', customerName: 'Quiet One' })),
     );
     expect(await stored(spam.id)).toBeNull();
@@ -146,20 +144,14 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
     await compare(
       await createLead(
         store(),
-        {
-          brandId: ctx.brandId,
-          source: 'form',
-          keyId: null,
-          keyName: null,
-          form: {
-            id: 'frm_00000000000000000000000001',
-            name: 'Contact page',
-            spam: false,
-            extraFields: { floor: '3rd', pets: 'cat' },
-            attribution: { utm_source: 'google', referrer: 'https://example.org/' },
-            consent: { text: 'You may call me.', at: '2026-11-24T10:00:00.000Z' },
-          },
-        },
+        viaForm({
+          id: 'frm_00000000000000000000000001',
+          name: 'Contact page',
+          spam: false,
+          extraFields: { floor: '3rd', pets: 'cat' },
+          attribution: { utm_source: 'google', referrer: 'https://example.org/' },
+          consent: { text: 'You may call me.', at: '2026-11-24T10:00:00.000Z' },
+        }),
         parseLeadInput(validLead({ email: 'event-form@example.com', country: 'BE' })),
       ),
     );

@@ -80,19 +80,35 @@ export const LEAD_EXAMPLE = {
     },
   ],
 } satisfies LeadDetail;
-export const CREATED_LEAD_EXAMPLE = {
-  id: 'wrk_01m86veqrn19z74s8skcy4mytv',
-  brandId: 'brd_01m86veqpyec51mw3kn0ycp5d5',
-  customerId: 'cus_cgayhqrssy2sbx1yhb4hcqc5t4',
-  addressId: 'adr_5essn55zem9vmpnr1nw1qp4kht',
-  title: 'Leaking tap in the kitchen',
-  description: 'Drips since Monday.',
-  status: 'request',
-  priority: 'high',
-  source: 'website',
-  receivedAt: '2026-11-24T13:20:50.965Z',
-  createdAt: '2026-11-24T13:20:50.965Z',
-} satisfies CreatedLead;
+/** The create's answer: the fields of the lead above that it carries. */
+export const CREATED_LEAD_EXAMPLE = (() => {
+  const {
+    id,
+    brandId,
+    customerId,
+    addressId,
+    title,
+    description,
+    status,
+    priority,
+    source,
+    receivedAt,
+    createdAt,
+  } = LEAD_EXAMPLE;
+  return {
+    id,
+    brandId,
+    customerId,
+    addressId,
+    title,
+    description,
+    status,
+    priority,
+    source,
+    receivedAt,
+    createdAt,
+  } satisfies CreatedLead;
+})();
 export const LEAD_LIST_ITEM_EXAMPLE = {
   id: 'wrk_01m86veqrn19z74s8skcy4mytv',
   title: 'Leaking tap in the kitchen',
