@@ -164,6 +164,14 @@ export async function seedLeads(storage: Storage, brandId: string, from: number,
     });
     // Written around the service, so their list items are rendered here, as after an import (list-json.ts).
     await renderMissingListJson(database, { batch: 5000 });
+    // Rendering updated every row: on PostgreSQL the old versions stay until a vacuum, which autovacuum would do
+    // after such an import; done here so the runs read the table as a service that wrote its leads itself would.
+    if (pg) {
+      await database.db.connection().execute(async (db) => {
+        await sql`set statement_timeout = 0`.execute(db);
+        await sql`vacuum (analyze) leads`.execute(db);
+      });
+    }
   } finally {
     await database.close();
   }
