@@ -46,6 +46,7 @@ export {
 export {
   ActorSchema,
   type AnyListItem,
+  CREATED_FIELDS,
   type CreatedLead,
   CreatedLeadSchema,
   type LeadDetail,

@@ -205,7 +205,7 @@ const WORK_ITEM = {
 } satisfies Shape;
 
 /** The fields of POST /v1/leads's answer (spec 2.2), all known without reading the lead back. */
-const CREATED_FIELDS = [
+export const CREATED_FIELDS = [
   'id',
   'brandId',
   'customerId',

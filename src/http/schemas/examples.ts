@@ -2,12 +2,13 @@
 // Typed with the response types, so an example cannot lose a field the schema requires; the lint and response
 // tests check them against the document too.
 import type { Customer, CustomerDetail } from '../../domain/customers.js';
-import type {
-  CreatedLead,
-  LeadDetail,
-  LeadListItem,
-  Note,
-  WorkItemListItem,
+import {
+  CREATED_FIELDS,
+  type CreatedLead,
+  type LeadDetail,
+  type LeadListItem,
+  type Note,
+  type WorkItemListItem,
 } from '../../domain/leads/index.js';
 
 export const LEAD_EXAMPLE = {
@@ -81,34 +82,9 @@ export const LEAD_EXAMPLE = {
   ],
 } satisfies LeadDetail;
 /** The create's answer: the fields of the lead above that it carries. */
-export const CREATED_LEAD_EXAMPLE = (() => {
-  const {
-    id,
-    brandId,
-    customerId,
-    addressId,
-    title,
-    description,
-    status,
-    priority,
-    source,
-    receivedAt,
-    createdAt,
-  } = LEAD_EXAMPLE;
-  return {
-    id,
-    brandId,
-    customerId,
-    addressId,
-    title,
-    description,
-    status,
-    priority,
-    source,
-    receivedAt,
-    createdAt,
-  } satisfies CreatedLead;
-})();
+export const CREATED_LEAD_EXAMPLE = Object.fromEntries(
+  CREATED_FIELDS.map((field) => [field, LEAD_EXAMPLE[field]]),
+) as CreatedLead;
 export const LEAD_LIST_ITEM_EXAMPLE = {
   id: 'wrk_01m86veqrn19z74s8skcy4mytv',
   title: 'Leaking tap in the kitchen',
