@@ -1,6 +1,8 @@
 // Builds the app against real databases: SQLite in memory always, PostgreSQL when TEST_DATABASE_URL is set.
 // Under CI=true a missing TEST_DATABASE_URL fails the run instead of skipping PostgreSQL.
+
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { sql } from 'kysely';
 import { type App, buildApp } from '../src/app.js';
 import { type Config, type DatabaseConfig, loadConfig } from '../src/config.js';
@@ -284,5 +286,17 @@ export async function migrateUpTo(
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
     }
+  });
+}
+
+/** A free port on 127.0.0.1, for a server a test starts (its PUBLIC_URL must name the real port). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
   });
 }

@@ -4,13 +4,13 @@
 // and left the page blank. Checks the title and logo, that the operations and the Webhooks section render, that
 // no request failed and that the CSP blocked nothing.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { freePort } from '../helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HOST = 'docs.example.test';
@@ -25,17 +25,6 @@ if (!haveChromium && !ci) {
   console.warn(
     `Skipping the /docs end-to-end test: ${CHROMIUM} is missing. Install it with "apt-get install -y chromium". Under CI=true this is a failure.`,
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 describe.skipIf(!haveChromium && !ci)('/docs in Chromium over plain HTTP under a LAN-style host name', () => {

@@ -5,7 +5,7 @@
 // like the dashboard's end-to-end test: the dialect-specific paths of a form post are covered in test/http.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { createBrand } from '../../src/domain/brands.js';
 import { addUser, PASSWORD } from '../dashboard/helpers.js';
-import { waitFor } from '../helpers.js';
+import { freePort, waitFor } from '../helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -40,18 +40,6 @@ if (!haveChromium && !ci) {
 const CONSENT = 'I agree that Acme Plumbing contacts me about this request.';
 const THANKS_TEXT = 'Thank you. We have received your request and will be in touch.';
 const FETCH_THANKS_TEXT = 'Thank you, we received your request.';
-
-/** A free port on 127.0.0.1: the app's PUBLIC_URL (form endpoints, its own origin) must name the real one. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** A plain static site on its own port (its own origin): serves the pages put into `pages`, records hits. */
 interface StaticSite {

@@ -137,16 +137,7 @@ export const CUSTOMER_EXAMPLE = {
   updatedAt: '2026-11-24T13:20:50.965Z',
 } satisfies Customer;
 export const CUSTOMER_DETAIL_EXAMPLE = {
-  id: 'cus_cgayhqrssy2sbx1yhb4hcqc5t4',
-  type: 'person',
-  name: 'Anna de Vries',
-  firstName: null,
-  lastName: null,
-  companyName: null,
-  email: 'anna@example.com',
-  phone: '+31612345678',
-  createdAt: '2026-11-24T13:20:50.965Z',
-  updatedAt: '2026-11-24T13:20:50.965Z',
+  ...CUSTOMER_EXAMPLE,
   leadCount: 1,
   lastLeadAt: '2026-11-24T13:20:50.965Z',
 } satisfies CustomerDetail;

@@ -2,14 +2,13 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import type { DatabaseConfig } from '../../../src/config.js';
 import { type DB, openDatabase } from '../../../src/db/database.js';
-import { dropSchemaNamed } from '../../helpers.js';
+import { dropSchemaNamed, freePort } from '../../helpers.js';
 
 const run = promisify(execFile);
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -28,16 +27,7 @@ export function faultDialects(): ('sqlite' | 'postgres')[] {
   return postgresUrl() ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Where one service instance keeps its data: a fresh directory, and on PostgreSQL a fresh schema. */
 export interface Storage {
