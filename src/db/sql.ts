@@ -40,17 +40,13 @@ export function statement(text: string): Statement {
 }
 
 /**
- * A statement whose rows are wanted as their first column's values alone (see firstColumn): better-sqlite3 then
+ * Starts the text of a statement whose rows are wanted as their first column's values (see firstColumn): SQLite
  * builds no object per row (a page of 101 list items: ~45 µs instead of ~145 µs) and PostgreSQL's rows come as
  * arrays. The marker is a comment, so any runner can execute the text as it is.
  */
 export const FIRST_COLUMN = '/* first column */ ';
 
-export function columnStatement(text: string): Statement {
-  return statement(FIRST_COLUMN + text);
-}
-
-/** The first column of each row of a columnStatement, whichever runner ran it. */
+/** The first column of each row of a statement whose text starts with FIRST_COLUMN, whichever runner ran it. */
 export async function firstColumn<T>(runner: Runner, s: Statement, params: readonly unknown[]): Promise<T[]> {
   const rows = await runner.all<unknown>(s, params);
   // Runners that know the marker give the values; any other gives rows, of which the first column is taken.
