@@ -156,3 +156,21 @@ export async function brandWithKeyAndOwner(app: App): Promise<{ brandId: string;
   await addUser(app, brandId, 'owner@acme.example', 'owner');
   return { brandId, key };
 }
+
+/** A complete new-lead form as the office fills it in (no email unless given). */
+export function phonedInLead(fields: Record<string, string> = {}): Record<string, string> {
+  return {
+    source: 'phone',
+    customerName: 'Sanne de Vries',
+    phone: '',
+    email: '',
+    title: 'Boiler makes noise',
+    priority: 'high',
+    street: 'Oudegracht',
+    streetNumber: '12',
+    postalCode: '3511 AB',
+    city: 'Utrecht',
+    country: 'NL',
+    ...fields,
+  };
+}

@@ -4,27 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEAD_FIELDS } from '../../src/domain/lead-input.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
-import { addUser, Browser, signedIn, textOf } from './helpers.js';
+import { addUser, Browser, phonedInLead, signedIn, textOf } from './helpers.js';
 
 const OFFICE = 'sanne@acme.example';
-
-/** A complete new-lead form as the office fills it in (no email unless given). */
-function typed(fields: Record<string, string> = {}): Record<string, string> {
-  return {
-    source: 'phone',
-    customerName: 'Sanne de Vries',
-    phone: '',
-    email: '',
-    title: 'Boiler makes noise',
-    priority: 'high',
-    street: 'Oudegracht',
-    streetNumber: '12',
-    postalCode: '3511 AB',
-    city: 'Utrecht',
-    country: 'NL',
-    ...fields,
-  };
-}
 
 describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
   let ctx: TestContext;
@@ -53,7 +35,7 @@ describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
     );
   /** Saves a typed lead; returns its id (from the 303). */
   const save = async (fields: Record<string, string>) => {
-    const res = await browser.post('/dashboard/leads/new', typed(fields));
+    const res = await browser.post('/dashboard/leads/new', phonedInLead(fields));
     expect(res.statusCode, textOf(res.body)).toBe(303);
     const match = /^\/dashboard\/leads\/(wrk_[0-9A-Za-z]+)\?created=1$/.exec(String(res.headers.location));
     expect(match, String(res.headers.location)).not.toBeNull();
@@ -83,7 +65,7 @@ describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
     const before = await leadCount();
     const res = await browser.post(
       '/dashboard/leads/new',
-      typed({
+      phonedInLead({
         title: '  ',
         customerName: 'Sam <b>Jansen</b>',
         email: 'sam@',
@@ -160,7 +142,7 @@ describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
 
   it('needs the form token', async () => {
     const before = await leadCount();
-    const res = await browser.post('/dashboard/leads/new', { ...typed(), _csrf: undefined });
+    const res = await browser.post('/dashboard/leads/new', { ...phonedInLead(), _csrf: undefined });
     expect(res.statusCode).toBe(403);
     expect(await leadCount()).toBe(before);
   });

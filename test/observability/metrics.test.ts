@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
-import { brandWithKeyAndOwner, signedIn, textOf } from '../dashboard/helpers.js';
+import { brandWithKeyAndOwner, phonedInLead, signedIn, textOf } from '../dashboard/helpers.js';
 import {
   awayFromWindowEdge,
   dialects,
@@ -148,19 +148,7 @@ describe.each(dialects())('metrics on %s', (dialect) => {
     const phone = await leads('phone');
     const browser = await signedIn(app, 'owner@acme.example');
     await browser.get('/dashboard/leads/new');
-    const saved = await browser.post('/dashboard/leads/new', {
-      source: 'phone',
-      customerName: 'Sanne de Vries',
-      phone: '06 1234 5678',
-      email: '',
-      title: 'Boiler makes noise',
-      priority: 'high',
-      street: 'Oudegracht',
-      streetNumber: '12',
-      postalCode: '3511 AB',
-      city: 'Utrecht',
-      country: 'NL',
-    });
+    const saved = await browser.post('/dashboard/leads/new', phonedInLead({ phone: '06 1234 5678' }));
     expect(saved.statusCode, textOf(saved.body)).toBe(303);
     expect(await leads('phone')).toBe(phone + 1);
     expect(await leads('website')).toBe(website + 2);
