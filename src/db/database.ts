@@ -196,8 +196,15 @@ function openPostgres(
       let broken: Error | undefined;
       try {
         await client.query('begin');
-        const tx = new Transaction(postgresRunner(client), () => heldPostgres(client), topics, mail);
+        const tx = new Transaction(
+          postgresRunner(client),
+          (flush) => heldPostgres(client, flush),
+          topics,
+          mail,
+          true,
+        );
         const result = await inWriteScope(() => work(tx));
+        await tx.flush();
         await client.query('commit');
         tx.committed();
         return result;
@@ -230,10 +237,11 @@ function openPostgres(
 }
 
 /** Kysely on the client a PostgreSQL write holds (its transaction). */
-function heldPostgres(client: pg.PoolClient): DB {
+function heldPostgres(client: pg.PoolClient, flush: () => Promise<void>): DB {
   return new Kysely<Tables>({
     dialect: new HeldConnectionDialect(
       executingConnection(async (query) => {
+        await flush();
         const result = await client.query(query.sql, query.parameters as unknown[]);
         const changes = ['INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(result.command);
         return {

@@ -55,6 +55,29 @@ export async function firstColumn<T>(runner: Runner, s: Statement, params: reado
   ) as T[];
 }
 
+/**
+ * Inserts of new rows that nothing reads back, as one statement: the first ones as data-modifying CTEs of the
+ * last (PostgreSQL runs each exactly once, and checks foreign keys at the end of the statement, so a row may refer
+ * to one inserted beside it). One round trip for what were as many. PostgreSQL only: SQLite has no data-modifying
+ * CTEs, and its statements cost no round trip.
+ */
+export function combinedInserts(statements: readonly { s: Statement; params: readonly unknown[] }[]): {
+  s: Statement;
+  params: unknown[];
+} {
+  const params: unknown[] = [];
+  const texts: string[] = [];
+  for (const { s, params: p } of statements) {
+    if (!/^insert into /i.test(s.sqlite) || /\breturning\b/i.test(s.sqlite))
+      throw new Error(`only inserts without RETURNING can be combined: ${s.sqlite}`);
+    texts.push(s.sqlite);
+    params.push(...p);
+  }
+  const last = texts.pop()!;
+  const text = texts.length ? `with ${texts.map((t, i) => `d${i} as (${t})`).join(', ')} ${last}` : last;
+  return { s: statement(text), params };
+}
+
 /** Runs statements on one database, inside whatever transaction it was made for. */
 export interface Runner {
   readonly dialect: Dialect;

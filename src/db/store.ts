@@ -19,7 +19,7 @@ import type {
   QueryResult,
 } from 'kysely';
 import type { Tables } from './schema.js';
-import type { Runner } from './sql.js';
+import { combinedInserts, type Runner, type Statement } from './sql.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type DB = Kysely<Tables>;
@@ -67,6 +67,14 @@ export interface Store extends Runner {
 
 export interface Tx extends Store {
   readonly inTransaction: true;
+  /**
+   * An insert of a new row whose result nobody needs now. On PostgreSQL it waits, and all that wait go to the
+   * server as one statement (combinedInserts) before the transaction's next statement or its commit: a create's
+   * inserts cost one round trip, not one each. SQLite runs it at once. Its errors come from that later
+   * statement or the commit, so it is only for inserts that cannot fail but by a bug or a lost server (fresh ids,
+   * no unique key a caller would handle).
+   */
+  defer(s: Statement, params: readonly unknown[]): Promise<void>;
   /** Runs `fn` after this transaction commits; never when it rolls back. */
   onCommit(fn: () => void): void;
   /** Signals `topic` to its listeners once this transaction has committed. */
@@ -188,27 +196,51 @@ export class Transaction implements Tx {
   readonly dialect: Dialect;
   private readonly hooks: (() => void)[] = [];
   private kysely: DB | undefined;
+  /** Deferred inserts not yet sent (see defer). */
+  private pending: { s: Statement; params: readonly unknown[] }[] = [];
 
   constructor(
     private readonly runner: Runner,
-    private readonly makeDb: () => DB,
+    /** Kysely on the transaction's connection; it must call `flush` before each query it sends. */
+    private readonly makeDb: (flush: () => Promise<void>) => DB,
     private readonly topics: Topics,
     readonly mail: MailSettings | null,
+    /** Deferred inserts wait to be sent together (PostgreSQL); otherwise they run at once. */
+    private readonly combines = false,
   ) {
     this.dialect = runner.dialect;
   }
 
   get db(): DB {
-    this.kysely ??= this.makeDb();
+    this.kysely ??= this.makeDb(() => this.flush());
     return this.kysely;
   }
 
   all<R>(s: Parameters<Runner['all']>[0], params: readonly unknown[]): Promise<R[]> {
+    if (this.pending.length) return this.flush().then(() => this.runner.all<R>(s, params));
     return this.runner.all<R>(s, params);
   }
 
   run(s: Parameters<Runner['run']>[0], params: readonly unknown[]): Promise<number> {
+    if (this.pending.length) return this.flush().then(() => this.runner.run(s, params));
     return this.runner.run(s, params);
+  }
+
+  async defer(s: Statement, params: readonly unknown[]): Promise<void> {
+    if (!this.combines) {
+      await this.runner.run(s, params);
+      return;
+    }
+    this.pending.push({ s, params });
+  }
+
+  /** Sends the deferred inserts, as one statement. The owner calls it before COMMIT. */
+  async flush(): Promise<void> {
+    if (!this.pending.length) return;
+    const batch = this.pending;
+    this.pending = [];
+    const { s, params } = combinedInserts(batch);
+    await this.runner.run(s, params);
   }
 
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -262,6 +294,9 @@ class MeteredTx implements Tx {
   }
   run(s: Parameters<Runner['run']>[0], params: readonly unknown[]): Promise<number> {
     return this.tx.run(s, params);
+  }
+  defer(s: Statement, params: readonly unknown[]): Promise<void> {
+    return this.tx.defer(s, params);
   }
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return work(this);

@@ -1,7 +1,7 @@
 // Addresses: linking a lead's address to one the customer already has, and the brand's address list.
 
-import { type Runner, statement } from '../db/sql.js';
-import type { Store } from '../db/store.js';
+import { statement } from '../db/sql.js';
+import type { Store, Tx } from '../db/store.js';
 import { newRandomId } from './ids.js';
 import { addressMatchKey, type LeadInput } from './lead-input.js';
 import { keysetPage, type Page, type SortOrder, toPage } from './paging.js';
@@ -27,15 +27,16 @@ const FIND = statement(
   'select id, street, street_number as "streetNumber", street_number_addition as "streetNumberAddition", ' +
     'postal_code as "postalCode", city, country from addresses where customer_id = ? and match_key = ?',
 );
-const INSERT = statement(
+const INSERT_TEXT =
   'insert into addresses (id, brand_id, customer_id, street, street_number, street_number_addition, ' +
-    'postal_code, city, country, match_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
-    'on conflict do nothing returning id',
-);
+  'postal_code, city, country, match_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT = statement(`${INSERT_TEXT} on conflict do nothing returning id`);
+/** The first address of a customer inserted in the same transaction: nothing can conflict with it. */
+const INSERT_FIRST = statement(INSERT_TEXT);
 
 /** Same customer, postal code (upper case, no spaces), number, addition, country and street: the same address. */
 export async function findOrCreateAddress(
-  r: Runner,
+  r: Tx,
   brandId: string,
   customerId: string,
   input: Pick<LeadInput, 'street' | 'streetNumber' | 'streetNumberAddition' | 'postalCode' | 'city'> & {
@@ -50,7 +51,7 @@ export async function findOrCreateAddress(
   const existing = options.newCustomer ? undefined : await find();
   if (existing) return { id: existing.id, created: false, listed: existing };
   const id = newRandomId('address');
-  const [inserted] = await r.all<{ id: string }>(INSERT, [
+  const values = [
     id,
     brandId,
     customerId,
@@ -63,7 +64,11 @@ export async function findOrCreateAddress(
     matchKey,
     now,
     now,
-  ]);
+  ];
+  // A new customer's first address goes with the create's other inserts (Tx.defer).
+  let inserted = true;
+  if (options.newCustomer) await r.defer(INSERT_FIRST, values);
+  else inserted = (await r.all<{ id: string }>(INSERT, values)).length > 0;
   if (inserted) {
     const { street, streetNumber, streetNumberAddition, postalCode, city, country } = input;
     return {

@@ -105,13 +105,13 @@ const LOCK = statement(
 );
 
 /** By email; else by phone among customers without an email (any, when the submission has none), latest lead first. */
-const FIND = statement(
+const FIND_TEXT =
   'select ' +
-    '(select c.id from customers c where c.brand_id = ? and c.email_normalized = ?) as by_email, ' +
-    '(select c.id from customers c where c.brand_id = ? and c.phone = ? and (? = 1 or c.email_normalized is null) ' +
-    'order by (select max(l.received_at) from leads l where l.customer_id = c.id) desc, c.created_at desc ' +
-    'limit 1) as by_phone',
-);
+  '(select c.id from customers c where c.brand_id = ? and c.email_normalized = ?) as by_email, ' +
+  '(select c.id from customers c where c.brand_id = ? and c.phone = ? and (? = 1 or c.email_normalized is null) ' +
+  'order by (select max(l.received_at) from leads l where l.customer_id = c.id) desc, c.created_at desc ' +
+  'limit 1) as by_phone';
+const FIND = statement(FIND_TEXT);
 
 /** Which customer a submission links to, and by which rule. */
 export interface CustomerFound {
@@ -200,16 +200,39 @@ async function lockContacts(
   contacts: readonly { brandId: string; email: string | null; phone: string | null }[],
 ): Promise<void> {
   if (tx.dialect !== 'postgres') return;
-  const emails = contacts.flatMap((c) => (c.email ? [`${c.brandId}|e|${c.email}`] : []));
-  const phones = contacts.flatMap((c) => (c.phone ? [`${c.brandId}|p|${c.phone}`] : []));
-  const keys = [...new Set(emails)].sort().concat([...new Set(phones)].sort());
+  const keys = contactLockKeys(contacts);
   if (keys.length) await tx.all(LOCK, [keys]);
 }
+
+/**
+ * The advisory lock keys of these contacts (emails already lower case), in the order they must be taken: for a
+ * caller that takes them within a statement of its own (`pg_advisory_xact_lock(hashtext(k))` over them) and then
+ * passes `locked` to linkCustomer.
+ */
+export function contactLockKeys(
+  contacts: readonly { brandId: string; email: string | null; phone: string | null }[],
+): string[] {
+  const emails = contacts.flatMap((c) => (c.email ? [`${c.brandId}|e|${c.email}`] : []));
+  const phones = contacts.flatMap((c) => (c.phone ? [`${c.brandId}|p|${c.phone}`] : []));
+  return [...new Set(emails)].sort().concat([...new Set(phones)].sort());
+}
 const BY_ID = statement(`select ${COLUMNS} from customers where id = ? and brand_id = ?`);
-const INSERT = statement(
+const INSERT_COLUMNS =
   'insert into customers (id, brand_id, type, name, first_name, last_name, email, email_normalized, phone, ' +
-    'company_name, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
-    `on conflict do nothing returning ${COLUMNS}`,
+  'company_name, created_at, updated_at)';
+const INSERT = statement(
+  `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning ${COLUMNS}`,
+);
+/**
+ * PostgreSQL: FIND, and INSERT when it finds nothing, in one round trip. The statement's snapshot is taken after
+ * the contact locks were (an earlier statement), so it sees every customer committed under them.
+ */
+const FIND_OR_INSERT = statement(
+  `with found as (${FIND_TEXT}), inserted as (${INSERT_COLUMNS} ` +
+    'select ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::bigint, ' +
+    '?::bigint where not exists (select 1 from found where by_email is not null or by_phone is not null) ' +
+    `on conflict do nothing returning ${COLUMNS}) ` +
+    'select found.by_email, found.by_phone, inserted.* from found left join inserted on true',
 );
 
 export interface LinkedCustomer {
@@ -243,25 +266,14 @@ export async function linkCustomer(
   brandId: string,
   input: ContactInput,
   now: number,
-  options: { quiet?: boolean } = {},
+  /** locked: the caller took this contact's locks already (contactLockKeys). */
+  options: { quiet?: boolean; locked?: boolean } = {},
 ): Promise<LinkedCustomer> {
   const email = customerEmailKey(input);
-  await lockContacts(tx, [{ brandId, email, phone: input.phone }]);
+  if (!options.locked) await lockContacts(tx, [{ brandId, email, phone: input.phone }]);
   for (let round = 0; round < 2; round++) {
-    const existing = (await findCustomerFor(tx, brandId, input))?.id ?? null;
-    // Quiet (a spam lead): linked, but the customer is neither filled in nor announced.
-    if (existing) {
-      if (options.quiet) return { id: existing, created: false, changed: [] };
-      // Only spam had this customer so far: to the outside it is new (customer.created), filled from this lead.
-      if (!(await announced(tx, existing, ''))) {
-        return announceQuietCustomer(tx, brandId, existing, input, now, '');
-      }
-      return fillCustomer(tx, brandId, existing, input, now);
-    }
-
     const id = newRandomId('customer');
-    // The row comes back whole (returning), so customer.created needs no read of it.
-    const [inserted] = await tx.all<CustomerRow>(INSERT, [
+    const values = [
       id,
       brandId,
       input.companyName ? 'business' : 'person',
@@ -274,7 +286,31 @@ export async function linkCustomer(
       input.companyName,
       now,
       now,
-    ]);
+    ];
+    let existing: string | null;
+    let inserted: CustomerRow | undefined;
+    if (tx.dialect === 'postgres') {
+      const [row] = await tx.all<{ by_email: string | null; by_phone: string | null } & Partial<CustomerRow>>(
+        FIND_OR_INSERT,
+        [brandId, email, brandId, input.phone, email ? 0 : 1, ...values],
+      );
+      existing = row?.by_email ?? row?.by_phone ?? null;
+      inserted = row?.id ? (row as CustomerRow) : undefined;
+    } else {
+      existing = (await findCustomerFor(tx, brandId, input))?.id ?? null;
+      inserted = existing ? undefined : (await tx.all<CustomerRow>(INSERT, values))[0];
+    }
+    // Quiet (a spam lead): linked, but the customer is neither filled in nor announced.
+    if (existing) {
+      if (options.quiet) return { id: existing, created: false, changed: [] };
+      // Only spam had this customer so far: to the outside it is new (customer.created), filled from this lead.
+      if (!(await announced(tx, existing, ''))) {
+        return announceQuietCustomer(tx, brandId, existing, input, now, '');
+      }
+      return fillCustomer(tx, brandId, existing, input, now);
+    }
+
+    // The row comes back whole (returning), so customer.created needs no read of it.
     if (inserted) {
       const customer = toCustomer(inserted);
       if (!options.quiet) await recordEvent(tx, brandId, 'customer.created', { customer }, now);

@@ -33,7 +33,7 @@ const INSERT_EMAIL = statement(
  */
 export async function queueEmail(tx: Tx, email: NewEmail, now: number = Date.now()): Promise<string> {
   const id = newId('email', now);
-  await tx.run(INSERT_EMAIL, [
+  await tx.defer(INSERT_EMAIL, [
     id,
     email.brandId,
     email.kind,

@@ -64,7 +64,7 @@ export async function recordEvent(
   now: number = Date.now(),
 ): Promise<string> {
   const id = newId('event', now);
-  await r.run(INSERT_EVENT, [id, brandId, type, now, JSON.stringify(data)]);
+  await r.defer(INSERT_EVENT, [id, brandId, type, now, JSON.stringify(data)]);
   await enqueueDeliveries(r, { brandId, eventId: id, type, now });
   return id;
 }

@@ -38,7 +38,12 @@ const INSERT_DELIVERY = statement(
     '?, null, 0, null, null, null, null, ?)',
 );
 
-type Endpoints = Promise<{ id: string; events: string }[]>;
+/** An enabled endpoint of a brand and the event types it subscribes to (space-separated). */
+export interface SubscribedEndpoint {
+  id: string;
+  events: string;
+}
+type Endpoints = Promise<SubscribedEndpoint[]>;
 /** Each transaction's brands' endpoints, read once: a create writes two events (customer and lead). */
 const endpointsOfTx = new WeakMap<Tx, Map<string, Endpoints>>();
 
@@ -56,6 +61,16 @@ function subscribedEndpoints(tx: Tx, brandId: string): Endpoints {
   return endpoints;
 }
 
+/** Tells enqueueDeliveries the brand's enabled endpoints, read by this transaction along with something else. */
+export function knowEndpoints(tx: Tx, brandId: string, endpoints: SubscribedEndpoint[]): void {
+  let byBrand = endpointsOfTx.get(tx);
+  if (!byBrand) {
+    byBrand = new Map();
+    endpointsOfTx.set(tx, byBrand);
+  }
+  byBrand.set(brandId, Promise.resolve(endpoints));
+}
+
 /**
  * Queues a delivery of the event to each enabled endpoint of the brand that subscribes to its type, and wakes the
  * delivery workers once the transaction has committed.
@@ -67,7 +82,7 @@ export async function enqueueDeliveries(
   const endpoints = await subscribedEndpoints(r, event.brandId);
   const subscribed = endpoints.filter((e) => e.events.split(' ').includes(event.type));
   for (const endpoint of subscribed) {
-    await r.run(INSERT_DELIVERY, [
+    await r.defer(INSERT_DELIVERY, [
       newId('webhookDelivery', event.now),
       endpoint.id,
       event.eventId,

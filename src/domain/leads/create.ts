@@ -3,13 +3,14 @@
 import { statement } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { findOrCreateAddress } from '../addresses.js';
-import { linkCustomer } from '../customers.js';
+import { contactLockKeys, customerEmailKey, linkCustomer } from '../customers.js';
 import { NotFoundError } from '../errors.js';
 import { recordEvent } from '../events.js';
 import { newId } from '../ids.js';
 import { type LeadInput, submittedOf } from '../lead-input.js';
 import { queueNewLeadEmails } from '../new-lead-email.js';
 import { iso } from '../time.js';
+import { knowEndpoints, type SubscribedEndpoint } from '../webhook-deliveries.js';
 import type { Actor } from './customer-details.js';
 import {
   type CreatedLead,
@@ -56,6 +57,16 @@ function actorOf(origin: LeadSource): Actor | null {
 }
 
 const BRAND = statement('select default_country from brands where id = ?');
+/**
+ * PostgreSQL: the brand's country, the submission's contact locks (see linkCustomer) and the brand's enabled
+ * webhook endpoints (what its events are delivered to), in one round trip.
+ */
+const BRAND_LOCKING = statement(
+  'select b.default_country, ' +
+    '(select count(*) from (select pg_advisory_xact_lock(hashtext(k)) from unnest(?::text[]) as k) as locks) ' +
+    "as locked, (select coalesce(json_agg(json_build_object('id', e.id, 'events', e.events)), '[]') " +
+    'from webhook_endpoints e where e.brand_id = b.id and e.enabled = 1) as endpoints from brands b where b.id = ?',
+);
 
 // Columns set by the create itself, then those copied from the input (shape.ts says which).
 const OWN_COLUMNS = [
@@ -98,13 +109,25 @@ const INSERT_LEAD = statement(
  */
 export function createLead(store: Store, origin: LeadSource, input: LeadInput): Promise<CreatedLead> {
   return store.write(async (tx) => {
-    const [brand] = await tx.all<{ default_country: string }>(BRAND, [origin.brandId]);
+    const pg = tx.dialect === 'postgres';
+    const [brand] = await tx.all<{ default_country: string; endpoints?: SubscribedEndpoint[] }>(
+      pg ? BRAND_LOCKING : BRAND,
+      pg
+        ? [
+            contactLockKeys([
+              { brandId: origin.brandId, email: customerEmailKey(input), phone: input.phone },
+            ]),
+            origin.brandId,
+          ]
+        : [origin.brandId],
+    );
     if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
+    if (brand.endpoints) knowEndpoints(tx, origin.brandId, brand.endpoints);
     const now = Date.now();
     const country = input.country ?? brand.default_country;
     const form = origin.form;
     const spam = form?.spam === true;
-    const customer = await linkCustomer(tx, origin.brandId, input, now, { quiet: spam });
+    const customer = await linkCustomer(tx, origin.brandId, input, now, { quiet: spam, locked: pg });
     const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
       newCustomer: customer.inserted,
     });
@@ -179,7 +202,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
             ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
           };
     if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));
-    await tx.run(INSERT_LEAD, [
+    await tx.defer(INSERT_LEAD, [
       ...OWN_COLUMNS.map((c) => own[c]),
       ...INPUT_COLUMNS.map((c) => input[c.input]),
     ]);

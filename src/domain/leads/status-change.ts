@@ -1,6 +1,6 @@
 // Moving a lead through the states of states.ts, with its history entry and lead.status_changed event.
-import { type Runner, statement } from '../../db/sql.js';
-import type { Store } from '../../db/store.js';
+import { statement } from '../../db/sql.js';
+import type { Store, Tx } from '../../db/store.js';
 import { InvalidTransitionError, NotFoundError, ValidationError } from '../errors.js';
 import { recordEvent } from '../events.js';
 import {
@@ -23,7 +23,7 @@ const INSERT_HISTORY = statement(
 export const MAX_REASON_LENGTH = 500;
 
 export async function insertHistory(
-  r: Runner,
+  r: Tx,
   leadId: string,
   seq: number,
   status: Status,
@@ -31,7 +31,7 @@ export async function insertHistory(
   actor: Actor | null,
   reason: string | null = null,
 ): Promise<void> {
-  await r.run(INSERT_HISTORY, [
+  await r.defer(INSERT_HISTORY, [
     leadId,
     seq,
     status,
