@@ -21,6 +21,7 @@ import {
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
+import { PostgresTransactionRunner } from './pg-transaction.js';
 import type { Tables } from './schema.js';
 import { kyselyRunner, postgresRunner, type Runner, StatementCache, sqliteRunner } from './sql.js';
 import {
@@ -194,25 +195,30 @@ function openPostgres(
       assertOutsideWrite('database.write');
       const client = await pool.connect();
       let broken: Error | undefined;
+      // BEGIN goes with the first statement and COMMIT with the deferred inserts (pg-transaction.ts).
+      const runner = new PostgresTransactionRunner(client, loadPg());
       try {
-        await client.query('begin');
         const tx = new Transaction(
-          postgresRunner(client),
-          (flush) => heldPostgres(client, flush),
+          runner,
+          (flush) =>
+            heldPostgres(client, async () => {
+              await flush();
+              await runner.begin();
+            }),
           topics,
           mail,
           true,
         );
         const result = await inWriteScope(() => work(tx));
-        await tx.flush();
-        await client.query('commit');
+        await runner.commit(tx.takeDeferred());
         tx.committed();
         return result;
       } catch (error) {
-        await client.query('rollback').catch((rollbackError: Error) => {
-          // The connection is gone or unusable: the pool must not hand it out again.
-          broken = rollbackError;
-        });
+        if (runner.begun)
+          await client.query('rollback').catch((rollbackError: Error) => {
+            // The connection is gone or unusable: the pool must not hand it out again.
+            broken = rollbackError;
+          });
         throw error;
       } finally {
         client.release(broken);

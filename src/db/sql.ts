@@ -106,7 +106,7 @@ export function kyselyRunner(db: DB, dialect: Dialect): Runner {
 const names = new Map<string, string>();
 
 /** A name per SQL text, so each pooled connection parses and plans a statement once and then reuses it. */
-function preparedName(text: string): string {
+export function preparedName(text: string): string {
   let name = names.get(text);
   if (name === undefined) {
     name = `li_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;

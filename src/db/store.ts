@@ -234,13 +234,18 @@ export class Transaction implements Tx {
     this.pending.push({ s, params });
   }
 
-  /** Sends the deferred inserts, as one statement. The owner calls it before COMMIT. */
+  /** Sends the deferred inserts, as one statement. */
   async flush(): Promise<void> {
-    if (!this.pending.length) return;
+    const last = this.takeDeferred();
+    if (last) await this.runner.run(last.s, last.params);
+  }
+
+  /** The deferred inserts not yet sent, as one statement, for the owner to send with its COMMIT. */
+  takeDeferred(): { s: Statement; params: unknown[] } | undefined {
+    if (!this.pending.length) return undefined;
     const batch = this.pending;
     this.pending = [];
-    const { s, params } = combinedInserts(batch);
-    await this.runner.run(s, params);
+    return combinedInserts(batch);
   }
 
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {

@@ -1,0 +1,197 @@
+// PostgreSQL writes send BEGIN with their first statement and COMMIT with their last (src/db/pg-transaction.ts):
+// what each path sends, that a failure anywhere commits nothing and leaves the connection usable, and that a
+// create of a new customer's lead is three round trips.
+import { createRequire } from 'node:module';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, migrate, openDatabase } from '../../src/db/database.js';
+import { statement } from '../../src/db/sql.js';
+import { createTestContext, dialects, dropSchemaNamed, testDatabaseConfig, validLead } from '../helpers.js';
+
+interface Sent {
+  text: string;
+  before?: string;
+  after?: string;
+}
+
+// Records what node-postgres is asked to send while `statementsSentBy` runs. Installed before any pool connects:
+// each connection wraps the query method it finds then (sendQueriesWhole in database.ts).
+let recording: Sent[] | undefined;
+const { Client } = createRequire(import.meta.url)('pg') as typeof pg;
+const original = Client.prototype.query as (...a: unknown[]) => unknown;
+Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const config = args[0] as string | Sent;
+  recording?.push(
+    typeof config === 'string'
+      ? { text: config }
+      : { text: config.text, before: config.before, after: config.after },
+  );
+  return original.apply(this, args);
+} as typeof Client.prototype.query;
+
+async function statementsSentBy(fn: () => Promise<unknown>): Promise<Sent[]> {
+  recording = [];
+  try {
+    await fn();
+    return recording;
+  } finally {
+    recording = undefined;
+  }
+}
+
+const INSERT_BRAND = statement(
+  'insert into brands (id, name, default_country, created_at) values (?, ?, ?, ?)',
+);
+const BRAND_NAME = statement('select name from brands where id = ?');
+
+describe.runIf(dialects().includes('postgres'))(
+  'PostgreSQL transactions without round trips of their own',
+  () => {
+    let database: Database;
+    const config = testDatabaseConfig('postgres');
+    beforeAll(async () => {
+      database = openDatabase(config, 'NORMAL');
+      await migrate(database, config.dialect === 'postgres' ? config.schema : undefined);
+    });
+    afterAll(async () => {
+      if (config.dialect === 'postgres') await dropSchemaNamed(database.db, config.schema);
+      await database.close();
+    });
+    const names = async (...ids: string[]) =>
+      (await Promise.all(ids.map((id) => database.all<{ name: string }>(BRAND_NAME, [id])))).flat();
+
+    it('sends BEGIN with the first statement and COMMIT with the deferred inserts', async () => {
+      const sent = await statementsSentBy(() =>
+        database.write(async (tx) => {
+          await tx.all(BRAND_NAME, ['brd_none']);
+          await tx.run(INSERT_BRAND, ['brd_rt_a', 'A', 'NL', 1]);
+          await tx.defer(INSERT_BRAND, ['brd_rt_b', 'B', 'NL', 1]);
+        }),
+      );
+      expect(sent).toEqual([
+        { text: BRAND_NAME.postgres, before: 'begin', after: undefined },
+        { text: INSERT_BRAND.postgres, before: undefined, after: undefined },
+        { text: INSERT_BRAND.postgres, before: undefined, after: 'commit' },
+      ]);
+      expect(await names('brd_rt_a', 'brd_rt_b')).toEqual([{ name: 'A' }, { name: 'B' }]);
+    });
+
+    it('sends COMMIT alone when nothing is deferred, and nothing at all for a write that sent nothing', async () => {
+      const alone = await statementsSentBy(() =>
+        database.write((tx) => tx.run(INSERT_BRAND, ['brd_rt_alone', 'Alone', 'NL', 1])),
+      );
+      expect(alone.map((s) => [s.text, s.before, s.after])).toEqual([
+        [INSERT_BRAND.postgres, 'begin', undefined],
+        ['commit', undefined, undefined],
+      ]);
+      expect(await names('brd_rt_alone')).toEqual([{ name: 'Alone' }]);
+      expect(await statementsSentBy(() => database.write(async () => 'nothing'))).toEqual([]);
+    });
+
+    it('opens the transaction for Kysely on the write, and commits what it wrote', async () => {
+      await database
+        .write(async (tx) => {
+          await tx.db
+            .insertInto('brands')
+            .values({ id: 'brd_rt_kysely', name: 'Kysely', default_country: 'NL', created_at: 1 })
+            .execute();
+          await tx.defer(INSERT_BRAND, ['brd_rt_kysely_b', 'Kysely B', 'NL', 1]);
+          throw new Error('roll back');
+        })
+        .catch(() => {});
+      expect(await names('brd_rt_kysely', 'brd_rt_kysely_b')).toEqual([]);
+      await database.write(async (tx) => {
+        await tx.db
+          .insertInto('brands')
+          .values({ id: 'brd_rt_kysely', name: 'Kysely', default_country: 'NL', created_at: 1 })
+          .execute();
+      });
+      expect(await names('brd_rt_kysely')).toEqual([{ name: 'Kysely' }]);
+    });
+
+    it('commits nothing when the statement sent with BEGIN fails, and the connection works on', async () => {
+      await expect(
+        database.write((tx) => tx.run(INSERT_BRAND, ['brd_rt_bad', 'Bad', 'NL', 'not a number'])),
+      ).rejects.toThrow(/invalid input syntax/);
+      // Every pooled connection is used again: none was left inside an aborted transaction.
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          database.write((tx) => tx.run(INSERT_BRAND, [`brd_rt_ok${i}`, 'Ok', 'NL', 1])),
+        ),
+      );
+      expect(await names('brd_rt_bad')).toEqual([]);
+    });
+
+    it('commits nothing when the inserts sent with COMMIT fail, including what the write did before', async () => {
+      await expect(
+        database.write(async (tx) => {
+          await tx.run(INSERT_BRAND, ['brd_rt_before', 'Before', 'NL', 1]);
+          await tx.defer(INSERT_BRAND, ['brd_rt_before', 'Duplicate', 'NL', 1]);
+        }),
+      ).rejects.toThrow(/duplicate key/);
+      expect(await names('brd_rt_before')).toEqual([]);
+    });
+
+    it('commits nothing when a value of the last inserts cannot even be sent', async () => {
+      const unsendable = {
+        toPostgres() {
+          throw new Error('this value cannot be sent');
+        },
+      };
+      await expect(
+        database.write(async (tx) => {
+          await tx.run(INSERT_BRAND, ['brd_rt_unsent_before', 'Before', 'NL', 1]);
+          await tx.defer(INSERT_BRAND, ['brd_rt_unsent', unsendable, 'NL', 1]);
+        }),
+      ).rejects.toThrow(/cannot be sent/);
+      expect(await names('brd_rt_unsent_before', 'brd_rt_unsent')).toEqual([]);
+      await database.write((tx) => tx.run(INSERT_BRAND, ['brd_rt_after_unsent', 'After', 'NL', 1]));
+      expect(await names('brd_rt_after_unsent')).toEqual([{ name: 'After' }]);
+    });
+  },
+);
+
+describe.runIf(dialects().includes('postgres'))('a create on PostgreSQL', () => {
+  it("is three round trips for a new customer's lead: brand with locks, customer, inserts", async () => {
+    const ctx = await createTestContext('postgres');
+    try {
+      const post = (fields: Record<string, unknown>) =>
+        ctx.app.inject({
+          method: 'POST',
+          url: '/v1/leads',
+          headers: { 'x-api-key': ctx.keys['leads:write'] },
+          payload: validLead(fields),
+        });
+      // Warm: the key is read and cached on first use.
+      expect((await post({ email: 'warm@example.com', phone: null })).statusCode).toBe(201);
+      let response: Awaited<ReturnType<typeof post>> | undefined;
+      const sent = await statementsSentBy(async () => {
+        response = await post({ email: 'three@example.com', phone: '+31612345099' });
+      });
+      expect(response?.statusCode).toBe(201);
+      const create = sent.filter((s) => !/api_keys/.test(s.text));
+      expect(create).toHaveLength(3);
+      expect(create[0]).toMatchObject({
+        before: 'begin',
+        text: expect.stringMatching(/pg_advisory_xact_lock.*from brands/s),
+      });
+      expect(create[1]!.text).toMatch(/^with found as .*insert into customers/s);
+      expect(create[2]).toMatchObject({
+        after: 'commit',
+        text: expect.stringMatching(/^with d0 as \(insert into/),
+      });
+      for (const table of ['addresses', 'leads', 'lead_status_history', 'events']) {
+        expect(create[2]!.text).toContain(`insert into ${table} `);
+      }
+      // And what they wrote is all there.
+      const lead = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/leads/${response!.json().id}`,
+        headers: { 'x-api-key': ctx.keys['leads:read'] },
+      });
+      expect(lead.json()).toMatchObject({ customer: { email: 'three@example.com', phone: '+31612345099' } });
+    } finally {
+      await ctx.close();
+    }
+  });
+});
