@@ -2,7 +2,7 @@
 // at microsecond resolution (autocannon's own histogram rounds to whole milliseconds).
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { rssMiB, sampleRss } from './processes.js';
+import { cpuMs, postgresCpuMs, rssMiB, sampleRss } from './processes.js';
 
 export interface RequestSpec {
   method: 'GET' | 'POST';
@@ -41,6 +41,10 @@ export interface Measurement {
   /** Answers that were not a 2xx (or, with `expectStatus`, not that status). */
   non2xx: number;
   peakRssMiB: number;
+  /** CPU time (user + system) of the server process per request of the measured run, in µs. */
+  cpuUsPerRequest?: number;
+  /** CPU time of the PostgreSQL processes on this machine per request of the measured run, in µs. */
+  databaseCpuUsPerRequest?: number;
 }
 
 function run(
@@ -89,21 +93,36 @@ function otherStatuses(result: autocannon.Result, expected: number): number {
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** Warm up, then measure. `pid` is the server process whose peak RSS is reported. */
+/**
+ * Warm up, then measure. `pid` is the server process whose peak RSS and CPU time are reported; with
+ * `databaseCpu`, the CPU time of the PostgreSQL processes on this machine too.
+ */
 export async function measure(
   url: string,
   spec: RequestSpec,
-  options: { connections: number; warmupSeconds: number; seconds: number; pid: number },
+  options: {
+    connections: number;
+    warmupSeconds: number;
+    seconds: number;
+    pid: number;
+    databaseCpu?: boolean;
+  },
 ): Promise<Measurement> {
   if (options.warmupSeconds > 0) await run(url, spec, options.connections, options.warmupSeconds);
   const histogram = createHistogram({ lowest: 1, highest: 60_000_000, figures: 3 });
   const stopSampling = sampleRss(options.pid);
+  const cpuBefore = cpuMs(options.pid);
+  const databaseBefore = options.databaseCpu ? postgresCpuMs() : Number.NaN;
   const result = await run(url, spec, options.connections, options.seconds, (ms) =>
     histogram.record(Math.max(1, Math.round(ms * 1000))),
   );
   const peak = stopSampling();
   const ms = (percentile: number) => round(histogram.percentile(percentile) / 1000, 3);
   const requests = result.requests.total;
+  const perRequest = (msSpent: number) =>
+    Number.isFinite(msSpent) && requests > 0 ? round((msSpent * 1000) / requests, 1) : undefined;
+  const cpu = perRequest(cpuMs(options.pid) - cpuBefore);
+  const databaseCpu = options.databaseCpu ? perRequest(postgresCpuMs() - databaseBefore) : undefined;
   return {
     connections: options.connections,
     seconds: result.duration,
@@ -116,5 +135,7 @@ export async function measure(
     timeouts: result.timeouts,
     non2xx: spec.expectStatus === undefined ? result.non2xx : otherStatuses(result, spec.expectStatus),
     peakRssMiB: round(Number.isFinite(peak) ? peak : rssMiB(options.pid), 1),
+    ...(cpu === undefined ? {} : { cpuUsPerRequest: cpu }),
+    ...(databaseCpu === undefined ? {} : { databaseCpuUsPerRequest: databaseCpu }),
   };
 }

@@ -195,3 +195,59 @@ export function sampleRss(pid: number): () => number {
     return Math.max(peak, rssMiB(pid));
   };
 }
+
+let ticksPerSecond: number | undefined;
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** User + system CPU time of a process so far, in ms, from /proc/<pid>/stat (NaN without /proc). */
+export function cpuMs(pid: number | string): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may hold spaces: the fields counted from after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * User + system CPU time so far of every PostgreSQL process on this machine (the postmaster, the backends and
+ * the background workers), in ms; NaN without /proc or when none runs here. Only meaningful when the database
+ * the service uses is on this machine and nothing else uses it meanwhile. A backend that exits during a
+ * measurement takes its time with it: the pool keeps its connections open through a run.
+ */
+export function postgresCpuMs(): number {
+  let total = 0;
+  let found = false;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return Number.NaN;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
+      const ms = cpuMs(entry);
+      if (Number.isFinite(ms)) {
+        total += ms;
+        found = true;
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found ? total : Number.NaN;
+}

@@ -9,6 +9,8 @@ type Row = Omit<Measurement, 'seconds' | 'requests'> & {
   target: 'service' | 'ceiling';
   ceilingRps?: number;
   ratio?: number;
+  ceilingCpuUsPerRequest?: number;
+  cpuRatio?: number;
   comparedWith?: {
     scenario: string;
     rps: number;
@@ -49,22 +51,28 @@ export function renderReport(report: Report): string {
     '',
     `\`${report.command}\` · commit \`${report.commit.slice(0, 10)}\`${report.uncommittedChanges ? ' (with uncommitted changes)' : ''} · Node ${report.node} · ${m.cpus} × ${m.model}, ${Math.round(m.memoryMiB / 1024)} GiB · ${m.pinned} · load average ${m.loadAverageBefore[0]?.toFixed(1)} before, ${m.loadAverageAfter[0]?.toFixed(1)} after`,
     '',
-    '| scenario | conns | req/s | ceiling req/s | ratio | p50 ms | p99 ms | p99.9 ms | errors | non-2xx | peak RSS MiB |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
+  // Runs from before the CPU time was measured have no such columns.
+  const cpu = report.scenarios.some((r) => r.cpuUsPerRequest !== undefined);
+  const database = report.scenarios.some((r) => r.databaseCpuUsPerRequest !== undefined);
+  lines.push(
+    `| scenario | conns | req/s | ceiling req/s | ratio | p50 ms | p99 ms | p99.9 ms | errors | non-2xx | peak RSS MiB |${cpu ? ' CPU µs/req | ceiling CPU µs/req | CPU ratio |' : ''}${database ? ' PostgreSQL CPU µs/req |' : ''}`,
+    `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|${cpu ? '--:|--:|--:|' : ''}${database ? '--:|' : ''}`,
+  );
+  const optional = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toFixed(digits));
   for (const r of report.scenarios.filter((s) => s.target === 'service')) {
     lines.push(
-      `| ${r.scenario} | ${r.connections} | ${r.rps} | ${r.ceilingRps ?? ''} | ${r.ratio === undefined ? '' : fixed(r.ratio)} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${fixed(r.p999)} | ${r.errors} | ${r.non2xx} | ${r.peakRssMiB.toFixed(0)} |`,
+      `| ${r.scenario} | ${r.connections} | ${r.rps} | ${r.ceilingRps ?? ''} | ${r.ratio === undefined ? '' : fixed(r.ratio)} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${fixed(r.p999)} | ${r.errors} | ${r.non2xx} | ${r.peakRssMiB.toFixed(0)} |${cpu ? ` ${optional(r.cpuUsPerRequest)} | ${optional(r.ceilingCpuUsPerRequest)} | ${optional(r.cpuRatio, 2)} |` : ''}${database ? ` ${optional(r.databaseCpuUsPerRequest)} |` : ''}`,
     );
   }
   lines.push('', 'Ceiling runs (same run, same pinning):', '');
   lines.push(
-    '| ceiling route | conns | req/s | p50 ms | p99 ms | p99.9 ms | peak RSS MiB |',
-    '|---|--:|--:|--:|--:|--:|--:|',
+    `| ceiling route | conns | req/s | p50 ms | p99 ms | p99.9 ms | peak RSS MiB |${cpu ? ' CPU µs/req |' : ''}`,
+    `|---|--:|--:|--:|--:|--:|--:|${cpu ? '--:|' : ''}`,
   );
   for (const r of report.scenarios.filter((s) => s.target === 'ceiling')) {
     lines.push(
-      `| ${r.scenario} | ${r.connections} | ${r.rps} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${fixed(r.p999)} | ${r.peakRssMiB.toFixed(0)} |`,
+      `| ${r.scenario} | ${r.connections} | ${r.rps} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${fixed(r.p999)} | ${r.peakRssMiB.toFixed(0)} |${cpu ? ` ${optional(r.cpuUsPerRequest)} |` : ''}`,
     );
   }
   const compared = report.scenarios.filter((s) => s.target === 'service' && s.comparedWith);

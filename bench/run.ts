@@ -331,6 +331,10 @@ interface Row extends Measurement {
   target: 'service' | 'ceiling';
   ceilingRps?: number;
   ratio?: number;
+  /** The ceiling's CPU time per request in the same run. */
+  ceilingCpuUsPerRequest?: number;
+  /** The ceiling's CPU time per request ÷ the service's: the ratio without the machine's noise. */
+  cpuRatio?: number;
   /** For scenarios in COMPARED_WITH: the other scenario's figures at the same connections, and the ratios. */
   comparedWith?: Comparison;
 }
@@ -424,13 +428,17 @@ async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       const ids = samples.ids;
       ceiling = await Server.ceiling(file, await freePort());
       const specs = scenarios(key, await createForm(service.url, key));
-      const ceilingRps = new Map<string, number>();
+      const ceilingRuns = new Map<string, Measurement>();
       for (const name of settings.scenarios) {
         const spec = specs[name];
         if (!spec) throw new Error(`unknown scenario ${name}`);
         for (const connections of settings.connections) {
           const options = { connections, warmupSeconds: settings.warmupSeconds, seconds: settings.seconds };
-          const measured = await measure(service.url, spec(ids), { ...options, pid: service.pid });
+          const measured = await measure(service.url, spec(ids), {
+            ...options,
+            pid: service.pid,
+            databaseCpu: dialect === 'postgres',
+          });
           const ceilingName = CEILING_OF[name];
           if (!ceilingName) {
             rows.push({ scenario: name, target: 'service', ...measured });
@@ -438,22 +446,28 @@ async function runScenarios(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
             continue;
           }
           const ceilingKey = `${ceilingName}@${connections}`;
-          if (!ceilingRps.has(ceilingKey)) {
+          if (!ceilingRuns.has(ceilingKey)) {
             const top = await measure(ceiling.url, specs[ceilingName]!(ids), {
               ...options,
               pid: ceiling.pid,
             });
             rows.push({ scenario: ceilingName, target: 'ceiling', ...top });
-            ceilingRps.set(ceilingKey, top.rps);
+            ceilingRuns.set(ceilingKey, top);
             printRow(rows.at(-1)!);
           }
-          const top = ceilingRps.get(ceilingKey)!;
+          const top = ceilingRuns.get(ceilingKey)!;
           rows.push({
             scenario: name,
             target: 'service',
             ...measured,
-            ceilingRps: top,
-            ratio: Math.round((measured.rps / top) * 1000) / 1000,
+            ceilingRps: top.rps,
+            ratio: Math.round((measured.rps / top.rps) * 1000) / 1000,
+            ...(top.cpuUsPerRequest !== undefined && measured.cpuUsPerRequest
+              ? {
+                  ceilingCpuUsPerRequest: top.cpuUsPerRequest,
+                  cpuRatio: Math.round((top.cpuUsPerRequest / measured.cpuUsPerRequest) * 1000) / 1000,
+                }
+              : {}),
           });
           printRow(rows.at(-1)!);
         }
@@ -974,13 +988,13 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 function printHeader(): void {
   console.log(
-    `  ${'scenario'.padEnd(16)} ${'target'.padEnd(8)} ${'conns'.padStart(5)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'p99.9 ms'.padStart(9)} ${'err'.padStart(4)} ${'non2xx'.padStart(6)} ${'RSS MiB'.padStart(8)} ${'ratio'.padStart(6)}`,
+    `  ${'scenario'.padEnd(16)} ${'target'.padEnd(8)} ${'conns'.padStart(5)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'p99.9 ms'.padStart(9)} ${'err'.padStart(4)} ${'non2xx'.padStart(6)} ${'RSS MiB'.padStart(8)} ${'ratio'.padStart(6)} ${'CPU µs/req'.padStart(10)} ${'DB µs/req'.padStart(9)}`,
   );
 }
 
 function printRow(r: Row): void {
   console.log(
-    `  ${r.scenario.padEnd(16)} ${r.target.padEnd(8)} ${String(r.connections).padStart(5)} ${String(r.rps).padStart(7)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${r.p999.toFixed(2).padStart(9)} ${String(r.errors).padStart(4)} ${String(r.non2xx).padStart(6)} ${r.peakRssMiB.toFixed(0).padStart(8)} ${r.ratio === undefined ? '' : r.ratio.toFixed(2).padStart(6)}`,
+    `  ${r.scenario.padEnd(16)} ${r.target.padEnd(8)} ${String(r.connections).padStart(5)} ${String(r.rps).padStart(7)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${r.p999.toFixed(2).padStart(9)} ${String(r.errors).padStart(4)} ${String(r.non2xx).padStart(6)} ${r.peakRssMiB.toFixed(0).padStart(8)} ${(r.ratio === undefined ? '' : r.ratio.toFixed(2)).padStart(6)} ${String(r.cpuUsPerRequest ?? '').padStart(10)} ${String(r.databaseCpuUsPerRequest ?? '').padStart(9)}`,
   );
 }
 

@@ -12,7 +12,7 @@
 // This relies on node-postgres's Query (its prepare and _getRows steps) and its connection's parse, bind, execute
 // and sync writers: the pg version is pinned by the lockfile, and test/db/pg-transaction.test.ts covers each path.
 import type pg from 'pg';
-import { FIRST_COLUMN, preparedName, type Runner, type Statement } from './sql.js';
+import { FIRST_COLUMN, type Runner, type Statement, statementName } from './sql.js';
 
 interface ProtocolWriter {
   parse(message: { text: string }): void;
@@ -97,7 +97,7 @@ export class PostgresTransactionRunner implements Runner {
     return new Promise((resolve, reject) => {
       const query = new this.Query(
         {
-          name: preparedName(s.postgres),
+          ...statementName(s),
           text: s.postgres,
           values: params as unknown[],
           ...(s.postgres.startsWith(FIRST_COLUMN) ? { rowMode: 'array' as const } : {}),

@@ -15,6 +15,13 @@ import type { DB, Dialect } from './database.js';
 export interface Statement {
   readonly sqlite: string;
   readonly postgres: string;
+  /**
+   * PostgreSQL plans it for each call's own values: its best plan depends on them (a list's filters and search:
+   * how many leads a status or a search term matches). It is sent unnamed. Every other statement is a named
+   * prepared statement, which PostgreSQL plans once per connection when that plan is as good as a fresh one
+   * (`plan_cache_mode=auto`, its default).
+   */
+  readonly planPerCall?: boolean;
 }
 
 const numbered = new Map<string, string>();
@@ -30,13 +37,19 @@ function toPostgres(text: string): string {
   return out;
 }
 
-export function statement(text: string): Statement {
+export function statement(text: string, options: { planPerCall?: boolean } = {}): Statement {
   return {
     sqlite: text,
     get postgres() {
       return toPostgres(text);
     },
+    ...(options.planPerCall ? { planPerCall: true } : {}),
   };
+}
+
+/** node-postgres's name for a statement: none (the unnamed statement) when it is planned per call. */
+export function statementName(s: Statement): { name?: string } {
+  return s.planPerCall ? {} : { name: preparedName(s.postgres) };
 }
 
 /**
@@ -105,7 +118,10 @@ export function kyselyRunner(db: DB, dialect: Dialect): Runner {
 
 const names = new Map<string, string>();
 
-/** A name per SQL text, so each pooled connection parses and plans a statement once and then reuses it. */
+/**
+ * A name per SQL text, so each pooled connection parses a statement once and then reuses it (and its plan, where
+ * PostgreSQL finds a plan for any values as good as one for the call's own: see Statement.planPerCall).
+ */
 export function preparedName(text: string): string {
   let name = names.get(text);
   if (name === undefined) {
@@ -123,7 +139,7 @@ export function preparedName(text: string): string {
 export function postgresRunner(on: pg.Pool | pg.PoolClient): Runner {
   const query = (s: Statement, params: readonly unknown[]) =>
     on.query({
-      name: preparedName(s.postgres),
+      ...statementName(s),
       text: s.postgres,
       values: params as unknown[],
       ...(s.postgres.startsWith(FIRST_COLUMN) ? { rowMode: 'array' as const } : {}),
@@ -178,7 +194,14 @@ export function sqliteRunner(cache: StatementCache): Runner {
 /** Builds a statement whose shape depends on the request (optional filters), collecting its parameters. */
 export class SqlBuilder {
   private text = '';
+  private perCall = false;
   readonly params: unknown[] = [];
+
+  /** The statement's best plan depends on its values: see Statement.planPerCall. */
+  planPerCall(): this {
+    this.perCall = true;
+    return this;
+  }
 
   /** Appends SQL text as is. */
   sql(text: string): this {
@@ -201,6 +224,6 @@ export class SqlBuilder {
   }
 
   build(): Statement {
-    return statement(this.text);
+    return statement(this.text, { planPerCall: this.perCall });
   }
 }

@@ -105,6 +105,9 @@ export async function matching(
     searching && store.dialect === 'sqlite' ? select.replace(/l\.brand_id = $/, '+l.brand_id = ') : select;
   const q = new SqlBuilder().sql(brandTerm).value(brandId).sql(' and l.spam = 0');
   if (stage !== 'all') q.sql(' and l.stage = ').value(stage);
+  // A page of the brand's leads or work items is planned once (one index range, whatever the values); with
+  // filters or a search the best plan depends on how many leads the values match.
+  const unfiltered = q.params.length;
   if (statuses) q.sql(' and l.status in ').list(statuses);
   if (query.priority) q.sql(' and l.priority = ').value(query.priority);
   if (query.source?.length) q.sql(' and l.source in ').list(query.source);
@@ -118,6 +121,7 @@ export async function matching(
   if (searching) {
     appendSearch(q, store.dialect, await planFor(store, brandId, query.search!)); // the text index: see search.ts
   }
+  if (q.params.length > unfiltered) q.planPerCall();
   return q;
 }
 
