@@ -246,7 +246,8 @@ export async function getLead(
 ): Promise<LeadDetail> {
   const rows = await store.all<DetailRow>(options.workItemsOnly ? DETAIL_WORK_ITEM : DETAIL, [id]);
   const first = rows[0];
-  if (!first || first.brandId !== brandId) throw new NotFoundError(`No ${options.workItemsOnly ? 'work item' : 'lead'} with id ${id}`);
+  if (!first || first.brandId !== brandId)
+    throw new NotFoundError(`No ${options.workItemsOnly ? 'work item' : 'lead'} with id ${id}`);
   return {
     ...DETAIL_PROJECTION.map(first),
     statusHistory: rows.flatMap((h) =>
