@@ -56,6 +56,11 @@ if (dialect === 'sqlite') {
     const start = process.hrtime.bigint();
     const result = original.apply(this, args);
     if (result instanceof Promise) result.then(() => add(text, start)).catch(() => {});
+    // A query object of its own (a write's statements, src/db/pg-transaction.ts) is returned as it is, and
+    // emits 'end' with its results.
+    else if (result && typeof (result as { once?: unknown }).once === 'function') {
+      (result as { once(event: string, listener: () => void): void }).once('end', () => add(text, start));
+    }
     return result;
   } as typeof Client.prototype.query;
 }
