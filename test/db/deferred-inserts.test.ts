@@ -1,11 +1,11 @@
 // Deferred inserts (Tx.defer): on PostgreSQL they wait and reach the server as one statement before the
 // transaction's next statement or its commit; on SQLite they run at once. Either way a write sees its own deferred
 // rows, commits them with everything else, and a deferred insert that fails fails its whole write.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/db/database.js';
+import { describe, expect, it } from 'vitest';
 import { combinedInserts, statement } from '../../src/db/sql.js';
 import { createBrand } from '../../src/domain/brands.js';
-import { dialects, dropSchemaNamed, testDatabaseConfig } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { migratedDatabase } from '../migrated-database.js';
 
 const INSERT_BRAND = statement(
   'insert into brands (id, name, default_country, created_at) values (?, ?, ?, ?)',
@@ -37,16 +37,7 @@ describe('combinedInserts', () => {
 });
 
 describe.each(dialects())('deferred inserts on %s', (dialect) => {
-  let database: Database;
-  const config = testDatabaseConfig(dialect);
-  beforeAll(async () => {
-    database = openDatabase(config, 'NORMAL');
-    await migrate(database, config.dialect === 'postgres' ? config.schema : undefined);
-  });
-  afterAll(async () => {
-    if (config.dialect === 'postgres') await dropSchemaNamed(database.db, config.schema);
-    await database.close();
-  });
+  const database = migratedDatabase(dialect);
 
   it('are seen by the next statement and by tx.db of the same write, and commit with it', async () => {
     const ids = ['brd_deferred_a', 'brd_deferred_b', 'brd_deferred_c'] as const;

@@ -1,43 +1,11 @@
 // PostgreSQL writes send BEGIN with their first statement and COMMIT with their last (src/db/pg-transaction.ts):
 // what each path sends, that a failure anywhere commits nothing and leaves the connection usable, and that a
 // create of a new customer's lead is three round trips.
-import { createRequire } from 'node:module';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/db/database.js';
+import { describe, expect, it } from 'vitest';
 import { statement } from '../../src/db/sql.js';
-import { createTestContext, dialects, dropSchemaNamed, testDatabaseConfig, validLead } from '../helpers.js';
-
-interface Sent {
-  text: string;
-  before?: string;
-  after?: string;
-}
-
-// Records what node-postgres is asked to send while `statementsSentBy` runs. Installed before any pool connects:
-// each connection wraps the query method it finds then (sendQueriesWhole in database.ts).
-let recording: Sent[] | undefined;
-const { Client } = createRequire(import.meta.url)('pg') as typeof pg;
-const original = Client.prototype.query as (...a: unknown[]) => unknown;
-Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const config = args[0] as string | Sent;
-  recording?.push(
-    typeof config === 'string'
-      ? { text: config }
-      : { text: config.text, before: config.before, after: config.after },
-  );
-  return original.apply(this, args);
-} as typeof Client.prototype.query;
-
-async function statementsSentBy(fn: () => Promise<unknown>): Promise<Sent[]> {
-  recording = [];
-  try {
-    await fn();
-    return recording;
-  } finally {
-    recording = undefined;
-  }
-}
+import { createTestContext, dialects, validLead } from '../helpers.js';
+import { migratedDatabase } from '../migrated-database.js';
+import { sentBy } from '../pg-queries.js';
 
 const INSERT_BRAND = statement(
   'insert into brands (id, name, default_country, created_at) values (?, ?, ?, ?)',
@@ -47,28 +15,19 @@ const BRAND_NAME = statement('select name from brands where id = ?');
 describe.runIf(dialects().includes('postgres'))(
   'PostgreSQL transactions without round trips of their own',
   () => {
-    let database: Database;
-    const config = testDatabaseConfig('postgres');
-    beforeAll(async () => {
-      database = openDatabase(config, 'NORMAL');
-      await migrate(database, config.dialect === 'postgres' ? config.schema : undefined);
-    });
-    afterAll(async () => {
-      if (config.dialect === 'postgres') await dropSchemaNamed(database.db, config.schema);
-      await database.close();
-    });
+    const database = migratedDatabase('postgres');
     const names = async (...ids: string[]) =>
       (await Promise.all(ids.map((id) => database.all<{ name: string }>(BRAND_NAME, [id])))).flat();
 
     it('sends BEGIN with the first statement and COMMIT with the deferred inserts', async () => {
-      const sent = await statementsSentBy(() =>
+      const sent = await sentBy(() =>
         database.write(async (tx) => {
           await tx.all(BRAND_NAME, ['brd_none']);
           await tx.run(INSERT_BRAND, ['brd_rt_a', 'A', 'NL', 1]);
           await tx.defer(INSERT_BRAND, ['brd_rt_b', 'B', 'NL', 1]);
         }),
       );
-      expect(sent).toEqual([
+      expect(sent.map(({ text, before, after }) => ({ text, before, after }))).toEqual([
         { text: BRAND_NAME.postgres, before: 'begin', after: undefined },
         { text: INSERT_BRAND.postgres, before: undefined, after: undefined },
         { text: INSERT_BRAND.postgres, before: undefined, after: 'commit' },
@@ -77,7 +36,7 @@ describe.runIf(dialects().includes('postgres'))(
     });
 
     it('sends COMMIT alone when nothing is deferred, and nothing at all for a write that sent nothing', async () => {
-      const alone = await statementsSentBy(() =>
+      const alone = await sentBy(() =>
         database.write((tx) => tx.run(INSERT_BRAND, ['brd_rt_alone', 'Alone', 'NL', 1])),
       );
       expect(alone.map((s) => [s.text, s.before, s.after])).toEqual([
@@ -85,7 +44,7 @@ describe.runIf(dialects().includes('postgres'))(
         ['commit', undefined, undefined],
       ]);
       expect(await names('brd_rt_alone')).toEqual([{ name: 'Alone' }]);
-      expect(await statementsSentBy(() => database.write(async () => 'nothing'))).toEqual([]);
+      expect(await sentBy(() => database.write(async () => 'nothing'))).toEqual([]);
     });
 
     it('opens the transaction for Kysely on the write, and commits what it wrote', async () => {
@@ -165,7 +124,7 @@ describe.runIf(dialects().includes('postgres'))('a create on PostgreSQL', () => 
       // Warm: the key is read and cached on first use.
       expect((await post({ email: 'warm@example.com', phone: null })).statusCode).toBe(201);
       let response: Awaited<ReturnType<typeof post>> | undefined;
-      const sent = await statementsSentBy(async () => {
+      const sent = await sentBy(async () => {
         response = await post({ email: 'three@example.com', phone: '+31612345099' });
       });
       expect(response?.statusCode).toBe(201);

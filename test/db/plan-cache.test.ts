@@ -2,33 +2,12 @@
 // set by the pool whatever the server's default), and a list with filters or a search for each call's values
 // (sent unnamed, Statement.planPerCall). Planning the single-lead read's five-table join on every call cost
 // PostgreSQL four fifths of its CPU for that read.
-import { createRequire } from 'node:module';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlBuilder, statement } from '../../src/db/sql.js';
 import { DETAIL } from '../../src/domain/leads/read.js';
 import { bulkLeadId, insertBulkLeads } from '../bulk-leads.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
-
-// What node-postgres is asked to run while `sentBy` runs: each query's text and prepared-statement name.
-let recording: { text: string; name?: string }[] | undefined;
-const { Client } = createRequire(import.meta.url)('pg') as typeof pg;
-const original = Client.prototype.query as (...a: unknown[]) => unknown;
-Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const config = args[0] as string | { text: string; name?: string };
-  recording?.push(typeof config === 'string' ? { text: config } : { text: config.text, name: config.name });
-  return original.apply(this, args);
-} as typeof Client.prototype.query;
-
-async function sentBy(fn: () => Promise<unknown>): Promise<{ text: string; name?: string }[]> {
-  recording = [];
-  try {
-    await fn();
-    return recording;
-  } finally {
-    recording = undefined;
-  }
-}
+import { sentBy } from '../pg-queries.js';
 
 describe('Statement.planPerCall', () => {
   it('is set only when asked for, by statement() or by the builder', () => {

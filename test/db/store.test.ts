@@ -1,26 +1,17 @@
 // The transaction handle: tx.db and statements on one transaction, commit hooks, and the outer handle refused
 // inside a write (on SQLite it would wait forever for the connection the write holds).
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/db/database.js';
+import { describe, expect, it } from 'vitest';
 import { statement } from '../../src/db/sql.js';
 import { OuterHandleInWriteError } from '../../src/db/store.js';
 import { createBrand } from '../../src/domain/brands.js';
-import { dialects, dropSchemaNamed, testDatabaseConfig } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { migratedDatabase } from '../migrated-database.js';
 
 const BRAND_NAMES = statement('select name from brands where id = ?');
 
 describe.each(dialects())('the transaction handle on %s', (dialect) => {
-  let database: Database;
-  const config = testDatabaseConfig(dialect);
-  beforeAll(async () => {
-    database = openDatabase(config, 'NORMAL');
-    await migrate(database, config.dialect === 'postgres' ? config.schema : undefined);
-  });
-  afterAll(async () => {
-    if (config.dialect === 'postgres') await dropSchemaNamed(database.db, config.schema);
-    await database.close();
-  });
+  const database = migratedDatabase(dialect);
 
   /** Fails instead of hanging when a write never settles. */
   const settled = <T>(promise: Promise<T>) =>
