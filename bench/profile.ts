@@ -18,7 +18,14 @@ export interface ProfileSummary {
   totalMs: number;
   functions: { name: string; where: string; selfMs: number; percent: number }[];
   packages: { name: string; selfMs: number; percent: number }[];
+  /**
+   * The request hooks (src/http/plugins/*), each with what it calls (a hash, prom-client, pino, the key cache):
+   * a sample counts for the outermost plugin function on its stack.
+   */
+  hooks: { name: string; inclusiveMs: number; percent: number }[];
 }
+
+const PLUGIN = /\/(?:dist|src)\/http\/plugins\/([^/]+)\.[jt]s$/;
 
 /** node_modules/<package>, node:internal, the project's own files, or V8 itself (GC, idle, program). */
 function packageOf(url: string, functionName: string): string {
@@ -54,6 +61,18 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
     const pkg = packageOf(url, functionName);
     packages.set(pkg, (packages.get(pkg) ?? 0) + us);
   }
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const hooks = new Map<string, number>();
+  profile.samples.forEach((leaf, i) => {
+    if (byId.get(leaf)?.callFrame.functionName === '(idle)') return;
+    let outermost: string | undefined;
+    for (let id: number | undefined = leaf; id !== undefined; id = parent.get(id)) {
+      const plugin = PLUGIN.exec(byId.get(id)?.callFrame.url ?? '');
+      if (plugin) outermost = plugin[1];
+    }
+    if (outermost) hooks.set(outermost, (hooks.get(outermost) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const pct = (us: number) => Math.round((us / total) * 1000) / 10;
   return {
     totalMs: Math.round(total / 1000),
@@ -65,11 +84,24 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, us]) => ({ name, selfMs: Math.round(us / 1000), percent: pct(us) })),
+    hooks: [...hooks]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, us]) => ({ name, inclusiveMs: Math.round(us / 1000), percent: pct(us) })),
   };
 }
 
-export function formatProfile(summary: ProfileSummary): string {
-  const lines = [`CPU time sampled (excluding idle): ${summary.totalMs} ms`, '', 'By package (self time):'];
+/** `cpuUsPerRequest`: the measured run's CPU time per request, to put the hooks' shares in µs. */
+export function formatProfile(summary: ProfileSummary, cpuUsPerRequest?: number): string {
+  const lines = [`CPU time sampled (excluding idle): ${summary.totalMs} ms`, ''];
+  lines.push(
+    'Request hooks (src/http/plugins, each with what it calls)' +
+      (cpuUsPerRequest ? `, and their share of the ${cpuUsPerRequest} µs of CPU per request:` : ':'),
+  );
+  for (const h of summary.hooks) {
+    const us = cpuUsPerRequest ? `  ≈ ${((h.percent / 100) * cpuUsPerRequest).toFixed(1)} µs` : '';
+    lines.push(`  ${h.percent.toFixed(1).padStart(5)}%  ${h.name}${us}`);
+  }
+  lines.push('', 'By package (self time):');
   for (const p of summary.packages) lines.push(`  ${p.percent.toFixed(1).padStart(5)}%  ${p.name}`);
   lines.push('', 'Top functions (self time):');
   for (const f of summary.functions)

@@ -800,8 +800,9 @@ async function runProfile(dialect: 'sqlite' | 'postgres', scenario: string): Pro
     }
     const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('the service wrote no CPU profile');
-    const text = `${dialect} ${scenario} at 32 connections: ${m.rps} req/s, p99 ${m.p99} ms\n\n${formatProfile(
+    const text = `${dialect} ${scenario} at 32 connections: ${m.rps} req/s, p99 ${m.p99} ms, ${m.cpuUsPerRequest ?? '?'} µs of CPU per request\n\n${formatProfile(
       summarizeProfile(path.join(dir, file)),
+      m.cpuUsPerRequest,
     )}\n`;
     console.log(text);
     fs.mkdirSync(settings.outDir, { recursive: true });
