@@ -122,7 +122,7 @@ const names = new Map<string, string>();
  * A name per SQL text, so each pooled connection parses a statement once and then reuses it (and its plan, where
  * PostgreSQL finds a plan for any values as good as one for the call's own: see Statement.planPerCall).
  */
-export function preparedName(text: string): string {
+function preparedName(text: string): string {
   let name = names.get(text);
   if (name === undefined) {
     name = `li_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;

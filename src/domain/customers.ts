@@ -100,9 +100,9 @@ export function customerEmailKey(input: { email: string | null }): string | null
 
 // PostgreSQL: submissions naming the same email or phone wait for each other, so two at once make one customer
 // (SQLite runs one write at a time). Always email before phone, so two waiters never hold each other's lock.
-const LOCK = statement(
-  'select count(*) as n from (select pg_advisory_xact_lock(hashtext(k)) from unnest(?::text[]) as k) as locks',
-);
+/** Takes the advisory locks of the keys in its one parameter (contactLockKeys), in their order. */
+export const CONTACT_LOCKS_SQL = 'select pg_advisory_xact_lock(hashtext(k)) from unnest(?::text[]) as k';
+const LOCK = statement(`select count(*) as n from (${CONTACT_LOCKS_SQL}) as locks`);
 
 /** By email; else by phone among customers without an email (any, when the submission has none), latest lead first. */
 const FIND_TEXT =
@@ -112,6 +112,22 @@ const FIND_TEXT =
   'order by (select max(l.received_at) from leads l where l.customer_id = c.id) desc, c.created_at desc ' +
   'limit 1) as by_phone';
 const FIND = statement(FIND_TEXT);
+/** FIND's parameters: the email as matched (customerEmailKey) and the E.164 phone. */
+const findParams = (brandId: string, email: string | null, phone: string | null) => [
+  brandId,
+  email,
+  brandId,
+  phone,
+  email ? 0 : 1,
+];
+/** What FIND's row says: the customer by email, else by phone, else none. */
+function foundIn(
+  row: { by_email?: string | null; by_phone?: string | null } | undefined,
+): CustomerFound | null {
+  if (row?.by_email) return { id: row.by_email, rule: 'email' };
+  if (row?.by_phone) return { id: row.by_phone, rule: 'phone' };
+  return null;
+}
 
 /** Which customer a submission links to, and by which rule. */
 export interface CustomerFound {
@@ -129,17 +145,11 @@ export async function findCustomerFor(
   brandId: string,
   contact: { email: string | null; phone: string | null },
 ): Promise<CustomerFound | null> {
-  const email = customerEmailKey(contact);
-  const [found] = await r.all<{ by_email: string | null; by_phone: string | null }>(FIND, [
-    brandId,
-    email,
-    brandId,
-    contact.phone,
-    email ? 0 : 1,
-  ]);
-  if (found?.by_email) return { id: found.by_email, rule: 'email' };
-  if (found?.by_phone) return { id: found.by_phone, rule: 'phone' };
-  return null;
+  const [found] = await r.all<{ by_email: string | null; by_phone: string | null }>(
+    FIND,
+    findParams(brandId, customerEmailKey(contact), contact.phone),
+  );
+  return foundIn(found);
 }
 
 /** A customer a lead being typed in would be added to, as the dashboard names it before saving. */
@@ -202,6 +212,11 @@ async function lockContacts(
   if (tx.dialect !== 'postgres') return;
   const keys = contactLockKeys(contacts);
   if (keys.length) await tx.all(LOCK, [keys]);
+}
+
+/** The lock keys of one submission's contact (see contactLockKeys). */
+export function submissionLockKeys(brandId: string, input: ContactInput): string[] {
+  return contactLockKeys([{ brandId, email: customerEmailKey(input), phone: input.phone }]);
 }
 
 /**
@@ -292,9 +307,9 @@ export async function linkCustomer(
     if (tx.dialect === 'postgres') {
       const [row] = await tx.all<{ by_email: string | null; by_phone: string | null } & Partial<CustomerRow>>(
         FIND_OR_INSERT,
-        [brandId, email, brandId, input.phone, email ? 0 : 1, ...values],
+        [...findParams(brandId, email, input.phone), ...values],
       );
-      existing = row?.by_email ?? row?.by_phone ?? null;
+      existing = foundIn(row)?.id ?? null;
       inserted = row?.id ? (row as CustomerRow) : undefined;
     } else {
       existing = (await findCustomerFor(tx, brandId, input))?.id ?? null;

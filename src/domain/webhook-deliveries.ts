@@ -47,15 +47,20 @@ type Endpoints = Promise<SubscribedEndpoint[]>;
 /** Each transaction's brands' endpoints, read once: a create writes two events (customer and lead). */
 const endpointsOfTx = new WeakMap<Tx, Map<string, Endpoints>>();
 
-function subscribedEndpoints(tx: Tx, brandId: string): Endpoints {
+function endpointsByBrand(tx: Tx): Map<string, Endpoints> {
   let byBrand = endpointsOfTx.get(tx);
   if (!byBrand) {
     byBrand = new Map();
     endpointsOfTx.set(tx, byBrand);
   }
+  return byBrand;
+}
+
+function subscribedEndpoints(tx: Tx, brandId: string): Endpoints {
+  const byBrand = endpointsByBrand(tx);
   let endpoints = byBrand.get(brandId);
   if (!endpoints) {
-    endpoints = tx.all<{ id: string; events: string }>(SUBSCRIBED_ENDPOINTS, [brandId]);
+    endpoints = tx.all<SubscribedEndpoint>(SUBSCRIBED_ENDPOINTS, [brandId]);
     byBrand.set(brandId, endpoints);
   }
   return endpoints;
@@ -63,12 +68,7 @@ function subscribedEndpoints(tx: Tx, brandId: string): Endpoints {
 
 /** Tells enqueueDeliveries the brand's enabled endpoints, read by this transaction along with something else. */
 export function knowEndpoints(tx: Tx, brandId: string, endpoints: SubscribedEndpoint[]): void {
-  let byBrand = endpointsOfTx.get(tx);
-  if (!byBrand) {
-    byBrand = new Map();
-    endpointsOfTx.set(tx, byBrand);
-  }
-  byBrand.set(brandId, Promise.resolve(endpoints));
+  endpointsByBrand(tx).set(brandId, Promise.resolve(endpoints));
 }
 
 /**

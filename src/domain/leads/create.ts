@@ -3,7 +3,7 @@
 import { statement } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { findOrCreateAddress } from '../addresses.js';
-import { contactLockKeys, customerEmailKey, linkCustomer } from '../customers.js';
+import { CONTACT_LOCKS_SQL, linkCustomer, submissionLockKeys } from '../customers.js';
 import { NotFoundError } from '../errors.js';
 import { recordEvent } from '../events.js';
 import { newId } from '../ids.js';
@@ -63,8 +63,8 @@ const BRAND = statement('select default_country from brands where id = ?');
  */
 const BRAND_LOCKING = statement(
   'select b.default_country, ' +
-    '(select count(*) from (select pg_advisory_xact_lock(hashtext(k)) from unnest(?::text[]) as k) as locks) ' +
-    "as locked, (select coalesce(json_agg(json_build_object('id', e.id, 'events', e.events)), '[]') " +
+    `(select count(*) from (${CONTACT_LOCKS_SQL}) as locks) as locked, ` +
+    "(select coalesce(json_agg(json_build_object('id', e.id, 'events', e.events)), '[]') " +
     'from webhook_endpoints e where e.brand_id = b.id and e.enabled = 1) as endpoints from brands b where b.id = ?',
 );
 
@@ -112,14 +112,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
     const pg = tx.dialect === 'postgres';
     const [brand] = await tx.all<{ default_country: string; endpoints?: SubscribedEndpoint[] }>(
       pg ? BRAND_LOCKING : BRAND,
-      pg
-        ? [
-            contactLockKeys([
-              { brandId: origin.brandId, email: customerEmailKey(input), phone: input.phone },
-            ]),
-            origin.brandId,
-          ]
-        : [origin.brandId],
+      pg ? [submissionLockKeys(origin.brandId, input), origin.brandId] : [origin.brandId],
     );
     if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
     if (brand.endpoints) knowEndpoints(tx, origin.brandId, brand.endpoints);
