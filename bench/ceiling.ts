@@ -6,8 +6,8 @@
 // 100-item list page and a real single-lead read, captured from the service in the same run.
 import fs from 'node:fs';
 import Fastify from 'fastify';
-import { ValidationError } from '../src/domain/errors.js';
-import { parseLeadInput } from '../src/domain/lead-input.js';
+import { parseLeadInput } from '../src/leads/input.js';
+import { ValidationError } from '../src/shared/errors.js';
 
 export interface CeilingSamples {
   create: { body: string; location: string };

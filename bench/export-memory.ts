@@ -14,10 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
+import { createApiKey } from '../src/accounts/api-keys.js';
+import { createBrand } from '../src/accounts/brands.js';
 import { buildApp } from '../src/app.js';
-import { type Config, loadConfig } from '../src/config.js';
-import { createApiKey } from '../src/domain/api-keys.js';
-import { createBrand } from '../src/domain/brands.js';
+import { type Config, loadConfig } from '../src/platform/config.js';
 import { insertBulkLeads } from '../test/bulk-leads.js';
 
 interface Result {

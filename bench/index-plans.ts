@@ -13,12 +13,12 @@ import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { createApiKey } from '../src/accounts/api-keys.js';
+import { createBrand } from '../src/accounts/brands.js';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
-import { createApiKey } from '../src/domain/api-keys.js';
-import { createBrand } from '../src/domain/brands.js';
-import { encodeCursor } from '../src/domain/paging.js';
+import { loadConfig } from '../src/platform/config.js';
+import { openDatabase } from '../src/platform/db/database.js';
+import { encodeCursor } from '../src/shared/paging.js';
 import type { Storage } from './processes.js';
 import { databaseConfig, seededLeadId, seededReceivedAt, seedLeads } from './seed.js';
 

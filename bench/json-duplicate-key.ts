@@ -1,12 +1,12 @@
-// The cost of refusing duplicate keys and invalid UTF-8 in JSON bodies (src/http/json-body.ts): the parser as it
+// The cost of refusing duplicate keys and invalid UTF-8 in JSON bodies (src/platform/http/json-body.ts): the parser as it
 // was (Buffer#toString, secure-json-parse) against parseJsonBody (fatal UTF-8 decode, the same parse, then
 // hasDuplicateKey; findDuplicateKey runs only when there is a duplicate to name), on a typical lead body of about 1 KB and on a 60 KB body. Rounds alternate between the two
 // and the best round of each counts, so other load on the machine skews the ratio as little as it can.
 //
 //   npx tsx bench/json-duplicate-key.ts
 import secureJson from 'secure-json-parse';
-import { parseJsonBody } from '../src/http/json-body.js';
-import { hasDuplicateKey } from '../src/http/json-duplicate-key.js';
+import { parseJsonBody } from '../src/platform/http/json-body.js';
+import { hasDuplicateKey } from '../src/platform/http/json-duplicate-key.js';
 
 const lead = {
   title: 'Leaking tap in the kitchen, water under the sink',

@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { migrate, openDatabase } from '../src/db/database.js';
-import { createBrand } from '../src/domain/brands.js';
-import { countLeads, type ExportQuery, listLeads } from '../src/domain/leads/index.js';
-import { decodeCursor } from '../src/domain/paging.js';
+import { createBrand } from '../src/accounts/brands.js';
+import { countLeads, type ExportQuery, listLeads } from '../src/leads/index.js';
+import { migrate, openDatabase } from '../src/platform/db/database.js';
+import { decodeCursor } from '../src/shared/paging.js';
 import { insertBulkLeads } from '../test/bulk-leads.js';
 
 function arg(name: string): string | undefined {

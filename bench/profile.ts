@@ -19,7 +19,7 @@ export interface ProfileSummary {
   functions: { name: string; where: string; selfMs: number; percent: number }[];
   packages: { name: string; selfMs: number; percent: number }[];
   /**
-   * The request hooks (src/http/plugins/*), each with what it calls (a hash, prom-client, pino, the key cache):
+   * The request hooks (src/platform/http/plugins/*), each with what it calls (a hash, prom-client, pino, the key cache):
    * a sample counts for the outermost plugin function on its stack.
    */
   hooks: { name: string; inclusiveMs: number; percent: number }[];
@@ -94,7 +94,7 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
 export function formatProfile(summary: ProfileSummary, cpuUsPerRequest?: number): string {
   const lines = [`CPU time sampled (excluding idle): ${summary.totalMs} ms`, ''];
   lines.push(
-    'Request hooks (src/http/plugins, each with what it calls)' +
+    'Request hooks (src/platform/http/plugins, each with what it calls)' +
       (cpuUsPerRequest ? `, and their share of the ${cpuUsPerRequest} µs of CPU per request:` : ':'),
   );
   for (const h of summary.hooks) {

@@ -9,16 +9,16 @@
 // single requests) so drifting machine load hits them alike; figures are medians.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { createApiKey } from '../src/accounts/api-keys.js';
+import { createBrand } from '../src/accounts/brands.js';
 import { type App, buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createApiKey } from '../src/domain/api-keys.js';
-import { createBrand } from '../src/domain/brands.js';
+import { loadConfig } from '../src/platform/config.js';
 import {
   MemoryRateLimiter,
   type RateLimiter,
   type RateLimitState,
   RedisRateLimiter,
-} from '../src/rate-limit/limiter.js';
+} from '../src/platform/rate-limit/limiter.js';
 
 const { values } = parseArgs({
   options: {

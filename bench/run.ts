@@ -13,9 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { openDatabase } from '../src/db/database.js';
-import { LEAD_FIELDS } from '../src/domain/lead-input.js';
-import { encodeCursor } from '../src/domain/paging.js';
+import { LEAD_FIELDS } from '../src/leads/input.js';
+import { openDatabase } from '../src/platform/db/database.js';
+import { encodeCursor } from '../src/shared/paging.js';
 import { type Measurement, measure, type RequestSpec } from './load.js';
 import {
   checkStrapiList,

@@ -3,10 +3,10 @@
 // the service would have stored them (a status history row per lead, ids and times that sort together).
 import path from 'node:path';
 import { type Kysely, sql } from 'kysely';
-import type { DatabaseConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
-import type { Tables as Schema } from '../src/db/schema.js';
-import { renderMissingListJson } from '../src/domain/leads/list-json.js';
+import { renderMissingListJson } from '../src/leads/list-json.js';
+import type { DatabaseConfig } from '../src/platform/config.js';
+import { openDatabase } from '../src/platform/db/database.js';
+import type { Tables as Schema } from '../src/platform/db/schema.js';
 import type { Storage } from './processes.js';
 
 /** Seeded leads are received one second apart from this instant on. */

@@ -13,10 +13,10 @@ import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type pg from 'pg';
+import { createApiKey } from '../src/accounts/api-keys.js';
+import { createBrand } from '../src/accounts/brands.js';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createApiKey } from '../src/domain/api-keys.js';
-import { createBrand } from '../src/domain/brands.js';
+import { loadConfig } from '../src/platform/config.js';
 
 const { values: flags } = parseArgs({
   options: { db: { type: 'string', default: 'sqlite' }, count: { type: 'string', default: '2000' } },
@@ -56,7 +56,7 @@ if (dialect === 'sqlite') {
     const start = process.hrtime.bigint();
     const result = original.apply(this, args);
     if (result instanceof Promise) result.then(() => add(text, start)).catch(() => {});
-    // A query object of its own (a write's statements, src/db/pg-transaction.ts) is returned as it is, and
+    // A query object of its own (a write's statements, src/platform/db/pg-transaction.ts) is returned as it is, and
     // emits 'end' with its results.
     else if (result && typeof (result as { once?: unknown }).once === 'function') {
       (result as { once(event: string, listener: () => void): void }).once('end', () => add(text, start));

@@ -15,10 +15,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
+import { createApiKey } from '../src/accounts/api-keys.js';
+import { createBrand } from '../src/accounts/brands.js';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createApiKey } from '../src/domain/api-keys.js';
-import { createBrand } from '../src/domain/brands.js';
+import { loadConfig } from '../src/platform/config.js';
 
 const { values } = parseArgs({
   options: {

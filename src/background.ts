@@ -2,10 +2,10 @@
 // and removing spam after 30 days.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { RouteDeps } from './deps.js';
-import { pruneIdempotencyKeys } from './domain/idempotency.js';
-import { purgeSpam } from './domain/leads/spam.js';
+import { purgeSpam } from './leads/spam.js';
 import { MailWorker } from './mail/worker.js';
+import { pruneIdempotencyKeys } from './platform/db/idempotency.js';
+import type { RouteDeps } from './platform/deps.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 
 declare module 'fastify' {

@@ -5,10 +5,10 @@
 // `skipLibCheck` needs nothing beyond @types/node. The typed HTTP client is `lead-intake/client`.
 import type { FastifyInstance } from 'fastify';
 import { buildApp as buildFullApp } from './app.js';
-import type { Config } from './config.js';
+import type { Config } from './platform/config.js';
 
-export type { Config, DatabaseConfig } from './config.js';
-export { ConfigError, loadConfig } from './config.js';
+export type { Config, DatabaseConfig } from './platform/config.js';
+export { ConfigError, loadConfig } from './platform/config.js';
 export { verifySignature, verifyStandardSignature } from './webhooks/signature.js';
 
 /** How buildApp runs the service; everything is optional. */

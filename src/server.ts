@@ -1,6 +1,6 @@
 // Process entry: read config, build the app, listen, and shut down gracefully on SIGTERM/SIGINT.
 import { buildApp } from './app.js';
-import { type Config, loadConfig } from './config.js';
+import { type Config, loadConfig } from './platform/config.js';
 
 export async function serve(config: Readonly<Config> = loadConfig()): Promise<void> {
   const app = await buildApp(config);

@@ -1,7 +1,7 @@
 // Many leads at once for tests and benchmarks of exports and counts: one INSERT … SELECT per table over a number
 // series (a recursive CTE on SQLite, generate_series on PostgreSQL), straight into the tables, not through the API.
 import { sql } from 'kysely';
-import type { Database } from '../src/db/database.js';
+import type { Database } from '../src/platform/db/database.js';
 
 /** Bulk leads are received one second apart from this instant on: lead n at BULK_EPOCH + n s. */
 export const BULK_EPOCH = Date.parse('2025-01-01T00:00:00.000Z');

@@ -1,6 +1,6 @@
 // Settings read from the environment: defaults, bounds and clear errors.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/platform/config.js';
 
 describe('RESPONSE_CACHE_MB', () => {
   it('defaults to 32 MiB and takes whole megabytes, 0 turning response reuse off', () => {

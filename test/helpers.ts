@@ -4,12 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { sql } from 'kysely';
+import { createApiKey, revokeApiKey, type Scope } from '../src/accounts/api-keys.js';
+import { createBrand } from '../src/accounts/brands.js';
 import { type App, buildApp } from '../src/app.js';
-import { type Config, type DatabaseConfig, loadConfig } from '../src/config.js';
-import { type Database, type DB, MIGRATION_LOCK_KEY, openDatabase } from '../src/db/database.js';
-import { createApiKey, revokeApiKey, type Scope } from '../src/domain/api-keys.js';
-import { createBrand } from '../src/domain/brands.js';
-import { WINDOW_MS } from '../src/rate-limit/limiter.js';
+import { type Config, type DatabaseConfig, loadConfig } from '../src/platform/config.js';
+import { type Database, type DB, MIGRATION_LOCK_KEY, openDatabase } from '../src/platform/db/database.js';
+import { WINDOW_MS } from '../src/platform/rate-limit/limiter.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -260,14 +260,14 @@ export async function awayFromWindowEdge(needMs = 5000): Promise<void> {
  * lock every migration takes, in the test's own schema): the state a migration test starts from.
  */
 export async function migrateUpTo(
-  database: import('../src/db/database.js').Database,
+  database: import('../src/platform/db/database.js').Database,
   dialect: TestDialect,
   schema: string,
   name: string,
 ): Promise<void> {
   const { Migrator, sql } = await import('kysely');
-  const { MIGRATION_LOCK_KEY } = await import('../src/db/database.js');
-  const { migrations } = await import('../src/db/migrations/index.js');
+  const { MIGRATION_LOCK_KEY } = await import('../src/platform/db/database.js');
+  const { migrations } = await import('../src/platform/db/migrations/index.js');
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: () => migrations(dialect) },

@@ -1,7 +1,7 @@
 // A migrated database of its own for the tests of one describe block: opened and migrated before them, its
 // schema dropped (PostgreSQL) and closed after them.
 import { afterAll, beforeAll } from 'vitest';
-import { type Database, migrate, openDatabase } from '../src/db/database.js';
+import { type Database, migrate, openDatabase } from '../src/platform/db/database.js';
 import { dropSchemaNamed, type TestDialect, testDatabaseConfig } from './helpers.js';
 
 /** Call inside a describe block; the handle it returns is usable from beforeAll on. */

@@ -1,7 +1,7 @@
 // Records what node-postgres is asked to run: every Client#query call's config (a text, a config object or a
-// query object of its own, as src/db/pg-transaction.ts sends), while `sentBy` runs. Installed once per process
+// query object of its own, as src/platform/db/pg-transaction.ts sends), while `sentBy` runs. Installed once per process
 // on the prototype, before any pool connects (each connection wraps the query method it finds then:
-// sendQueriesWhole in src/db/database.ts).
+// sendQueriesWhole in src/platform/db/database.ts).
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 

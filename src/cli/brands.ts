@@ -1,4 +1,4 @@
-import { createBrand, listBrands } from '../domain/brands.js';
+import { createBrand, listBrands } from '../accounts/brands.js';
 import { type Io, parseFlags, runGroup, UsageError, withDatabase } from './context.js';
 
 export const BRANDS_HELP = `Usage:

@@ -1,8 +1,8 @@
 // What every sub-command shares: argument parsing, output, an open and migrated database, brand resolution.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type Config, loadConfig } from '../config.js';
-import { type Database, migrate, openDatabase } from '../db/database.js';
-import { listBrands } from '../domain/brands.js';
+import { listBrands } from '../accounts/brands.js';
+import { type Config, loadConfig } from '../platform/config.js';
+import { type Database, migrate, openDatabase } from '../platform/db/database.js';
 
 /** A mistake the person at the keyboard can fix: printed as "Error: …", exit code 1. */
 export class UsageError extends Error {}

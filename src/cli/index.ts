@@ -1,8 +1,8 @@
 // lead-intake <command>: serve, migrate, brands, keys, users. One file per command.
 // Exit codes: 0 done, 1 a mistake in the command or its input (nothing was changed), 2 anything else.
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config.js';
-import { DomainError, type FieldError, ValidationError } from '../domain/errors.js';
+import { ConfigError } from '../platform/config.js';
+import { DomainError, type FieldError, ValidationError } from '../shared/errors.js';
 import { brandsCommand } from './brands.js';
 import { defaultIo, type Io, UsageError, wantsHelp } from './context.js';
 import { keysCommand } from './keys.js';

@@ -1,4 +1,4 @@
-import { type ApiKey, createApiKey, listApiKeys, revokeApiKey, SCOPES } from '../domain/api-keys.js';
+import { type ApiKey, createApiKey, listApiKeys, revokeApiKey, SCOPES } from '../accounts/api-keys.js';
 import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
 export const KEYS_HELP = `Usage:

@@ -1,5 +1,5 @@
-import { loadConfig } from '../config.js';
-import { migrate, openDatabase } from '../db/database.js';
+import { loadConfig } from '../platform/config.js';
+import { migrate, openDatabase } from '../platform/db/database.js';
 import { type Io, parseFlags } from './context.js';
 
 export const MIGRATE_HELP = `Usage: lead-intake migrate

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../platform/config.js';
 import { type Io, parseFlags } from './context.js';
 
 export const SERVE_HELP = `Usage: lead-intake serve

@@ -3,9 +3,9 @@
 // take `secret`, `response` and `remoteip` form-encoded and answer `{ "success": bool }`. A provider that refuses
 // the token, answers something else, fails or does not answer in time is a 422 naming `captcha` that the person
 // can retry: never a 500, and nothing is stored.
-import type { CaptchaConfig } from '../config.js';
-import type { FieldError } from '../domain/errors.js';
-import type { CaptchaProvider } from '../domain/forms.js';
+import type { CaptchaConfig } from '../platform/config.js';
+import type { FieldError } from '../shared/errors.js';
+import type { CaptchaProvider } from './forms.js';
 
 export interface CaptchaProviderInfo {
   /** The form field the provider's widget puts its token in. */

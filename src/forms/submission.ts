@@ -1,11 +1,12 @@
 // A website form's post turned into a lead: lead fields (phone also in the brand's national format), extra fields,
 // attribution, consent and the honeypot, every problem reported at once.
-import { type FieldError, ValidationError } from '../domain/errors.js';
-import type { PublicForm } from '../domain/forms.js';
-import { LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../domain/lead-input.js';
-import { nationalToE164, phoneHint } from '../domain/phone.js';
-import { isBlank } from '../domain/text.js';
+
+import { LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../leads/input.js';
+import { type FieldError, ValidationError } from '../shared/errors.js';
+import { nationalToE164, phoneHint } from '../shared/phone.js';
+import { isBlank } from '../shared/text.js';
 import { CAPTCHA_MESSAGES, CAPTCHA_PROVIDER_INFO, CAPTCHA_TOKEN_FIELDS } from './captcha.js';
+import type { PublicForm } from './forms.js';
 
 // The phone rules moved to domain/phone.ts (the dashboard's typed-in leads use them too).
 export { CAPTCHA_TOKEN_FIELDS, nationalToE164, phoneHint };

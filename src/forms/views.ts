@@ -1,11 +1,12 @@
 // The HTML of website forms: the snippet a brand pastes into its site, the hosted form page, the thank-you page
 // and the error pages people see after a post. Built only with html``, so form, brand and typed values are escaped.
-import { assetUrls } from '../dashboard/assets.js';
-import { type HtmlValue, html, type SafeHtml } from '../dashboard/html.js';
-import type { FieldError } from '../domain/errors.js';
-import type { Form } from '../domain/forms.js';
-import { LEAD_FIELDS } from '../domain/lead-input.js';
+
+import { LEAD_FIELDS } from '../leads/input.js';
+import { assetUrls } from '../platform/web/assets.js';
+import { type HtmlValue, html, type SafeHtml } from '../platform/web/html.js';
+import type { FieldError } from '../shared/errors.js';
 import { CAPTCHA_PROVIDER_INFO } from './captcha.js';
+import type { Form } from './forms.js';
 
 /** People's labels for the lead fields, by API name. */
 export const FIELD_LABELS: Record<string, string> = {

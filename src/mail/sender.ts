@@ -1,7 +1,7 @@
 // Sends one mail over SMTP with nodemailer: the server, port, TLS and credentials come from SMTP_URL.
 import { createRequire } from 'node:module';
 import type nodemailer from 'nodemailer';
-import type { MailConfig } from '../config.js';
+import type { MailConfig } from '../platform/config.js';
 
 export interface OutgoingMail {
   to: string;

@@ -1,16 +1,16 @@
 // The mail worker: every instance with email on runs one. It leases due mails from the outbox, sends them over
 // SMTP and records the result, retrying with backoff for 24 hours. The loop is src/queue/leased-worker.ts: woken
 // after a commit that queued mail, otherwise polling.
-import type { MailConfig } from '../config.js';
-import type { Store } from '../db/store.js';
+import type { MailConfig } from '../platform/config.js';
+import type { Store } from '../platform/db/store.js';
+import { LeasedQueueWorker, Shutdown, type WorkerLog } from '../platform/queue/leased-worker.js';
 import {
   claimDueEmails,
   type EmailJob,
   loadEmailJobs,
   recordEmailAttempt,
   releaseEmailLease,
-} from '../domain/email-outbox.js';
-import { LeasedQueueWorker, Shutdown, type WorkerLog } from '../queue/leased-worker.js';
+} from './outbox.js';
 import { type MailSender, smtpSender } from './sender.js';
 
 export type MailWorkerLog = WorkerLog;

@@ -1,7 +1,7 @@
 // The delivery worker: every instance runs one. It leases due rows from the queue, sends them, records the result.
-import type { WebhookConfig } from '../config.js';
-import type { Store } from '../db/store.js';
-import { eventJson } from '../domain/events.js';
+import type { WebhookConfig } from '../platform/config.js';
+import type { Store } from '../platform/db/store.js';
+import { LeasedQueueWorker, Shutdown, type WorkerLog } from '../platform/queue/leased-worker.js';
 import {
   abandonDelivery,
   claimDueDeliveries,
@@ -9,8 +9,8 @@ import {
   loadDeliveryJobs,
   recordAttempt,
   releaseLease,
-} from '../domain/webhook-deliveries.js';
-import { LeasedQueueWorker, Shutdown, type WorkerLog } from '../queue/leased-worker.js';
+} from './deliveries.js';
+import { eventJson } from './events.js';
 import { sendWebhook } from './sender.js';
 import {
   EVENT_ID_HEADER,

@@ -6,11 +6,11 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession, findSession } from '../../src/accounts/sessions.js';
+import { verifyPassword } from '../../src/accounts/users.js';
 import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
-import { createSession, findSession } from '../../src/domain/sessions.js';
-import { verifyPassword } from '../../src/domain/users.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { openDatabase } from '../../src/platform/db/database.js';
 import { dialects, dropSchemaNamed, type TestDialect, testSchemaName } from '../helpers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -258,16 +258,16 @@ describe('the packed package', () => {
       'dist/client/openapi.d.ts',
       'dist/client/operations.js',
       'dist/openapi.json',
-      'dist/db/migrations/2026112101_initial.js',
-      'src/dashboard/assets/app.css',
-      'src/dashboard/assets/app.js',
+      'dist/platform/db/migrations/2026112101_initial.js',
+      'src/platform/web/assets/app.css',
+      'src/platform/web/assets/app.js',
     ]) {
       expect(files).toContain(needed);
     }
     const unwanted = files.filter(
       (file) =>
         /^(test|bench|docs|scripts|\.ci)\//.test(file) ||
-        (file.startsWith('src/') && !file.startsWith('src/dashboard/assets/')) ||
+        (file.startsWith('src/') && !file.startsWith('src/platform/web/assets/')) ||
         /\.tsbuildinfo$|\.map$|\.test\.|^tsconfig|^biome\.json$|^vitest/.test(file),
     );
     expect(unwanted).toEqual([]);

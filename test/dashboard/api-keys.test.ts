@@ -1,7 +1,7 @@
 // Settings > API keys: create (shown once), list, revoke with confirmation; keys work and stop working at once.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { escapeHtml } from '../../src/dashboard/html.js';
-import { SCOPE_DESCRIPTIONS, SCOPES } from '../../src/domain/api-keys.js';
+import { SCOPE_DESCRIPTIONS, SCOPES } from '../../src/accounts/api-keys.js';
+import { escapeHtml } from '../../src/platform/web/html.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 

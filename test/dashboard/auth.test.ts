@@ -1,8 +1,8 @@
 // Sign-in, sessions (cookie flags, rotation, expiry, sign-out), throttling and CSRF.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession, findSession, SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/accounts/sessions.js';
 import { type App, buildApp } from '../../src/app.js';
-import { createSession, findSession, SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/domain/sessions.js';
 import { createTestContext, dialects, type TestContext, testConfig } from '../helpers.js';
 import { addUser, Browser, PASSWORD, signedIn, textOf } from './helpers.js';
 

@@ -2,7 +2,7 @@
 // snippet, the fetch example and the hosted link (the captcha secret nowhere), edit keeping the secret, disable,
 // delete with confirmation, brand isolation, CSRF and escaping.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createForm, formCaptchaSecret, getForm } from '../../src/domain/forms.js';
+import { createForm, formCaptchaSecret, getForm } from '../../src/forms/forms.js';
 import { formFetchExample, formSnippet } from '../../src/forms/views.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';

@@ -1,11 +1,11 @@
 // A tiny browser for app.inject(): keeps cookies, remembers the last form token, posts forms.
 import { randomBytes, scryptSync } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
+import { createApiKey } from '../../src/accounts/api-keys.js';
+import { createBrand } from '../../src/accounts/brands.js';
+import type { User } from '../../src/accounts/users.js';
 import type { App } from '../../src/app.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { createBrand } from '../../src/domain/brands.js';
-import { newId } from '../../src/domain/ids.js';
-import type { User } from '../../src/domain/users.js';
+import { newId } from '../../src/shared/ids.js';
 
 export const PASSWORD = 'correct horse battery';
 

@@ -1,8 +1,8 @@
 // The html`` template: the one place user data meets markup.
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html, SafeHtml, trusted } from '../../src/dashboard/html.js';
-import { safeNext } from '../../src/dashboard/http.js';
-import { niceCeiling } from '../../src/dashboard/views/charts.js';
+import { niceCeiling } from '../../src/leads/dashboard/views/charts.js';
+import { escapeHtml, html, SafeHtml, trusted } from '../../src/platform/web/html.js';
+import { safeNext } from '../../src/platform/web/http.js';
 
 describe('html``', () => {
   it('escapes every interpolated string, in text and in attributes', () => {

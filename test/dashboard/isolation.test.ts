@@ -1,7 +1,7 @@
 // Every dashboard page and action is limited to the signed-in user's brand: another brand's lead, key, user or
 // invitation is a 404 (the same answer as "does not exist") and is never changed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInvite } from '../../src/domain/invites.js';
+import { createInvite } from '../../src/accounts/invites.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 

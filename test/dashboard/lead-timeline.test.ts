@@ -1,7 +1,7 @@
 // A lead's page in the dashboard: internal notes, the timeline of who did what, the Cancelled and All views,
 // the confirmation step for final states with a cancellation's reason, and the stale-tab message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leadStats } from '../../src/domain/dashboard-stats.js';
+import { leadStats } from '../../src/leads/stats.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 

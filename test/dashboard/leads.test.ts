@@ -1,11 +1,11 @@
 // Leads and work items in the dashboard: lists, search, filters, paging, one lead's page, state changes,
 // escaping of user data, the charts, and the security headers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/accounts/api-keys.js';
+import { createBrand } from '../../src/accounts/brands.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/dashboard/plugin.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { createBrand } from '../../src/domain/brands.js';
-import { leadStats } from '../../src/domain/dashboard-stats.js';
-import { ALL_STATUSES, allowedTransitions, type Status } from '../../src/domain/states.js';
+import { ALL_STATUSES, allowedTransitions, type Status } from '../../src/leads/states.js';
+import { leadStats } from '../../src/leads/stats.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 

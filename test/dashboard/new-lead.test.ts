@@ -2,7 +2,7 @@
 // with the user who typed it, a national phone number, the API's validation, and the customer it will be added to
 // suggested before saving by the same rules as saving.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEAD_FIELDS } from '../../src/domain/lead-input.js';
+import { LEAD_FIELDS } from '../../src/leads/input.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, Browser, phonedInLead, signedIn, textOf } from './helpers.js';
 

@@ -2,8 +2,8 @@
 // the answer never tells whether an address has an account; the link sets a new password once and signs the user
 // out everywhere. With email off there is no link, and the page points at an admin and the CLI.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSession } from '../../src/domain/sessions.js';
-import { removeUser } from '../../src/domain/users.js';
+import { findSession } from '../../src/accounts/sessions.js';
+import { removeUser } from '../../src/accounts/users.js';
 import { createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
 import { type SmtpReceiver, startSmtp, testMail } from '../mail/smtp.js';
 import { addUser, Browser, PASSWORD, signedIn, textOf } from './helpers.js';

@@ -1,7 +1,7 @@
 // Phones in the dashboard are shown as people write them: national when the number is of the brand's country,
 // international with spaces otherwise. tel: links keep E.164 so every phone can dial them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatPhone } from '../../src/domain/phone.js';
+import { formatPhone } from '../../src/shared/phone.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 

@@ -1,8 +1,8 @@
 // Planning in the dashboard: the Schedule and Change visit forms (in the brand's time zone), the visit on work items,
 // the week's planning, My visits, the brand's time zone setting and people's display names.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leadStats } from '../../src/domain/dashboard-stats.js';
-import { addDays, dayIn } from '../../src/domain/time-zones.js';
+import { leadStats } from '../../src/leads/stats.js';
+import { addDays, dayIn } from '../../src/shared/time-zones.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
@@ -345,9 +345,9 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
 
     it('the per-day chart counts days of the brand’s zone', async () => {
       const db = ctx.app.deps.database.db;
-      const { createBrand } = await import('../../src/domain/brands.js');
+      const { createBrand } = await import('../../src/accounts/brands.js');
       const brand = await createBrand(ctx.app.deps.database, { name: 'Late Night Ltd', country: 'NL' });
-      const { createApiKey } = await import('../../src/domain/api-keys.js');
+      const { createApiKey } = await import('../../src/accounts/api-keys.js');
       const key = (
         await createApiKey(ctx.app.deps.database, { brandId: brand.id, name: 'k', scopes: ['full'] })
       ).key;
@@ -366,7 +366,7 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
     });
 
     it('brands get Europe/Amsterdam in the Netherlands and UTC elsewhere, or the zone given', async () => {
-      const { createBrand } = await import('../../src/domain/brands.js');
+      const { createBrand } = await import('../../src/accounts/brands.js');
       const database = ctx.app.deps.database;
       expect((await createBrand(database, { name: 'NL', country: 'NL' })).timeZone).toBe('Europe/Amsterdam');
       expect((await createBrand(database, { name: 'BE', country: 'BE' })).timeZone).toBe('UTC');
@@ -465,7 +465,7 @@ describe.each(dialects())('first-run setup asks for a name on %s', (dialect) => 
   afterAll(async () => ctx?.close());
 
   it('stores the owner’s display name, and the new brand’s zone follows its country', async () => {
-    const { createSetupLink } = await import('../../src/domain/setup.js');
+    const { createSetupLink } = await import('../../src/accounts/setup.js');
     const { Browser: FreshBrowser } = await import('./helpers.js');
     const url = (await createSetupLink(ctx.app.deps.database, 'http://localhost'))!;
     const token = new URL(url).searchParams.get('token')!;

@@ -2,10 +2,10 @@
 // dashboard route, assets are cached for good, and unknown dashboard paths get an HTML 404.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInvite } from '../../src/accounts/invites.js';
+import { createSetupLink } from '../../src/accounts/setup.js';
 import { buildApp } from '../../src/app.js';
-import { assetUrls } from '../../src/dashboard/assets.js';
-import { createInvite } from '../../src/domain/invites.js';
-import { createSetupLink } from '../../src/domain/setup.js';
+import { assetUrls } from '../../src/platform/web/assets.js';
 import { createTestContext, dialects, type TestContext, testConfig } from '../helpers.js';
 import { addUser, Browser, signedIn } from './helpers.js';
 

@@ -1,10 +1,10 @@
 // The README's five-minute path makes a brand with the CLI before anyone has an account: setup must adopt it,
 // so the keys and leads made with it show up for the owner, rather than creating a second, empty brand.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/accounts/api-keys.js';
+import { createBrand } from '../../src/accounts/brands.js';
+import { createSetupLink } from '../../src/accounts/setup.js';
 import { type App, buildApp } from '../../src/app.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { createBrand } from '../../src/domain/brands.js';
-import { createSetupLink } from '../../src/domain/setup.js';
 import { dialects, dropSchema, testConfig, validLead } from '../helpers.js';
 import { Browser, textOf } from './helpers.js';
 

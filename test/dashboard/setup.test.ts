@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { completeSetup, createSetupLink } from '../../src/accounts/setup.js';
 import { buildApp } from '../../src/app.js';
-import { completeSetup, createSetupLink } from '../../src/domain/setup.js';
 import { createTestContext, dialects, type TestContext, testConfig } from '../helpers.js';
 import { Browser, textOf } from './helpers.js';
 

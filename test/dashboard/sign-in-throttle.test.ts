@@ -1,6 +1,5 @@
 // The sign-in throttle with an injected clock: growing delays per (account, address) pair, no waiting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/database.js';
 import {
   ADDRESS_FAILURES,
   FAILURES_BEFORE_DELAY,
@@ -8,7 +7,8 @@ import {
   PAIR_MEMORY_MS,
   pairDelayMs,
   signIn,
-} from '../../src/domain/sign-in.js';
+} from '../../src/accounts/sign-in.js';
+import type { Database } from '../../src/platform/db/database.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, PASSWORD } from './helpers.js';
 

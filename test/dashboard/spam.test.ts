@@ -3,7 +3,7 @@
 // the worker removing spam older than 30 days when an instance starts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { createForm, type Form } from '../../src/domain/forms.js';
+import { createForm, type Form } from '../../src/forms/forms.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 

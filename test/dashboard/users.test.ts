@@ -1,6 +1,6 @@
 // Settings > Users: admins add people (initial password or one-time invitation link) and remove them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSession } from '../../src/domain/sessions.js';
+import { findSession } from '../../src/accounts/sessions.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, Browser, type Browser as BrowserType, signedIn, textOf } from './helpers.js';
 

@@ -1,8 +1,8 @@
 // Settings > Webhooks: add (secret shown once), refuse bad URLs, re-enable an endpoint the worker disabled, rotate,
 // delete with confirmation, the delivery log with "Send again", brand isolation and CSRF.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/domain/events.js';
-import { createWebhookEndpoint } from '../../src/domain/webhook-endpoints.js';
+import { createWebhookEndpoint } from '../../src/webhooks/endpoints.js';
+import { EVENT_TYPES } from '../../src/webhooks/events.js';
 import { checkWebhookUrl } from '../../src/webhooks/url-guard.js';
 import { createTestContext, dialects, TEST_WEBHOOKS, type TestContext } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';

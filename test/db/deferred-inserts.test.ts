@@ -2,8 +2,8 @@
 // transaction's next statement or its commit; on SQLite they run at once. Either way a write sees its own deferred
 // rows, commits them with everything else, and a deferred insert that fails fails its whole write.
 import { describe, expect, it } from 'vitest';
-import { combinedInserts, statement } from '../../src/db/sql.js';
-import { createBrand } from '../../src/domain/brands.js';
+import { createBrand } from '../../src/accounts/brands.js';
+import { combinedInserts, statement } from '../../src/platform/db/sql.js';
 import { dialects } from '../helpers.js';
 import { migratedDatabase } from '../migrated-database.js';
 

@@ -2,8 +2,8 @@
 // key or user (type, id, name) back where that still exists, a form lead's first entry its form; others stay null.
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/db/database.js';
-import { getLead } from '../../src/domain/leads/index.js';
+import { getLead } from '../../src/leads/index.js';
+import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
 import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
 
 const BEFORE = '2026112305_key_creator';

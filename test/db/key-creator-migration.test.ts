@@ -2,7 +2,7 @@
 // from the email recorded while that user exists; command-line keys, older keys and removed creators get none.
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/db/database.js';
+import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
 import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
 
 const BEFORE = '2026112303_forms';

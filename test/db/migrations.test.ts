@@ -15,6 +15,9 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AddressListQuery, listAddresses } from '../../src/customers/addresses.js';
+import { type LeadListQuery, listLeads } from '../../src/leads/index.js';
+import type { Stage } from '../../src/leads/states.js';
 import {
   type Database,
   type Dialect,
@@ -22,12 +25,9 @@ import {
   openDatabase,
   openSqlite,
   overKysely,
-} from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
-import type { Tables as Schema } from '../../src/db/schema.js';
-import { type AddressListQuery, listAddresses } from '../../src/domain/addresses.js';
-import { type LeadListQuery, listLeads } from '../../src/domain/leads/index.js';
-import type { Stage } from '../../src/domain/states.js';
+} from '../../src/platform/db/database.js';
+import { migrations } from '../../src/platform/db/migrations/index.js';
+import type { Tables as Schema } from '../../src/platform/db/schema.js';
 import { dialects, dropSchemaNamed, testSchemaName } from '../helpers.js';
 
 const onPostgres = dialects().includes('postgres');
@@ -348,7 +348,10 @@ describe.each(dialects())('list query plans on %s', (dialect) => {
 
 describe('migration discovery', () => {
   it('finds every migration file in the folder, in timestamp order, each with its migration(dialect)', async () => {
-    const folder = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../src/db/migrations');
+    const folder = path.join(
+      path.dirname(fileURLToPath(import.meta.url)),
+      '../../src/platform/db/migrations',
+    );
     const files = fs
       .readdirSync(folder)
       .filter((f) => /^\d{10}_.+\.ts$/.test(f))

@@ -1,8 +1,8 @@
-// PostgreSQL writes send BEGIN with their first statement and COMMIT with their last (src/db/pg-transaction.ts):
+// PostgreSQL writes send BEGIN with their first statement and COMMIT with their last (src/platform/db/pg-transaction.ts):
 // what each path sends, that a failure anywhere commits nothing and leaves the connection usable, and that a
 // create of a new customer's lead is three round trips.
 import { describe, expect, it } from 'vitest';
-import { statement } from '../../src/db/sql.js';
+import { statement } from '../../src/platform/db/sql.js';
 import { createTestContext, dialects, validLead } from '../helpers.js';
 import { migratedDatabase } from '../migrated-database.js';
 import { sentBy } from '../pg-queries.js';

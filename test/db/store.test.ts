@@ -2,9 +2,9 @@
 // inside a write (on SQLite it would wait forever for the connection the write holds).
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { statement } from '../../src/db/sql.js';
-import { OuterHandleInWriteError } from '../../src/db/store.js';
-import { createBrand } from '../../src/domain/brands.js';
+import { createBrand } from '../../src/accounts/brands.js';
+import { statement } from '../../src/platform/db/sql.js';
+import { OuterHandleInWriteError } from '../../src/platform/db/store.js';
 import { dialects } from '../helpers.js';
 import { migratedDatabase } from '../migrated-database.js';
 

@@ -6,9 +6,9 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Database, openSqlite } from '../../src/db/database.js';
-import { statement } from '../../src/db/sql.js';
-import { MAX_BATCH } from '../../src/db/write-batch.js';
+import { type Database, openSqlite } from '../../src/platform/db/database.js';
+import { statement } from '../../src/platform/db/sql.js';
+import { MAX_BATCH } from '../../src/platform/db/write-batch.js';
 
 const CREATE = 'create table items (id integer primary key, name text not null)';
 const INSERT = statement('insert into items (name) values (?)');

@@ -5,7 +5,7 @@ import {
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
   passwordUserInputs,
-} from '../../src/domain/password-strength.js';
+} from '../../src/accounts/password-strength.js';
 
 const INPUTS = ['owner@acme-plumbing.example', 'Acme Plumbing'];
 

@@ -2,12 +2,9 @@
 // normally (customer linked by the rules, filled or announced, lead.created, the "new lead" mails), and the purge
 // removes spam after 30 days with what only it had, never a real lead or customer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/db/database.js';
-import { createBrand } from '../../src/domain/brands.js';
-import { NotFoundError } from '../../src/domain/errors.js';
-import { newId } from '../../src/domain/ids.js';
-import { parseLeadInput } from '../../src/domain/lead-input.js';
-import { createLead, type LeadSource, listLeads } from '../../src/domain/leads/index.js';
+import { createBrand } from '../../src/accounts/brands.js';
+import { createLead, type LeadSource, listLeads } from '../../src/leads/index.js';
+import { parseLeadInput } from '../../src/leads/input.js';
 import {
   countSpamLeads,
   deleteSpam,
@@ -15,7 +12,10 @@ import {
   purgeSpam,
   releaseSpam,
   SPAM_RETENTION_MS,
-} from '../../src/domain/leads/spam.js';
+} from '../../src/leads/spam.js';
+import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
+import { NotFoundError } from '../../src/shared/errors.js';
+import { newId } from '../../src/shared/ids.js';
 import { dialects, dropSchemaNamed, testDatabaseConfig, testSchemaName, validLead } from '../helpers.js';
 
 const DAY = 24 * 60 * 60 * 1000;

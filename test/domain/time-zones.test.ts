@@ -13,7 +13,7 @@ import {
   startOfDay,
   timeIn,
   zonedTimeToUtc,
-} from '../../src/domain/time-zones.js';
+} from '../../src/shared/time-zones.js';
 
 const at = (zone: string, y: number, mo: number, d: number, h: number, mi = 0) =>
   new Date(zonedTimeToUtc(zone, { year: y, month: mo, day: d, hour: h, minute: mi })).toISOString();

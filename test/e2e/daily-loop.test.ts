@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBrand } from '../../src/accounts/brands.js';
 import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createBrand } from '../../src/domain/brands.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { addUser, PASSWORD } from '../dashboard/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { freePort } from '../helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';

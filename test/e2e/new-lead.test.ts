@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBrand } from '../../src/accounts/brands.js';
 import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createBrand } from '../../src/domain/brands.js';
-import { parseLeadInput } from '../../src/domain/lead-input.js';
-import { createLead } from '../../src/domain/leads/index.js';
+import { createLead } from '../../src/leads/index.js';
+import { parseLeadInput } from '../../src/leads/input.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { addUser, PASSWORD } from '../dashboard/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';

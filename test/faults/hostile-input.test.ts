@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEAD_FIELDS } from '../../src/domain/lead-input.js';
+import { LEAD_FIELDS } from '../../src/leads/input.js';
 import { createTestContext, type TestContext, validLead } from '../helpers.js';
 
 const RUNS = {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLeadInput } from '../../src/domain/lead-input.js';
-import { changeLeadStatus, createLead } from '../../src/domain/leads/index.js';
+import { changeLeadStatus, createLead } from '../../src/leads/index.js';
+import { parseLeadInput } from '../../src/leads/input.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('events on %s', (dialect) => {

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { csvCell } from '../../src/http/csv-export.js';
+import { csvCell } from '../../src/platform/http/csv-export.js';
 import {
   BULK_DESCRIPTION,
   bulkCustomerId,

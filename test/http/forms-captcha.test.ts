@@ -3,8 +3,8 @@
 // honeypot; the hosted page's widget and Content-Security-Policy; and the hourly limit per form.
 import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CaptchaConfig } from '../../src/config.js';
 import { CAPTCHA_MESSAGES, verifyCaptcha } from '../../src/forms/captcha.js';
+import type { CaptchaConfig } from '../../src/platform/config.js';
 import { awayFromWindowEdge, createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
 import { type Handler, type Receiver, startReceiver } from '../receiver.js';
 

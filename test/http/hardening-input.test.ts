@@ -1,7 +1,7 @@
 // Input is never silently changed and errors stay small: huge limits are served as 100, unknown fields are listed
 // up to a cap, invalid UTF-8 and duplicate keys are 400s, invisible-only required fields are empty.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateBrandInput } from '../../src/domain/brands.js';
+import { validateBrandInput } from '../../src/accounts/brands.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('input hardening on %s', (dialect) => {

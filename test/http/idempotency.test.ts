@@ -4,7 +4,7 @@ import {
   IDEMPOTENCY_TTL_MS,
   pruneIdempotencyKeys,
   requestFingerprint,
-} from '../../src/domain/idempotency.js';
+} from '../../src/platform/db/idempotency.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) => {

@@ -1,7 +1,7 @@
-// findDuplicateKey: the single-pass scan behind "duplicate key in the JSON body" (src/http/json-body.ts).
+// findDuplicateKey: the single-pass scan behind "duplicate key in the JSON body" (src/platform/http/json-body.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findDuplicateKey, hasDuplicateKey } from '../../src/http/json-duplicate-key.js';
+import { findDuplicateKey, hasDuplicateKey } from '../../src/platform/http/json-duplicate-key.js';
 
 describe('findDuplicateKey', () => {
   it.each([

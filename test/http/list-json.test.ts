@@ -3,14 +3,14 @@
 // a write-back that a change overtook writes nothing, and leads written around the service are rendered.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLeadInput } from '../../src/domain/lead-input.js';
-import { createLead, type LeadSource, listLeads } from '../../src/domain/leads/index.js';
+import { createLead, type LeadSource, listLeads } from '../../src/leads/index.js';
+import { parseLeadInput } from '../../src/leads/input.js';
 import {
   listLeadsJson,
   renderListJson,
   renderMissingListJson,
   storeListJson,
-} from '../../src/domain/leads/list-json.js';
+} from '../../src/leads/list-json.js';
 import { addUser } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext, validLead, waitFor } from '../helpers.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { EVENT_TYPES } from '../../src/domain/events.js';
+import { EVENT_TYPES } from '../../src/webhooks/events.js';
 import { testConfig } from '../helpers.js';
 
 const run = promisify(execFile);

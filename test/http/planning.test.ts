@@ -251,7 +251,7 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
     const carl = await addUser(ctx.app, ctx.brandId, `carl-${dialect}@example.com`, 'member');
     const id = await leadIn('scheduled');
     await patch(id, { assigneeId: carl.id });
-    const { removeUser } = await import('../../src/domain/users.js');
+    const { removeUser } = await import('../../src/accounts/users.js');
     const admin = await addUser(ctx.app, ctx.brandId, `admin-${dialect}@example.com`);
     await removeUser(ctx.app.deps.database, ctx.brandId, carl.id, admin.id);
     expect((await get(`/v1/leads/${id}`)).json().assignee).toBeNull();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/api-keys.js';
+import { createApiKey } from '../../src/accounts/api-keys.js';
 import { awayFromWindowEdge, createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('rate limits on %s', (dialect) => {
@@ -182,7 +182,7 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
 
 describe('rate-limit defaults from the environment', () => {
   it('RATE_LIMIT_READS_PER_MINUTE and RATE_LIMIT_WRITES_PER_MINUTE set the defaults', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/platform/config.js');
     const config = loadConfig({
       RATE_LIMIT_READS_PER_MINUTE: '7',
       RATE_LIMIT_WRITES_PER_MINUTE: '3',

@@ -3,8 +3,8 @@
 // with edits, and the plan: the database's text index, not a scan.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getCustomer, updateCustomer } from '../../src/domain/customers.js';
-import { updateLead } from '../../src/domain/leads/update.js';
+import { getCustomer, updateCustomer } from '../../src/customers/customers.js';
+import { updateLead } from '../../src/leads/update.js';
 import { insertBulkLeads } from '../bulk-leads.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 
@@ -236,7 +236,7 @@ describe.each(dialects())('search on %s', (dialect) => {
     await insertBulkLeads(database, ctx.brandId, { tag: 's', count: 5000 });
     // As autovacuum would: statistics, and the GIN index's pending list merged in (the planner costs reading it).
     if (dialect === 'postgres') await sql`vacuum analyze`.execute(database.db);
-    const { listLeads } = await import('../../src/domain/leads/read.js');
+    const { listLeads } = await import('../../src/leads/read.js');
     // The statement listLeads runs, captured and explained.
     const statements: { text: string; params: readonly unknown[] }[] = [];
     const spy = {

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Scope } from '../../src/accounts/api-keys.js';
 import { type App, buildApp } from '../../src/app.js';
-import type { Scope } from '../../src/domain/api-keys.js';
 import {
   ALL_SCOPES,
   createTestContext,

@@ -1,7 +1,7 @@
 // TRUST_PROXY decides which X-Forwarded-For hops are believed, and so the address per-address limits count against.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { awayFromWindowEdge, createTestContext, type TestContext, testConfig } from '../helpers.js';
 
 const BAD_KEY = `lik_${'x'.repeat(43)}`;

@@ -1,9 +1,9 @@
 // Two real server processes on one PostgreSQL schema and one Redis: what one does, the other sees.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/db/database.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { createBrand } from '../../src/domain/brands.js';
+import { createApiKey } from '../../src/accounts/api-keys.js';
+import { createBrand } from '../../src/accounts/brands.js';
+import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
 import {
   awayFromWindowEdge,
   dialects,

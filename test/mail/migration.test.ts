@@ -1,7 +1,7 @@
 // The email migration on a database that already has users: owners get "Email me new leads" on, members off.
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/db/database.js';
+import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
 import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
 
 const BEFORE = '2026112301_lossless_intake';

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/platform/config.js';
 
 export interface ReceivedMail {
   /** RCPT TO addresses. */

@@ -3,9 +3,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/accounts/api-keys.js';
+import { createBrand } from '../../src/accounts/brands.js';
 import { type App, buildApp } from '../../src/app.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { createBrand } from '../../src/domain/brands.js';
 import { dialects, dropSchema, testConfig, validLead } from '../helpers.js';
 import { parseSamples, scrape } from './support.js';
 

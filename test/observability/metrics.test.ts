@@ -2,8 +2,8 @@
 // commit; replays and refusals not), status changes, webhook deliveries and mails by outcome (real receivers), 429s
 // by limit, 503s of the overload guard by reason, and each app counts only its own work.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/accounts/api-keys.js';
 import { type App, buildApp } from '../../src/app.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
 import { brandWithKeyAndOwner, phonedInLead, signedIn, textOf } from '../dashboard/helpers.js';
 import {
   awayFromWindowEdge,

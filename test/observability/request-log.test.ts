@@ -1,9 +1,9 @@
 // One log line per request, written on response: method, route template, path without the query, status, duration,
 // request id, brand and key id (never the key) or the dashboard user; levels by outcome. Nothing else per request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/accounts/api-keys.js';
+import { createBrand } from '../../src/accounts/brands.js';
 import { type App, buildApp } from '../../src/app.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { createBrand } from '../../src/domain/brands.js';
 import { addUser, PASSWORD, signedIn } from '../dashboard/helpers.js';
 import { dialects, dropSchema, testConfig, validLead } from '../helpers.js';
 import { captureLogs } from './support.js';

@@ -1,6 +1,6 @@
 // The in-process limiter: fixed windows of one minute by default, or of the length a caller asks for.
 import { describe, expect, it } from 'vitest';
-import { MemoryRateLimiter, WINDOW_MS } from '../../src/rate-limit/limiter.js';
+import { MemoryRateLimiter, WINDOW_MS } from '../../src/platform/rate-limit/limiter.js';
 
 const HOUR = 60 * 60 * 1000;
 // A fixed clock at 10 minutes and 30 seconds into an hour (and 30 seconds into its minute).

@@ -2,9 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/accounts/api-keys.js';
 import { type App, buildApp } from '../../src/app.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { RedisRateLimiter } from '../../src/rate-limit/limiter.js';
+import { RedisRateLimiter } from '../../src/platform/rate-limit/limiter.js';
 import {
   awayFromWindowEdge,
   createTestContext,

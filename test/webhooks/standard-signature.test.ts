@@ -3,7 +3,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { newSecret } from '../../src/domain/webhook-endpoints.js';
+import { newSecret } from '../../src/webhooks/endpoints.js';
 import {
   STANDARD_ID_HEADER,
   STANDARD_SIGNATURE_HEADER,

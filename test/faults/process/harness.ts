@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import type { DatabaseConfig } from '../../../src/config.js';
-import { type DB, openDatabase } from '../../../src/db/database.js';
+import type { DatabaseConfig } from '../../../src/platform/config.js';
+import { type DB, openDatabase } from '../../../src/platform/db/database.js';
 import { dropSchemaNamed, freePort } from '../../helpers.js';
 
 const run = promisify(execFile);

@@ -1,0 +1,303 @@
+// API keys: generation, hashing, lookup with a short-lived cache, revocation, and scope checks.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Store } from '../platform/db/store.js';
+import { NotFoundError, ValidationError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { isBlank } from '../shared/text.js';
+import { iso, isoOrNull } from '../shared/time.js';
+
+export const SCOPES = ['leads:read', 'leads:write', 'work-items:read', 'customers:read', 'full'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'leads:read': 'List leads and read single leads (GET /v1/leads, GET /v1/leads/{id}).',
+  'leads:write': 'Create leads (POST /v1/leads).',
+  'work-items:read':
+    'List work items and read single work items (GET /v1/work-items, GET /v1/work-items/{id}).',
+  'customers:read': 'List customers and read single customers (GET /v1/customers, GET /v1/customers/{id}).',
+  full: 'Everything, including addresses, state changes, events and webhooks.',
+};
+
+export const KEY_PREFIX = 'lik_';
+const KEY_BODY = /^lik_[A-Za-z0-9_-]{43}$/;
+
+export interface ApiKey {
+  id: string;
+  brandId: string;
+  name: string;
+  displayPrefix: string;
+  scopes: Scope[];
+  createdAt: string;
+  /**
+   * Who created the key, as they were named then: a dashboard user's email, 'cli' for the command line, null for
+   * keys from before this was recorded. Kept when that user is removed.
+   */
+  createdBy: string | null;
+  /** The dashboard user who created the key; null from the command line. The user may since have been removed. */
+  createdByUserId: string | null;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  readsPerMinute: number | null;
+  writesPerMinute: number | null;
+}
+
+export interface CreatedApiKey extends ApiKey {
+  /** The secret; shown once, never stored. */
+  key: string;
+}
+
+type KeyRow = {
+  id: string;
+  brand_id: string;
+  name: string;
+  display_prefix: string;
+  scopes: string;
+  created_at: number;
+  created_by: string | null;
+  created_by_user_id: string | null;
+  last_used_at: number | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  reads_per_minute: number | null;
+  writes_per_minute: number | null;
+};
+
+function toApiKey(row: KeyRow): ApiKey {
+  return {
+    id: row.id,
+    brandId: row.brand_id,
+    name: row.name,
+    displayPrefix: row.display_prefix,
+    scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
+    createdAt: iso(row.created_at),
+    createdBy: row.created_by,
+    createdByUserId: row.created_by_user_id,
+    lastUsedAt: isoOrNull(row.last_used_at),
+    expiresAt: isoOrNull(row.expires_at),
+    revokedAt: isoOrNull(row.revoked_at),
+    readsPerMinute: row.reads_per_minute,
+    writesPerMinute: row.writes_per_minute,
+  };
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function parseScopes(value: unknown): Scope[] {
+  const list = Array.isArray(value)
+    ? value
+    : typeof value === 'string'
+      ? value
+          .split(/[\s,]+/)
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
+  const unknown = list.filter((s) => !(SCOPES as readonly unknown[]).includes(s));
+  if (unknown.length) {
+    throw new ValidationError([
+      { field: 'scopes', message: `unknown scope ${unknown.join(', ')}; known scopes: ${SCOPES.join(', ')}` },
+    ]);
+  }
+  if (!list.length)
+    throw new ValidationError([{ field: 'scopes', message: 'at least one scope is required' }]);
+  return [...new Set(list as Scope[])].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b));
+}
+
+export interface CreateKeyInput {
+  brandId: string;
+  name: unknown;
+  scopes: unknown;
+  /** A snapshot of who creates it (a user's email, or 'cli'). */
+  createdBy?: string | null;
+  /** The dashboard user who creates it. No foreign key: the key outlives the user. */
+  createdByUserId?: string | null;
+  expiresAt?: Date | null;
+  readsPerMinute?: number | null;
+  writesPerMinute?: number | null;
+}
+
+export async function createApiKey(store: Store, input: CreateKeyInput): Promise<CreatedApiKey> {
+  const errors = [];
+  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  if (isBlank(name)) errors.push({ field: 'name', message: 'is required' });
+  else if (name.length > 100) errors.push({ field: 'name', message: 'must be at most 100 characters' });
+  let scopes: Scope[] = [];
+  try {
+    scopes = parseScopes(input.scopes);
+  } catch (error) {
+    if (error instanceof ValidationError) errors.push(...error.errors);
+    else throw error;
+  }
+  for (const field of ['readsPerMinute', 'writesPerMinute'] as const) {
+    const v = input[field];
+    if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 1 || v > 1_000_000)) {
+      errors.push({ field, message: 'must be a whole number from 1 to 1000000' });
+    }
+  }
+  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+    errors.push({ field: 'expiresAt', message: 'must be in the future' });
+  }
+  if (errors.length) throw new ValidationError(errors);
+  const brand = await store.db
+    .selectFrom('brands')
+    .select('id')
+    .where('id', '=', input.brandId)
+    .executeTakeFirst();
+  if (!brand) throw new NotFoundError(`No brand with id ${input.brandId}`);
+
+  // 32 random bytes = 256 bits, base64url: 43 characters after the prefix.
+  const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+  const row: KeyRow & { key_hash: string } = {
+    id: newId('apiKey'),
+    brand_id: input.brandId,
+    name,
+    display_prefix: key.slice(KEY_PREFIX.length, KEY_PREFIX.length + 8),
+    key_hash: hashKey(key),
+    scopes: scopes.join(' '),
+    created_at: Date.now(),
+    created_by: input.createdBy ?? null,
+    created_by_user_id: input.createdByUserId ?? null,
+    last_used_at: null,
+    expires_at: input.expiresAt ? input.expiresAt.getTime() : null,
+    revoked_at: null,
+    reads_per_minute: input.readsPerMinute ?? null,
+    writes_per_minute: input.writesPerMinute ?? null,
+  };
+  await store.write(({ db }) => db.insertInto('api_keys').values(row).execute());
+  return { ...toApiKey(row), key };
+}
+
+export async function listApiKeys({ db }: Store, brandId?: string): Promise<ApiKey[]> {
+  let query = db.selectFrom('api_keys').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc');
+  if (brandId) query = query.where('brand_id', '=', brandId);
+  return (await query.execute()).map(toApiKey);
+}
+
+/** Revokes a key. With brandId, only a key of that brand. Returns the key, or throws NotFoundError. */
+export async function revokeApiKey(store: Store, id: string, brandId?: string): Promise<ApiKey> {
+  const row = await store.write(async ({ db }) => {
+    let query = db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null);
+    if (brandId) query = query.where('brand_id', '=', brandId);
+    await query.execute();
+    let select = db.selectFrom('api_keys').selectAll().where('id', '=', id);
+    if (brandId) select = select.where('brand_id', '=', brandId);
+    return select.executeTakeFirst();
+  });
+  if (!row) throw new NotFoundError(`No API key with id ${id}`);
+  return toApiKey(row);
+}
+
+/** What a request learns from its key. */
+export interface Principal {
+  keyId: string;
+  keyName: string;
+  brandId: string;
+  scopes: readonly Scope[];
+  readsPerMinute: number | null;
+  writesPerMinute: number | null;
+}
+
+interface CacheEntry {
+  principal: Principal | null;
+  expiresAt: number | null;
+  revoked: boolean;
+  fetchedAt: number;
+}
+
+/**
+ * Resolves keys to principals. A resolved key (or an unknown one) is trusted for ttlMs, so the hot path
+ * costs no database round trip; revocation therefore takes effect within ttlMs on every instance.
+ */
+export class ApiKeyResolver {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly lastUsedWritten = new Map<string, number>();
+  private static readonly MAX_ENTRIES = 10_000;
+
+  constructor(
+    private readonly store: Store,
+    private readonly ttlMs: number,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  /** Returns the principal, or a reason the key is refused. */
+  async resolve(key: string, now = Date.now()): Promise<Principal | 'unknown' | 'revoked' | 'expired'> {
+    if (!KEY_BODY.test(key)) return 'unknown';
+    const hash = hashKey(key);
+    let entry = this.cache.get(hash);
+    if (!entry || now - entry.fetchedAt >= this.ttlMs) {
+      entry = await this.fetch(hash, now);
+      if (this.ttlMs > 0) {
+        if (this.cache.size >= ApiKeyResolver.MAX_ENTRIES) this.cache.clear();
+        this.cache.set(hash, entry);
+      }
+    }
+    if (!entry.principal) return 'unknown';
+    if (entry.revoked) return 'revoked';
+    if (entry.expiresAt !== null && entry.expiresAt <= now) return 'expired';
+    this.touch(entry.principal.keyId, now);
+    return entry.principal;
+  }
+
+  /** Drops cached entries so a revocation made by this process takes effect at once. */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  private async fetch(hash: string, now: number): Promise<CacheEntry> {
+    const row = await this.store.db
+      .selectFrom('api_keys')
+      .select([
+        'id',
+        'name',
+        'brand_id',
+        'scopes',
+        'expires_at',
+        'revoked_at',
+        'reads_per_minute',
+        'writes_per_minute',
+      ])
+      .where('key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row) return { principal: null, expiresAt: null, revoked: false, fetchedAt: now };
+    return {
+      principal: {
+        keyId: row.id,
+        keyName: row.name,
+        brandId: row.brand_id,
+        scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
+        readsPerMinute: row.reads_per_minute,
+        writesPerMinute: row.writes_per_minute,
+      },
+      expiresAt: row.expires_at,
+      revoked: row.revoked_at !== null,
+      fetchedAt: now,
+    };
+  }
+
+  /** Records lastUsedAt at most once a minute per key, off the request's critical path. */
+  private touch(keyId: string, now: number): void {
+    const last = this.lastUsedWritten.get(keyId);
+    if (last !== undefined && now - last < 60_000) return;
+    this.lastUsedWritten.set(keyId, now);
+    this.store
+      .write(({ db }) =>
+        db
+          .updateTable('api_keys')
+          .set({ last_used_at: now })
+          .where('id', '=', keyId)
+          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - 60_000)]))
+          .execute(),
+      )
+      .catch(this.onError);
+  }
+}
+
+export function hasScope(scopes: readonly Scope[], needed: Scope): boolean {
+  return scopes.includes('full') || scopes.includes(needed);
+}

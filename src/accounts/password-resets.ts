@@ -1,0 +1,196 @@
+// "Forgot password": when email is on, anyone may ask for a one-time link to the address of an account. The answer
+// is the same whether or not the address has one (no account enumeration), and both cases do the same work: one
+// lookup and one write. The link's token is random (256 bits); only its SHA-256 hash is stored. It works once, for
+// RESET_LIFETIME_MS, and a newer request replaces it. Requests are limited per address typed and per client address.
+
+import { queueEmail } from '../mail/outbox.js';
+import type { Store } from '../platform/db/store.js';
+import { escapeHtml } from '../platform/web/escape-html.js';
+import { DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
+import { findPasswordOwner, newPasswordErrors, type PasswordOwner, storeNewPassword } from './passwords.js';
+import { PAIR_MEMORY_MS } from './sign-in.js';
+import { hashPassword } from './users.js';
+
+export const RESET_LIFETIME_MS = 60 * 60 * 1000;
+/** At most this many requests per email address typed, and per client address, in RESET_WINDOW_MS. */
+export const RESET_REQUESTS_PER_EMAIL = 3;
+export const RESET_REQUESTS_PER_ADDRESS = 10;
+export const RESET_WINDOW_MS = 60 * 60 * 1000;
+
+export type ResetRequestResult =
+  | { outcome: 'accepted' }
+  | { outcome: 'throttled'; retryAfterSeconds: number };
+
+/**
+ * Asks for a reset link for `email`: when it belongs to a user who can sign in, their older links die and a mail with
+ * a new one is queued (in the same transaction); otherwise nothing is sent. Either way the request is counted, and the
+ * result says nothing about the account. Requires email to be on.
+ */
+export async function requestPasswordReset(
+  store: Store,
+  input: { email: string; address: string },
+  now = Date.now(),
+): Promise<ResetRequestResult> {
+  const mail = store.mail;
+  if (!mail) throw new DomainError('conflict', 'Email is off: password reset links cannot be sent.');
+  const email = input.email.trim().toLowerCase().slice(0, 320);
+  const subjects = { email: `reset-email:${email}`, address: `reset-address:${input.address}` };
+  const counts = await store.db
+    .selectFrom('sign_in_failures')
+    .select((eb) => ['subject', eb.fn.countAll<number>().as('n'), eb.fn.min('at').as('first')])
+    .where('subject', 'in', [subjects.email, subjects.address])
+    .where('at', '>', now - RESET_WINDOW_MS)
+    .groupBy('subject')
+    .execute();
+  const over = counts.filter(
+    (row) =>
+      Number(row.n) >=
+      (row.subject === subjects.email ? RESET_REQUESTS_PER_EMAIL : RESET_REQUESTS_PER_ADDRESS),
+  );
+  if (over.length) {
+    const until = Math.max(...over.map((row) => Number(row.first) + RESET_WINDOW_MS));
+    return { outcome: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) };
+  }
+
+  const owner = await findPasswordOwner(store, { email });
+  const token = newSecret();
+  await store.write(async (tx) => {
+    await tx.db
+      .insertInto('sign_in_failures')
+      .values([
+        { subject: subjects.email, at: now },
+        { subject: subjects.address, at: now },
+      ])
+      .execute();
+    await tx.db
+      .deleteFrom('sign_in_failures')
+      .where('at', '<=', now - PAIR_MEMORY_MS)
+      .execute();
+    await tx.db.deleteFrom('password_resets').where('expires_at', '<=', now).execute();
+    if (!owner) return;
+    await tx.db.deleteFrom('password_resets').where('user_id', '=', owner.id).execute();
+    await tx.db
+      .insertInto('password_resets')
+      .values({
+        token_hash: hashSecret(token),
+        user_id: owner.id,
+        created_at: now,
+        expires_at: now + RESET_LIFETIME_MS,
+      })
+      .execute();
+    const message = renderPasswordResetEmail({
+      brandName: owner.brandName,
+      email: owner.email,
+      link: `${mail.publicUrl}/reset-password?token=${token}`,
+      forgotLink: `${mail.publicUrl}/forgot-password`,
+    });
+    await queueEmail(
+      tx,
+      { brandId: owner.brandId, kind: 'password_reset', recipient: owner.email, ...message },
+      now,
+    );
+  });
+  return { outcome: 'accepted' };
+}
+
+/** The user a reset link is for, while it can be used (unused, unexpired, the user still there). */
+export async function findPasswordReset(
+  store: Store,
+  token: unknown,
+  now = Date.now(),
+): Promise<PasswordOwner | null> {
+  if (!isSecretShaped(token)) return null;
+  const row = await store.db
+    .selectFrom('password_resets')
+    .select('user_id')
+    .where('token_hash', '=', hashSecret(token))
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row ? findPasswordOwner(store, { id: row.user_id }) : null;
+}
+
+/**
+ * Uses a reset link: sets the new password (given twice; the strength rule applies), ends every session of the user,
+ * forgets their failed sign-ins, and kills the link (and any other of theirs) in the same transaction. A link that
+ * cannot be used is a NotFoundError; a bad password a ValidationError, and the link still works.
+ */
+export async function resetPassword(
+  store: Store,
+  input: { token: unknown; password: unknown; passwordConfirmation: unknown },
+  now = Date.now(),
+): Promise<PasswordOwner> {
+  const notValid = () => new NotFoundError('This password reset link is not valid (any more).');
+  const owner = await findPasswordReset(store, input.token, now);
+  if (!owner) throw notValid();
+  const errors = newPasswordErrors(owner, input.password, input.passwordConfirmation);
+  if (errors.length) throw new ValidationError(errors);
+  const hash = await hashPassword(input.password as string);
+  await store.write(async (tx) => {
+    const used = await tx.db
+      .deleteFrom('password_resets')
+      .where('token_hash', '=', hashSecret(input.token as string))
+      .where('user_id', '=', owner.id)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    // Used at the same moment by another request: only one of them sets a password.
+    if (Number(used.numDeletedRows) !== 1) throw notValid();
+    await storeNewPassword(tx, owner, hash, { clearFailures: true });
+  });
+  return owner;
+}
+
+export interface PasswordResetMail {
+  brandName: string;
+  /** The account's email address. */
+  email: string;
+  /** The one-time link. */
+  link: string;
+  /** Where to ask for a new link. */
+  forgotLink: string;
+}
+
+/** Subject, plain text and HTML of the reset mail; every value is escaped in the HTML part. */
+export function renderPasswordResetEmail(mail: PasswordResetMail): {
+  subject: string;
+  text: string;
+  html: string;
+} {
+  const minutes = Math.round(RESET_LIFETIME_MS / 60_000);
+  const intro = `Someone asked to reset the password of ${mail.email} for ${mail.brandName} on lead-intake.`;
+  const validity = `The link works once, for ${minutes} minutes. Afterwards you are signed out everywhere and sign in with the new password.`;
+  const ignore =
+    'If you did not ask for this, ignore this mail: your password stays as it is, and only someone with this mail can use the link.';
+  const text = [
+    intro,
+    '',
+    'Choose a new password here:',
+    mail.link,
+    '',
+    validity,
+    '',
+    ignore,
+    '',
+    `Link expired? Ask for a new one: ${mail.forgotLink}`,
+    '',
+  ].join('\n');
+
+  const e = escapeHtml;
+  const html = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Reset your password</title></head>
+<body style="margin:0;padding:24px;background:#f6f7f9;color:#1f2328;font:16px/1.5 -apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
+<div style="max-width:560px;margin:0 auto;background:#ffffff;border:1px solid #d0d7de;border-radius:8px;padding:24px">
+<h1 style="margin:0 0 16px;font-size:22px;line-height:1.3">Reset your password</h1>
+<p style="margin:0 0 16px">${e(intro)}</p>
+<p style="margin:0 0 8px"><a href="${e(mail.link)}" style="display:inline-block;background:#1f6feb;color:#ffffff;text-decoration:none;padding:10px 16px;border-radius:6px;font-weight:600">Choose a new password</a></p>
+<p style="margin:0 0 16px;color:#59636e;font-size:14px;word-break:break-all">${e(mail.link)}</p>
+<p style="margin:0 0 16px">${e(validity)}</p>
+<p style="margin:0;color:#59636e;font-size:14px">${e(ignore)}</p>
+</div>
+<p style="max-width:560px;margin:16px auto 0;color:#59636e;font-size:13px">Link expired? <a href="${e(mail.forgotLink)}" style="color:#59636e">Ask for a new one</a>.</p>
+</body>
+</html>
+`;
+  return { subject: 'Reset your lead-intake password', text, html };
+}

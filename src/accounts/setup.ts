@@ -1,0 +1,127 @@
+// First run: while no user exists, each starting instance issues a one-time setup link. Using any of them
+// creates the first brand and its owner and kills every link.
+import type { Store } from '../platform/db/store.js';
+import { DomainError, ValidationError } from '../shared/errors.js';
+import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
+import { defaultTimeZone } from '../shared/time-zones.js';
+import { createBrand, validateBrandInput } from './brands.js';
+import { countUsers, insertUser, parseUserName, prepareUser, type User, validateUserInput } from './users.js';
+
+/** The only brand, when exactly one exists: setup adopts it instead of creating a second one. */
+export async function soleBrand({
+  db,
+}: Store): Promise<{ id: string; name: string; defaultCountry: string; timeZone: string } | undefined> {
+  const rows = await db
+    .selectFrom('brands')
+    .select(['id', 'name', 'default_country', 'time_zone'])
+    .limit(2)
+    .execute();
+  if (rows.length !== 1) return undefined;
+  const [row] = rows as [(typeof rows)[number]];
+  return { id: row.id, name: row.name, defaultCountry: row.default_country, timeZone: row.time_zone };
+}
+
+export async function isSetupPending(store: Store): Promise<boolean> {
+  return (await countUsers(store)) === 0;
+}
+
+/**
+ * Creates a setup token and returns the URL that uses it, or null when setup is already done. Only the
+ * token's hash is stored; the URL exists only in the caller's hands (the server log).
+ */
+export async function createSetupLink(store: Store, baseUrl: string): Promise<string | null> {
+  if (!(await isSetupPending(store))) return null;
+  const token = newSecret();
+  await store.write(({ db }) =>
+    db
+      .insertInto('setup_tokens')
+      .values({ token_hash: hashSecret(token), created_at: Date.now() })
+      .execute(),
+  );
+  return `${baseUrl.replace(/\/$/, '')}/setup?token=${token}`;
+}
+
+/** True when setup is still pending and the token is one of the issued ones. */
+export async function isSetupTokenValid(store: Store, token: unknown): Promise<boolean> {
+  if (!isSecretShaped(token)) return false;
+  const row = await store.db
+    .selectFrom('setup_tokens')
+    .select('token_hash')
+    .where('token_hash', '=', hashSecret(token))
+    .executeTakeFirst();
+  return row !== undefined && (await isSetupPending(store));
+}
+
+export interface SetupInput {
+  token: unknown;
+  brandName: unknown;
+  country: unknown;
+  email: unknown;
+  /** The owner's display name (optional). */
+  name?: unknown;
+  password: unknown;
+  passwordConfirmation: unknown;
+}
+
+export class SetupClosedError extends DomainError {
+  constructor() {
+    super('not_found', 'This setup link is not valid (any more).');
+  }
+}
+
+/** Creates the brand and its owner, and deletes every setup token, in one transaction. */
+export async function completeSetup(store: Store, input: SetupInput): Promise<User> {
+  if (!(await isSetupTokenValid(store, input.token))) throw new SetupClosedError();
+  const errors = [];
+  let brand = { name: '', country: '', timeZone: 'UTC' };
+  try {
+    brand = validateBrandInput({ name: input.brandName, country: input.country });
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    errors.push(...error.errors.map((e) => ({ ...e, field: e.field === 'name' ? 'brandName' : e.field })));
+  }
+  errors.push(...validateUserInput(input));
+  if (typeof input.password === 'string' && input.password !== input.passwordConfirmation) {
+    errors.push({ field: 'passwordConfirmation', message: 'does not match the password' });
+  }
+  if (errors.length) throw new ValidationError(errors);
+  const owner = await prepareUser({
+    brandId: '',
+    email: input.email as string,
+    name: parseUserName(input.name),
+    password: input.password as string,
+    role: 'owner',
+    brandName: brand.name,
+  });
+
+  return store.write(async (tx) => {
+    const trx = tx.db;
+    // Deleting this token first makes concurrent setups with the same or another token race on the rows
+    // they delete: exactly one transaction gets to create the owner.
+    const used = await trx
+      .deleteFrom('setup_tokens')
+      .where('token_hash', '=', hashSecret(input.token as string))
+      .executeTakeFirst();
+    if (Number(used.numDeletedRows) !== 1) throw new SetupClosedError();
+    await trx.deleteFrom('setup_tokens').execute();
+    if ((await countUsers(tx)) !== 0) throw new SetupClosedError();
+    // A brand made with the CLI before anyone had an account (the README's five-minute path) is the one the
+    // owner means: adopt it, with the name and country entered, so its existing API keys and leads show up.
+    const existing = await soleBrand(tx);
+    let brandId: string;
+    if (existing) {
+      // A zone nobody chose follows the country entered; one chosen with the CLI stays.
+      const timeZone =
+        existing.timeZone === defaultTimeZone(existing.defaultCountry) ? brand.timeZone : existing.timeZone;
+      await trx
+        .updateTable('brands')
+        .set({ name: brand.name, default_country: brand.country, time_zone: timeZone })
+        .where('id', '=', existing.id)
+        .execute();
+      brandId = existing.id;
+    } else {
+      brandId = (await createBrand(tx, { name: brand.name, country: brand.country })).id;
+    }
+    return insertUser(tx, { ...owner, brand_id: brandId });
+  });
+}

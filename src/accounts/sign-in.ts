@@ -1,0 +1,146 @@
+// Email + password sign-in, throttled per (account, client address) pair with growing delays, so an attacker slows
+// down their own guesses without locking the owner out from anywhere else. Failures are counted in the database,
+// so the throttle holds across every instance behind a load balancer.
+//
+// - A pair (the email as typed, the client address) may fail FAILURES_BEFORE_DELAY times; after that each attempt
+//   must wait FIRST_DELAY_MS, doubling per further failure (1 s, 2 s, 4 s, …), at most MAX_DELAY_MS, counted from
+//   the pair's last failure. A throttled attempt is not checked and not counted. The pair's failures are forgotten
+//   PAIR_MEMORY_MS after they happened, or at once when the pair signs in.
+// - Password spraying (few guesses on many accounts from one address): once an address has ADDRESS_FAILURES
+//   failures within ADDRESS_WINDOW_MS, across all accounts, its pairs are delayed from their first failure. An
+//   account with no failures from that address still has its password checked, so a correct one always works.
+// - Nothing is kept per account alone: failures from one address never delay the same account elsewhere.
+import { sql } from 'kysely';
+import type { Store, Tx } from '../platform/db/store.js';
+import { iso } from '../shared/time.js';
+import { hashPassword, type User, verifyPassword } from './users.js';
+
+export const FAILURES_BEFORE_DELAY = 5;
+export const FIRST_DELAY_MS = 1000;
+export const MAX_DELAY_MS = 15 * 60 * 1000;
+export const PAIR_MEMORY_MS = 24 * 60 * 60 * 1000;
+export const ADDRESS_FAILURES = 20;
+export const ADDRESS_WINDOW_MS = 15 * 60 * 1000;
+
+export type SignInResult =
+  | { outcome: 'signed-in'; user: User }
+  | { outcome: 'wrong' }
+  | { outcome: 'throttled'; retryAfterSeconds: number };
+
+/** How long a pair with `failures` failures must wait after its last one (0: no wait). */
+export function pairDelayMs(failures: number, freeFailures = FAILURES_BEFORE_DELAY): number {
+  if (failures < freeFailures) return 0;
+  return Math.min(FIRST_DELAY_MS * 2 ** (failures - freeFailures), MAX_DELAY_MS);
+}
+
+// Unknown emails are checked against this hash so they take as long as known ones and reveal nothing.
+let decoyHash: Promise<string> | undefined;
+
+export async function signIn(
+  store: Store,
+  input: { email: unknown; password: unknown; address: string },
+  now = Date.now(),
+): Promise<SignInResult> {
+  const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
+  const password = typeof input.password === 'string' ? input.password : '';
+  // The pair is the email as typed, whether or not it exists, so throttling leaks nothing either. An address has
+  // no "|", so the subject is unambiguous.
+  const pair = `pair:${input.address}|${email.slice(0, 320)}`;
+  const address = `address:${input.address}`;
+
+  const retryAfter = await throttled(store, pair, address, now);
+  if (retryAfter !== null) return { outcome: 'throttled', retryAfterSeconds: retryAfter };
+
+  const row =
+    email && password.length <= 1024
+      ? await store.db
+          .selectFrom('users')
+          .select(['id', 'brand_id', 'email', 'name', 'role', 'created_at', 'password_hash'])
+          .where('email_normalized', '=', email)
+          .where('disabled_at', 'is', null)
+          .executeTakeFirst()
+      : undefined;
+  let valid = false;
+  if (row) {
+    valid = await verifyPassword(password, row.password_hash);
+  } else {
+    decoyHash ??= hashPassword('decoy password that matches nothing');
+    await verifyPassword(password, await decoyHash);
+  }
+
+  if (!row || !valid) {
+    await store.write(async ({ db }) => {
+      await db
+        .insertInto('sign_in_failures')
+        .values([
+          { subject: pair, at: now },
+          { subject: address, at: now },
+        ])
+        .execute();
+      // Everything older than the longest memory goes, including per-account rows of earlier versions.
+      await db
+        .deleteFrom('sign_in_failures')
+        .where('at', '<=', now - PAIR_MEMORY_MS)
+        .execute();
+    });
+    return { outcome: 'wrong' };
+  }
+  // A correct password clears the pair; the address keeps its count (it may be guessing other accounts).
+  await store.write(({ db }) => db.deleteFrom('sign_in_failures').where('subject', '=', pair).execute());
+  return {
+    outcome: 'signed-in',
+    user: {
+      id: row.id,
+      brandId: row.brand_id,
+      email: row.email,
+      name: row.name,
+      role: row.role === 'owner' ? 'owner' : 'member',
+      createdAt: iso(row.created_at),
+    },
+  };
+}
+
+/**
+ * Forgets the failed sign-ins for an account from every address (after its password was reset: whoever reset it
+ * proved who they are). Each address's own count stays.
+ */
+export async function clearSignInFailures(tx: Tx, emailNormalized: string): Promise<void> {
+  // "pair:<address>|<email>": an address has no "|", so the email is everything after the first one.
+  const escaped = emailNormalized.slice(0, 320).replace(/[!%_]/g, (c) => `!${c}`);
+  await tx.db
+    .deleteFrom('sign_in_failures')
+    .where(sql<boolean>`subject like ${`pair:%|${escaped}`} escape '!'`)
+    .execute();
+}
+
+/** Seconds until the pair may try again, or null when it may try now. */
+async function throttled({ db }: Store, pair: string, address: string, now: number): Promise<number | null> {
+  const rows = await db
+    .selectFrom('sign_in_failures')
+    .select((eb) => [
+      'subject',
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.max('at').as('last'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when('at', '>', now - ADDRESS_WINDOW_MS)
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as('recent'),
+    ])
+    .where('subject', 'in', [pair, address])
+    .where('at', '>', now - PAIR_MEMORY_MS)
+    .groupBy('subject')
+    .execute();
+  const pairRow = rows.find((row) => row.subject === pair);
+  if (!pairRow) return null;
+  const addressRow = rows.find((row) => row.subject === address);
+  const spraying = Number(addressRow?.recent ?? 0) >= ADDRESS_FAILURES;
+  const delay = pairDelayMs(Number(pairRow.n), spraying ? 1 : FAILURES_BEFORE_DELAY);
+  const until = Number(pairRow.last) + delay;
+  return until > now ? Math.max(1, Math.ceil((until - now) / 1000)) : null;
+}

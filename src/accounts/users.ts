@@ -1,0 +1,339 @@
+// Dashboard users: scrypt password hashes, one brand each.
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import { isValidEmail } from '../leads/input.js';
+import type { Store, Tx } from '../platform/db/store.js';
+import { DomainError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { iso } from '../shared/time.js';
+import { findBrand } from './brands.js';
+import { checkPassword } from './password-strength.js';
+
+const scrypt = promisify(scryptCallback) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
+
+// N=2^15, r=8, p=1: OWASP's minimum for scrypt, about 50 ms per hash here.
+const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, 32, PARAMS);
+  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: PARAMS.maxmem,
+  });
+  return timingSafeEqual(actual, expected);
+}
+
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-strength.js';
+
+/**
+ * What a person may do. 'owner' is stored for the brand's admins (shown as "Admin"): API keys, webhooks, website
+ * forms, people and settings, besides everything a member does. 'member': leads, work items and customers, and
+ * their own "Email me new leads". A brand always keeps at least one admin.
+ */
+export type Role = 'owner' | 'member';
+
+export function isAdmin(user: { role: Role }): boolean {
+  return user.role === 'owner';
+}
+
+export interface User {
+  id: string;
+  brandId: string;
+  email: string;
+  /** Display name; null while they have none (their email stands in). */
+  name: string | null;
+  role: Role;
+  createdAt: string;
+}
+
+/** A user as the brand's list of people shows them, with their settings. */
+export interface ListedUser extends User {
+  /** "Email me new leads". */
+  notifyNewLeads: boolean;
+}
+
+/**
+ * Checks a new user's email and password; returns one error per bad field. The password must not be built
+ * from the email or the brand's name (checkPassword), so give the brand name when there is one.
+ */
+export const MAX_NAME_LENGTH = 100;
+
+/** A display name as typed: trimmed, inner runs of spaces made one; null when empty. ValidationError when too long. */
+export function parseUserName(value: unknown, field = 'name'): string | null {
+  const name = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : '';
+  if (name.length > MAX_NAME_LENGTH) {
+    throw new ValidationError([{ field, message: `must be at most ${MAX_NAME_LENGTH} characters` }]);
+  }
+  return name || null;
+}
+
+/** What people see of a user: their display name, or their email while they have none. */
+export function displayName(user: { name: string | null; email: string }): string {
+  return user.name || user.email;
+}
+
+export function validateUserInput(input: {
+  email: unknown;
+  password: unknown;
+  brandName?: unknown;
+  name?: unknown;
+}): FieldError[] {
+  const errors: FieldError[] = [];
+  try {
+    parseUserName(input.name);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    errors.push(...error.errors);
+  }
+  const email = typeof input.email === 'string' ? input.email.trim() : '';
+  const password = typeof input.password === 'string' ? input.password : '';
+  const brandName = typeof input.brandName === 'string' ? input.brandName : '';
+  if (!isValidEmail(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
+  const check = checkPassword(password, [email, brandName]);
+  if (!check.ok) errors.push({ field: 'password', message: check.message });
+  return errors;
+}
+
+export interface NewUser {
+  brandId: string;
+  email: string;
+  password: string;
+  role?: Role;
+  /** Display name (optional). */
+  name?: string | null | undefined;
+  /** The brand's name, which the password must not be built from. */
+  brandName?: string | undefined;
+}
+
+/** A validated user row with its password hashed: hashing takes a while, so it is done before any write. */
+export async function prepareUser(input: NewUser) {
+  const email = input.email.trim();
+  const errors = validateUserInput(input);
+  if (errors.length) throw new ValidationError(errors);
+  return {
+    id: newId('user'),
+    brand_id: input.brandId,
+    email,
+    email_normalized: email.toLowerCase(),
+    name: parseUserName(input.name),
+    password_hash: await hashPassword(input.password),
+    role: input.role ?? 'owner',
+    created_at: Date.now(),
+    disabled_at: null,
+    // Owners hear of new leads unless they turn it off; members only when they turn it on.
+    notify_new_leads: (input.role ?? 'owner') === 'owner' ? 1 : 0,
+  };
+}
+
+/** Stores a prepared user; a conflict when the email is taken. */
+export function insertUser(store: Store, row: Awaited<ReturnType<typeof prepareUser>>): Promise<User> {
+  return store.write(async ({ db }) => {
+    const existing = await db
+      .selectFrom('users')
+      .select('id')
+      .where('email_normalized', '=', row.email_normalized)
+      .executeTakeFirst();
+    if (existing) throw new DomainError('conflict', `A user with email ${row.email} already exists.`);
+    await db.insertInto('users').values(row).execute();
+    return toUser(row);
+  });
+}
+
+export async function createUser(store: Store, input: NewUser): Promise<User> {
+  const brandName = input.brandName ?? (await findBrand(store, input.brandId))?.name;
+  return insertUser(store, await prepareUser({ ...input, brandName }));
+}
+
+type UserRow = {
+  id: string;
+  brand_id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  created_at: number;
+};
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    brandId: row.brand_id,
+    email: row.email,
+    name: row.name,
+    role: row.role === 'owner' ? 'owner' : 'member',
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** The brand's users, oldest first (the first admin leads the list). */
+export async function listUsers({ db }: Store, brandId: string): Promise<ListedUser[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'brand_id', 'email', 'name', 'role', 'created_at', 'notify_new_leads'])
+    .where('brand_id', '=', brandId)
+    .where('disabled_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ ...toUser(row), notifyNewLeads: row.notify_new_leads === 1 }));
+}
+
+export async function findUser({ db }: Store, brandId: string, id: string): Promise<User> {
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'brand_id', 'email', 'name', 'role', 'created_at'])
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`No user with id ${id}`);
+  return toUser(row);
+}
+
+/** The brand's admins (role 'owner') who can sign in, oldest first. */
+export async function listAdmins(store: Store, brandId: string): Promise<User[]> {
+  return (await listUsers(store, brandId)).filter(isAdmin);
+}
+
+/** Refused: the change would leave the brand without an admin. */
+export class LastAdminError extends DomainError {
+  constructor(readonly user: User) {
+    super('conflict', `${user.email} is the only admin of the brand; make someone else an admin first.`);
+    this.name = 'LastAdminError';
+  }
+}
+
+/**
+ * Finds the user in a write and refuses, with LastAdminError, when they are the brand's last admin. On PostgreSQL
+ * the brand's row is locked first, so two admins removing (or demoting) each other at the same moment are taken
+ * one after the other and the second sees the first's change; SQLite runs one write at a time anyway.
+ */
+async function guardLastAdmin(tx: Tx, brandId: string, id: string): Promise<User> {
+  await tx.db
+    .selectFrom('brands')
+    .select('id')
+    .where('id', '=', brandId)
+    .$if(tx.dialect === 'postgres', (q) => q.forUpdate())
+    .execute();
+  const user = await findUser(tx, brandId, id);
+  if (!isAdmin(user)) return user;
+  const others = await tx.db
+    .selectFrom('users')
+    .select('id')
+    .where('brand_id', '=', brandId)
+    .where('role', '=', 'owner')
+    .where('disabled_at', 'is', null)
+    .where('id', '!=', id)
+    .limit(1)
+    .executeTakeFirst();
+  if (!others) throw new LastAdminError(user);
+  return user;
+}
+
+/**
+ * Removes a user of the brand and ends their sessions at once. Nobody removes themselves, and the brand's last
+ * admin is never removed (LastAdminError). API keys they created stay valid: a key belongs to the brand.
+ */
+export async function removeUser(
+  store: Store,
+  brandId: string,
+  id: string,
+  actingUserId: string,
+): Promise<User> {
+  if (id === actingUserId) {
+    await findUser(store, brandId, id);
+    throw new DomainError('conflict', 'You cannot remove yourself; ask another admin to do it.');
+  }
+  return store.write(async (tx) => {
+    const user = await guardLastAdmin(tx, brandId, id);
+    await tx.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+    // Their visits become "nobody yet", so the planning page shows them as still to be given to someone.
+    await tx.db
+      .updateTable('leads')
+      .set({ assignee_id: null })
+      .where('brand_id', '=', brandId)
+      .where('assignee_id', '=', id)
+      .execute();
+    await tx.db.deleteFrom('users').where('id', '=', id).where('brand_id', '=', brandId).execute();
+    return user;
+  });
+}
+
+/**
+ * Makes a user of the brand an admin or a member; it applies from their next request. Demoting the brand's last
+ * admin is refused (LastAdminError).
+ */
+export async function setUserRole(store: Store, brandId: string, id: string, role: Role): Promise<User> {
+  return store.write(async (tx) => {
+    const user = role === 'owner' ? await findUser(tx, brandId, id) : await guardLastAdmin(tx, brandId, id);
+    await tx.db
+      .updateTable('users')
+      .set({ role })
+      .where('id', '=', id)
+      .where('brand_id', '=', brandId)
+      .execute();
+    return { ...user, role };
+  });
+}
+
+/** Turns a user's "Email me new leads" on or off. */
+export async function setNotifyNewLeads(
+  store: Store,
+  brandId: string,
+  userId: string,
+  on: boolean,
+): Promise<void> {
+  const updated = await store.write(({ db }) =>
+    db
+      .updateTable('users')
+      .set({ notify_new_leads: on ? 1 : 0 })
+      .where('id', '=', userId)
+      .where('brand_id', '=', brandId)
+      .where('disabled_at', 'is', null)
+      .executeTakeFirst(),
+  );
+  if (Number(updated.numUpdatedRows) !== 1) throw new NotFoundError(`No user with id ${userId}`);
+}
+
+export async function countUsers({ db }: Store): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Sets a user's display name (their own, on Settings > Users); empty clears it. */
+export async function setUserName(
+  store: Store,
+  brandId: string,
+  userId: string,
+  value: unknown,
+): Promise<string | null> {
+  const name = parseUserName(value);
+  const updated = await store.write(({ db }) =>
+    db
+      .updateTable('users')
+      .set({ name })
+      .where('id', '=', userId)
+      .where('brand_id', '=', brandId)
+      .where('disabled_at', 'is', null)
+      .executeTakeFirst(),
+  );
+  if (Number(updated.numUpdatedRows) !== 1) throw new NotFoundError(`No user with id ${userId}`);
+  return name;
+}

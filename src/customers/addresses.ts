@@ -1,0 +1,124 @@
+// Addresses: linking a lead's address to one the customer already has, and the brand's address list.
+
+import { addressMatchKey, type LeadInput } from '../leads/input.js';
+import { statement } from '../platform/db/sql.js';
+import type { Store, Tx } from '../platform/db/store.js';
+import { newRandomId } from '../shared/ids.js';
+import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { iso } from '../shared/time.js';
+
+export interface Address {
+  id: string;
+  customerId: string;
+  street: string;
+  streetNumber: string | null;
+  streetNumberAddition: string | null;
+  postalCode: string;
+  city: string;
+  country: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a lead shows of its address (see leads/shape.ts): the row as stored, which may be written differently. */
+export type ListedAddress = Omit<Address, 'customerId' | 'createdAt' | 'updatedAt'>;
+
+const FIND = statement(
+  'select id, street, street_number as "streetNumber", street_number_addition as "streetNumberAddition", ' +
+    'postal_code as "postalCode", city, country from addresses where customer_id = ? and match_key = ?',
+);
+const INSERT_TEXT =
+  'insert into addresses (id, brand_id, customer_id, street, street_number, street_number_addition, ' +
+  'postal_code, city, country, match_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT = statement(`${INSERT_TEXT} on conflict do nothing returning id`);
+/** The first address of a customer inserted in the same transaction: nothing can conflict with it. */
+const INSERT_FIRST = statement(INSERT_TEXT);
+
+/** Same customer, postal code (upper case, no spaces), number, addition, country and street: the same address. */
+export async function findOrCreateAddress(
+  r: Tx,
+  brandId: string,
+  customerId: string,
+  input: Pick<LeadInput, 'street' | 'streetNumber' | 'streetNumberAddition' | 'postalCode' | 'city'> & {
+    country: string;
+  },
+  now: number,
+  /** The customer was inserted in this transaction: it has no address yet, so none is looked for. */
+  options: { newCustomer?: boolean } = {},
+): Promise<{ id: string; created: boolean; listed: ListedAddress }> {
+  const matchKey = addressMatchKey(input);
+  const find = async () => (await r.all<ListedAddress>(FIND, [customerId, matchKey]))[0];
+  const existing = options.newCustomer ? undefined : await find();
+  if (existing) return { id: existing.id, created: false, listed: existing };
+  const id = newRandomId('address');
+  const values = [
+    id,
+    brandId,
+    customerId,
+    input.street,
+    input.streetNumber,
+    input.streetNumberAddition,
+    input.postalCode,
+    input.city,
+    input.country,
+    matchKey,
+    now,
+    now,
+  ];
+  // A new customer's first address goes with the create's other inserts (Tx.defer).
+  let inserted = true;
+  if (options.newCustomer) await r.defer(INSERT_FIRST, values);
+  else inserted = (await r.all<{ id: string }>(INSERT, values)).length > 0;
+  if (inserted) {
+    const { street, streetNumber, streetNumberAddition, postalCode, city, country } = input;
+    return {
+      id,
+      created: true,
+      listed: { id, street, streetNumber, streetNumberAddition, postalCode, city, country },
+    };
+  }
+  const winner = await find();
+  if (!winner) throw new Error('address insert conflicted but no matching address was found');
+  return { id: winner.id, created: false, listed: winner };
+}
+
+export interface AddressListQuery {
+  limit: number;
+  order: SortOrder;
+  cursor?: string;
+  createdAfter?: number;
+  createdBefore?: number;
+}
+
+export async function listAddresses(
+  { db }: Store,
+  brandId: string,
+  query: AddressListQuery,
+): Promise<Page<Address>> {
+  let q = keysetPage(
+    db.selectFrom('addresses').selectAll().where('brand_id', '=', brandId),
+    { time: 'created_at', id: 'id' },
+    query,
+  );
+  if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
+  if (query.createdBefore !== undefined) q = q.where('created_at', '<', query.createdBefore);
+  const rows = await q.execute();
+  return toPage(
+    rows,
+    query.limit,
+    query.order,
+    (r) => ({ time: r.created_at, id: r.id }),
+    (r) => ({
+      id: r.id,
+      customerId: r.customer_id,
+      street: r.street,
+      streetNumber: r.street_number,
+      streetNumberAddition: r.street_number_addition,
+      postalCode: r.postal_code,
+      city: r.city,
+      country: r.country,
+      createdAt: iso(r.created_at),
+      updatedAt: iso(r.updated_at),
+    }),
+  );
+}

@@ -1,0 +1,399 @@
+// Website forms: a brand's public intake forms. The form id is public (it opens nothing else); the captcha secret
+// is stored but never returned.
+
+import { LEAD_FIELDS } from '../leads/input.js';
+import { PRIORITIES, type Priority } from '../leads/states.js';
+import type { FormTable } from '../platform/db/schema.js';
+import type { Store } from '../platform/db/store.js';
+import { type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { isBlank } from '../shared/text.js';
+import { iso } from '../shared/time.js';
+
+export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const;
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+export const DEFAULT_HONEYPOT = '_gotcha';
+const MAX_NAME = 200;
+const MAX_URL = 2048;
+const MAX_ORIGINS = 20;
+const MAX_CONSENT = 2000;
+
+export interface Form {
+  id: string;
+  name: string;
+  allowedOrigins: string[];
+  redirectUrl: string | null;
+  honeypotField: string;
+  captcha: { provider: CaptchaProvider; siteKey: string } | null;
+  consentText: string | null;
+  autoReply: boolean;
+  defaults: { priority: Priority | null; category: string | null };
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What the public endpoint needs: the form, its brand, and the captcha secret (for a later verifier). */
+export interface PublicForm extends Form {
+  brandId: string;
+  brandName: string;
+  defaultCountry: string;
+  captchaSecret: string | null;
+}
+
+type Row = Omit<FormTable, 'brand_id'>;
+
+const COLUMNS = [
+  'id',
+  'name',
+  'allowed_origins',
+  'redirect_url',
+  'honeypot_field',
+  'captcha_provider',
+  'captcha_site_key',
+  'captcha_secret',
+  'consent_text',
+  'auto_reply',
+  'default_priority',
+  'default_category',
+  'enabled',
+  'created_at',
+  'updated_at',
+] as const;
+
+function toForm(row: Row): Form {
+  return {
+    id: row.id,
+    name: row.name,
+    allowedOrigins: JSON.parse(row.allowed_origins) as string[],
+    redirectUrl: row.redirect_url,
+    honeypotField: row.honeypot_field,
+    captcha:
+      row.captcha_provider && row.captcha_site_key
+        ? { provider: row.captcha_provider as CaptchaProvider, siteKey: row.captcha_site_key }
+        : null,
+    consentText: row.consent_text,
+    autoReply: row.auto_reply === 1,
+    defaults: {
+      priority: (row.default_priority as Priority | null) ?? null,
+      category: row.default_category,
+    },
+    enabled: row.enabled === 1,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** Names a honeypot may not take: lead fields and the fields the public endpoint reads itself. */
+const RESERVED_FIELDS = new Set([
+  ...LEAD_FIELDS.map((f) => f.name),
+  'consent',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'referrer',
+  'landingPage',
+  'cf-turnstile-response',
+  'h-captcha-response',
+  'g-recaptcha-response',
+]);
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The origin (scheme://host[:port]) a value names, or an error message. https, or http for localhost only. */
+export function parseOrigin(value: unknown): { origin: string } | { error: string } {
+  if (typeof value !== 'string' || !value.trim()) return { error: 'must be a non-empty string' };
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return { error: `${JSON.stringify(value)} is not an origin such as https://www.example.nl` };
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname))) {
+    return { error: `${JSON.stringify(value)} must use https (http only for localhost or 127.0.0.1)` };
+  }
+  if (
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    (url.pathname !== '/' && url.pathname !== '')
+  ) {
+    return { error: `${JSON.stringify(value)} must be an origin only: scheme, host and port, no path` };
+  }
+  return { origin: url.origin };
+}
+
+function isAbsoluteHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export interface FormInput {
+  name?: unknown;
+  allowedOrigins?: unknown;
+  redirectUrl?: unknown;
+  honeypotField?: unknown;
+  captcha?: unknown;
+  consentText?: unknown;
+  autoReply?: unknown;
+  defaults?: unknown;
+  enabled?: unknown;
+}
+
+type Changes = Partial<Omit<FormTable, 'id' | 'brand_id' | 'created_at' | 'updated_at'>>;
+
+const nullableText = (
+  errors: FieldError[],
+  field: string,
+  value: unknown,
+  max: number,
+): string | null | undefined => {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  if (typeof value !== 'string') {
+    errors.push({ field, message: 'must be a string or null' });
+    return undefined;
+  }
+  const trimmed = value.trim();
+  if (trimmed.length > max) {
+    errors.push({ field, message: `must be at most ${max} characters` });
+    return undefined;
+  }
+  return trimmed || null;
+};
+
+/** Validates a create (every required field) or a change (only what is given). Throws ValidationError. */
+export function parseFormInput(input: FormInput, creating: boolean): Changes {
+  const errors: FieldError[] = [];
+  const out: Changes = {};
+  if (input.name !== undefined || creating) {
+    if (typeof input.name !== 'string' || isBlank(input.name)) {
+      errors.push({
+        field: 'name',
+        message: input.name === undefined ? 'is required' : 'must be a non-empty string',
+      });
+    } else if (input.name.trim().length > MAX_NAME) {
+      errors.push({ field: 'name', message: `must be at most ${MAX_NAME} characters` });
+    } else out.name = input.name.trim();
+  }
+  if (input.allowedOrigins !== undefined || creating) {
+    const list = input.allowedOrigins;
+    if (!Array.isArray(list)) {
+      errors.push({
+        field: 'allowedOrigins',
+        message: list === undefined ? 'is required' : 'must be an array of origins',
+      });
+    } else if (list.length > MAX_ORIGINS) {
+      errors.push({ field: 'allowedOrigins', message: `must hold at most ${MAX_ORIGINS} origins` });
+    } else {
+      const origins: string[] = [];
+      list.forEach((value, i) => {
+        const parsed = parseOrigin(value);
+        if ('error' in parsed) errors.push({ field: `allowedOrigins[${i}]`, message: parsed.error });
+        else if (!origins.includes(parsed.origin)) origins.push(parsed.origin);
+      });
+      out.allowed_origins = JSON.stringify(origins);
+    }
+  }
+  if (input.redirectUrl !== undefined) {
+    const value = input.redirectUrl;
+    if (value === null) out.redirect_url = null;
+    else if (typeof value !== 'string' || value.length > MAX_URL || !isAbsoluteHttpUrl(value.trim())) {
+      errors.push({ field: 'redirectUrl', message: 'must be an absolute http(s) URL or null' });
+    } else out.redirect_url = value.trim();
+  }
+  if (input.honeypotField !== undefined || creating) {
+    const value = input.honeypotField ?? DEFAULT_HONEYPOT;
+    if (typeof value !== 'string' || !/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(value)) {
+      errors.push({
+        field: 'honeypotField',
+        message: 'must be a field name of letters, digits, "_" and "-" (at most 64)',
+      });
+    } else if (RESERVED_FIELDS.has(value)) {
+      errors.push({ field: 'honeypotField', message: `must not be a field people fill in ("${value}")` });
+    } else out.honeypot_field = value;
+  }
+  if (input.captcha !== undefined) {
+    const c = input.captcha;
+    if (c === null) {
+      out.captcha_provider = null;
+      out.captcha_site_key = null;
+      out.captcha_secret = null;
+    } else if (typeof c !== 'object' || Array.isArray(c)) {
+      errors.push({ field: 'captcha', message: 'must be an object { provider, siteKey, secret } or null' });
+    } else {
+      const { provider, siteKey, secret } = c as Record<string, unknown>;
+      if (typeof provider !== 'string' || !(CAPTCHA_PROVIDERS as readonly string[]).includes(provider)) {
+        errors.push({ field: 'captcha.provider', message: `must be one of ${CAPTCHA_PROVIDERS.join(', ')}` });
+      }
+      if (typeof siteKey !== 'string' || !siteKey.trim() || siteKey.length > 500) {
+        errors.push({ field: 'captcha.siteKey', message: 'must be a non-empty string (at most 500)' });
+      }
+      if (typeof secret !== 'string' || !secret.trim() || secret.length > 500) {
+        errors.push({ field: 'captcha.secret', message: 'must be a non-empty string (at most 500)' });
+      }
+      out.captcha_provider = provider as string;
+      out.captcha_site_key = typeof siteKey === 'string' ? siteKey.trim() : null;
+      out.captcha_secret = typeof secret === 'string' ? secret.trim() : null;
+    }
+  }
+  const consent = nullableText(errors, 'consentText', input.consentText, MAX_CONSENT);
+  if (consent !== undefined) out.consent_text = consent;
+  if (input.autoReply !== undefined) {
+    if (typeof input.autoReply !== 'boolean')
+      errors.push({ field: 'autoReply', message: 'must be true or false' });
+    else out.auto_reply = input.autoReply ? 1 : 0;
+  }
+  if (input.defaults !== undefined) {
+    const d = input.defaults;
+    if (d === null) {
+      out.default_priority = null;
+      out.default_category = null;
+    } else if (typeof d !== 'object' || Array.isArray(d)) {
+      errors.push({ field: 'defaults', message: 'must be an object { priority?, category? } or null' });
+    } else {
+      const { priority, category } = d as Record<string, unknown>;
+      if (priority !== undefined) {
+        if (priority === null) out.default_priority = null;
+        else if (typeof priority !== 'string' || !(PRIORITIES as readonly string[]).includes(priority)) {
+          errors.push({ field: 'defaults.priority', message: `must be one of ${PRIORITIES.join(', ')}` });
+        } else out.default_priority = priority;
+      }
+      const cat = nullableText(errors, 'defaults.category', category, 100);
+      if (cat !== undefined) out.default_category = cat;
+    }
+  }
+  if (input.enabled !== undefined) {
+    if (typeof input.enabled !== 'boolean')
+      errors.push({ field: 'enabled', message: 'must be true or false' });
+    else out.enabled = input.enabled ? 1 : 0;
+  }
+  if (errors.length) throw new ValidationError(errors);
+  return out;
+}
+
+export async function createForm(
+  store: Store,
+  brandId: string,
+  input: FormInput,
+  now: number = Date.now(),
+): Promise<Form> {
+  const parsed = parseFormInput(input, true);
+  const row: FormTable = {
+    id: newId('form', now),
+    brand_id: brandId,
+    name: parsed.name!,
+    allowed_origins: parsed.allowed_origins!,
+    redirect_url: parsed.redirect_url ?? null,
+    honeypot_field: parsed.honeypot_field ?? DEFAULT_HONEYPOT,
+    captcha_provider: parsed.captcha_provider ?? null,
+    captcha_site_key: parsed.captcha_site_key ?? null,
+    captcha_secret: parsed.captcha_secret ?? null,
+    consent_text: parsed.consent_text ?? null,
+    auto_reply: parsed.auto_reply ?? 0,
+    default_priority: parsed.default_priority ?? null,
+    default_category: parsed.default_category ?? null,
+    enabled: parsed.enabled ?? 1,
+    created_at: now,
+    updated_at: now,
+  };
+  await store.write(({ db }) => db.insertInto('forms').values(row).execute());
+  return toForm(row);
+}
+
+export async function listForms(
+  { db }: Store,
+  brandId: string,
+  query: { limit: number; order: SortOrder; cursor?: string },
+): Promise<Page<Form>> {
+  const rows = await keysetPage(
+    db.selectFrom('forms').select(COLUMNS).where('brand_id', '=', brandId),
+    { time: 'created_at', id: 'id' },
+    query,
+  ).execute();
+  return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toForm);
+}
+
+export async function getForm({ db }: Store, brandId: string, id: string): Promise<Form> {
+  const row = await db
+    .selectFrom('forms')
+    .select(COLUMNS)
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`No form with id ${id}`);
+  return toForm(row);
+}
+
+export async function updateForm(
+  store: Store,
+  brandId: string,
+  id: string,
+  input: FormInput,
+  now: number = Date.now(),
+): Promise<Form> {
+  const parsed = parseFormInput(input, false);
+  const result = await store.write(({ db }) =>
+    db
+      .updateTable('forms')
+      .set({ ...parsed, updated_at: now })
+      .where('id', '=', id)
+      .where('brand_id', '=', brandId)
+      .executeTakeFirst(),
+  );
+  if (Number(result.numUpdatedRows) !== 1) throw new NotFoundError(`No form with id ${id}`);
+  return getForm(store, brandId, id);
+}
+
+export async function deleteForm(store: Store, brandId: string, id: string): Promise<void> {
+  const result = await store.write(({ db }) =>
+    db.deleteFrom('forms').where('id', '=', id).where('brand_id', '=', brandId).executeTakeFirst(),
+  );
+  if (Number(result.numDeletedRows) !== 1) throw new NotFoundError(`No form with id ${id}`);
+}
+
+/** An enabled form by its public id, with its brand; undefined for an unknown or disabled form. */
+export async function findPublicForm({ db }: Store, id: string): Promise<PublicForm | undefined> {
+  if (!/^frm_[0-9a-z]{26}$/.test(id)) return undefined;
+  const row = await db
+    .selectFrom('forms as f')
+    .innerJoin('brands as b', 'b.id', 'f.brand_id')
+    .select(COLUMNS.map((c) => `f.${c}` as const))
+    .select(['b.id as brand_id', 'b.name as brand_name', 'b.default_country as default_country'])
+    .where('f.id', '=', id)
+    .where('f.enabled', '=', 1)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    ...toForm(row),
+    brandId: row.brand_id,
+    brandName: row.brand_name,
+    defaultCountry: row.default_country,
+    captchaSecret: row.captcha_secret,
+  };
+}
+
+/** Where a form posts and its hosted page: `<PUBLIC_URL>/f/frm_…` (the API's `endpoint`, the dashboard's snippet). */
+export function formEndpoint(publicUrl: string, id: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/f/${id}`;
+}
+
+/** The stored captcha secret of a brand's form (never shown: the dashboard keeps it when a change leaves it out). */
+export async function formCaptchaSecret({ db }: Store, brandId: string, id: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('forms')
+    .select('captcha_secret')
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`No form with id ${id}`);
+  return row.captcha_secret;
+}

@@ -1,0 +1,236 @@
+// Creating a lead: customer and address found or created, the lead, its first history entry and its event, in
+// one transaction.
+
+import { findOrCreateAddress } from '../customers/addresses.js';
+import { CONTACT_LOCKS_SQL, linkCustomer, submissionLockKeys } from '../customers/customers.js';
+import { statement } from '../platform/db/sql.js';
+import type { Store } from '../platform/db/store.js';
+import { NotFoundError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { iso } from '../shared/time.js';
+import { knowEndpoints, type SubscribedEndpoint } from '../webhooks/deliveries.js';
+import { recordEvent } from '../webhooks/events.js';
+import type { Actor } from './customer-details.js';
+import { type LeadInput, submittedOf } from './input.js';
+import { queueNewLeadEmails } from './new-lead-mail.js';
+import {
+  type CreatedLead,
+  DETAIL_ALIAS_OF_COLUMN,
+  DETAIL_PROJECTION,
+  INPUT_COLUMNS,
+  type LeadDetail,
+  LIST_PROJECTION,
+} from './shape.js';
+import { insertHistory } from './status-change.js';
+
+/** Where a lead came from. */
+export interface LeadSource {
+  brandId: string;
+  source: string;
+  keyId: string | null;
+  keyName: string | null;
+  /**
+   * Who made the lead, for its first history entry. When left out: the key (keyId, keyName), else the form. A
+   * lead typed in the dashboard passes the user (userActor).
+   */
+  actor?: Actor;
+  /** A website form's lead: the form, and what it sent beyond the lead fields. */
+  form?: {
+    id: string;
+    name: string;
+    /** A filled honeypot: stored, in no list, and no event (lead or customer) is written. */
+    spam: boolean;
+    extraFields: Record<string, string> | null;
+    attribution: Record<string, string> | null;
+    consent: { text: string; at: string } | null;
+  };
+  /** A lead typed in the dashboard (source "phone" or "dashboard"): the signed-in user who typed it. */
+  user?: { id: string; name: string };
+}
+
+/** Who made a lead: the actor given, else the key it came with, else its form; null when none is known. */
+function actorOf(origin: LeadSource): Actor | null {
+  if (origin.actor) return origin.actor;
+  if (origin.user) return { type: 'user', id: origin.user.id, name: origin.user.name };
+  if (origin.keyId) return { type: 'key', id: origin.keyId, name: origin.keyName ?? origin.keyId };
+  if (origin.form) return { type: 'form', id: origin.form.id, name: origin.form.name };
+  return null;
+}
+
+const BRAND = statement('select default_country from brands where id = ?');
+/**
+ * PostgreSQL: the brand's country, the submission's contact locks (see linkCustomer) and the brand's enabled
+ * webhook endpoints (what its events are delivered to), in one round trip.
+ */
+const BRAND_LOCKING = statement(
+  'select b.default_country, ' +
+    `(select count(*) from (${CONTACT_LOCKS_SQL}) as locks) as locked, ` +
+    "(select coalesce(json_agg(json_build_object('id', e.id, 'events', e.events)), '[]') " +
+    'from webhook_endpoints e where e.brand_id = b.id and e.enabled = 1) as endpoints from brands b where b.id = ?',
+);
+
+// Columns set by the create itself, then those copied from the input (shape.ts says which).
+const OWN_COLUMNS = [
+  'id',
+  'brand_id',
+  'customer_id',
+  'address_id',
+  'status',
+  'stage',
+  'source',
+  'source_key_id',
+  'source_key_name',
+  'received_at',
+  'created_at',
+  'updated_at',
+  'scheduled_at',
+  'submitted',
+  'source_form_id',
+  'source_form_name',
+  'spam',
+  'extra_fields',
+  'attribution',
+  'consent',
+  'source_user_id',
+  'source_user_name',
+  'list_json',
+] as const;
+const INSERT_LEAD = statement(
+  `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
+    ...OWN_COLUMNS,
+    ...INPUT_COLUMNS,
+  ]
+    .map(() => '?')
+    .join(', ')})`,
+);
+
+/**
+ * Creates customer (or links), address (or links), lead and its lead.created event in one transaction, and
+ * resolves once that has committed (or, given a Tx, as part of that transaction).
+ */
+export function createLead(store: Store, origin: LeadSource, input: LeadInput): Promise<CreatedLead> {
+  return store.write(async (tx) => {
+    const pg = tx.dialect === 'postgres';
+    const [brand] = await tx.all<{ default_country: string; endpoints?: SubscribedEndpoint[] }>(
+      pg ? BRAND_LOCKING : BRAND,
+      pg ? [submissionLockKeys(origin.brandId, input), origin.brandId] : [origin.brandId],
+    );
+    if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
+    if (brand.endpoints) knowEndpoints(tx, origin.brandId, brand.endpoints);
+    const now = Date.now();
+    const country = input.country ?? brand.default_country;
+    const form = origin.form;
+    const spam = form?.spam === true;
+    const customer = await linkCustomer(tx, origin.brandId, input, now, { quiet: spam, locked: pg });
+    const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
+      newCustomer: customer.inserted,
+    });
+    const id = newId('lead', now);
+    const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
+      id,
+      brand_id: origin.brandId,
+      customer_id: customer.id,
+      address_id: address.id,
+      status: 'request',
+      stage: 'lead',
+      source: origin.source,
+      source_key_id: origin.keyId,
+      source_key_name: origin.keyName,
+      received_at: now,
+      created_at: now,
+      updated_at: now,
+      scheduled_at: null,
+      submitted: JSON.stringify(submittedOf(input)),
+      source_form_id: form?.id ?? null,
+      source_form_name: form?.name ?? null,
+      spam: spam ? 1 : 0,
+      extra_fields: form?.extraFields ? JSON.stringify(form.extraFields) : null,
+      attribution: form?.attribution ? JSON.stringify(form.attribution) : null,
+      consent: form?.consent ? JSON.stringify(form.consent) : null,
+      source_user_id: origin.user?.id ?? null,
+      source_user_name: origin.user?.name ?? null,
+      list_json: null,
+    };
+    // The lead as a read of it would give it, from what the create knows (the row such a read would map, mapped
+    // the same way): lead.created carries it and its list item is stored with it (list-json.ts), with no read
+    // back. Spam is in no list and no event; a quiet link knows no contact.
+    const contact = customer.contact;
+    const row: Record<string, unknown> | undefined =
+      spam || !contact
+        ? undefined
+        : {
+            ...Object.fromEntries(
+              INPUT_COLUMNS.map((c) => [DETAIL_ALIAS_OF_COLUMN.get(c.column)!, input[c.input]]),
+            ),
+            id,
+            brandId: origin.brandId,
+            customerId: customer.id,
+            addressId: address.id,
+            status: 'request',
+            source: origin.source,
+            receivedAt: now,
+            createdAt: now,
+            updatedAt: now,
+            sourceKeyName: origin.keyName,
+            scheduledAt: null,
+            scheduledFor: null,
+            durationMinutes: null,
+            'assignee.id': null,
+            'assignee.name': null,
+            submitted: own.submitted,
+            sourceFormId: own.source_form_id,
+            sourceFormName: own.source_form_name,
+            sourceUserId: own.source_user_id,
+            sourceUserName: own.source_user_name,
+            extraFields: own.extra_fields,
+            attribution: own.attribution,
+            consent: own.consent,
+            'customer.id': customer.id,
+            'customer.type': contact.type,
+            'customer.name': contact.name,
+            'customer.firstName': contact.firstName,
+            'customer.lastName': contact.lastName,
+            'customer.email': contact.email,
+            'customer.phone': contact.phone,
+            'customer.companyName': contact.companyName,
+            ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
+          };
+    if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));
+    await tx.defer(INSERT_LEAD, [
+      ...OWN_COLUMNS.map((c) => own[c]),
+      ...INPUT_COLUMNS.map((c) => input[c.input]),
+    ]);
+    await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
+    tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
+    if (!spam) {
+      if (!row) throw new Error('a lead that is not spam is linked to a customer whose contact is known');
+      const actor = actorOf(origin);
+      const lead: LeadDetail = {
+        ...DETAIL_PROJECTION.map(row),
+        statusHistory: [
+          {
+            status: 'request',
+            at: iso(now),
+            actor: actor && { type: actor.type, id: actor.id, name: actor.name },
+            reason: null,
+          },
+        ],
+      };
+      await recordEvent(tx, origin.brandId, 'lead.created', { lead }, now);
+      await queueNewLeadEmails(tx, origin.brandId, id, now);
+    }
+    return {
+      id,
+      brandId: origin.brandId,
+      customerId: customer.id,
+      addressId: address.id,
+      title: input.title,
+      description: input.description,
+      status: 'request',
+      priority: input.priority,
+      source: origin.source,
+      receivedAt: iso(now),
+      createdAt: iso(now),
+    };
+  });
+}

@@ -1,0 +1,348 @@
+// Validation and normalisation of the flat POST /v1/leads body: one table of fields, every failing field reported.
+import { type FieldError, ValidationError } from '../shared/errors.js';
+import { isBlank } from '../shared/text.js';
+import { PRIORITIES, type Priority } from './states.js';
+
+export interface FieldRule {
+  name: string;
+  required: boolean;
+  maxLength: number;
+  group: 'address' | 'customer' | 'job';
+  description: string;
+  format?: 'email' | 'phone' | 'country' | 'priority';
+}
+
+export const LEAD_FIELDS: readonly FieldRule[] = [
+  { name: 'street', group: 'address', required: true, maxLength: 200, description: 'Street name.' },
+  { name: 'streetNumber', group: 'address', required: false, maxLength: 20, description: 'House number.' },
+  {
+    name: 'streetNumberAddition',
+    group: 'address',
+    required: false,
+    maxLength: 20,
+    description: 'Addition to the house number, e.g. "A" or "bis".',
+  },
+  { name: 'postalCode', group: 'address', required: true, maxLength: 16, description: 'Postal code.' },
+  { name: 'city', group: 'address', required: true, maxLength: 100, description: 'City.' },
+  {
+    name: 'country',
+    group: 'address',
+    required: false,
+    maxLength: 2,
+    format: 'country',
+    description: "ISO 3166-1 alpha-2 code; defaults to the brand's default country. Stored upper case.",
+  },
+  {
+    name: 'customerName',
+    group: 'customer',
+    required: true,
+    maxLength: 200,
+    description: 'Name of the customer.',
+  },
+  { name: 'firstName', group: 'customer', required: false, maxLength: 200, description: 'First name.' },
+  { name: 'lastName', group: 'customer', required: false, maxLength: 200, description: 'Last name.' },
+  {
+    name: 'email',
+    group: 'customer',
+    required: false,
+    maxLength: 254,
+    format: 'email',
+    description: 'Email address; used (case-insensitively) to link the lead to an existing customer.',
+  },
+  {
+    name: 'phone',
+    group: 'customer',
+    required: false,
+    maxLength: 40,
+    format: 'phone',
+    description:
+      'International format starting with "+", 8 to 15 digits; spaces, dashes, dots and parentheses are removed. Stored in E.164.',
+  },
+  {
+    name: 'companyName',
+    group: 'customer',
+    required: false,
+    maxLength: 200,
+    description: 'When present, the customer is registered as a business customer.',
+  },
+  { name: 'title', group: 'job', required: true, maxLength: 200, description: 'Short title of the job.' },
+  {
+    name: 'description',
+    group: 'job',
+    required: false,
+    maxLength: 5000,
+    description: 'Description of the work.',
+  },
+  {
+    name: 'category',
+    group: 'job',
+    required: false,
+    maxLength: 100,
+    description: 'Free text naming a trade.',
+  },
+  {
+    name: 'priority',
+    group: 'job',
+    required: false,
+    maxLength: 10,
+    format: 'priority',
+    description: 'low, medium, high or urgent; defaults to medium.',
+  },
+  {
+    name: 'budgetQuote',
+    group: 'job',
+    required: false,
+    maxLength: 200,
+    description: 'Free text budget range.',
+  },
+  { name: 'notes', group: 'job', required: false, maxLength: 5000, description: 'Notes.' },
+];
+
+const FIELD_NAMES = new Set(LEAD_FIELDS.map((f) => f.name));
+
+export interface LeadInput {
+  street: string;
+  streetNumber: string | null;
+  streetNumberAddition: string | null;
+  postalCode: string;
+  city: string;
+  /** Upper-case alpha-2, or null to take the brand's default. */
+  country: string | null;
+  customerName: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  /** E.164. */
+  phone: string | null;
+  companyName: string | null;
+  title: string;
+  description: string | null;
+  category: string | null;
+  priority: Priority;
+  budgetQuote: string | null;
+  notes: string | null;
+}
+
+// Pragmatic address check: one @, no spaces or control characters, a dotted domain of valid labels.
+const EMAIL =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export function isValidEmail(value: string): boolean {
+  if (!EMAIL.test(value)) return false;
+  const local = value.slice(0, value.lastIndexOf('@'));
+  return local.length <= 64 && !local.startsWith('.') && !local.endsWith('.') && !local.includes('..');
+}
+
+/** Returns the E.164 form, or an error message. */
+export function normalizePhone(value: string): { phone: string } | { error: string } {
+  if (!value.startsWith('+')) return { error: 'must be in international format, starting with "+"' };
+  const rest = value.slice(1);
+  if (!/^[0-9 ().-]+$/.test(rest)) {
+    return { error: 'may hold only digits, spaces, dashes, dots and parentheses after the "+"' };
+  }
+  const digits = rest.replace(/[^0-9]/g, '');
+  if (digits.length < 8 || digits.length > 15) return { error: 'must hold 8 to 15 digits' };
+  if (digits.startsWith('0')) return { error: 'country code cannot start with 0' };
+  return { phone: `+${digits}` };
+}
+
+// The officially assigned ISO 3166-1 alpha-2 codes. Intl's region names are no test: they also know ZZ
+// ("Unknown Region"), EU, UN, UK and withdrawn codes such as AN, none of which is a country to store.
+const COUNTRY_CODES = new Set(
+  (
+    'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT ' +
+    'BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ' +
+    'ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT ' +
+    'HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS ' +
+    'LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI ' +
+    'NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG ' +
+    'SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG ' +
+    'UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'
+  ).split(' '),
+);
+
+/**
+ * Upper-cases a country code and maps UK (exceptionally reserved by ISO for the United Kingdom, and what people
+ * type) to GB. Returns undefined for anything that is not an assigned code.
+ */
+export function normalizeCountry(value: string): string | undefined {
+  const upper = value.trim().toUpperCase();
+  const code = upper === 'UK' ? 'GB' : upper;
+  return COUNTRY_CODES.has(code) ? code : undefined;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Code points, so an emoji counts as one character as a person would count it. */
+export function characterLength(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Validates and normalises a lead body. Throws ValidationError listing every failing field. */
+export function parseLeadInput(body: unknown): LeadInput {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ValidationError([
+      { field: '(body)', message: `must be a JSON object, got ${describeType(body)}` },
+    ]);
+  }
+  const source = body as Record<string, unknown>;
+  const errors: FieldError[] = [];
+
+  for (const key of Object.keys(source)) {
+    if (!FIELD_NAMES.has(key)) {
+      errors.push({ field: key, message: 'is not a known field' });
+    }
+  }
+  const out = parseFields(source, LEAD_FIELDS, errors);
+  if (errors.length) throw new ValidationError(errors);
+  return { ...(out as unknown as LeadInput), priority: (out.priority as Priority | null) ?? 'medium' };
+}
+
+/**
+ * Some of the lead fields (an edit of a lead), by the same rules as parseLeadInput: each named field is read from
+ * `values` (missing: as if empty; a required one is then an error), other names are ignored. A missing priority
+ * stays null here (the caller decides). Throws ValidationError listing every failing field.
+ */
+export function parseLeadFields<K extends keyof LeadInput>(
+  values: Record<string, unknown>,
+  names: readonly K[],
+): { [F in K]: F extends 'priority' ? Priority | null : LeadInput[F] | null } {
+  const errors: FieldError[] = [];
+  const rules = LEAD_FIELDS.filter((f) => (names as readonly string[]).includes(f.name));
+  const out = parseFields(values, rules, errors);
+  if (errors.length) throw new ValidationError(errors);
+  return out as never;
+}
+
+function parseFields(
+  source: Record<string, unknown>,
+  rules: readonly FieldRule[],
+  errors: FieldError[],
+): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const rule of rules) {
+    const raw = Object.hasOwn(source, rule.name) ? source[rule.name] : undefined;
+    if (raw === undefined || raw === null) {
+      if (rule.required) errors.push({ field: rule.name, message: 'is required' });
+      out[rule.name] = null;
+      continue;
+    }
+    if (typeof raw !== 'string') {
+      errors.push({ field: rule.name, message: `must be a string, got ${describeType(raw)}` });
+      continue;
+    }
+    const value = raw.trim();
+    // A required field of zero-width spaces, bidi controls and the like is as empty as one of spaces.
+    if (value === '' || (rule.required && isBlank(value))) {
+      if (rule.required) errors.push({ field: rule.name, message: 'must not be empty' });
+      out[rule.name] = null;
+      continue;
+    }
+    // Control characters other than line breaks and tabs have no place in a form field.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point of this check
+    if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value)) {
+      errors.push({ field: rule.name, message: 'must not contain control characters' });
+      continue;
+    }
+    // Half of a UTF-16 surrogate pair is not text: stored as UTF-8 it would read back as U+FFFD, not as sent.
+    if (LONE_SURROGATE.test(value)) {
+      errors.push({ field: rule.name, message: 'must be valid Unicode text (it holds a lone surrogate)' });
+      continue;
+    }
+    // A priority is judged against its values alone: "must be one of ..." helps more than a length.
+    if (rule.format !== 'priority' && characterLength(value) > rule.maxLength) {
+      errors.push({ field: rule.name, message: `must be at most ${rule.maxLength} characters` });
+      continue;
+    }
+    switch (rule.format) {
+      case 'email':
+        if (!isValidEmail(value)) {
+          errors.push({ field: rule.name, message: 'must be a valid email address' });
+          continue;
+        }
+        break;
+      case 'phone': {
+        const result = normalizePhone(value);
+        if ('error' in result) {
+          errors.push({ field: rule.name, message: result.error });
+          continue;
+        }
+        out[rule.name] = result.phone;
+        continue;
+      }
+      case 'country': {
+        const code = normalizeCountry(value);
+        if (!code) {
+          errors.push({
+            field: rule.name,
+            message: 'must be an ISO 3166-1 alpha-2 country code such as "NL"',
+          });
+          continue;
+        }
+        out[rule.name] = code;
+        continue;
+      }
+      case 'priority':
+        if (!(PRIORITIES as readonly string[]).includes(value)) {
+          errors.push({ field: rule.name, message: `must be one of ${PRIORITIES.join(', ')}` });
+          continue;
+        }
+        break;
+    }
+    out[rule.name] = value;
+  }
+  return out;
+}
+
+/**
+ * The key that decides whether two addresses of one customer are the same place: postal code, number and
+ * addition (upper case, no spaces), country, and the street (lower case, no spaces).
+ */
+export function addressMatchKey(input: {
+  street: string;
+  postalCode: string;
+  streetNumber: string | null;
+  streetNumberAddition: string | null;
+  country: string;
+}): string {
+  const norm = (v: string | null) => (v ?? '').replace(/\s+/g, '').toUpperCase();
+  return [
+    norm(input.postalCode),
+    norm(input.streetNumber),
+    norm(input.streetNumberAddition),
+    input.country,
+    input.street.replace(/\s+/g, '').toLowerCase(),
+  ].join('|');
+}
+
+/** The contact and address fields kept with every lead exactly as submitted (after normalisation). */
+export const SUBMITTED_FIELDS = [
+  'customerName',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'companyName',
+  'street',
+  'streetNumber',
+  'streetNumberAddition',
+  'postalCode',
+  'city',
+  'country',
+] as const satisfies readonly (keyof LeadInput)[];
+
+export type Submitted = { [K in (typeof SUBMITTED_FIELDS)[number]]: LeadInput[K] };
+
+export function submittedOf(input: LeadInput): Submitted {
+  const out = {} as Record<string, string | null>;
+  for (const field of SUBMITTED_FIELDS) out[field] = input[field];
+  return out as Submitted;
+}

@@ -1,0 +1,253 @@
+// Planning the visit: when a work item is done, for how long and by whom (PATCH /v1/leads/{id} and the
+// dashboard's Schedule and Change visit forms), and the brand's visits between two moments (the planning page).
+import { statement } from '../platform/db/sql.js';
+import type { Store, Tx } from '../platform/db/store.js';
+import { DomainError, type FieldError, ValidationError } from '../shared/errors.js';
+import { parseTimestamp } from '../shared/paging.js';
+import { recordEvent } from '../webhooks/events.js';
+import { getLead } from './read.js';
+import { DETAIL_PROJECTION, LEAD_FROM, type LeadDetail } from './shape.js';
+import { ALL_STATUSES, allowedTransitions, isStatus, type Status } from './states.js';
+import { changeLeadStatus } from './status-change.js';
+
+export const MIN_DURATION_MINUTES = 15;
+export const MAX_DURATION_MINUTES = 1440;
+
+/** The planning of a visit; a field left out is left as it is. */
+export interface VisitPlan {
+  /** Epoch ms; null clears it. */
+  scheduledFor?: number | null;
+  durationMinutes?: number | null;
+  /** usr_… of the brand; null: nobody yet. */
+  assigneeId?: string | null;
+}
+
+/** PATCH /v1/leads/{id}: a state change, a new plan, or both. */
+export interface LeadPatch {
+  status?: Status;
+  plan: VisitPlan;
+}
+
+export const PLAN_FIELDS = ['scheduledFor', 'durationMinutes', 'assigneeId'] as const;
+type PlanField = (typeof PLAN_FIELDS)[number];
+const PATCH_FIELDS: readonly string[] = ['status', ...PLAN_FIELDS];
+
+/** The states in which a visit may be (re)planned: open work. A lead joins them by moving to scheduled. */
+export const PLANNABLE_STATUSES: readonly Status[] = ['scheduled', 'planned', 'in_progress'];
+
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** Checks the planning fields of a body (or a dashboard form, already converted), one error per bad field. */
+export function parseVisitPlan(body: Record<string, unknown>, errors: FieldError[]): VisitPlan {
+  const plan: VisitPlan = {};
+  if ('scheduledFor' in body) {
+    const value = body.scheduledFor;
+    if (value === null) plan.scheduledFor = null;
+    else if (typeof value !== 'string' || !ISO_WITH_ZONE.test(value.trim())) {
+      errors.push({
+        field: 'scheduledFor',
+        message: 'must be an ISO 8601 date and time with its offset, such as 2026-11-24T08:00:00Z, or null',
+      });
+    } else {
+      try {
+        plan.scheduledFor = parseTimestamp(value, 'scheduledFor')!;
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        errors.push(...error.errors);
+      }
+    }
+  }
+  if ('durationMinutes' in body) {
+    const value = body.durationMinutes;
+    if (value === null) plan.durationMinutes = null;
+    else if (
+      typeof value !== 'number' ||
+      !Number.isInteger(value) ||
+      value < MIN_DURATION_MINUTES ||
+      value > MAX_DURATION_MINUTES
+    ) {
+      errors.push({
+        field: 'durationMinutes',
+        message: `must be a whole number of minutes from ${MIN_DURATION_MINUTES} to ${MAX_DURATION_MINUTES}, or null`,
+      });
+    } else plan.durationMinutes = value;
+  }
+  if ('assigneeId' in body) {
+    const value = body.assigneeId;
+    if (value === null) plan.assigneeId = null;
+    else if (typeof value !== 'string' || !/^usr_[0-9a-z]{1,64}$/.test(value)) {
+      errors.push({
+        field: 'assigneeId',
+        message: 'must be the id (usr_…) of a user of this brand, or null',
+      });
+    } else plan.assigneeId = value;
+  }
+  return plan;
+}
+
+/** The body of PATCH /v1/leads/{id}: `status`, the planning fields, or both; every problem at once. */
+export function parseLeadPatch(body: unknown): LeadPatch {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ValidationError([
+      { field: '(body)', message: 'must be a JSON object with "status" and/or the planning fields' },
+    ]);
+  }
+  const fields = body as Record<string, unknown>;
+  const errors: FieldError[] = Object.keys(fields)
+    .filter((k) => !PATCH_FIELDS.includes(k))
+    .map((k) => ({ field: k, message: 'is not a known field' }));
+  const status = fields.status;
+  const planGiven = PLAN_FIELDS.some((f) => f in fields);
+  if (status === undefined || status === null) {
+    if (!planGiven) {
+      errors.push({
+        field: 'status',
+        message: `is required unless ${PLAN_FIELDS.join(', ')} is given`,
+      });
+    }
+  } else if (!isStatus(status)) {
+    errors.push({ field: 'status', message: `must be one of ${ALL_STATUSES.join(', ')}` });
+  }
+  const plan = parseVisitPlan(fields, errors);
+  if (errors.length) throw new ValidationError(errors);
+  return { ...(isStatus(status) ? { status } : {}), plan };
+}
+
+/** Refused: planning a lead that is not (becoming) open work. A 409, like a refused state change. */
+export class NotPlannableError extends DomainError {
+  constructor(readonly currentStatus: Status) {
+    super('invalid_state_transition', notPlannableMessage(currentStatus), {
+      currentStatus,
+      allowedStatuses: allowedTransitions(currentStatus),
+    });
+    this.name = 'NotPlannableError';
+  }
+}
+
+function notPlannableMessage(status: Status): string {
+  if (status === 'completed') return 'The work is completed: a completed visit cannot be re-planned.';
+  if (status === 'cancelled') return 'The lead is cancelled: a cancelled lead cannot be planned.';
+  return `The lead is in status "${status}": a visit is planned when it is scheduled. Send "status": "scheduled" with the planning fields.`;
+}
+
+const CURRENT_SQL =
+  'select status, scheduled_for, duration_minutes, assignee_id from leads where id = ? and brand_id = ? and spam = 0';
+const CURRENT = statement(CURRENT_SQL);
+// PostgreSQL: the row is locked from this read on, so a concurrent state change waits and the plan is written to
+// the state it was checked against (SQLite runs one write at a time anyway).
+const CURRENT_LOCKED = statement(`${CURRENT_SQL} for update`);
+const ACTIVE_USER = statement('select id from users where id = ? and brand_id = ? and disabled_at is null');
+const SET_PLAN = statement(
+  'update leads set scheduled_for = ?, duration_minutes = ?, assignee_id = ? where id = ? and brand_id = ? and status = ?',
+);
+const TOUCH = statement('update leads set updated_at = ? where id = ? and brand_id = ?');
+
+const COLUMN: Record<PlanField, 'scheduled_for' | 'duration_minutes' | 'assignee_id'> = {
+  scheduledFor: 'scheduled_for',
+  durationMinutes: 'duration_minutes',
+  assigneeId: 'assignee_id',
+};
+
+type Actor = Parameters<typeof changeLeadStatus>[4];
+
+/**
+ * Applies a PATCH: the plan first, then the state change (changeLeadStatus, in the same transaction), so the
+ * lead.status_changed event carries the new plan. A plan without a state change fires lead.updated with the fields
+ * that changed (none changed: no event). The plan is allowed on open work (scheduled, planned, in_progress) and on
+ * a lead moving to scheduled; otherwise NotPlannableError (409). An assignee who is not an active user of the
+ * brand is a 422.
+ */
+export function patchLead(
+  store: Store,
+  brandId: string,
+  id: string,
+  patch: LeadPatch,
+  actor: Actor,
+): Promise<LeadDetail> {
+  return store.write(async (tx) => {
+    const given = PLAN_FIELDS.filter((f) => patch.plan[f] !== undefined);
+    if (!given.length) {
+      if (!patch.status) throw new ValidationError([{ field: 'status', message: 'is required' }]);
+      return (await changeLeadStatus(tx, brandId, id, patch.status, actor)).lead;
+    }
+    const [current] = await tx.all<{
+      status: Status;
+      scheduled_for: number | null;
+      duration_minutes: number | null;
+      assignee_id: string | null;
+    }>(tx.dialect === 'postgres' ? CURRENT_LOCKED : CURRENT, [id, brandId]);
+    if (!current) return getLead(tx, brandId, id); // the NotFoundError of the single read
+    const plannable =
+      PLANNABLE_STATUSES.includes(current.status) ||
+      (patch.status === 'scheduled' && allowedTransitions(current.status).includes('scheduled'));
+    if (!plannable) {
+      // A state change the table refuses says so first; then why this lead cannot be planned.
+      if (patch.status && !allowedTransitions(current.status).includes(patch.status)) {
+        return (await changeLeadStatus(tx, brandId, id, patch.status, actor)).lead;
+      }
+      throw new NotPlannableError(current.status);
+    }
+    const assigneeId = patch.plan.assigneeId;
+    if (typeof assigneeId === 'string' && !(await isActiveUser(tx, brandId, assigneeId))) {
+      throw new ValidationError([{ field: 'assigneeId', message: 'is not a user of this brand' }]);
+    }
+    const next = {
+      scheduled_for: patch.plan.scheduledFor === undefined ? current.scheduled_for : patch.plan.scheduledFor,
+      duration_minutes:
+        patch.plan.durationMinutes === undefined ? current.duration_minutes : patch.plan.durationMinutes,
+      assignee_id: assigneeId === undefined ? current.assignee_id : assigneeId,
+    };
+    const changed = PLAN_FIELDS.filter((f) => given.includes(f) && next[COLUMN[f]] !== current[COLUMN[f]]);
+    await tx.run(SET_PLAN, [
+      next.scheduled_for,
+      next.duration_minutes,
+      next.assignee_id,
+      id,
+      brandId,
+      current.status,
+    ]);
+    if (patch.status) return (await changeLeadStatus(tx, brandId, id, patch.status, actor)).lead;
+    if (!changed.length) return getLead(tx, brandId, id);
+    const now = Date.now();
+    await tx.run(TOUCH, [now, id, brandId]);
+    const lead = await getLead(tx, brandId, id);
+    await recordEvent(tx, brandId, 'lead.updated', { lead, changed }, now);
+    return lead;
+  });
+}
+
+async function isActiveUser(tx: Tx, brandId: string, userId: string): Promise<boolean> {
+  return (await tx.all(ACTIVE_USER, [userId, brandId])).length > 0;
+}
+
+/** A planned visit as the planning page and My visits show it. */
+export type Visit = Omit<LeadDetail, 'statusHistory'> & { scheduledFor: string };
+
+/**
+ * The brand's visits from `from` (inclusive) to `to` (exclusive), earliest first: work items with a planned time,
+ * cancelled ones left out. `assigneeId` keeps one person's.
+ */
+export async function listVisits(
+  store: Store,
+  brandId: string,
+  query: { from: number; to?: number; assigneeId?: string; limit?: number },
+): Promise<Visit[]> {
+  const params: unknown[] = [brandId, query.from];
+  let where = "l.brand_id = ? and l.spam = 0 and l.stage = 'work' and l.scheduled_for >= ?";
+  if (query.to !== undefined) {
+    where += ' and l.scheduled_for < ?';
+    params.push(query.to);
+  }
+  if (query.assigneeId !== undefined) {
+    where += ' and l.assignee_id = ?';
+    params.push(query.assigneeId);
+  }
+  params.push(query.limit ?? 500);
+  const rows = await store.all<Record<string, unknown>>(
+    statement(
+      `select ${DETAIL_PROJECTION.columns} ${LEAD_FROM} where ${where} order by l.scheduled_for, l.id limit ?`,
+    ),
+    params,
+  );
+  return rows.map((r) => DETAIL_PROJECTION.map(r) as Visit);
+}

@@ -1,0 +1,424 @@
+// The lead's columns and read shapes in one place. Each field names its SQL expression and its TypeBox schema;
+// from that come the SELECT lists, the row-to-object mapping, the INSERT of fields taken from the input, the API's
+// response schemas and, as their Static types, the domain types. Adding a field here adds it everywhere.
+import { type Static, type TNull, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { NullableString, Timestamp } from '../shared/json-schema.js';
+import { type LeadInput, SUBMITTED_FIELDS } from './input.js';
+import { ALL_STATUSES, PRIORITIES, type Priority, type Status } from './states.js';
+
+interface Field<S extends TSchema = TSchema> {
+  /** SQL over the aliases l (leads), c (customers), a (addresses), asg (the assigned user, left joined). */
+  sql: string;
+  schema: S;
+  /** Stored as epoch milliseconds, read as ISO 8601. */
+  time?: boolean;
+  /** Stored as JSON text, read as the value it holds. */
+  json?: boolean;
+  /** Stored on create from this input field, into the leads column named by `sql` (without `l.`). */
+  input?: keyof LeadInput;
+}
+
+/** A nested object that is null as a whole when its first field is null (a left join that found nothing). */
+interface NullableGroup<F extends { [k: string]: Field } = { [k: string]: Field }> {
+  nullable: F;
+  description: string;
+}
+
+type Shape = Record<string, Field | { [k: string]: Field } | NullableGroup>;
+
+const field = <S extends TSchema>(sql: string, schema: S, options: Omit<Field, 'sql' | 'schema'> = {}) => ({
+  sql,
+  schema,
+  ...options,
+});
+const time = (sql: string, description?: string) => field(sql, Timestamp(description), { time: true });
+const nullableTime = (sql: string, description?: string) =>
+  field(sql, NullableString({ format: 'date-time', ...(description ? { description } : {}) }), {
+    time: true,
+  });
+
+// One `enum` keyword rather than a union of literals: what the document has always said, and fast to serialise.
+const SubmittedSchema = Type.Object(
+  Object.fromEntries(SUBMITTED_FIELDS.map((f) => [f, NullableString()])) as {
+    [K in (typeof SUBMITTED_FIELDS)[number]]: ReturnType<typeof NullableString>;
+  },
+  {
+    additionalProperties: false,
+    title: 'Submitted',
+    description:
+      'The contact and address exactly as submitted with this lead (trimmed; phone in E.164, country upper case), null where absent. The linked customer and address may differ: linking fills only their empty fields.',
+  },
+);
+
+const nullableObject = <S extends TSchema>(schema: S, description: string) =>
+  Type.Union([schema, Type.Null()], { description });
+const ExtraFieldsSchema = nullableObject(
+  Type.Record(Type.String(), Type.String()),
+  'Fields a website form sent that are not lead fields, name -> value (at most 20); null when none.',
+);
+const AttributionSchema = nullableObject(
+  Type.Object(
+    {
+      utm_source: Type.Optional(Type.String()),
+      utm_medium: Type.Optional(Type.String()),
+      utm_campaign: Type.Optional(Type.String()),
+      utm_term: Type.Optional(Type.String()),
+      utm_content: Type.Optional(Type.String()),
+      referrer: Type.Optional(Type.String()),
+      landingPage: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
+  'Campaign attribution a website form sent (utm_*, referrer, landingPage); null when none.',
+);
+const ConsentSchema = nullableObject(
+  Type.Object({ text: Type.String(), at: Timestamp() }, { additionalProperties: false }),
+  'The consent text the person agreed to on a website form, and when; null when none was asked.',
+);
+
+const StatusSchema = Type.Unsafe<Status>({ type: 'string', enum: [...ALL_STATUSES] });
+const PrioritySchema = Type.Unsafe<Priority>({ type: 'string', enum: [...PRIORITIES] });
+
+/** The single-lead read (GET /v1/leads/{id}), apart from its status history. */
+const DETAIL = {
+  id: field('l.id', Type.String({ description: 'wrk_… identifier; keep it to read the lead later.' })),
+  brandId: field('l.brand_id', Type.String()),
+  customerId: field('l.customer_id', Type.String()),
+  addressId: field('l.address_id', Type.String()),
+  title: field('l.title', Type.String(), { input: 'title' }),
+  description: field('l.description', NullableString(), { input: 'description' }),
+  status: field('l.status', StatusSchema),
+  priority: field('l.priority', PrioritySchema, { input: 'priority' }),
+  source: field(
+    'l.source',
+    Type.String({
+      description:
+        '"website" for leads created through the API, "form" for website forms, "phone" or "dashboard" for leads typed in the dashboard.',
+    }),
+  ),
+  receivedAt: time('l.received_at'),
+  createdAt: time('l.created_at'),
+  category: field('l.category', NullableString(), { input: 'category' }),
+  budgetQuote: field('l.budget_quote', NullableString(), { input: 'budgetQuote' }),
+  notes: field('l.notes', NullableString(), { input: 'notes' }),
+  sourceKeyName: field(
+    'l.source_key_name',
+    NullableString({ description: 'Name of the API key the lead came in with.' }),
+  ),
+  updatedAt: time('l.updated_at'),
+  scheduledAt: nullableTime('l.scheduled_at'),
+  scheduledFor: nullableTime(
+    'l.scheduled_for',
+    'When the visit is planned (work items); null until planned. Set with PATCH /v1/leads/{id}.',
+  ),
+  durationMinutes: field(
+    'l.duration_minutes',
+    Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      minimum: 15,
+      maximum: 1440,
+      description: 'How long the visit takes, in minutes (15–1440); null until planned.',
+    }),
+  ),
+  assignee: {
+    nullable: {
+      id: field('asg.id', Type.String({ description: 'usr_… of the brand.' })),
+      name: field(
+        'coalesce(asg.name, asg.email)',
+        Type.String({ description: 'Their display name, or their email when they have none.' }),
+      ),
+    },
+    description: 'Who does the visit; null: nobody yet.',
+  },
+  submitted: field('l.submitted', SubmittedSchema, { json: true }),
+  sourceFormId: field(
+    'l.source_form_id',
+    NullableString({ description: 'frm_… of the website form the lead came in through (source "form").' }),
+  ),
+  sourceFormName: field('l.source_form_name', NullableString({ description: 'That form’s name then.' })),
+  sourceUserId: field(
+    'l.source_user_id',
+    NullableString({
+      description: 'usr_… who typed the lead in the dashboard (source "phone" or "dashboard").',
+    }),
+  ),
+  sourceUserName: field('l.source_user_name', NullableString({ description: 'That user’s name then.' })),
+  extraFields: field('l.extra_fields', ExtraFieldsSchema, { json: true }),
+  attribution: field('l.attribution', AttributionSchema, { json: true }),
+  consent: field('l.consent', ConsentSchema, { json: true }),
+  customer: {
+    id: field('c.id', Type.String()),
+    type: field(
+      'c.type',
+      Type.Unsafe<'person' | 'business'>({ type: 'string', enum: ['person', 'business'] }),
+    ),
+    name: field('c.name', Type.String()),
+    firstName: field('c.first_name', NullableString()),
+    lastName: field('c.last_name', NullableString()),
+    email: field('c.email', NullableString()),
+    phone: field('c.phone', NullableString({ description: 'E.164' })),
+    companyName: field('c.company_name', NullableString()),
+  },
+  address: {
+    id: field('a.id', Type.String()),
+    street: field('a.street', Type.String()),
+    streetNumber: field('a.street_number', NullableString()),
+    streetNumberAddition: field('a.street_number_addition', NullableString()),
+    postalCode: field('a.postal_code', Type.String()),
+    city: field('a.city', Type.String()),
+    country: field('a.country', Type.String()),
+  },
+} satisfies Shape;
+
+/** A lead in a list (spec 2.3, plus updatedAt). */
+const LIST_ITEM = {
+  id: DETAIL.id,
+  title: DETAIL.title,
+  status: DETAIL.status,
+  priority: DETAIL.priority,
+  receivedAt: DETAIL.receivedAt,
+  updatedAt: DETAIL.updatedAt,
+  source: DETAIL.source,
+  sourceFormName: DETAIL.sourceFormName,
+  customer: {
+    id: DETAIL.customer.id,
+    name: DETAIL.customer.name,
+    email: DETAIL.customer.email,
+    phone: DETAIL.customer.phone,
+    companyName: DETAIL.customer.companyName,
+  },
+  address: {
+    id: DETAIL.address.id,
+    street: DETAIL.address.street,
+    streetNumber: DETAIL.address.streetNumber,
+    postalCode: DETAIL.address.postalCode,
+    city: DETAIL.address.city,
+  },
+} satisfies Shape;
+
+const WORK_ITEM = {
+  ...LIST_ITEM,
+  scheduledAt: nullableTime('l.scheduled_at', 'When the item was scheduled.'),
+  scheduledFor: DETAIL.scheduledFor,
+  durationMinutes: DETAIL.durationMinutes,
+  assignee: DETAIL.assignee,
+} satisfies Shape;
+
+/** The fields of POST /v1/leads's answer (spec 2.2), all known without reading the lead back. */
+export const CREATED_FIELDS = [
+  'id',
+  'brandId',
+  'customerId',
+  'addressId',
+  'title',
+  'description',
+  'status',
+  'priority',
+  'source',
+  'receivedAt',
+  'createdAt',
+] as const;
+
+type SchemaOf<S extends Shape> = {
+  [K in keyof S]: S[K] extends Field<infer T>
+    ? T
+    : S[K] extends NullableGroup<infer F>
+      ? TUnion<[ReturnType<typeof objectOf<F>>, TNull]>
+      : S[K] extends { [k: string]: Field }
+        ? ReturnType<typeof objectOf<S[K]>>
+        : never;
+};
+
+const isNullableGroup = (f: Shape[string]): f is NullableGroup => 'nullable' in f && 'description' in f;
+
+function objectOf<S extends { [k: string]: Field }>(shape: S, options: { title?: string } = {}) {
+  const properties = {} as { [K in keyof S]: S[K]['schema'] };
+  for (const [name, f] of Object.entries(shape)) (properties as Record<string, TSchema>)[name] = f.schema;
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+function schemaOf<S extends Shape>(shape: S, options: { title: string }) {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, f] of Object.entries(shape)) {
+    properties[name] =
+      'sql' in f
+        ? (f as Field).schema
+        : isNullableGroup(f)
+          ? Type.Union([objectOf(f.nullable), Type.Null()], { description: f.description })
+          : objectOf(f as { [k: string]: Field });
+  }
+  return Type.Object(properties as SchemaOf<S>, { additionalProperties: false, ...options });
+}
+
+/** Who did something: an API key, a signed-in dashboard user or a website form (see Actor). */
+export const ActorSchema = Type.Object(
+  {
+    type: Type.Unsafe<'key' | 'user' | 'form'>({ type: 'string', enum: ['key', 'user', 'form'] }),
+    id: Type.String({ description: 'key_…, usr_… or frm_…' }),
+    name: Type.String({
+      description:
+        "The key's or form's name, or the user's name (their email while they have none), as it was then.",
+    }),
+  },
+  { additionalProperties: false, title: 'Actor' },
+);
+
+const StatusHistory = Type.Array(
+  Type.Object(
+    {
+      status: StatusSchema,
+      at: Timestamp(),
+      actor: Type.Union([ActorSchema, Type.Null()], {
+        description:
+          'Who made the change. null only for entries written before actors were recorded whose key, user or form could not be found any more.',
+      }),
+      reason: NullableString({
+        description: 'Why the lead was cancelled, when a reason was given; null on every other entry.',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  { description: 'Every state the lead has been in, oldest first, with who moved it there.' },
+);
+
+export const LeadDetailSchema = Type.Object(
+  { ...schemaOf(DETAIL, { title: 'Lead' }).properties, statusHistory: StatusHistory },
+  { additionalProperties: false, title: 'Lead' },
+);
+export const LeadListItemSchema = schemaOf(LIST_ITEM, { title: 'LeadListItem' });
+export const WorkItemListItemSchema = schemaOf(WORK_ITEM, { title: 'WorkItemListItem' });
+export const CreatedLeadSchema = Type.Pick(LeadDetailSchema, CREATED_FIELDS, {
+  additionalProperties: false,
+  title: 'CreatedLead',
+});
+
+export type LeadDetail = Static<typeof LeadDetailSchema>;
+export type LeadListItem = Static<typeof LeadListItemSchema>;
+export type WorkItemListItem = Static<typeof WorkItemListItemSchema>;
+export type CreatedLead = Static<typeof CreatedLeadSchema>;
+/** An item of either list: work items also carry scheduledAt and the visit's planning. */
+export type AnyListItem = LeadListItem &
+  Partial<Pick<WorkItemListItem, 'scheduledAt' | 'scheduledFor' | 'durationMinutes' | 'assignee'>>;
+
+/** A SELECT list and a mapper from its rows to objects of the shape. */
+export interface Projection<T> {
+  /** `expr as "alias", …` */
+  readonly columns: string;
+  map(row: Record<string, unknown>): T;
+}
+
+function projection<T>(shape: Shape): Projection<T> {
+  const parts: {
+    alias: string;
+    sql: string;
+    path: [string] | [string, string];
+    time: boolean;
+    json: boolean;
+  }[] = [];
+  const nullableGroups: { name: string; first: string }[] = [];
+  for (const [name, f] of Object.entries(shape)) {
+    const nested =
+      'sql' in f ? { [name]: f as Field } : isNullableGroup(f) ? f.nullable : (f as { [k: string]: Field });
+    if (isNullableGroup(f)) nullableGroups.push({ name, first: Object.keys(f.nullable)[0]! });
+    for (const [inner, g] of Object.entries(nested)) {
+      const path: [string] | [string, string] = 'sql' in f ? [name] : [name, inner];
+      parts.push({ alias: path.join('.'), sql: g.sql, path, time: g.time === true, json: g.json === true });
+    }
+  }
+  return {
+    columns: parts.map((p) => `${p.sql} as "${p.alias}"`).join(', '),
+    map(row) {
+      // Keys in the shape's order, nested objects where their first field is: the order of the response schemas,
+      // so JSON.stringify of an item gives the bytes their serialiser gives (the lists' ready JSON relies on it).
+      const out: Record<string, unknown> = {};
+      for (const p of parts) {
+        let value = row[p.alias];
+        // PostgreSQL's int8 parser gives numbers too (database.ts); SQLite gives numbers.
+        if (p.time && value !== null) value = new Date(value as number).toISOString();
+        else if (p.json) value = JSON.parse(value as string);
+        if (p.path.length === 1) out[p.path[0]] = value;
+        else {
+          const group = (out[p.path[0]] ?? {}) as Record<string, unknown>;
+          group[p.path[1]] = value;
+          out[p.path[0]] = group;
+        }
+      }
+      for (const g of nullableGroups) {
+        if ((out[g.name] as Record<string, unknown>)[g.first] === null) out[g.name] = null;
+      }
+      return out as T;
+    },
+  };
+}
+
+export const DETAIL_PROJECTION = projection<Omit<LeadDetail, 'statusHistory'>>(DETAIL);
+export const LIST_PROJECTION = projection<LeadListItem>(LIST_ITEM);
+export const WORK_ITEM_PROJECTION = projection<WorkItemListItem>(WORK_ITEM);
+
+/** What a work item's list item holds beyond the lead's, in its order: appended to a lead's ready JSON. */
+export const WORK_ITEM_EXTRA_PROJECTION = projection<Record<string, unknown>>(
+  Object.fromEntries(Object.entries(WORK_ITEM as Shape).filter(([name]) => !(name in LIST_ITEM))),
+);
+
+/**
+ * An export row (the CSV exports): every field of the list item in the list's order, the address completed with
+ * its addition and country, then the job's description, category and budget. Work items add, at the end, every
+ * field their list item has beyond the lead's (scheduledAt, and whatever the work-item list gains later).
+ */
+const { id: addressId, street, streetNumber, ...restOfListAddress } = LIST_ITEM.address;
+const LEAD_EXPORT = {
+  ...LIST_ITEM,
+  address: {
+    id: addressId,
+    street,
+    streetNumber,
+    streetNumberAddition: DETAIL.address.streetNumberAddition,
+    ...restOfListAddress,
+    country: DETAIL.address.country,
+  },
+  description: DETAIL.description,
+  category: DETAIL.category,
+  budgetQuote: DETAIL.budgetQuote,
+} satisfies Shape;
+const WORK_ITEM_EXPORT: Shape = {
+  ...LEAD_EXPORT,
+  ...Object.fromEntries(Object.entries(WORK_ITEM as Shape).filter(([name]) => !(name in LIST_ITEM))),
+};
+
+/** The column names of a flat table of the shape, in its order: `title`, `customer.email`, … */
+function columnsOf(shape: Shape): string[] {
+  return Object.entries(shape).flatMap(([name, f]) =>
+    'sql' in f ? [name] : Object.keys(f).map((inner) => `${name}.${inner}`),
+  );
+}
+
+/** An export's SELECT list and row mapper, and its columns (paths into the mapped object). */
+export interface ExportShape {
+  projection: Projection<Record<string, unknown>>;
+  columns: readonly string[];
+}
+
+export const LEAD_EXPORT_SHAPE: ExportShape = {
+  projection: projection(LEAD_EXPORT),
+  columns: columnsOf(LEAD_EXPORT),
+};
+export const WORK_ITEM_EXPORT_SHAPE: ExportShape = {
+  projection: projection(WORK_ITEM_EXPORT),
+  columns: columnsOf(WORK_ITEM_EXPORT),
+};
+
+/** The single read's field name of each leads column a create fills from the input (title -> title, …). */
+export const DETAIL_ALIAS_OF_COLUMN: ReadonlyMap<string, string> = new Map(
+  Object.entries(DETAIL as Shape).flatMap(([name, f]) =>
+    'sql' in f && (f as Field).input ? [[(f as Field).sql.replace(/^l\./, ''), name] as const] : [],
+  ),
+);
+
+/** The leads columns a create fills straight from the input, with the input field each comes from. */
+export const INPUT_COLUMNS: readonly { column: string; input: keyof LeadInput }[] = (
+  Object.values(DETAIL as Shape).filter((f) => 'sql' in f) as Field[]
+).flatMap((f) => (f.input ? [{ column: f.sql.replace(/^l\./, ''), input: f.input }] : []));
+
+/** The FROM clause every lead read shares. */
+export const LEAD_FROM =
+  'from leads l join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id left join users asg on asg.id = l.assignee_id';

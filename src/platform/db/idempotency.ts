@@ -1,0 +1,169 @@
+// Idempotency keys: a retried POST with the same key and body gets the first response instead of a second lead.
+import { createHash, randomBytes } from 'node:crypto';
+import { DomainError } from '../../shared/errors.js';
+import { type Runner, statement } from './sql.js';
+import type { Store } from './store.js';
+
+/** How long a key is remembered (per API key). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * A claim still in flight after this long belongs to a request that died (its transaction never committed, or
+ * it would have completed the claim), so a retry may take it over.
+ */
+export const IN_FLIGHT_TIMEOUT_MS = 60_000;
+
+const COMPLETE = statement(
+  "update idempotency_keys set state = 'completed', response_status = ?, response_body = ? " +
+    "where key_id = ? and idempotency_key = ? and claim_token = ? and state = 'in_flight'",
+);
+
+/** JSON with object keys sorted at every level: two bodies that mean the same have the same text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestFingerprint(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+export interface IdempotencyScope {
+  /** The API key the request came with: keys are remembered per API key. */
+  keyId: string;
+  key: string;
+  fingerprint: string;
+}
+
+export type ClaimResult =
+  | { outcome: 'claimed'; token: string }
+  | { outcome: 'replay'; status: number; body: string }
+  | { outcome: 'in_flight' }
+  | { outcome: 'mismatch' };
+
+/**
+ * Takes the key for this request by inserting it in state in_flight (insert-or-conflict, so of two racing
+ * requests on any number of instances exactly one gets it), or says what the earlier request left behind.
+ */
+export function claimIdempotencyKey(
+  store: Store,
+  scope: IdempotencyScope,
+  now: number = Date.now(),
+): Promise<ClaimResult> {
+  return store.write(({ db }) => claim(db, scope, now));
+}
+
+async function claim(db: Store['db'], scope: IdempotencyScope, now: number): Promise<ClaimResult> {
+  for (let round = 0; round < 3; round++) {
+    const token = randomBytes(12).toString('hex');
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values({
+        key_id: scope.keyId,
+        idempotency_key: scope.key,
+        fingerprint: scope.fingerprint,
+        state: 'in_flight',
+        claim_token: token,
+        response_status: null,
+        response_body: null,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.columns(['key_id', 'idempotency_key']).doNothing())
+      .returning('claim_token')
+      .executeTakeFirst();
+    if (inserted) return { outcome: 'claimed', token };
+
+    const existing = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('key_id', '=', scope.keyId)
+      .where('idempotency_key', '=', scope.key)
+      .executeTakeFirst();
+    if (!existing) continue;
+    if (existing.created_at <= now - IDEMPOTENCY_TTL_MS) {
+      // Expired but not yet pruned: forget it, then claim afresh.
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('key_id', '=', scope.keyId)
+        .where('idempotency_key', '=', scope.key)
+        .where('created_at', '=', existing.created_at)
+        .execute();
+      continue;
+    }
+    if (existing.fingerprint !== scope.fingerprint) return { outcome: 'mismatch' };
+    if (existing.state === 'completed') {
+      return {
+        outcome: 'replay',
+        status: existing.response_status ?? 200,
+        body: existing.response_body ?? '',
+      };
+    }
+    if (existing.created_at <= now - IN_FLIGHT_TIMEOUT_MS) {
+      const taken = await db
+        .updateTable('idempotency_keys')
+        .set({ claim_token: token, created_at: now })
+        .where('key_id', '=', scope.keyId)
+        .where('idempotency_key', '=', scope.key)
+        .where('state', '=', 'in_flight')
+        .where('claim_token', '=', existing.claim_token)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 1) return { outcome: 'claimed', token };
+      continue;
+    }
+    return { outcome: 'in_flight' };
+  }
+  return { outcome: 'in_flight' };
+}
+
+/**
+ * Stores the response with the claim. Run it inside the transaction that does the work: the response exists
+ * exactly when the work committed. Fails (rolling the work back) if the claim was taken over meanwhile.
+ */
+export async function completeIdempotencyKey(
+  r: Runner,
+  scope: IdempotencyScope,
+  token: string,
+  status: number,
+  body: string,
+): Promise<void> {
+  const changed = await r.run(COMPLETE, [status, body, scope.keyId, scope.key, token]);
+  if (changed !== 1) {
+    throw new DomainError(
+      'conflict',
+      'Another request with this Idempotency-Key took over while this one was running; nothing was stored by this one.',
+    );
+  }
+}
+
+/** Lets go of a claim whose request failed, so a retry with the same key can succeed. */
+export async function releaseIdempotencyKey(
+  store: Store,
+  scope: IdempotencyScope,
+  token: string,
+): Promise<void> {
+  await store.write(({ db }) =>
+    db
+      .deleteFrom('idempotency_keys')
+      .where('key_id', '=', scope.keyId)
+      .where('idempotency_key', '=', scope.key)
+      .where('claim_token', '=', token)
+      .where('state', '=', 'in_flight')
+      .execute(),
+  );
+}
+
+/** Deletes keys older than 24 hours. Returns how many. */
+export async function pruneIdempotencyKeys(store: Store, now: number = Date.now()): Promise<number> {
+  const result = await store.write(({ db }) =>
+    db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<=', now - IDEMPOTENCY_TTL_MS)
+      .executeTakeFirst(),
+  );
+  return Number(result.numDeletedRows);
+}

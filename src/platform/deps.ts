@@ -1,0 +1,19 @@
+// The dependencies buildApp creates once and hands to the API routes, the dashboard and background work.
+
+import type { ApiKeyResolver } from '../accounts/api-keys.js';
+import type { ResponseCache } from '../api/response-cache.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+
+/** What route plugins need from the app, passed explicitly instead of through decorators. */
+export interface RouteDeps {
+  config: Readonly<Config>;
+  /**
+   * Reads and writes; domain functions take it (or a write's tx) as their Store. The metrics plugin replaces it
+   * with the same database carrying this app's counters (withWriteMetrics), before any route plugin reads it.
+   */
+  database: Database;
+  keys: ApiKeyResolver;
+  /** Reuses list and single-read responses while the data is unchanged. */
+  responses: ResponseCache;
+}

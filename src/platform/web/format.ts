@@ -1,0 +1,105 @@
+// Labels and date formats shown to people.
+
+import type { Status } from '../../leads/states.js';
+import { formatPhone } from '../../shared/phone.js';
+
+export const STATUS_LABELS: Record<Status, string> = {
+  request: 'Request',
+  quoted: 'Quoted',
+  scheduled: 'Scheduled',
+  planned: 'Planned',
+  in_progress: 'In progress',
+  completed: 'Completed',
+  cancelled: 'Cancelled',
+};
+
+/** What the button that moves a lead into a state says. */
+export const TRANSITION_LABELS: Record<Status, string> = {
+  request: 'Back to request',
+  quoted: 'Mark as quoted',
+  scheduled: 'Schedule',
+  planned: 'Mark as planned',
+  in_progress: 'Start work',
+  completed: 'Mark as completed',
+  cancelled: 'Cancel lead',
+};
+
+export const PRIORITY_LABELS: Record<string, string> = {
+  low: 'Low',
+  medium: 'Medium',
+  high: 'High',
+  urgent: 'Urgent',
+};
+
+/** A customer's contact fields (and `type`), as named in forms and tables. */
+export const CUSTOMER_FIELD_LABELS: Record<string, string> = {
+  name: 'Name',
+  firstName: 'First name',
+  lastName: 'Last name',
+  email: 'Email',
+  phone: 'Phone',
+  companyName: 'Company',
+  type: 'Type',
+};
+
+/** Field names as words in a sentence ("email, phone"); names this page does not know are left out. */
+export function fieldWords(fields: readonly unknown[]): string {
+  return fields
+    .filter((f): f is string => typeof f === 'string' && Object.hasOwn(CUSTOMER_FIELD_LABELS, f))
+    .map((f) => CUSTOMER_FIELD_LABELS[f]!.toLowerCase())
+    .join(', ');
+}
+
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dateTimeFormat(zone: string): Intl.DateTimeFormat {
+  let format = dateTimeFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    });
+    dateTimeFormats.set(zone, format);
+  }
+  return format;
+}
+const SHORT_DATE = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' });
+
+/** "21 Nov 2026, 09:30 CET": in the brand's time zone, named the way people there do ("UTC" for UTC). */
+export function formatDateTime(iso: string, zone = 'UTC'): string {
+  return dateTimeFormat(zone).format(new Date(iso));
+}
+
+const TIME_ELEMENT = /<time datetime="([^"]+)" data-local>[^<]*<\/time>/g;
+
+/**
+ * Every time() of a page, written in the signed-in user's brand's time zone. Views render times without knowing
+ * the zone; the page shell, which knows the user, rewrites them here, so no view can forget to.
+ */
+export function timesInZone(markup: string, zone: string): string {
+  return markup.replace(TIME_ELEMENT, (_match, iso: string) => {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime())) return _match;
+    return `<time datetime="${iso}" title="${zone}">${escapeText(formatDateTime(iso, zone))}</time>`;
+  });
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** "21 Nov" for a YYYY-MM-DD day. */
+export function formatShortDate(day: string): string {
+  return SHORT_DATE.format(new Date(`${day}T00:00:00Z`));
+}
+
+/** A stored E.164 phone as people write it: national in the brand's country ("06 12345678"), else "+32 470 12 34 56". */
+export function phoneText(e164: string, brandCountry: string): string {
+  return formatPhone(e164, brandCountry);
+}

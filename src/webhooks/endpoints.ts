@@ -1,0 +1,311 @@
+// Webhook endpoints: where a brand wants its events POSTed, which types, and the secret deliveries are signed with.
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../platform/db/store.js';
+import { DomainError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { iso } from '../shared/time.js';
+import { failPendingDeliveries } from './deliveries.js';
+import { EVENT_TYPES, type EventType, isEventType } from './events.js';
+
+export const SECRET_PREFIX = 'whsec_';
+export const MAX_ENDPOINTS_PER_BRAND = 20;
+const MAX_URL_LENGTH = 2048;
+const MAX_DESCRIPTION_LENGTH = 500;
+/** How long the secret replaced by a rotation still signs deliveries, so receivers can switch without a gap. */
+export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string | null;
+  events: EventType[];
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** When deliveries stopped because the endpoint kept failing (or null). */
+  disabledAt: string | null;
+  disabledReason: string | null;
+}
+
+export interface WebhookEndpointWithSecret extends WebhookEndpoint {
+  /** Shown on creation and rotation only. */
+  secret: string;
+}
+
+/**
+ * Checks a URL against the webhook policy (scheme, host, resolved addresses) and returns it normalised, or
+ * throws an Error whose message says why it is refused.
+ */
+export type UrlChecker = (url: string) => Promise<string>;
+
+type EndpointRow = {
+  id: string;
+  url: string;
+  description: string | null;
+  events: string;
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+};
+
+function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: row.events.split(' ').filter(isEventType),
+    enabled: row.enabled === 1,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    disabledAt: row.disabled_at === null ? null : iso(row.disabled_at),
+    disabledReason: row.disabled_reason,
+  };
+}
+
+/**
+ * `whsec_` + standard base64 (with padding) of 32 random bytes: the form Standard Webhooks libraries decode. Secrets
+ * issued before (`whsec_` + base64url) keep working for Lead-Intake-Signature; they get no webhook-signature until
+ * rotated (see standardSigningKey in src/webhooks/signature.ts).
+ */
+export function newSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+const COLUMNS = [
+  'id',
+  'url',
+  'description',
+  'events',
+  'enabled',
+  'created_at',
+  'updated_at',
+  'disabled_at',
+  'disabled_reason',
+] as const;
+
+export interface EndpointInput {
+  url?: unknown;
+  events?: unknown;
+  description?: unknown;
+  enabled?: unknown;
+}
+
+interface ParsedInput {
+  url?: string;
+  events?: EventType[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+async function parseInput(
+  input: EndpointInput,
+  checkUrl: UrlChecker,
+  creating: boolean,
+): Promise<ParsedInput> {
+  const errors: FieldError[] = [];
+  const out: ParsedInput = {};
+  if (input.url === undefined) {
+    if (creating) errors.push({ field: 'url', message: 'is required' });
+  } else if (typeof input.url !== 'string' || !input.url.trim()) {
+    errors.push({ field: 'url', message: 'must be a non-empty string' });
+  } else if (input.url.trim().length > MAX_URL_LENGTH) {
+    errors.push({ field: 'url', message: `must be at most ${MAX_URL_LENGTH} characters` });
+  } else {
+    try {
+      out.url = await checkUrl(input.url.trim());
+    } catch (error) {
+      errors.push({ field: 'url', message: error instanceof Error ? error.message : 'is not allowed' });
+    }
+  }
+  if (input.events !== undefined) {
+    const list = input.events;
+    if (!Array.isArray(list) || !list.length) {
+      errors.push({ field: 'events', message: `must be a non-empty array of ${EVENT_TYPES.join(', ')}` });
+    } else {
+      const bad = list.filter((t) => !isEventType(t));
+      if (bad.length) {
+        errors.push({
+          field: 'events',
+          message: `unknown event type ${bad.map((b) => JSON.stringify(b)).join(', ')}; known: ${EVENT_TYPES.join(', ')}`,
+        });
+      } else {
+        out.events = EVENT_TYPES.filter((t) => list.includes(t));
+      }
+    }
+  } else if (creating) {
+    out.events = [...EVENT_TYPES];
+  }
+  if (input.description !== undefined) {
+    if (input.description === null) out.description = null;
+    else if (typeof input.description !== 'string') {
+      errors.push({ field: 'description', message: 'must be a string or null' });
+    } else if (input.description.trim().length > MAX_DESCRIPTION_LENGTH) {
+      errors.push({ field: 'description', message: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` });
+    } else out.description = input.description.trim() || null;
+  }
+  if (input.enabled !== undefined) {
+    if (typeof input.enabled !== 'boolean')
+      errors.push({ field: 'enabled', message: 'must be true or false' });
+    else out.enabled = input.enabled;
+  }
+  if (errors.length) throw new ValidationError(errors);
+  return out;
+}
+
+export async function createWebhookEndpoint(
+  store: Store,
+  brandId: string,
+  input: EndpointInput,
+  checkUrl: UrlChecker,
+  now: number = Date.now(),
+): Promise<WebhookEndpointWithSecret> {
+  // The URL check resolves DNS: done before the write, which holds the connection while it runs.
+  const parsed = await parseInput(input, checkUrl, true);
+  return store.write(async ({ db }) => {
+    const count = await db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('brand_id', '=', brandId)
+      .executeTakeFirstOrThrow();
+    if (Number(count.n) >= MAX_ENDPOINTS_PER_BRAND) {
+      throw new ValidationError([
+        {
+          field: '(body)',
+          message: `a brand can have at most ${MAX_ENDPOINTS_PER_BRAND} webhook endpoints; delete one first`,
+        },
+      ]);
+    }
+    const row = {
+      id: newId('webhookEndpoint', now),
+      brand_id: brandId,
+      url: parsed.url!,
+      description: parsed.description ?? null,
+      events: parsed.events!.join(' '),
+      secret: newSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      enabled: 1,
+      failing_since: null,
+      last_success_at: null,
+      disabled_at: null,
+      disabled_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await db.insertInto('webhook_endpoints').values(row).execute();
+    return { ...toEndpoint(row), secret: row.secret };
+  });
+}
+
+export async function listWebhookEndpoints(
+  { db }: Store,
+  brandId: string,
+  query: { limit: number; order: SortOrder; cursor?: string },
+): Promise<Page<WebhookEndpoint>> {
+  const rows = await keysetPage(
+    db.selectFrom('webhook_endpoints').select(COLUMNS).where('brand_id', '=', brandId),
+    { time: 'created_at', id: 'id' },
+    query,
+  ).execute();
+  return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toEndpoint);
+}
+
+export async function getWebhookEndpoint(
+  { db }: Store,
+  brandId: string,
+  id: string,
+): Promise<WebhookEndpoint> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(COLUMNS)
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`No webhook endpoint with id ${id}`);
+  return toEndpoint(row);
+}
+
+/**
+ * Changes url, events, description or enabled. Enabling clears a previous automatic disable; disabling ends the
+ * endpoint's pending deliveries; a new URL starts with a clean failure record.
+ */
+export async function updateWebhookEndpoint(
+  store: Store,
+  brandId: string,
+  id: string,
+  input: EndpointInput,
+  checkUrl: UrlChecker,
+  now: number = Date.now(),
+): Promise<WebhookEndpoint> {
+  const current = await getWebhookEndpoint(store, brandId, id);
+  const parsed = await parseInput(input, checkUrl, false);
+  await store.write(async ({ db: trx }) => {
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({
+        updated_at: now,
+        ...(parsed.url !== undefined ? { url: parsed.url, failing_since: null } : {}),
+        ...(parsed.events !== undefined ? { events: parsed.events.join(' ') } : {}),
+        ...(parsed.description !== undefined ? { description: parsed.description } : {}),
+        ...(parsed.enabled === true
+          ? { enabled: 1, disabled_at: null, disabled_reason: null, failing_since: null }
+          : {}),
+        ...(parsed.enabled === false ? { enabled: 0 } : {}),
+      })
+      .where('id', '=', id)
+      .where('brand_id', '=', brandId)
+      .execute();
+    if (parsed.enabled === false && current.enabled) {
+      await failPendingDeliveries(trx, id, 'endpoint disabled', now);
+    }
+  });
+  return getWebhookEndpoint(store, brandId, id);
+}
+
+export async function deleteWebhookEndpoint(store: Store, brandId: string, id: string): Promise<void> {
+  const result = await store.write(({ db }) =>
+    db
+      .deleteFrom('webhook_endpoints')
+      .where('id', '=', id)
+      .where('brand_id', '=', brandId)
+      .executeTakeFirst(),
+  );
+  if (Number(result.numDeletedRows) !== 1) throw new NotFoundError(`No webhook endpoint with id ${id}`);
+}
+
+/**
+ * Issues a new secret. Deliveries are signed with the new one and, for 24 hours, also with the one it replaces
+ * (two v1 values), so a receiver can switch its configuration without rejecting deliveries in between.
+ */
+export async function rotateWebhookSecret(
+  store: Store,
+  brandId: string,
+  id: string,
+  now: number = Date.now(),
+): Promise<{ secret: string; previousSecretExpiresAt: string }> {
+  return store.write(async ({ db: trx }) => {
+    const row = await trx
+      .selectFrom('webhook_endpoints')
+      .select('secret')
+      .where('id', '=', id)
+      .where('brand_id', '=', brandId)
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError(`No webhook endpoint with id ${id}`);
+    const secret = newSecret();
+    const expiresAt = now + PREVIOUS_SECRET_TTL_MS;
+    const updated = await trx
+      .updateTable('webhook_endpoints')
+      .set({ secret, previous_secret: row.secret, previous_secret_expires_at: expiresAt, updated_at: now })
+      .where('id', '=', id)
+      .where('secret', '=', row.secret)
+      .executeTakeFirst();
+    // Two rotations at once: only one new secret can be the current one; the other caller must not get a dud.
+    if (Number(updated.numUpdatedRows) !== 1) {
+      throw new DomainError('conflict', 'The secret was rotated by another request at the same time; retry.');
+    }
+    return { secret, previousSecretExpiresAt: iso(expiresAt) };
+  });
+}

@@ -1,0 +1,125 @@
+// Events: what happened to a brand's leads, written in the same transaction as the change they describe.
+
+import type { Customer } from '../customers/customers.js';
+import type { LeadDetail } from '../leads/index.js';
+import type { Note } from '../leads/notes.js';
+import type { Status } from '../leads/states.js';
+import { statement } from '../platform/db/sql.js';
+import type { Store, Tx } from '../platform/db/store.js';
+import { ValidationError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { keysetPage, type SortOrder, toPage } from '../shared/paging.js';
+import { iso } from '../shared/time.js';
+import { enqueueDeliveries } from './deliveries.js';
+
+export const EVENT_TYPES = [
+  'lead.created',
+  'lead.status_changed',
+  'lead.updated',
+  'note.created',
+  'customer.created',
+  'customer.updated',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface LeadEventData {
+  /** The single-lead read as it is after the change. */
+  lead: LeadDetail;
+  from?: Status;
+  to?: Status;
+  /** On lead.updated: the fields that changed (API names). */
+  changed?: string[];
+}
+
+export interface CustomerEventData {
+  customer: Customer;
+  /** On customer.updated: the fields that changed. */
+  changed?: string[];
+}
+
+/** note.created: the note and the lead it is on (read the lead itself with GET /v1/leads/{id}). */
+export interface NoteEventData {
+  note: Note;
+  leadId: string;
+}
+
+export type EventData = LeadEventData | CustomerEventData | NoteEventData;
+
+const INSERT_EVENT = statement(
+  'insert into events (id, brand_id, type, created_at, data) values (?, ?, ?, ?, ?)',
+);
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * Stores an event and queues a webhook delivery for every enabled endpoint of the brand subscribed to its type.
+ * Call it with the transaction that makes the change, so the change, its event and its deliveries commit together.
+ */
+export async function recordEvent(
+  r: Tx,
+  brandId: string,
+  type: EventType,
+  data: EventData,
+  now: number = Date.now(),
+): Promise<string> {
+  const id = newId('event', now);
+  await r.defer(INSERT_EVENT, [id, brandId, type, now, JSON.stringify(data)]);
+  await enqueueDeliveries(r, { brandId, eventId: id, type, now });
+  return id;
+}
+
+/**
+ * The exact JSON a webhook receives, built from the stored text so every delivery (and every retry) of an event
+ * carries the same bytes.
+ */
+export function eventJson(row: { id: string; type: string; created_at: number; data: string }): string {
+  return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"createdAt":"${iso(row.created_at)}","data":${row.data}}`;
+}
+
+export function parseEventTypes(value: string | undefined, field = 'type'): EventType[] | undefined {
+  if (value === undefined) return undefined;
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = list.filter((s) => !isEventType(s));
+  if (!list.length || bad.length) {
+    throw new ValidationError([
+      {
+        field,
+        message: `must be one or more of ${EVENT_TYPES.join(', ')} (comma-separated)${bad.length ? `; got ${bad.join(', ')}` : ''}`,
+      },
+    ]);
+  }
+  return [...new Set(list)] as EventType[];
+}
+
+export interface EventListQuery {
+  limit: number;
+  order: SortOrder;
+  cursor?: string;
+  /** Comma-separated event types. */
+  type?: string;
+  createdAfter?: number;
+}
+
+/**
+ * The brand's events, newest first by (createdAt, id) unless order is asc, keyset-paged: the whole list envelope
+ * as JSON, each event the exact bytes its webhook deliveries carry (eventJson over the stored text). Events never
+ * change, so nothing is parsed or serialised again: a page of 100 is a concatenation.
+ */
+export async function listEventsJson({ db }: Store, brandId: string, query: EventListQuery): Promise<string> {
+  const types = parseEventTypes(query.type);
+  let q = keysetPage(
+    db.selectFrom('events').select(['id', 'type', 'created_at', 'data']).where('brand_id', '=', brandId),
+    { time: 'created_at', id: 'id' },
+    query,
+  );
+  if (types) q = q.where('type', 'in', types);
+  if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
+  const rows = await q.execute();
+  const page = toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), eventJson);
+  return `{"data":[${page.data.join(',')}],"limit":${page.limit},"hasMore":${page.hasMore},"nextCursor":${JSON.stringify(page.nextCursor)}}`;
+}
