@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import { purgeSpam } from './leads/spam.js';
 import { MailWorker } from './mail/worker.js';
 import { pruneIdempotencyKeys } from './platform/db/idempotency.js';
-import type { RouteDeps } from './platform/deps.js';
+import type { RouteDeps } from './platform/http/deps.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 
 declare module 'fastify' {

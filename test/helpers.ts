@@ -267,7 +267,7 @@ export async function migrateUpTo(
 ): Promise<void> {
   const { Migrator, sql } = await import('kysely');
   const { MIGRATION_LOCK_KEY } = await import('../src/platform/db/database.js');
-  const { migrations } = await import('../src/platform/db/migrations/index.js');
+  const { migrations } = await import('../src/platform/db/migration-files.js');
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: () => migrations(dialect) },

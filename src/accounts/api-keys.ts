@@ -3,20 +3,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../platform/db/store.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import { type ApiKeyLookup, type Principal, SCOPES, type Scope } from '../shared/scopes.js';
 import { isBlank } from '../shared/text.js';
 import { iso, isoOrNull } from '../shared/time.js';
 
-export const SCOPES = ['leads:read', 'leads:write', 'work-items:read', 'customers:read', 'full'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
-  'leads:read': 'List leads and read single leads (GET /v1/leads, GET /v1/leads/{id}).',
-  'leads:write': 'Create leads (POST /v1/leads).',
-  'work-items:read':
-    'List work items and read single work items (GET /v1/work-items, GET /v1/work-items/{id}).',
-  'customers:read': 'List customers and read single customers (GET /v1/customers, GET /v1/customers/{id}).',
-  full: 'Everything, including addresses, state changes, events and webhooks.',
-};
+export { hasScope, type Principal, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../shared/scopes.js';
 
 export const KEY_PREFIX = 'lik_';
 const KEY_BODY = /^lik_[A-Za-z0-9_-]{43}$/;
@@ -193,16 +184,6 @@ export async function revokeApiKey(store: Store, id: string, brandId?: string): 
   return toApiKey(row);
 }
 
-/** What a request learns from its key. */
-export interface Principal {
-  keyId: string;
-  keyName: string;
-  brandId: string;
-  scopes: readonly Scope[];
-  readsPerMinute: number | null;
-  writesPerMinute: number | null;
-}
-
 interface CacheEntry {
   principal: Principal | null;
   expiresAt: number | null;
@@ -214,7 +195,7 @@ interface CacheEntry {
  * Resolves keys to principals. A resolved key (or an unknown one) is trusted for ttlMs, so the hot path
  * costs no database round trip; revocation therefore takes effect within ttlMs on every instance.
  */
-export class ApiKeyResolver {
+export class ApiKeyResolver implements ApiKeyLookup {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly lastUsedWritten = new Map<string, number>();
   private static readonly MAX_ENTRIES = 10_000;
@@ -296,8 +277,4 @@ export class ApiKeyResolver {
       )
       .catch(this.onError);
   }
-}
-
-export function hasScope(scopes: readonly Scope[], needed: Scope): boolean {
-  return scopes.includes('full') || scopes.includes(needed);
 }

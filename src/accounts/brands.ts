@@ -1,10 +1,10 @@
-import { normalizeCountry } from '../leads/input.js';
 import type { Store } from '../platform/db/store.js';
 import { ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
 import { canonicalTimeZone, defaultTimeZone } from '../shared/time-zones.js';
+import { normalizeCountry } from '../shared/values.js';
 
 export interface Brand {
   id: string;

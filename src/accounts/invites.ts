@@ -1,11 +1,11 @@
 // Invitations: an admin adds a person by email; the one-time link lets them choose their own password.
 
-import { isValidEmail } from '../leads/input.js';
 import type { Store } from '../platform/db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import { iso } from '../shared/time.js';
+import { isValidEmail } from '../shared/values.js';
 import { findBrand } from './brands.js';
 import { insertUser, parseUserName, prepareUser, type Role, type User } from './users.js';
 

@@ -1,11 +1,11 @@
 // Dashboard users: scrypt password hashes, one brand each.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import { isValidEmail } from '../leads/input.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
+import { isValidEmail } from '../shared/values.js';
 import { findBrand } from './brands.js';
 import { checkPassword } from './password-strength.js';
 

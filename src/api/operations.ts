@@ -2,7 +2,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RouteDeps } from '../platform/deps.js';
+import type { RouteDeps } from '../platform/http/deps.js';
 import { sendProblem } from '../platform/http/problem.js';
 import { errorResponses } from '../platform/http/schemas.js';
 

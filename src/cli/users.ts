@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { findPasswordOwner, resetPasswordDirectly } from '../accounts/passwords.js';
 import { createUser, MAX_NAME_LENGTH, MIN_PASSWORD_LENGTH, parseUserName } from '../accounts/users.js';
-import { isValidEmail } from '../leads/input.js';
+import { isValidEmail } from '../shared/values.js';
 import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
 export const USERS_HELP = `Usage:

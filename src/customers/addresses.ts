@@ -1,6 +1,5 @@
 // Addresses: linking a lead's address to one the customer already has, and the brand's address list.
 
-import { addressMatchKey, type LeadInput } from '../leads/input.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { newRandomId } from '../shared/ids.js';
@@ -34,12 +33,42 @@ const INSERT = statement(`${INSERT_TEXT} on conflict do nothing returning id`);
 /** The first address of a customer inserted in the same transaction: nothing can conflict with it. */
 const INSERT_FIRST = statement(INSERT_TEXT);
 
+/** The address fields a submission gives (the lead's input, or what it was submitted with). */
+export interface AddressInput {
+  street: string;
+  streetNumber: string | null;
+  streetNumberAddition: string | null;
+  postalCode: string;
+  city: string;
+}
+
+/**
+ * The key that decides whether two addresses of one customer are the same place: postal code, number and
+ * addition (upper case, no spaces), country, and the street (lower case, no spaces).
+ */
+export function addressMatchKey(input: {
+  street: string;
+  postalCode: string;
+  streetNumber: string | null;
+  streetNumberAddition: string | null;
+  country: string;
+}): string {
+  const norm = (v: string | null) => (v ?? '').replace(/\s+/g, '').toUpperCase();
+  return [
+    norm(input.postalCode),
+    norm(input.streetNumber),
+    norm(input.streetNumberAddition),
+    input.country,
+    input.street.replace(/\s+/g, '').toLowerCase(),
+  ].join('|');
+}
+
 /** Same customer, postal code (upper case, no spaces), number, addition, country and street: the same address. */
 export async function findOrCreateAddress(
   r: Tx,
   brandId: string,
   customerId: string,
-  input: Pick<LeadInput, 'street' | 'streetNumber' | 'streetNumberAddition' | 'postalCode' | 'city'> & {
+  input: AddressInput & {
     country: string;
   },
   now: number,

@@ -6,9 +6,8 @@
 // fills the customer's empty fields and never overwrites a filled one; a company name makes it a business.
 import { type Static, Type } from '@sinclair/typebox';
 import { type ExpressionBuilder, sql } from 'kysely';
-import { type LeadInput, normalizePhone } from '../leads/input.js';
-import { planFor, searchedLeadIds } from '../leads/search.js';
 import type { Tables } from '../platform/db/schema.js';
+import { planFor, searchedLeadIds } from '../platform/db/search.js';
 import { type Runner, statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
@@ -16,6 +15,7 @@ import { newRandomId } from '../shared/ids.js';
 import { NullableString, Timestamp } from '../shared/json-schema.js';
 import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
+import { normalizePhone } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';
 
 export const CustomerSchema = Type.Object(
@@ -57,11 +57,19 @@ const CONTACT = [
   { field: 'email', column: 'email', input: 'email' },
   { field: 'phone', column: 'phone', input: 'phone' },
   { field: 'companyName', column: 'company_name', input: 'companyName' },
-] as const satisfies readonly { field: keyof Customer; column: string; input: keyof LeadInput }[];
+] as const satisfies readonly { field: keyof Customer; column: string; input: keyof ContactInput }[];
 export type ContactField = (typeof CONTACT)[number]['field'];
 export type Contact = { [K in ContactField]: string | null };
 /** What linking reads of a submission: its contact fields (a lead's input, or what a lead was submitted with). */
-export type ContactInput = Pick<LeadInput, (typeof CONTACT)[number]['input']>;
+export interface ContactInput {
+  customerName: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  /** E.164. */
+  phone: string | null;
+  companyName: string | null;
+}
 
 interface CustomerRow {
   id: string;

@@ -19,15 +19,15 @@ import planningRoutes from '../leads/dashboard/planning-routes.js';
 import leadRoutes from '../leads/dashboard/routes.js';
 import spamRoutes from '../leads/dashboard/spam-routes.js';
 import { isDatabaseUnavailable } from '../platform/db/errors.js';
-import type { RouteDeps } from '../platform/deps.js';
+import type { RouteDeps } from '../platform/http/deps.js';
 import { registerAssetRoutes } from '../platform/web/assets.js';
 import { FORM_COOKIE } from '../platform/web/cookies.js';
 import { csrfRefusal } from '../platform/web/csrf.js';
 import { adminOnlyPage, errorPage } from '../platform/web/error-pages.js';
 import { safeNext, seeOther, sendPage, withQuery } from '../platform/web/http.js';
+import { notFound } from '../platform/web/not-found.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
 import webhookRoutes from '../webhooks/dashboard/routes.js';
-import { notFound } from './not-found.js';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",

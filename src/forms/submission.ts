@@ -1,10 +1,11 @@
 // A website form's post turned into a lead: lead fields (phone also in the brand's national format), extra fields,
 // attribution, consent and the honeypot, every problem reported at once.
 
-import { LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../leads/input.js';
+import { LEAD_FIELDS, type LeadInput, parseLeadInput } from '../leads/input.js';
 import { type FieldError, ValidationError } from '../shared/errors.js';
 import { nationalToE164, phoneHint } from '../shared/phone.js';
 import { isBlank } from '../shared/text.js';
+import { normalizeCountry } from '../shared/values.js';
 import { CAPTCHA_MESSAGES, CAPTCHA_PROVIDER_INFO, CAPTCHA_TOKEN_FIELDS } from './captcha.js';
 import type { PublicForm } from './forms.js';
 

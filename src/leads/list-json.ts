@@ -7,8 +7,10 @@
 // finds without one exactly as the list always has (the projection in shape.ts, JSON.stringify in the schema's
 // order), sends them, and writes them back afterwards, guarded by list_rev: a write-back of a rendering that a
 // change overtook finds another list_rev and writes nothing. Creating a lead stores its item at once (create.ts).
+
 import { FIRST_COLUMN, firstColumn, type Runner, statement } from '../platform/db/sql.js';
 import type { Store } from '../platform/db/store.js';
+import { ReadyJson } from '../platform/http/response-cache.js';
 import { encodeCursor, toPage } from '../shared/paging.js';
 import { type LeadListQuery, matching, pageOf } from './read.js';
 import { LEAD_FROM, LIST_PROJECTION, WORK_ITEM_EXTRA_PROJECTION } from './shape.js';
@@ -25,11 +27,6 @@ interface WorkRow {
 const LEAD_SELECT = `${FIRST_COLUMN}select coalesce(l.list_json, '!' || l.id) from leads l where l.brand_id = `;
 // Work items add their visit's fields, read each time (the assignee's name is the user's current one).
 const WORK_SELECT = `select l.id as "id", l.received_at as "k_time", l.list_json as "list_json", ${WORK_ITEM_EXTRA_PROJECTION.columns} from leads l left join users asg on asg.id = l.assignee_id where l.brand_id = `;
-
-/** A list envelope as JSON, ready to send: `{"data":[…],"limit":…,"hasMore":…,"nextCursor":…}`. */
-export class ReadyJson {
-  constructor(readonly json: string) {}
-}
 
 const envelope = (items: readonly string[], limit: number, hasMore: boolean, nextCursor: string | null) =>
   new ReadyJson(

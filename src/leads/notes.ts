@@ -8,9 +8,9 @@ import { Timestamp } from '../shared/json-schema.js';
 import { keysetPage, type Page, type PageQuery, toPage } from '../shared/paging.js';
 import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
+import { characterLength } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
-import { characterLength } from './input.js';
 import { ActorSchema } from './shape.js';
 
 /** Most a note may hold (characters, after trimming). */

@@ -1,12 +1,12 @@
 // Reading leads and work items: the keyset-paged lists and the single read with its status history.
 
 import { customerExists } from '../customers/customers.js';
+import { appendSearch, planFor } from '../platform/db/search.js';
 import { type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
 import type { Store } from '../platform/db/store.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { decodeCursor, type Page, type Position, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
-import { appendSearch, planFor } from './search.js';
 import {
   type AnyListItem,
   DETAIL_PROJECTION,

@@ -2,14 +2,14 @@
 // Each edit that changes something is one entry in the lead's activity (who, and each field from → to) and one
 // lead.updated event naming the fields; an edit that changes nothing writes nothing.
 
-import { findOrCreateAddress } from '../customers/addresses.js';
+import { addressMatchKey, findOrCreateAddress } from '../customers/addresses.js';
 import { deleteUnusedCustomers } from '../customers/customers.js';
 import type { Store } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
-import { addressMatchKey, type LeadInput, parseLeadFields } from './input.js';
+import { type LeadInput, parseLeadFields } from './input.js';
 import { getLead } from './read.js';
 
 /** The job's own fields an edit may change, by their API names. */

@@ -4,9 +4,9 @@
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { claimDueRows } from '../platform/queue/lease.js';
+import { type RetryPolicy, retryDelayMs } from '../platform/queue/retry.js';
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
-import { type RetryPolicy, retryDelayMs } from '../webhooks/deliveries.js';
 
 export type EmailStatus = 'pending' | 'sent' | 'failed';
 

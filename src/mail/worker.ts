@@ -13,23 +13,11 @@ import {
 } from './outbox.js';
 import { type MailSender, smtpSender } from './sender.js';
 
+export type { EmailOutcome, MailMetrics } from '../platform/queue/outcomes.js';
+
+import type { EmailOutcome, MailMetrics } from '../platform/queue/outcomes.js';
+
 export type MailWorkerLog = WorkerLog;
-
-/** What became of one send of a mail (the stored status in brackets). */
-export type EmailOutcome =
-  /** Accepted by the SMTP server (sent). */
-  | 'sent'
-  /** Failed, tried again later (stays pending). */
-  | 'retrying'
-  /** Failed at the end of the retry window (failed). */
-  | 'gave_up'
-  /** Refused for good by the server (a 5xx to the envelope or the data): not retried (failed). */
-  | 'refused';
-
-/** Where the worker counts outcomes (the app's metrics). */
-export interface MailMetrics {
-  email(outcome: EmailOutcome): void;
-}
 
 export interface MailWorkerOptions {
   store: Store;

@@ -2,7 +2,7 @@
 // Website forms and leads typed in the dashboard accept both; the API keeps the spec's international format.
 import { getExampleNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import mobileExamples from 'libphonenumber-js/mobile/examples';
-import { normalizePhone } from '../leads/input.js';
+import { normalizePhone } from './values.js';
 
 /**
  * A phone written without "+" is read in the national format of the given country (06 1234 5678 in NL); the

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { statement } from '../platform/db/sql.js';
 import type { DB, Store, Tx } from '../platform/db/store.js';
 import { claimDueRows } from '../platform/queue/lease.js';
+import { type RetryPolicy, retryDelayMs } from '../platform/queue/retry.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
@@ -296,19 +297,6 @@ export interface AttemptOutcome {
   durationMs: number;
   error: string | null;
   at: number;
-}
-
-export interface RetryPolicy {
-  retryBaseMs: number;
-  retryWindowMs: number;
-}
-
-const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
-
-/** Exponential backoff with jitter: half the doubled delay is fixed, half random, so retries spread out. */
-export function retryDelayMs(attempt: number, baseMs: number, random: () => number = Math.random): number {
-  const capped = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_RETRY_DELAY_MS);
-  return Math.round(capped / 2 + (random() * capped) / 2);
 }
 
 class LeaseLost extends Error {}

@@ -1,9 +1,5 @@
 // Events: what happened to a brand's leads, written in the same transaction as the change they describe.
 
-import type { Customer } from '../customers/customers.js';
-import type { LeadDetail } from '../leads/index.js';
-import type { Note } from '../leads/notes.js';
-import type { Status } from '../leads/states.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { ValidationError } from '../shared/errors.js';
@@ -22,28 +18,12 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export interface LeadEventData {
-  /** The single-lead read as it is after the change. */
-  lead: LeadDetail;
-  from?: Status;
-  to?: Status;
-  /** On lead.updated: the fields that changed (API names). */
-  changed?: string[];
-}
-
-export interface CustomerEventData {
-  customer: Customer;
-  /** On customer.updated: the fields that changed. */
-  changed?: string[];
-}
-
-/** note.created: the note and the lead it is on (read the lead itself with GET /v1/leads/{id}). */
-export interface NoteEventData {
-  note: Note;
-  leadId: string;
-}
-
-export type EventData = LeadEventData | CustomerEventData | NoteEventData;
+/**
+ * What an event carries, stored and sent as JSON: lead.* events `{ lead, from?, to?, changed? }` (the single-lead
+ * read after the change), customer.* events `{ customer, changed? }`, note.created `{ note, leadId }`. The
+ * capability that makes the change builds it; the API's Event schema (webhooks/api/event-schemas.ts) documents it.
+ */
+export type EventData = { readonly [field: string]: unknown };
 
 const INSERT_EVENT = statement(
   'insert into events (id, brand_id, type, created_at, data) values (?, ?, ?, ?, ?)',

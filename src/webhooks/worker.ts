@@ -23,23 +23,11 @@ import {
 } from './signature.js';
 import type { Resolver } from './url-guard.js';
 
+export type { DeliveryMetrics, DeliveryOutcome } from '../platform/queue/outcomes.js';
+
+import type { DeliveryMetrics, DeliveryOutcome } from '../platform/queue/outcomes.js';
+
 export type { WorkerLog };
-
-/** What became of one delivery attempt (the stored status in brackets). */
-export type DeliveryOutcome =
-  /** 2xx (succeeded). */
-  | 'delivered'
-  /** Failed, tried again later (stays pending). */
-  | 'retrying'
-  /** Failed at the end of the retry window (failed). */
-  | 'gave_up'
-  /** Not sent: its endpoint was disabled meanwhile (failed). */
-  | 'abandoned';
-
-/** Where the worker counts outcomes (the app's metrics). */
-export interface DeliveryMetrics {
-  webhookDelivery(outcome: DeliveryOutcome): void;
-}
 
 export interface WorkerOptions {
   store: Store;

@@ -26,7 +26,7 @@ import {
   openSqlite,
   overKysely,
 } from '../../src/platform/db/database.js';
-import { migrations } from '../../src/platform/db/migrations/index.js';
+import { migrations } from '../../src/platform/db/migration-files.js';
 import type { Tables as Schema } from '../../src/platform/db/schema.js';
 import { dialects, dropSchemaNamed, testSchemaName } from '../helpers.js';
 

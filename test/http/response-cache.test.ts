@@ -5,8 +5,8 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResponseCache } from '../../src/api/response-cache.js';
 import type { Database } from '../../src/platform/db/database.js';
+import { ResponseCache } from '../../src/platform/http/response-cache.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 
 describe.each(dialects())('reused responses on %s', (dialect) => {

@@ -1,6 +1,6 @@
 // Settings > Your account (every signed-in person): changing one's own password.
 import type { FastifyInstance } from 'fastify';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { html } from '../../platform/web/html.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';

@@ -1,12 +1,12 @@
 // Before sign-in: the root redirect, first-run setup, sign-in and sign-out, accepting an invitation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../../dashboard/not-found.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { publicFormToken } from '../../platform/web/csrf.js';
 import { errorPage } from '../../platform/web/error-pages.js';
 import { html } from '../../platform/web/html.js';
 import { safeNext, seeOther, sendPage, text } from '../../platform/web/http.js';
+import { notFound } from '../../platform/web/not-found.js';
 import { DomainError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { findBrand } from '../brands.js';
 import { acceptInvite, findInvite } from '../invites.js';

@@ -1,13 +1,13 @@
 // "Forgot password" (when email is on) and the one-time reset link it mails.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../../dashboard/not-found.js';
-import { isValidEmail } from '../../leads/input.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { publicFormToken } from '../../platform/web/csrf.js';
 import { html } from '../../platform/web/html.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';
+import { notFound } from '../../platform/web/not-found.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { isValidEmail } from '../../shared/values.js';
 import { findPasswordReset, requestPasswordReset, resetPassword } from '../password-resets.js';
 import {
   forgotPasswordOffPage,

@@ -1,13 +1,12 @@
 // Settings: API keys (create, list, revoke; admins only) and users (everyone sees the people and switches their own
 // new-lead emails; admins add, invite, change roles and remove).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { originOf } from '../../leads/dashboard/routes.js';
 import { listFailedEmails } from '../../mail/outbox.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
 import { html } from '../../platform/web/html.js';
-import { list, pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
+import { list, originOf, pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { DomainError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from '../api-keys.js';
 import { setBrandTimeZone } from '../brands.js';

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { pagingFrom, timestampsFrom } from '../../leads/api/list-query.js';
 import { SearchParam } from '../../leads/api/schemas.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { scopedRoute } from '../../platform/http/route.js';
 import { IdParams, ListQuery, listEnvelope, TimestampParam } from '../../platform/http/schemas.js';

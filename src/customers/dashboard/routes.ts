@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { userOf } from '../../accounts/dashboard/session.js';
 import { listCustomerLeads } from '../../leads/index.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { pathParam, sendPage } from '../../platform/web/http.js';
 import { getCustomer } from '../customers.js';
 import { customerPage } from './views.js';

@@ -1,11 +1,13 @@
 // One customer's page: contact details, type, and every lead and work item of that customer, newest first.
 
 import type { SessionUser } from '../../accounts/sessions.js';
+import { priorityBadge, statusBadge } from '../../leads/dashboard/views/labels.js';
 import type { CustomerLead } from '../../leads/index.js';
-import { detailRow, phoneLink, priorityBadge, statusBadge, time } from '../../platform/web/components.js';
+import { detailRow, phoneLink, time } from '../../platform/web/components.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import { page } from '../../platform/web/layout.js';
 import type { CustomerDetail } from '../customers.js';
+import { customerTitle, typeLabel } from '../names.js';
 
 export interface CustomerView {
   user: SessionUser;
@@ -15,14 +17,6 @@ export interface CustomerView {
 }
 
 /** What a business customer is called in lists and headings: its company; a person: their name. */
-export function customerTitle(customer: { name: string; companyName: string | null }): string {
-  return customer.companyName ?? customer.name;
-}
-
-export function typeLabel(type: 'person' | 'business'): string {
-  return type === 'business' ? 'Business' : 'Person';
-}
-
 function leadAddress(lead: CustomerLead): string {
   const street = [lead.address.street, lead.address.streetNumber].filter(Boolean).join(' ');
   const place = [lead.address.postalCode, lead.address.city].filter(Boolean).join(' ');

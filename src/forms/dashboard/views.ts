@@ -2,9 +2,9 @@
 // on each form's page what to put on the website: the snippet, the fetch example and the hosted page's link.
 
 import type { SessionUser } from '../../accounts/sessions.js';
+import { PRIORITY_LABELS } from '../../leads/dashboard/views/labels.js';
 import { PRIORITIES } from '../../leads/states.js';
 import { csrfField, errorFor, errorSummary, field, time } from '../../platform/web/components.js';
-import { PRIORITY_LABELS } from '../../platform/web/format.js';
 import { type HtmlValue, html, type SafeHtml } from '../../platform/web/html.js';
 import { page } from '../../platform/web/layout.js';
 import type { FieldError } from '../../shared/errors.js';

@@ -2,8 +2,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { RouteDeps } from '../../platform/deps.js';
 import { sendCsv } from '../../platform/http/csv-export.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { scopedRoute } from '../../platform/http/route.js';
 import { exportLeads } from '../index.js';

@@ -2,7 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { idempotencyPreValidation, runIdempotent, sendStored } from '../../platform/http/idempotency.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { scopedRoute } from '../../platform/http/route.js';

@@ -1,7 +1,7 @@
 // The work-item routes of the API: leads from scheduled on, listed and read one by one.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { scopedRoute } from '../../platform/http/route.js';
 import { IdParams } from '../../platform/http/schemas.js';

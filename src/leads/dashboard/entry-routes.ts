@@ -5,12 +5,13 @@ import { findBrand } from '../../accounts/brands.js';
 import { userActor, userOf } from '../../accounts/dashboard/session.js';
 import type { SessionUser } from '../../accounts/sessions.js';
 import { matchCustomer } from '../../customers/customers.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { type FieldError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { nationalToE164, phoneHint, typedPhone } from '../../shared/phone.js';
+import { isValidEmail, normalizeCountry } from '../../shared/values.js';
 import { createLead, EDITABLE_FIELDS, getLead, parseLeadChanges, updateLead } from '../index.js';
-import { isValidEmail, LEAD_FIELDS, type LeadInput, normalizeCountry, parseLeadInput } from '../input.js';
+import { LEAD_FIELDS, type LeadInput, parseLeadInput } from '../input.js';
 import {
   editLeadPage,
   editLeadValues,

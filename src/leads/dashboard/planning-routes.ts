@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { userOf } from '../../accounts/dashboard/session.js';
 import { displayName, listUsers } from '../../accounts/users.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { sendPage, text } from '../../platform/web/http.js';
 import type { FieldError } from '../../shared/errors.js';
 import { addDays, dayIn, isDay, mondayOf, mondayOfIsoWeek, startOfDay } from '../../shared/time-zones.js';

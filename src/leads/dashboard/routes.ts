@@ -3,12 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { userActor, userOf } from '../../accounts/dashboard/session.js';
 import type { SessionUser } from '../../accounts/sessions.js';
 import { listCustomers } from '../../customers/customers.js';
-import type { RouteDeps } from '../../platform/deps.js';
 import { sendCsv } from '../../platform/http/csv-export.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { customerHref, notice } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
-import { pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
+import { originOf, pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import {
   DomainError,
   type FieldError,
@@ -69,10 +69,6 @@ export const PAGE_SIZE = 25;
 const NOTES_SHOWN = 100;
 const hidden = { hide: true };
 const userPage = { page: 'user' as const };
-
-export function originOf(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
 
 export default async function leadRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;

@@ -1,7 +1,7 @@
 // Spam: the brand's spam leads (honeypot filled), "Not spam" to release one as a normal lead, and Delete.
 import type { FastifyInstance } from 'fastify';
 import { userOf } from '../../accounts/dashboard/session.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { html } from '../../platform/web/html.js';
 import { pathParam, seeOther, sendPage, text, withQuery } from '../../platform/web/http.js';

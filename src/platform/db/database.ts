@@ -20,7 +20,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
-import { migrations } from './migrations/index.js';
+import { migrations } from './migration-files.js';
 import { PostgresTransactionRunner } from './pg-transaction.js';
 import type { Tables } from './schema.js';
 import { kyselyRunner, postgresRunner, type Runner, StatementCache, sqliteRunner } from './sql.js';

@@ -7,7 +7,6 @@
 import { pipeline, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { LeadExport } from '../../leads/index.js';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 /** What a spreadsheet reads as the start of a formula (OWASP CSV injection). */
@@ -35,9 +34,17 @@ export function csvLine(cells: readonly unknown[]): string {
   return `${cells.map(csvCell).join(',')}\r\n`;
 }
 
+/** A table to send as CSV: its header and its rows, a page at a time, read only as the download asks. */
+export interface CsvTable {
+  /** Column names, in order. */
+  columns: readonly string[];
+  /** The rows, one array of cell values per item in `columns` order; stopping the iteration stops the reading. */
+  pages: AsyncGenerator<unknown[][], void, undefined>;
+}
+
 const BOM = '\ufeff';
 
-async function* csvText(data: LeadExport, bom: boolean): AsyncGenerator<string> {
+async function* csvText(data: CsvTable, bom: boolean): AsyncGenerator<string> {
   yield `${bom ? BOM : ''}${csvLine(data.columns)}`;
   for await (const rows of data.pages) {
     let chunk = '';
@@ -77,7 +84,7 @@ export interface CsvDownload {
 export function sendCsv(
   request: FastifyRequest,
   reply: FastifyReply,
-  data: LeadExport,
+  data: CsvTable,
   download: CsvDownload,
 ): FastifyReply {
   const day = new Date().toISOString().slice(0, 10);

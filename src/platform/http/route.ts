@@ -8,7 +8,7 @@ import type {
   RawServerDefault,
   RouteGenericInterface,
 } from 'fastify';
-import type { Scope } from '../../accounts/api-keys.js';
+import type { Scope } from '../../shared/scopes.js';
 import { errorResponses } from './schemas.js';
 
 /**

@@ -1,11 +1,8 @@
 // Schemas shared by every resource: problem bodies, list envelopes, paging parameters.
 import { type TObject, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 
-import { SCOPES } from '../../accounts/api-keys.js';
-import { ALL_STATUSES } from '../../leads/states.js';
 import { NullableString } from '../../shared/json-schema.js';
 import { MAX_LIMIT } from '../../shared/paging.js';
-import { PROBLEM_BASE, PROBLEMS } from './problem.js';
 
 export { NullableString, Timestamp } from '../../shared/json-schema.js';
 
@@ -26,42 +23,6 @@ export const FieldErrorSchema = Type.Object(
     message: Type.String(),
   },
   { additionalProperties: false },
-);
-
-export const ProblemSchema = Type.Object(
-  {
-    type: Type.String({
-      description: 'Stable URI-like error code, e.g. https://lead-intake.dev/errors/validation',
-      enum: Object.keys(PROBLEMS).map((code) => PROBLEM_BASE + code.replace(/_/g, '-')),
-    }),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    requestId: Type.String(),
-    errors: Type.Optional(
-      Type.Array(FieldErrorSchema, { description: 'On 422: one entry per failing field.' }),
-    ),
-    currentStatus: Type.Optional(
-      Type.String({
-        enum: [...ALL_STATUSES],
-        description: 'On 409 for a state change: the state the lead is in.',
-      }),
-    ),
-    allowedStatuses: Type.Optional(
-      Type.Array(Type.String({ enum: [...ALL_STATUSES] }), {
-        description: 'On 409 for a state change: the states it may move to from there.',
-      }),
-    ),
-    requiredScope: Type.Optional(
-      Type.String({ enum: [...SCOPES], description: 'On 403: the scope the route needs.' }),
-    ),
-  },
-  {
-    $id: 'Problem',
-    title: 'Problem',
-    description: 'RFC 9457 problem details, sent as application/problem+json.',
-    additionalProperties: true,
-  },
 );
 
 export const ProblemRef = Type.Ref('Problem');

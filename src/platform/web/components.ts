@@ -1,9 +1,8 @@
 // Building blocks every page uses: form fields with labels and errors, notices, badges, times.
 
-import type { Status } from '../../leads/states.js';
 import type { FieldError } from '../../shared/errors.js';
 import { CSRF_FIELD } from './csrf.js';
-import { formatDateTime, PRIORITY_LABELS, phoneText, STATUS_LABELS } from './format.js';
+import { formatDateTime, phoneText } from './format.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
 
 export function csrfField(token: string): SafeHtml {
@@ -57,14 +56,6 @@ export function errorSummary(errors: readonly FieldError[], labels: Record<strin
 
 export function notice(message: HtmlValue, kind: 'success' | 'info' | 'error' = 'success'): SafeHtml {
   return html`<div class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</div>`;
-}
-
-export function statusBadge(status: Status): SafeHtml {
-  return html`<span class="badge badge-${status}">${STATUS_LABELS[status]}</span>`;
-}
-
-export function priorityBadge(priority: string): SafeHtml {
-  return html`<span class="badge priority-${priority}">${PRIORITY_LABELS[priority] ?? priority}</span>`;
 }
 
 /** One row of a definition list; nothing when the value is empty. */

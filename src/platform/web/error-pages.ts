@@ -1,14 +1,8 @@
 // Error pages: what went wrong in plain words, and where to go next.
-import type { SessionUser } from '../../accounts/sessions.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
-import { page, plainPage } from './layout.js';
+import { page, plainPage, type Viewer } from './layout.js';
 
-export function errorPage(
-  title: string,
-  message: string,
-  user: SessionUser | null,
-  requestId?: string,
-): SafeHtml {
+export function errorPage(title: string, message: string, user: Viewer | null, requestId?: string): SafeHtml {
   const body = html`<h1>${title}</h1>
 <p>${message}</p>
 ${requestId ? html`<p class="muted">Request id: <code>${requestId}</code></p>` : ''}
@@ -33,7 +27,7 @@ function askAdmins(emails: readonly string[]): SafeHtml {
  * The 403 a member gets on an admin-only page: what only admins do, and whom to ask. `what` completes "Only an
  * admin of <brand> can …".
  */
-export function adminOnlyPage(user: SessionUser, what: string, adminEmails: readonly string[]): SafeHtml {
+export function adminOnlyPage(user: Viewer, what: string, adminEmails: readonly string[]): SafeHtml {
   const body = html`<h1>Admins only</h1>
 <p>Only an admin of ${user.brandName} can ${what}. You are signed in as a member, for leads, work items and customers.</p>
 <p>${askAdmins(adminEmails)}</p>

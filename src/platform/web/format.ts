@@ -1,35 +1,6 @@
 // Labels and date formats shown to people.
 
-import type { Status } from '../../leads/states.js';
 import { formatPhone } from '../../shared/phone.js';
-
-export const STATUS_LABELS: Record<Status, string> = {
-  request: 'Request',
-  quoted: 'Quoted',
-  scheduled: 'Scheduled',
-  planned: 'Planned',
-  in_progress: 'In progress',
-  completed: 'Completed',
-  cancelled: 'Cancelled',
-};
-
-/** What the button that moves a lead into a state says. */
-export const TRANSITION_LABELS: Record<Status, string> = {
-  request: 'Back to request',
-  quoted: 'Mark as quoted',
-  scheduled: 'Schedule',
-  planned: 'Mark as planned',
-  in_progress: 'Start work',
-  completed: 'Mark as completed',
-  cancelled: 'Cancel lead',
-};
-
-export const PRIORITY_LABELS: Record<string, string> = {
-  low: 'Low',
-  medium: 'Medium',
-  high: 'High',
-  urgent: 'Urgent',
-};
 
 /** A customer's contact fields (and `type`), as named in forms and tables. */
 export const CUSTOMER_FIELD_LABELS: Record<string, string> = {

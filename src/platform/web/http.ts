@@ -56,3 +56,8 @@ export function safeNext(value: string): string | undefined {
     ? value
     : undefined;
 }
+
+/** The scheme and host the browser used, as the origin of absolute links (behind TRUST_PROXY, the proxy's). */
+export function originOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}

@@ -1,8 +1,6 @@
 // The page shell: head, skip link, header with navigation and sign-out, and the main landmark.
 // The navigation and sign-out sit in a <details> menu: on phones a "Menu" button opens them (no script needed);
 // from 768 px wide the stylesheet shows them in the header row and hides the button.
-import type { SessionUser } from '../../accounts/sessions.js';
-import { isAdmin } from '../../accounts/users.js';
 import { assetUrls } from './assets.js';
 import { csrfField } from './components.js';
 import { timesInZone } from './format.js';
@@ -48,9 +46,19 @@ function head(title: string): SafeHtml {
 </head>`;
 }
 
+/** Who a signed-in page is for (accounts' SessionUser has these and more). */
+export interface Viewer {
+  email: string;
+  role: 'owner' | 'member';
+  brandName: string;
+  csrfToken: string;
+  /** The brand's IANA time zone: every time on the page is written in it. */
+  timeZone: string;
+}
+
 export interface PageOptions {
   title: string;
-  user: SessionUser;
+  user: Viewer;
   section?: Section;
   body: HtmlValue;
 }
@@ -69,7 +77,7 @@ ${head(options.title)}
       <summary class="menu-button"><span class="menu-icon" aria-hidden="true"></span>Menu</summary>
       <div class="menu-panel">
         <nav aria-label="Main">
-          <ul class="nav">${NAV.filter((item) => !item.adminOnly || isAdmin(user)).map(
+          <ul class="nav">${NAV.filter((item) => !item.adminOnly || user.role === 'owner').map(
             (item) =>
               html`<li><a href="${item.href}"${item.section === options.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
           )}</ul>

@@ -2,7 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { pagingFrom, timestampsFrom } from '../../leads/api/list-query.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { scopedRoute } from '../../platform/http/route.js';
 import { listEventsJson } from '../events.js';

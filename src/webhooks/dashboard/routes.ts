@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { flash, takeFlashed } from '../../accounts/dashboard/flash.js';
 import { userOf } from '../../accounts/dashboard/session.js';
 import type { SessionUser } from '../../accounts/sessions.js';
-import type { RouteDeps } from '../../platform/deps.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
 import { list, pathParam, seeOther, sendPage, text, withQuery } from '../../platform/web/http.js';

@@ -1,10 +1,11 @@
 // Server-rendered SVG charts. Bars are SVG stretched to the width available; every text is HTML around them,
 // so it stays readable on a phone. Each chart carries a text equivalent for screen readers.
 
-import { formatShortDate, STATUS_LABELS } from '../../../platform/web/format.js';
+import { formatShortDate } from '../../../platform/web/format.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { type Status, stageOf } from '../../states.js';
 import type { LeadStats } from '../../stats.js';
+import { STATUS_LABELS } from './labels.js';
 
 /** A round top for the scale: 4, or the smallest of 1, 2, 2.5, 5 times a power of ten that holds n. */
 export function niceCeiling(n: number): number {

@@ -2,13 +2,13 @@
 
 import type { SessionUser } from '../../../accounts/sessions.js';
 import { csrfField, errorFor, errorSummary, field } from '../../../platform/web/components.js';
-import { PRIORITY_LABELS } from '../../../platform/web/format.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
 import type { FieldError } from '../../../shared/errors.js';
 import type { LeadDetail } from '../../index.js';
 import { LEAD_FIELDS } from '../../input.js';
 import { PRIORITIES } from '../../states.js';
+import { PRIORITY_LABELS } from './labels.js';
 
 /** The lead fields as the office names them (forms/views.ts speaks to the customer: "Your name"). */
 export const LEAD_FIELD_LABELS: Record<string, string> = {

@@ -2,13 +2,14 @@
 // first, with the form that adds a note; the confirmation step for final states; and the stale-tab message.
 
 import type { SessionUser } from '../../../accounts/sessions.js';
-import { csrfField, notice, statusBadge, time } from '../../../platform/web/components.js';
-import { fieldWords, STATUS_LABELS } from '../../../platform/web/format.js';
+import { csrfField, notice, time } from '../../../platform/web/components.js';
+import { fieldWords } from '../../../platform/web/format.js';
 import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
 import type { Actor, LeadActivity, LeadDetail, Note } from '../../index.js';
 import { MAX_NOTE_LENGTH, MAX_REASON_LENGTH } from '../../index.js';
 import { type Status, stageOf } from '../../states.js';
+import { STATUS_LABELS, statusBadge } from './labels.js';
 import { editedText } from './lead-form.js';
 
 /** Which entries the feed shows: everything (default), only notes, or only state changes. */

@@ -2,26 +2,17 @@
 
 import type { SessionUser } from '../../../accounts/sessions.js';
 import { isAdmin } from '../../../accounts/users.js';
-import { customerTitle, typeLabel } from '../../../customers/dashboard/views.js';
+import { customerTitle, typeLabel } from '../../../customers/names.js';
 import {
   csrfField,
   customerHref,
   errorSummary,
   notice,
   phoneLink,
-  priorityBadge,
   detailRow as row,
-  statusBadge,
   time,
 } from '../../../platform/web/components.js';
-import {
-  CUSTOMER_FIELD_LABELS,
-  fieldWords,
-  PRIORITY_LABELS,
-  phoneText,
-  STATUS_LABELS,
-  TRANSITION_LABELS,
-} from '../../../platform/web/format.js';
+import { CUSTOMER_FIELD_LABELS, fieldWords, phoneText } from '../../../platform/web/format.js';
 import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.js';
 import { withQuery } from '../../../platform/web/http.js';
 import { page } from '../../../platform/web/layout.js';
@@ -47,6 +38,7 @@ import {
 } from '../../states.js';
 import type { LeadStats } from '../../stats.js';
 import { perDayChart, perStatusChart } from './charts.js';
+import { PRIORITY_LABELS, priorityBadge, STATUS_LABELS, statusBadge, TRANSITION_LABELS } from './labels.js';
 import { LEAD_FIELD_LABELS } from './lead-form.js';
 import { type FeedFilter, type NoteFormState, timelineSection } from './lead-timeline.js';
 import { spamLink } from './spam.js';

@@ -2,12 +2,13 @@
 // My visits. Dates and times are entered and shown in the brand's time zone (SessionUser.timeZone).
 
 import type { SessionUser } from '../../../accounts/sessions.js';
-import { csrfField, errorFor, errorSummary, statusBadge, time } from '../../../platform/web/components.js';
+import { csrfField, errorFor, errorSummary, time } from '../../../platform/web/components.js';
 import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
 import type { FieldError } from '../../../shared/errors.js';
 import { addDays, dayIn, isoWeek, timeIn } from '../../../shared/time-zones.js';
 import type { AnyListItem, LeadDetail, Visit } from '../../index.js';
+import { statusBadge } from './labels.js';
 
 /** Someone a visit can be given to. */
 export interface Person {

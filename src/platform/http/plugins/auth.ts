@@ -2,7 +2,7 @@
 // The key is looked up first; the failed-key limit of the client's address applies only when it is missing or bad.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { type ApiKeyResolver, hasScope, type Principal, type Scope } from '../../../accounts/api-keys.js';
+import { type ApiKeyLookup, hasScope, type Principal, type Scope } from '../../../shared/scopes.js';
 import { sendProblem } from '../problem.js';
 import type { FailedKeyLimit } from './rate-limit.js';
 
@@ -46,7 +46,7 @@ export function principalOf(request: FastifyRequest): Principal {
 export default fp(
   async function authPlugin(
     app: FastifyInstance,
-    options: { resolver: ApiKeyResolver; failedKeys: Pick<FailedKeyLimit, 'refused'> },
+    options: { resolver: ApiKeyLookup; failedKeys: Pick<FailedKeyLimit, 'refused'> },
   ) {
     app.decorateRequest('principal', null);
 

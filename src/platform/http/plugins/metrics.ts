@@ -5,11 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kysely } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { EmailOutcome, MailMetrics } from '../../../mail/worker.js';
-import type { DeliveryMetrics, DeliveryOutcome } from '../../../webhooks/worker.js';
 import type { Store, WriteMetrics } from '../../db/store.js';
 import { withWriteMetrics } from '../../db/store.js';
-import type { RouteDeps } from '../../deps.js';
+import type { DeliveryMetrics, DeliveryOutcome, EmailOutcome, MailMetrics } from '../../queue/outcomes.js';
+import type { RouteDeps } from '../deps.js';
 
 /** Why the overload guard answered 503. */
 export type ShedReason = 'shutting_down' | 'in_flight' | 'event_loop_lag';

@@ -1,9 +1,9 @@
 // The dependencies buildApp creates once and hands to the API routes, the dashboard and background work.
 
-import type { ApiKeyResolver } from '../accounts/api-keys.js';
-import type { ResponseCache } from '../api/response-cache.js';
-import type { Config } from './config.js';
-import type { Database } from './db/database.js';
+import type { ApiKeyLookup } from '../../shared/scopes.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import type { ResponseCache } from './response-cache.js';
 
 /** What route plugins need from the app, passed explicitly instead of through decorators. */
 export interface RouteDeps {
@@ -13,7 +13,7 @@ export interface RouteDeps {
    * with the same database carrying this app's counters (withWriteMetrics), before any route plugin reads it.
    */
   database: Database;
-  keys: ApiKeyResolver;
+  keys: ApiKeyLookup;
   /** Reuses list and single-read responses while the data is unchanged. */
   responses: ResponseCache;
 }

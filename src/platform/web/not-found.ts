@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorPage } from '../platform/web/error-pages.js';
-import { sendPage } from '../platform/web/http.js';
+import { errorPage } from './error-pages.js';
+import { sendPage } from './http.js';
 
 /** The dashboard's 404: the same answer for "does not exist" and "belongs to another brand". */
 export function notFound(

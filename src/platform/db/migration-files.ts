@@ -1,9 +1,9 @@
-// Finds the migrations: every file in this folder named <10-digit timestamp>_<name>, exporting migration(dialect).
+// Finds the migrations: every file in ./migrations named <10-digit timestamp>_<name>, exporting migration(dialect).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Migration } from 'kysely';
-import type { Dialect } from '../store.js';
+import type { Dialect } from './store.js';
 
 // .ts when run from source (tests, tsx), .js from dist; declaration files never match (no dot in the name).
 const MIGRATION_FILE = /^(\d{10}_[a-z0-9_-]+)\.(ts|js)$/;
@@ -13,7 +13,7 @@ const MIGRATION_FILE = /^(\d{10}_[a-z0-9_-]+)\.(ts|js)$/;
  * shipped. Adding a migration is adding its file: nothing lists them by hand.
  */
 export async function migrations(dialect: Dialect): Promise<Record<string, Migration>> {
-  const folder = path.dirname(fileURLToPath(import.meta.url));
+  const folder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
   const found = new Map<string, string>();
   for (const file of fs.readdirSync(folder)) {
     const match = MIGRATION_FILE.exec(file);

@@ -16,8 +16,8 @@
 
 import { type RawBuilder, sql } from 'kysely';
 import { AsYouType } from 'libphonenumber-js/max';
-import { type Runner, type SqlBuilder, statement } from '../platform/db/sql.js';
-import type { Dialect } from '../platform/db/store.js';
+import { type Runner, type SqlBuilder, statement } from './sql.js';
+import type { Dialect } from './store.js';
 
 /** Trigram indexes need this many characters in a term. */
 export const MIN_TERM = 3;

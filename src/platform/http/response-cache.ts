@@ -7,8 +7,12 @@
 // any committed write, by this process or another, makes every entry stale. Where the token is unknown
 // (PostgreSQL, or a transaction open on this SQLite connection) nothing is cached or served from the cache.
 import type { FastifyReply } from 'fastify';
-import { ReadyJson } from '../leads/list-json.js';
-import type { Database } from '../platform/db/database.js';
+import type { Database } from '../db/database.js';
+
+/** A response body as JSON, ready to send (e.g. a list envelope `{"data":[…],"limit":…,"hasMore":…,"nextCursor":…}`). */
+export class ReadyJson {
+  constructor(readonly json: string) {}
+}
 
 interface Entry {
   version: string;
