@@ -352,10 +352,19 @@ describe.each(dialects())('a large export on %s', (dialect) => {
       });
       expect(res.statusCode).toBe(200);
       expect(parseCsv(res.body).length).toBe(3600 + 1);
-      return Number(res.headers['ratelimit-remaining']);
+      return {
+        left: Number(res.headers['ratelimit-remaining']),
+        reset: Number(res.headers['ratelimit-reset']),
+      };
     };
-    const before = await remaining();
-    expect(await remaining()).toBe(before - 1);
+    // Limits count in fixed one-minute windows: a pair that straddles a window's end is measured again.
+    for (let attempt = 0; ; attempt++) {
+      const before = await remaining();
+      const after = await remaining();
+      if (after.reset > before.reset && attempt < 3) continue;
+      expect(after.left).toBe(before.left - 1);
+      break;
+    }
   });
 
   describe('over a real connection', () => {
