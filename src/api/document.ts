@@ -6,7 +6,8 @@
 // - the statuses any operation can give (405, 500, 503; 429 on rate-limited routes; 400/413/415/422 where a
 //   body is read; 304 on conditional GETs), always as application/problem+json for errors;
 // - examples on parameters, bodies and the main responses; no custom `format` (strict validators reject them);
-// - the 3.1 `webhooks` section: one entry per event type, the POST a receiver gets.
+// - the 3.1 `webhooks` section: one entry per event type, the POST a receiver gets;
+// - request body fields' defaults in their descriptions, not as `default` (generators read it as "always there").
 
 import { LEAD_SOURCES } from '../leads/states.js';
 import { EVENT_TYPES } from '../webhooks/events.js';
@@ -337,6 +338,59 @@ function portableSchemas(doc: Json): void {
   });
 }
 
+/** The names of the components.schemas entries `roots` refer to, directly or through other components. */
+function componentsReached(doc: Json, roots: unknown[]): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: unknown): void =>
+    walk(node, (object) => {
+      if (typeof object.$ref !== 'string' || !object.$ref.startsWith(REF)) return;
+      const name = object.$ref.slice(REF.length).split('/')[0] ?? '';
+      if (names.has(name)) return;
+      names.add(name);
+      visit(doc.components.schemas[name]);
+    });
+  for (const root of roots) visit(root);
+  return names;
+}
+
+/** The default as the description says it: `medium`, `false`, `["a"]`. */
+const defaultText = (value: unknown) => `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
+
+/**
+ * Defaults of request fields, said in words. openapi-typescript (with its default options) and generators like it
+ * read a `default` in a named schema as "the server always fills it in" and make the field required, exempting
+ * only inline request bodies and parameters: a client generated from the document demanded `priority` in every
+ * LeadCreate. In the components only requests use, a property's `default` moves into its description (which
+ * keeps its own wording when it already states the default); parameters keep theirs, and what responses use
+ * (webhook payloads included) is left as it is.
+ */
+function requestDefaultsInWords(doc: Json): void {
+  const requests: unknown[] = [];
+  const responses: unknown[] = [doc.components.responses, doc.components.headers, doc.webhooks];
+  for (const item of Object.values<Json>(doc.paths)) {
+    for (const operation of Object.values<Json>(item)) {
+      requests.push(operation.requestBody, operation.parameters);
+      responses.push(operation.responses);
+    }
+  }
+  const answered = componentsReached(doc, responses);
+  for (const name of componentsReached(doc, requests)) {
+    if (answered.has(name)) continue;
+    walk(doc.components.schemas[name], (node) => {
+      if (!isObject(node.properties)) return;
+      for (const property of Object.values(node.properties)) {
+        if (!isObject(property) || !('default' in property)) continue;
+        const text = defaultText(property.default);
+        const plain = text.slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        const stated = new RegExp(`\\bdefaults?( to|:)? [\`"]?${plain}[\`"]?(\\W|$)`, 'i');
+        if (typeof property.description !== 'string') property.description = `Default: ${text}.`;
+        else if (!stated.test(property.description)) property.description += ` Default: ${text}.`;
+        delete property.default;
+      }
+    });
+  }
+}
+
 const problemContent = { 'application/problem+json': { schema: ref('Problem') } };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -596,5 +650,6 @@ export function finishDocument(input: Json, conflicts: string[] = []): Json {
   doc.components.headers = RESPONSE_HEADERS;
   completeOperations(doc);
   doc.webhooks = webhooks();
+  requestDefaultsInWords(doc);
   return doc;
 }

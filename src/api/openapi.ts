@@ -27,7 +27,36 @@ export const DOCS_CSP = [
 
 /** The lead-intake mark: a house with an inbox arrow, in the dashboard's colours. */
 const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="180" height="40" viewBox="0 0 180 40"><rect x="2" y="6" width="28" height="28" rx="6" fill="#1f6feb"/><path d="M8 20 16 12l8 8v9H8z" fill="#fff"/><path d="M16 17v8m-3-3 3 3 3-3" stroke="#1f6feb" stroke-width="2" fill="none"/><text x="38" y="27" font-family="system-ui,sans-serif" font-size="18" font-weight="600" fill="#fff">lead-intake API</text></svg>`;
+const LOGO_SRC = `data:image/svg+xml;base64,${Buffer.from(LOGO_SVG).toString('base64')}`;
 const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f6feb"/><path d="M6 16 16 7l10 9v11H6z" fill="#fff"/></svg>`;
+
+/**
+ * A uiConfig value that is JavaScript for the browser: @fastify/swagger-ui writes a function in uiConfig into the
+ * page's swagger-initializer.js as its toString(). Given as source text rather than as a function of this module,
+ * whose text is whatever the compiler or loader made of it (tsx's esbuild, for one, adds `__name(…)` calls that
+ * exist only in Node).
+ */
+const inBrowser = (expression: string) => Object.assign(() => undefined, { toString: () => expression });
+
+/**
+ * Swagger UI's plugins: its default list (DownloadUrl, which fetches the document; a `plugins` option replaces the
+ * list), and a topbar Logo component that draws the lead-intake mark. Swagger UI's own logo is an SVG with an
+ * inline <style>, which style-src 'self' blocks: a CSP violation in the console on every load, for a logo that
+ * @fastify/swagger-ui's `logo` option only swapped out once it was drawn.
+ */
+const SWAGGER_UI_PLUGINS = [
+  inBrowser('SwaggerUIBundle.plugins.DownloadUrl'),
+  inBrowser(`function leadIntakeLogo(system) {
+    return {
+      components: {
+        Logo: function () {
+          return system.React.createElement('img', { src: ${JSON.stringify(LOGO_SRC)}, height: 40, alt: 'lead-intake API' });
+        },
+      },
+    };
+  }`),
+];
+
 const THEME_CSS = `.swagger-ui .topbar { background-color: #0d1b2a; }
 .swagger-ui .topbar a { max-width: none; }
 .swagger-ui .info .title small.version-stamp { background-color: #1f6feb; }
@@ -111,7 +140,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: DOCS_CSP,
-    uiConfig: { url: '/v1/openapi.json', docExpansion: 'list', defaultModelsExpandDepth: 0 } as never,
+    uiConfig: {
+      url: '/v1/openapi.json',
+      docExpansion: 'list',
+      defaultModelsExpandDepth: 0,
+      plugins: SWAGGER_UI_PLUGINS,
+    } as never,
     theme: {
       title: 'lead-intake API',
       css: [{ filename: 'lead-intake.css', content: THEME_CSS }],
@@ -119,7 +153,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
         { filename: 'favicon.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: FAVICON_SVG },
       ],
     },
-    logo: { type: 'image/svg+xml', content: LOGO_SVG, href: '/docs/' },
+    // No logo swap after drawing (the Logo plugin draws ours); left out, the option would swap in Fastify's.
+    // null is what turns it off (its own tests do so), which its types do not list.
+    logo: null as never,
   });
 }
 
