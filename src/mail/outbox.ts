@@ -1,9 +1,10 @@
 // The email outbox: one row per mail, queued in the transaction that causes it and sent by a worker under a lease
 // (the same design as the webhook delivery queue: a conditional UPDATE claims due rows, so instances sharing the
 // database never send one mail twice).
+
+import { claimDueRows, type QueueStats, queueStats } from '../platform/db/lease.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
-import { claimDueRows } from '../platform/queue/lease.js';
 import { type RetryPolicy, retryDelayMs } from '../platform/queue/retry.js';
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
@@ -57,6 +58,11 @@ export function claimDueEmails(
   now: number = Date.now(),
 ): Promise<string[]> {
   return claimDueRows(store, 'email_outbox', owner, limit, leaseMs, now);
+}
+
+/** Mails waiting to be sent (due, or waiting for a retry) and the age of the oldest: the outbox's gauges. */
+export function outboxQueueStats(store: Store, now: number = Date.now()): Promise<QueueStats> {
+  return queueStats(store, 'email_outbox', now);
 }
 
 /** Everything a worker needs to send one claimed mail. */

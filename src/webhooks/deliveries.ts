@@ -1,8 +1,8 @@
 // The webhook delivery queue: one row per (endpoint, event, send request), claimed by workers with a lease.
 import { sql } from 'kysely';
+import { claimDueRows, type QueueStats, queueStats } from '../platform/db/lease.js';
 import { statement } from '../platform/db/sql.js';
 import type { DB, Store, Tx } from '../platform/db/store.js';
-import { claimDueRows } from '../platform/queue/lease.js';
 import { type RetryPolicy, retryDelayMs } from '../platform/queue/retry.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -230,6 +230,11 @@ export function claimDueDeliveries(
   now: number = Date.now(),
 ): Promise<string[]> {
   return claimDueRows(store, 'webhook_deliveries', owner, limit, leaseMs, now);
+}
+
+/** Deliveries waiting to be sent (due, or waiting for a retry) and the age of the oldest: the queue's gauges. */
+export function deliveryQueueStats(store: Store, now: number = Date.now()): Promise<QueueStats> {
+  return queueStats(store, 'webhook_deliveries', now);
 }
 
 /** Everything a worker needs to send one claimed delivery. */
