@@ -1,5 +1,6 @@
 // buildApp(config): the whole service as a Fastify instance, without listening. Tests drive it with inject().
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPluginOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import { ApiKeyResolver } from './accounts/api-keys.js';
 import { registerOpenApi, serveOpenApiDocument } from './api/openapi.js';
 import operationRoutes from './api/operations.js';
@@ -15,8 +16,10 @@ import exportRoutes from './leads/api/exports.js';
 import leadRoutes from './leads/api/leads.js';
 import noteRoutes from './leads/api/notes.js';
 import workItemRoutes from './leads/api/work-items.js';
+import { outboxQueueStats } from './mail/outbox.js';
 import type { Config, TrustProxy } from './platform/config.js';
 import { type Database, migrate, openDatabase } from './platform/db/database.js';
+import { withWriteMetrics } from './platform/db/store.js';
 import { connectionsCheckingInterval, handleClientError } from './platform/http/client-errors.js';
 import type { RouteDeps } from './platform/http/deps.js';
 import { sendFrameworkError } from './platform/http/framework-errors.js';
@@ -25,7 +28,7 @@ import { setNotFoundHandler, trackRoutes } from './platform/http/not-found.js';
 import authPlugin from './platform/http/plugins/auth.js';
 import errorsPlugin from './platform/http/plugins/errors.js';
 import httpConventions from './platform/http/plugins/http-conventions.js';
-import metricsPlugin from './platform/http/plugins/metrics.js';
+import metricsPlugin, { AppMetrics } from './platform/http/plugins/metrics.js';
 import overloadPlugin from './platform/http/plugins/overload.js';
 import rateLimitPlugin, { FailedKeyLimit } from './platform/http/plugins/rate-limit.js';
 import requestLogPlugin, { RequestLogController } from './platform/http/plugins/request-log.js';
@@ -34,6 +37,7 @@ import { createRateLimiter, type RateLimiter } from './platform/rate-limit/limit
 import { ulid } from './shared/ids.js';
 import webhookEndpointRoutes from './webhooks/api/endpoints.js';
 import eventRoutes from './webhooks/api/events.js';
+import { deliveryQueueStats } from './webhooks/deliveries.js';
 
 export interface BuildOptions {
   /**
@@ -76,14 +80,32 @@ function fastifyTrustProxy(
 }
 
 const HSTS = 'max-age=31536000; includeSubDomains';
+
+/**
+ * A route plugin that needs plugins registered before it (the auth hook that checks its routes' scopes, the
+ * metrics registry), declared so Fastify refuses to register it without them. It stays encapsulated, as a plain
+ * route plugin is.
+ */
+function needing<O extends FastifyPluginOptions>(
+  dependencies: string[],
+  name: string,
+  plugin: FastifyPluginAsync<O>,
+): FastifyPluginAsync<O> {
+  return fp(plugin, { name, dependencies, encapsulate: true });
+}
+
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
   // The database carries "email is on" to the domain, which queues mail in its transactions.
   const mail = config.mail ? { publicUrl: config.publicUrl } : null;
-  const database = options.database ?? openDatabase(config.database, config.sqliteSynchronous, mail);
+  const opened = options.database ?? openDatabase(config.database, config.sqliteSynchronous, mail);
   const ownsDatabase = !options.database;
   if (options.migrate !== false) {
-    await migrate(database, config.database.dialect === 'postgres' ? config.database.schema : undefined);
+    await migrate(opened, config.database.dialect === 'postgres' ? config.database.schema : undefined);
   }
+  // This app's counters, and the database every part of the app uses: its writes carry the counters to the domain
+  // (tx.metrics, counted at commit). Built here, before any plugin registers, and never replaced.
+  const meter = new AppMetrics();
+  const database = withWriteMetrics(opened, meter);
 
   const app = Fastify({
     logger:
@@ -159,7 +181,14 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(errorsPlugin);
   await app.register(httpConventions, { compression: config.compression, etags: config.etags });
-  await app.register(metricsPlugin, { defaultMetrics: options.defaultMetrics ?? true, deps });
+  await app.register(metricsPlugin, {
+    meter,
+    defaultMetrics: options.defaultMetrics ?? true,
+    queues: {
+      webhook_deliveries: (now) => deliveryQueueStats(database, now),
+      email_outbox: (now) => outboxQueueStats(database, now),
+    },
+  });
   await app.register(requestLogPlugin);
   await app.register(overloadPlugin, {
     maxInFlight: config.maxInFlight,
@@ -170,17 +199,21 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(rateLimitPlugin, { limiter, config, failedKeys });
   await app.register(authPlugin, { resolver: keys, failedKeys });
 
-  await app.register(operationRoutes, { deps, readinessDetails: [() => limiter.status()] });
-  await app.register(leadRoutes, { deps });
-  await app.register(noteRoutes, { deps });
-  await app.register(workItemRoutes, { deps });
-  await app.register(exportRoutes, { deps });
-  await app.register(addressRoutes, { deps });
+  await app.register(needing(['metrics'], 'operation-routes', operationRoutes), {
+    deps,
+    readinessDetails: [() => limiter.status()],
+  });
+  // The API's routes with a scope: the auth plugin's hook checks it, so it must be registered first.
+  await app.register(needing(['auth'], 'lead-routes', leadRoutes), { deps });
+  await app.register(needing(['auth'], 'note-routes', noteRoutes), { deps });
+  await app.register(needing(['auth'], 'work-item-routes', workItemRoutes), { deps });
+  await app.register(needing(['auth'], 'export-routes', exportRoutes), { deps });
+  await app.register(needing(['auth'], 'address-routes', addressRoutes), { deps });
   await app.register(dashboardPlugin, { deps });
-  await app.register(eventRoutes, { deps });
-  await app.register(customerRoutes, { deps });
-  await app.register(webhookEndpointRoutes, { deps });
-  await app.register(formRoutes, { deps });
+  await app.register(needing(['auth'], 'event-routes', eventRoutes), { deps });
+  await app.register(needing(['auth'], 'customer-routes', customerRoutes), { deps });
+  await app.register(needing(['auth'], 'webhook-endpoint-routes', webhookEndpointRoutes), { deps });
+  await app.register(needing(['auth'], 'form-routes', formRoutes), { deps });
   await app.register(publicFormRoutes, { deps, limiter });
   await app.register(background, {
     deps,

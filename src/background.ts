@@ -73,5 +73,6 @@ export default fp(
     });
     app.addHook('preClose', async () => clearInterval(timer));
   },
-  { name: 'background' },
+  // The workers count their outcomes on the metrics plugin's counters (app.meter).
+  { name: 'background', dependencies: ['metrics'] },
 );

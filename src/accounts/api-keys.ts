@@ -6,6 +6,7 @@ import { newId } from '../shared/ids.js';
 import { type ApiKeyLookup, type Principal, SCOPES, type Scope } from '../shared/scopes.js';
 import { isBlank } from '../shared/text.js';
 import { iso, isoOrNull } from '../shared/time.js';
+import * as q from './queries.js';
 
 export { hasScope, type Principal, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../shared/scopes.js';
 
@@ -38,23 +39,7 @@ export interface CreatedApiKey extends ApiKey {
   key: string;
 }
 
-type KeyRow = {
-  id: string;
-  brand_id: string;
-  name: string;
-  display_prefix: string;
-  scopes: string;
-  created_at: number;
-  created_by: string | null;
-  created_by_user_id: string | null;
-  last_used_at: number | null;
-  expires_at: number | null;
-  revoked_at: number | null;
-  reads_per_minute: number | null;
-  writes_per_minute: number | null;
-};
-
-function toApiKey(row: KeyRow): ApiKey {
+function toApiKey(row: q.ApiKeyRow): ApiKey {
   return {
     id: row.id,
     brandId: row.brand_id,
@@ -131,16 +116,12 @@ export async function createApiKey(store: Store, input: CreateKeyInput): Promise
     errors.push({ field: 'expiresAt', message: 'must be in the future' });
   }
   if (errors.length) throw new ValidationError(errors);
-  const brand = await store.db
-    .selectFrom('brands')
-    .select('id')
-    .where('id', '=', input.brandId)
-    .executeTakeFirst();
-  if (!brand) throw new NotFoundError(`No brand with id ${input.brandId}`);
+  if (!(await q.selectBrand(store, input.brandId)))
+    throw new NotFoundError(`No brand with id ${input.brandId}`);
 
   // 32 random bytes = 256 bits, base64url: 43 characters after the prefix.
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-  const row: KeyRow & { key_hash: string } = {
+  const row = {
     id: newId('apiKey'),
     brand_id: input.brandId,
     name,
@@ -156,29 +137,19 @@ export async function createApiKey(store: Store, input: CreateKeyInput): Promise
     reads_per_minute: input.readsPerMinute ?? null,
     writes_per_minute: input.writesPerMinute ?? null,
   };
-  await store.write(({ db }) => db.insertInto('api_keys').values(row).execute());
+  await store.write((tx) => q.insertApiKey(tx, row));
   return { ...toApiKey(row), key };
 }
 
-export async function listApiKeys({ db }: Store, brandId?: string): Promise<ApiKey[]> {
-  let query = db.selectFrom('api_keys').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc');
-  if (brandId) query = query.where('brand_id', '=', brandId);
-  return (await query.execute()).map(toApiKey);
+export async function listApiKeys(store: Store, brandId?: string): Promise<ApiKey[]> {
+  return (await q.selectApiKeys(store, brandId)).map(toApiKey);
 }
 
 /** Revokes a key. With brandId, only a key of that brand. Returns the key, or throws NotFoundError. */
 export async function revokeApiKey(store: Store, id: string, brandId?: string): Promise<ApiKey> {
-  const row = await store.write(async ({ db }) => {
-    let query = db
-      .updateTable('api_keys')
-      .set({ revoked_at: Date.now() })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null);
-    if (brandId) query = query.where('brand_id', '=', brandId);
-    await query.execute();
-    let select = db.selectFrom('api_keys').selectAll().where('id', '=', id);
-    if (brandId) select = select.where('brand_id', '=', brandId);
-    return select.executeTakeFirst();
+  const row = await store.write(async (tx) => {
+    await q.revokeApiKey(tx, id, brandId, Date.now());
+    return q.selectApiKey(tx, id, brandId);
   });
   if (!row) throw new NotFoundError(`No API key with id ${id}`);
   return toApiKey(row);
@@ -231,20 +202,7 @@ export class ApiKeyResolver implements ApiKeyLookup {
   }
 
   private async fetch(hash: string, now: number): Promise<CacheEntry> {
-    const row = await this.store.db
-      .selectFrom('api_keys')
-      .select([
-        'id',
-        'name',
-        'brand_id',
-        'scopes',
-        'expires_at',
-        'revoked_at',
-        'reads_per_minute',
-        'writes_per_minute',
-      ])
-      .where('key_hash', '=', hash)
-      .executeTakeFirst();
+    const row = await q.selectKeyByHash(this.store, hash);
     if (!row) return { principal: null, expiresAt: null, revoked: false, fetchedAt: now };
     return {
       principal: {
@@ -266,15 +224,6 @@ export class ApiKeyResolver implements ApiKeyLookup {
     const last = this.lastUsedWritten.get(keyId);
     if (last !== undefined && now - last < 60_000) return;
     this.lastUsedWritten.set(keyId, now);
-    this.store
-      .write(({ db }) =>
-        db
-          .updateTable('api_keys')
-          .set({ last_used_at: now })
-          .where('id', '=', keyId)
-          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - 60_000)]))
-          .execute(),
-      )
-      .catch(this.onError);
+    this.store.write((tx) => q.touchApiKey(tx, keyId, now, 60_000)).catch(this.onError);
   }
 }

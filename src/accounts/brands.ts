@@ -5,6 +5,7 @@ import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
 import { canonicalTimeZone, defaultTimeZone } from '../shared/time-zones.js';
 import { normalizeCountry } from '../shared/values.js';
+import * as q from './queries.js';
 
 export interface Brand {
   id: string;
@@ -15,9 +16,7 @@ export interface Brand {
   createdAt: string;
 }
 
-type BrandRow = { id: string; name: string; default_country: string; time_zone: string; created_at: number };
-
-function toBrand(row: BrandRow): Brand {
+function toBrand(row: q.BrandRow): Brand {
   return {
     id: row.id,
     name: row.name,
@@ -70,25 +69,22 @@ export async function createBrand(
     time_zone: timeZone,
     created_at: Date.now(),
   };
-  await store.write(({ db }) => db.insertInto('brands').values(row).execute());
+  await store.write((tx) => q.insertBrand(tx, row));
   return toBrand(row);
 }
 
-export async function listBrands({ db }: Store): Promise<Brand[]> {
-  const rows = await db.selectFrom('brands').selectAll().orderBy('id').execute();
-  return rows.map(toBrand);
+export async function listBrands(store: Store): Promise<Brand[]> {
+  return (await q.selectBrands(store)).map(toBrand);
 }
 
-export async function findBrand({ db }: Store, id: string): Promise<Brand | undefined> {
-  const row = await db.selectFrom('brands').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findBrand(store: Store, id: string): Promise<Brand | undefined> {
+  const row = await q.selectBrand(store, id);
   return row ? toBrand(row) : undefined;
 }
 
 /** Sets the brand's time zone (Settings > Brand); ValidationError naming timeZone when it is no zone. */
 export async function setBrandTimeZone(store: Store, brandId: string, value: unknown): Promise<string> {
   const zone = parseTimeZone(value);
-  await store.write(({ db }) =>
-    db.updateTable('brands').set({ time_zone: zone }).where('id', '=', brandId).execute(),
-  );
+  await store.write((tx) => q.updateBrand(tx, brandId, { time_zone: zone }));
   return zone;
 }

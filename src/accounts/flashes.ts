@@ -9,6 +9,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Store } from '../platform/db/store.js';
 import { hashSecret, isSecretShaped } from '../shared/secrets.js';
+import * as q from './queries.js';
 
 export const FLASH_LIFETIME_MS = 5 * 60 * 1000;
 
@@ -46,23 +47,16 @@ export async function putFlash(
 ): Promise<void> {
   if (!isSecretShaped(sessionToken)) throw new Error('a flash needs the session cookie token');
   const sessionId = hashSecret(sessionToken);
-  await store.write(async ({ db }) => {
+  await store.write(async (tx) => {
     // Expired flashes of anyone go here rather than by a timer: they are few, and the index makes this cheap.
-    await db.deleteFrom('dashboard_flashes').where('expires_at', '<=', now).execute();
-    await db
-      .deleteFrom('dashboard_flashes')
-      .where('session_id', '=', sessionId)
-      .where('name', '=', name)
-      .execute();
-    await db
-      .insertInto('dashboard_flashes')
-      .values({
-        session_id: sessionId,
-        name,
-        payload: seal(sessionToken, name, value),
-        expires_at: now + FLASH_LIFETIME_MS,
-      })
-      .execute();
+    await q.deleteExpiredFlashes(tx, now);
+    await q.deleteFlash(tx, sessionId, name);
+    await q.insertFlash(tx, {
+      session_id: sessionId,
+      name,
+      payload: seal(sessionToken, name, value),
+      expires_at: now + FLASH_LIFETIME_MS,
+    });
   });
 }
 
@@ -78,20 +72,11 @@ export async function takeFlash(
 ): Promise<string | null> {
   if (!isSecretShaped(sessionToken)) return null;
   const sessionId = hashSecret(sessionToken);
-  return store.write(async ({ db }) => {
-    const row = await db
-      .selectFrom('dashboard_flashes')
-      .select(['payload', 'expires_at'])
-      .where('session_id', '=', sessionId)
-      .where('name', '=', name)
-      .executeTakeFirst();
+  return store.write(async (tx) => {
+    const row = await q.selectFlash(tx, sessionId, name);
     if (!row) return null;
-    const deleted = await db
-      .deleteFrom('dashboard_flashes')
-      .where('session_id', '=', sessionId)
-      .where('name', '=', name)
-      .executeTakeFirst();
-    if (Number(deleted.numDeletedRows) !== 1 || Number(row.expires_at) <= now) return null;
+    const deleted = await q.deleteFlash(tx, sessionId, name);
+    if (!deleted || Number(row.expires_at) <= now) return null;
     return open(sessionToken, name, row.payload);
   });
 }

@@ -7,6 +7,7 @@ import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import { iso } from '../shared/time.js';
 import { isValidEmail } from '../shared/values.js';
 import { findBrand } from './brands.js';
+import * as q from './queries.js';
 import { insertUser, parseUserName, prepareUser, type Role, type User } from './users.js';
 
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -21,17 +22,7 @@ export interface Invite {
   expiresAt: string;
 }
 
-type InviteRow = {
-  id: string;
-  brand_id: string;
-  email: string;
-  role: string;
-  invited_by: string;
-  created_at: number;
-  expires_at: number;
-};
-
-function toInvite(row: InviteRow): Invite {
+function toInvite(row: q.InviteRow): Invite {
   return {
     id: row.id,
     brandId: row.brand_id,
@@ -68,12 +59,8 @@ export async function createInvite(
   }
   if (errors.length) throw new ValidationError(errors);
   const normalized = email.toLowerCase();
-  const existing = await store.db
-    .selectFrom('users')
-    .select('id')
-    .where('email_normalized', '=', normalized)
-    .executeTakeFirst();
-  if (existing) throw new DomainError('conflict', `A user with email ${email} already exists.`);
+  if (await q.emailTaken(store, normalized))
+    throw new DomainError('conflict', `A user with email ${email} already exists.`);
   const token = newSecret();
   const row = {
     token_hash: hashSecret(token),
@@ -86,45 +73,27 @@ export async function createInvite(
     created_at: now,
     expires_at: now + INVITE_LIFETIME_MS,
   };
-  await store.write(async ({ db: trx }) => {
-    await trx
-      .deleteFrom('user_invites')
-      .where('brand_id', '=', input.brandId)
-      .where('email_normalized', '=', normalized)
-      .execute();
-    await trx.insertInto('user_invites').values(row).execute();
+  await store.write(async (tx) => {
+    await q.deleteInvitesOf(tx, input.brandId, normalized);
+    await q.insertInvite(tx, row);
   });
   return { ...toInvite(row), token };
 }
 
 /** The brand's invitations that can still be used, newest first. */
-export async function listInvites({ db }: Store, brandId: string, now = Date.now()): Promise<Invite[]> {
-  const rows = await db
-    .selectFrom('user_invites')
-    .select(['id', 'brand_id', 'email', 'role', 'invited_by', 'created_at', 'expires_at'])
-    .where('brand_id', '=', brandId)
-    .where('expires_at', '>', now)
-    .orderBy('created_at', 'desc')
-    .execute();
-  return rows.map(toInvite);
+export async function listInvites(store: Store, brandId: string, now = Date.now()): Promise<Invite[]> {
+  return (await q.selectLiveInvites(store, brandId, now)).map(toInvite);
 }
 
 export async function withdrawInvite(store: Store, brandId: string, id: string): Promise<void> {
-  const result = await store.write(({ db }) =>
-    db.deleteFrom('user_invites').where('id', '=', id).where('brand_id', '=', brandId).executeTakeFirst(),
-  );
-  if (Number(result.numDeletedRows) !== 1) throw new NotFoundError(`No invitation with id ${id}`);
+  const deleted = await store.write((tx) => q.deleteInvite(tx, brandId, id));
+  if (!deleted) throw new NotFoundError(`No invitation with id ${id}`);
 }
 
 /** The invitation behind a link token, if it is still usable. */
-export async function findInvite({ db }: Store, token: unknown, now = Date.now()): Promise<Invite | null> {
+export async function findInvite(store: Store, token: unknown, now = Date.now()): Promise<Invite | null> {
   if (!isSecretShaped(token)) return null;
-  const row = await db
-    .selectFrom('user_invites')
-    .select(['id', 'brand_id', 'email', 'role', 'invited_by', 'created_at', 'expires_at'])
-    .where('token_hash', '=', hashSecret(token))
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
+  const row = await q.selectLiveInvite(store, hashSecret(token), now);
   return row ? toInvite(row) : null;
 }
 
@@ -150,12 +119,7 @@ export async function acceptInvite(
     brandName: (await findBrand(store, invite.brandId))?.name,
   });
   return store.write(async (tx) => {
-    const used = await tx.db
-      .deleteFrom('user_invites')
-      .where('token_hash', '=', hashSecret(input.token as string))
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    if (Number(used.numDeletedRows) !== 1) {
+    if (!(await q.deleteLiveInvite(tx, hashSecret(input.token as string), now))) {
       throw new NotFoundError('This invitation link is not valid (any more).');
     }
     return insertUser(tx, user);

@@ -9,6 +9,7 @@ import { escapeHtml } from '../platform/web/escape-html.js';
 import { DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import { findPasswordOwner, newPasswordErrors, type PasswordOwner, storeNewPassword } from './passwords.js';
+import * as q from './queries.js';
 import { PAIR_MEMORY_MS } from './sign-in.js';
 import { hashPassword } from './users.js';
 
@@ -36,13 +37,7 @@ export async function requestPasswordReset(
   if (!mail) throw new DomainError('conflict', 'Email is off: password reset links cannot be sent.');
   const email = input.email.trim().toLowerCase().slice(0, 320);
   const subjects = { email: `reset-email:${email}`, address: `reset-address:${input.address}` };
-  const counts = await store.db
-    .selectFrom('sign_in_failures')
-    .select((eb) => ['subject', eb.fn.countAll<number>().as('n'), eb.fn.min('at').as('first')])
-    .where('subject', 'in', [subjects.email, subjects.address])
-    .where('at', '>', now - RESET_WINDOW_MS)
-    .groupBy('subject')
-    .execute();
+  const counts = await q.selectFailureStats(store, [subjects.email, subjects.address], now - RESET_WINDOW_MS);
   const over = counts.filter(
     (row) =>
       Number(row.n) >=
@@ -56,29 +51,17 @@ export async function requestPasswordReset(
   const owner = await findPasswordOwner(store, { email });
   const token = newSecret();
   await store.write(async (tx) => {
-    await tx.db
-      .insertInto('sign_in_failures')
-      .values([
-        { subject: subjects.email, at: now },
-        { subject: subjects.address, at: now },
-      ])
-      .execute();
-    await tx.db
-      .deleteFrom('sign_in_failures')
-      .where('at', '<=', now - PAIR_MEMORY_MS)
-      .execute();
-    await tx.db.deleteFrom('password_resets').where('expires_at', '<=', now).execute();
+    await q.insertFailures(tx, [subjects.email, subjects.address], now);
+    await q.deleteFailuresUpTo(tx, now - PAIR_MEMORY_MS);
+    await q.deleteExpiredResets(tx, now);
     if (!owner) return;
-    await tx.db.deleteFrom('password_resets').where('user_id', '=', owner.id).execute();
-    await tx.db
-      .insertInto('password_resets')
-      .values({
-        token_hash: hashSecret(token),
-        user_id: owner.id,
-        created_at: now,
-        expires_at: now + RESET_LIFETIME_MS,
-      })
-      .execute();
+    await q.deleteResetsOfUser(tx, owner.id);
+    await q.insertPasswordReset(tx, {
+      token_hash: hashSecret(token),
+      user_id: owner.id,
+      created_at: now,
+      expires_at: now + RESET_LIFETIME_MS,
+    });
     const message = renderPasswordResetEmail({
       brandName: owner.brandName,
       email: owner.email,
@@ -101,13 +84,8 @@ export async function findPasswordReset(
   now = Date.now(),
 ): Promise<PasswordOwner | null> {
   if (!isSecretShaped(token)) return null;
-  const row = await store.db
-    .selectFrom('password_resets')
-    .select('user_id')
-    .where('token_hash', '=', hashSecret(token))
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return row ? findPasswordOwner(store, { id: row.user_id }) : null;
+  const userId = await q.selectLiveResetUserId(store, hashSecret(token), now);
+  return userId === undefined ? null : findPasswordOwner(store, { id: userId });
 }
 
 /**
@@ -127,14 +105,8 @@ export async function resetPassword(
   if (errors.length) throw new ValidationError(errors);
   const hash = await hashPassword(input.password as string);
   await store.write(async (tx) => {
-    const used = await tx.db
-      .deleteFrom('password_resets')
-      .where('token_hash', '=', hashSecret(input.token as string))
-      .where('user_id', '=', owner.id)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
     // Used at the same moment by another request: only one of them sets a password.
-    if (Number(used.numDeletedRows) !== 1) throw notValid();
+    if (!(await q.deleteLiveReset(tx, hashSecret(input.token as string), owner.id, now))) throw notValid();
     await storeNewPassword(tx, owner, hash, { clearFailures: true });
   });
   return owner;

@@ -4,6 +4,7 @@
 import type { Store, Tx } from '../platform/db/store.js';
 import { type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { checkPassword } from './password-strength.js';
+import * as q from './queries.js';
 import { clearSignInFailures, pairDelayMs } from './sign-in.js';
 import { hashPassword, verifyPassword } from './users.js';
 
@@ -23,26 +24,13 @@ export interface PasswordOwner {
 
 /** The user (who can sign in) with what their password must not be built from. */
 export async function findPasswordOwner(
-  { db }: Store,
+  store: Store,
   by: { id: string } | { email: string },
 ): Promise<PasswordOwner | null> {
-  const row = await db
-    .selectFrom('users as u')
-    .innerJoin('brands as b', 'b.id', 'u.brand_id')
-    .select([
-      'u.id',
-      'u.brand_id',
-      'u.email',
-      'u.email_normalized',
-      'u.password_hash',
-      'b.name as brand_name',
-    ])
-    .$if('id' in by, (q) => q.where('u.id', '=', (by as { id: string }).id))
-    .$if('email' in by, (q) =>
-      q.where('u.email_normalized', '=', (by as { email: string }).email.trim().toLowerCase()),
-    )
-    .where('u.disabled_at', 'is', null)
-    .executeTakeFirst();
+  const row = await q.selectPasswordOwner(
+    store,
+    'id' in by ? { id: by.id } : { emailNormalized: by.email.trim().toLowerCase() },
+  );
   if (!row) return null;
   return {
     id: row.id,
@@ -84,16 +72,12 @@ export async function storeNewPassword(
   passwordHash: string,
   options: { keepSessionId?: string; clearFailures?: boolean } = {},
 ): Promise<number> {
-  await tx.db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', owner.id).execute();
-  const ended = await tx.db
-    .deleteFrom('sessions')
-    .where('user_id', '=', owner.id)
-    .$if(options.keepSessionId !== undefined, (q) => q.where('id', '!=', options.keepSessionId!))
-    .executeTakeFirst();
-  await tx.db.deleteFrom('password_resets').where('user_id', '=', owner.id).execute();
-  await tx.db.deleteFrom('sign_in_failures').where('subject', '=', `${CHANGE_SUBJECT}${owner.id}`).execute();
+  await q.updatePasswordHash(tx, owner.id, passwordHash);
+  const ended = await q.deleteSessionsOfUser(tx, owner.id, options.keepSessionId);
+  await q.deleteResetsOfUser(tx, owner.id);
+  await q.deleteFailures(tx, `${CHANGE_SUBJECT}${owner.id}`);
   if (options.clearFailures) await clearSignInFailures(tx, owner.emailNormalized);
-  return Number(ended.numDeletedRows);
+  return ended;
 }
 
 export type ChangePasswordResult =
@@ -120,14 +104,9 @@ export async function changePassword(
   const owner = await findPasswordOwner(store, { id: input.userId });
   if (!owner) throw new NotFoundError(`No user with id ${input.userId}`);
   const subject = `${CHANGE_SUBJECT}${owner.id}`;
-  const failures = await store.db
-    .selectFrom('sign_in_failures')
-    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('at').as('last')])
-    .where('subject', '=', subject)
-    .where('at', '>', now - CHANGE_MEMORY_MS)
-    .executeTakeFirst();
-  const until = Number(failures?.last ?? 0) + pairDelayMs(Number(failures?.n ?? 0));
-  if (Number(failures?.n ?? 0) > 0 && until > now) {
+  const [failures] = await q.selectFailureStats(store, [subject], now - CHANGE_MEMORY_MS);
+  const until = (failures?.last ?? 0) + pairDelayMs(failures?.n ?? 0);
+  if ((failures?.n ?? 0) > 0 && until > now) {
     return { outcome: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) };
   }
 
@@ -138,7 +117,7 @@ export async function changePassword(
   if (!right) {
     errors.push({ field: 'currentPassword', message: current ? 'is wrong' : 'is required' });
     if (current) {
-      await store.write(({ db }) => db.insertInto('sign_in_failures').values({ subject, at: now }).execute());
+      await store.write((tx) => q.insertFailures(tx, [subject], now));
     }
   }
   errors.push(...newPasswordErrors(owner, input.password, input.passwordConfirmation));

@@ -1,6 +1,7 @@
 // Dashboard sessions, stored server-side. The browser holds a random token; the database holds its hash.
 import type { Store } from '../platform/db/store.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
+import * as q from './queries.js';
 
 /** A session ends after a week without use, and after 30 days whatever happens. */
 export const SESSION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -36,20 +37,17 @@ export async function createSession(store: Store, userId: string, now = Date.now
   const token = newSecret();
   const csrfToken = newSecret();
   const expiresAt = now + SESSION_IDLE_MS;
-  await store.write(async ({ db }) => {
-    await db
-      .insertInto('sessions')
-      .values({
-        id: hashSecret(token),
-        user_id: userId,
-        csrf_token: csrfToken,
-        created_at: now,
-        last_seen_at: now,
-        expires_at: expiresAt,
-      })
-      .execute();
+  await store.write(async (tx) => {
+    await q.insertSession(tx, {
+      id: hashSecret(token),
+      user_id: userId,
+      csrf_token: csrfToken,
+      created_at: now,
+      last_seen_at: now,
+      expires_at: expiresAt,
+    });
     // Expired sessions of anyone are cleared here rather than by a timer: sign-ins are rare and indexed.
-    await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+    await q.deleteExpiredSessions(tx, now);
   });
   return { token, csrfToken, expiresAt };
 }
@@ -62,42 +60,16 @@ export async function findSession(
 ): Promise<SessionUser | null> {
   if (!isSecretShaped(token)) return null;
   const id = hashSecret(token);
-  const row = await store.db
-    .selectFrom('sessions as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .innerJoin('brands as b', 'b.id', 'u.brand_id')
-    .select([
-      's.csrf_token',
-      's.created_at',
-      's.last_seen_at',
-      's.expires_at',
-      'u.id as user_id',
-      'u.email',
-      'u.name',
-      'u.role',
-      'u.disabled_at',
-      'b.id as brand_id',
-      'b.name as brand_name',
-      'b.time_zone',
-      'b.default_country as brand_country',
-    ])
-    .where('s.id', '=', id)
-    .executeTakeFirst();
+  const row = await q.selectSession(store, id);
   if (!row) return null;
   if (row.expires_at <= now || row.disabled_at !== null) {
-    await store.write(({ db }) => db.deleteFrom('sessions').where('id', '=', id).execute());
+    await store.write((tx) => q.deleteSession(tx, id));
     return null;
   }
   let expiresAt = row.expires_at;
   if (now - row.last_seen_at >= TOUCH_INTERVAL_MS) {
     expiresAt = Math.min(now + SESSION_IDLE_MS, row.created_at + SESSION_MAX_MS);
-    await store.write(({ db }) =>
-      db
-        .updateTable('sessions')
-        .set({ last_seen_at: now, expires_at: expiresAt })
-        .where('id', '=', id)
-        .execute(),
-    );
+    await store.write((tx) => q.updateSession(tx, id, { last_seen_at: now, expires_at: expiresAt }));
   }
   return {
     sessionId: id,
@@ -117,5 +89,5 @@ export async function findSession(
 /** Ends the session behind a cookie token (sign-out, or the old session on a new sign-in). */
 export async function endSession(store: Store, token: unknown): Promise<void> {
   if (!isSecretShaped(token)) return;
-  await store.write(({ db }) => db.deleteFrom('sessions').where('id', '=', hashSecret(token)).execute());
+  await store.write((tx) => q.deleteSession(tx, hashSecret(token)));
 }

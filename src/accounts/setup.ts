@@ -5,17 +5,14 @@ import { DomainError, ValidationError } from '../shared/errors.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import { defaultTimeZone } from '../shared/time-zones.js';
 import { createBrand, validateBrandInput } from './brands.js';
+import * as q from './queries.js';
 import { countUsers, insertUser, parseUserName, prepareUser, type User, validateUserInput } from './users.js';
 
 /** The only brand, when exactly one exists: setup adopts it instead of creating a second one. */
-export async function soleBrand({
-  db,
-}: Store): Promise<{ id: string; name: string; defaultCountry: string; timeZone: string } | undefined> {
-  const rows = await db
-    .selectFrom('brands')
-    .select(['id', 'name', 'default_country', 'time_zone'])
-    .limit(2)
-    .execute();
+export async function soleBrand(
+  store: Store,
+): Promise<{ id: string; name: string; defaultCountry: string; timeZone: string } | undefined> {
+  const rows = await q.selectBrands(store, 2);
   if (rows.length !== 1) return undefined;
   const [row] = rows as [(typeof rows)[number]];
   return { id: row.id, name: row.name, defaultCountry: row.default_country, timeZone: row.time_zone };
@@ -32,24 +29,14 @@ export async function isSetupPending(store: Store): Promise<boolean> {
 export async function createSetupLink(store: Store, baseUrl: string): Promise<string | null> {
   if (!(await isSetupPending(store))) return null;
   const token = newSecret();
-  await store.write(({ db }) =>
-    db
-      .insertInto('setup_tokens')
-      .values({ token_hash: hashSecret(token), created_at: Date.now() })
-      .execute(),
-  );
+  await store.write((tx) => q.insertSetupToken(tx, hashSecret(token), Date.now()));
   return `${baseUrl.replace(/\/$/, '')}/setup?token=${token}`;
 }
 
 /** True when setup is still pending and the token is one of the issued ones. */
 export async function isSetupTokenValid(store: Store, token: unknown): Promise<boolean> {
   if (!isSecretShaped(token)) return false;
-  const row = await store.db
-    .selectFrom('setup_tokens')
-    .select('token_hash')
-    .where('token_hash', '=', hashSecret(token))
-    .executeTakeFirst();
-  return row !== undefined && (await isSetupPending(store));
+  return (await q.setupTokenExists(store, hashSecret(token))) && (await isSetupPending(store));
 }
 
 export interface SetupInput {
@@ -95,15 +82,10 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
   });
 
   return store.write(async (tx) => {
-    const trx = tx.db;
     // Deleting this token first makes concurrent setups with the same or another token race on the rows
     // they delete: exactly one transaction gets to create the owner.
-    const used = await trx
-      .deleteFrom('setup_tokens')
-      .where('token_hash', '=', hashSecret(input.token as string))
-      .executeTakeFirst();
-    if (Number(used.numDeletedRows) !== 1) throw new SetupClosedError();
-    await trx.deleteFrom('setup_tokens').execute();
+    if (!(await q.deleteSetupToken(tx, hashSecret(input.token as string)))) throw new SetupClosedError();
+    await q.deleteAllSetupTokens(tx);
     if ((await countUsers(tx)) !== 0) throw new SetupClosedError();
     // A brand made with the CLI before anyone had an account (the README's five-minute path) is the one the
     // owner means: adopt it, with the name and country entered, so its existing API keys and leads show up.
@@ -113,11 +95,11 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
       // A zone nobody chose follows the country entered; one chosen with the CLI stays.
       const timeZone =
         existing.timeZone === defaultTimeZone(existing.defaultCountry) ? brand.timeZone : existing.timeZone;
-      await trx
-        .updateTable('brands')
-        .set({ name: brand.name, default_country: brand.country, time_zone: timeZone })
-        .where('id', '=', existing.id)
-        .execute();
+      await q.updateBrand(tx, existing.id, {
+        name: brand.name,
+        default_country: brand.country,
+        time_zone: timeZone,
+      });
       brandId = existing.id;
     } else {
       brandId = (await createBrand(tx, { name: brand.name, country: brand.country })).id;

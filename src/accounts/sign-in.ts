@@ -10,9 +10,9 @@
 //   failures within ADDRESS_WINDOW_MS, across all accounts, its pairs are delayed from their first failure. An
 //   account with no failures from that address still has its password checked, so a correct one always works.
 // - Nothing is kept per account alone: failures from one address never delay the same account elsewhere.
-import { sql } from 'kysely';
 import type { Store, Tx } from '../platform/db/store.js';
 import { iso } from '../shared/time.js';
+import * as q from './queries.js';
 import { hashPassword, type User, verifyPassword } from './users.js';
 
 export const FAILURES_BEFORE_DELAY = 5;
@@ -51,15 +51,7 @@ export async function signIn(
   const retryAfter = await throttled(store, pair, address, now);
   if (retryAfter !== null) return { outcome: 'throttled', retryAfterSeconds: retryAfter };
 
-  const row =
-    email && password.length <= 1024
-      ? await store.db
-          .selectFrom('users')
-          .select(['id', 'brand_id', 'email', 'name', 'role', 'created_at', 'password_hash'])
-          .where('email_normalized', '=', email)
-          .where('disabled_at', 'is', null)
-          .executeTakeFirst()
-      : undefined;
+  const row = email && password.length <= 1024 ? await q.selectSignInUser(store, email) : undefined;
   let valid = false;
   if (row) {
     valid = await verifyPassword(password, row.password_hash);
@@ -69,24 +61,15 @@ export async function signIn(
   }
 
   if (!row || !valid) {
-    await store.write(async ({ db }) => {
-      await db
-        .insertInto('sign_in_failures')
-        .values([
-          { subject: pair, at: now },
-          { subject: address, at: now },
-        ])
-        .execute();
+    await store.write(async (tx) => {
+      await q.insertFailures(tx, [pair, address], now);
       // Everything older than the longest memory goes, including per-account rows of earlier versions.
-      await db
-        .deleteFrom('sign_in_failures')
-        .where('at', '<=', now - PAIR_MEMORY_MS)
-        .execute();
+      await q.deleteFailuresUpTo(tx, now - PAIR_MEMORY_MS);
     });
     return { outcome: 'wrong' };
   }
   // A correct password clears the pair; the address keeps its count (it may be guessing other accounts).
-  await store.write(({ db }) => db.deleteFrom('sign_in_failures').where('subject', '=', pair).execute());
+  await store.write((tx) => q.deleteFailures(tx, pair));
   return {
     outcome: 'signed-in',
     user: {
@@ -104,43 +87,23 @@ export async function signIn(
  * Forgets the failed sign-ins for an account from every address (after its password was reset: whoever reset it
  * proved who they are). Each address's own count stays.
  */
-export async function clearSignInFailures(tx: Tx, emailNormalized: string): Promise<void> {
-  // "pair:<address>|<email>": an address has no "|", so the email is everything after the first one.
-  const escaped = emailNormalized.slice(0, 320).replace(/[!%_]/g, (c) => `!${c}`);
-  await tx.db
-    .deleteFrom('sign_in_failures')
-    .where(sql<boolean>`subject like ${`pair:%|${escaped}`} escape '!'`)
-    .execute();
+export function clearSignInFailures(tx: Tx, emailNormalized: string): Promise<void> {
+  return q.deleteAccountPairFailures(tx, emailNormalized);
 }
 
 /** Seconds until the pair may try again, or null when it may try now. */
-async function throttled({ db }: Store, pair: string, address: string, now: number): Promise<number | null> {
-  const rows = await db
-    .selectFrom('sign_in_failures')
-    .select((eb) => [
-      'subject',
-      eb.fn.countAll<number>().as('n'),
-      eb.fn.max('at').as('last'),
-      eb.fn
-        .sum<number>(
-          eb
-            .case()
-            .when('at', '>', now - ADDRESS_WINDOW_MS)
-            .then(1)
-            .else(0)
-            .end(),
-        )
-        .as('recent'),
-    ])
-    .where('subject', 'in', [pair, address])
-    .where('at', '>', now - PAIR_MEMORY_MS)
-    .groupBy('subject')
-    .execute();
+async function throttled(store: Store, pair: string, address: string, now: number): Promise<number | null> {
+  const rows = await q.selectFailureStats(
+    store,
+    [pair, address],
+    now - PAIR_MEMORY_MS,
+    now - ADDRESS_WINDOW_MS,
+  );
   const pairRow = rows.find((row) => row.subject === pair);
   if (!pairRow) return null;
   const addressRow = rows.find((row) => row.subject === address);
-  const spraying = Number(addressRow?.recent ?? 0) >= ADDRESS_FAILURES;
-  const delay = pairDelayMs(Number(pairRow.n), spraying ? 1 : FAILURES_BEFORE_DELAY);
-  const until = Number(pairRow.last) + delay;
+  const spraying = (addressRow?.recent ?? 0) >= ADDRESS_FAILURES;
+  const delay = pairDelayMs(pairRow.n, spraying ? 1 : FAILURES_BEFORE_DELAY);
+  const until = pairRow.last + delay;
   return until > now ? Math.max(1, Math.ceil((until - now) / 1000)) : null;
 }

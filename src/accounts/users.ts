@@ -8,6 +8,9 @@ import { iso } from '../shared/time.js';
 import { isValidEmail } from '../shared/values.js';
 import { findBrand } from './brands.js';
 import { checkPassword } from './password-strength.js';
+import * as q from './queries.js';
+
+export { countUsers } from './queries.js';
 
 const scrypt = promisify(scryptCallback) as (
   password: string,
@@ -142,14 +145,10 @@ export async function prepareUser(input: NewUser) {
 
 /** Stores a prepared user; a conflict when the email is taken. */
 export function insertUser(store: Store, row: Awaited<ReturnType<typeof prepareUser>>): Promise<User> {
-  return store.write(async ({ db }) => {
-    const existing = await db
-      .selectFrom('users')
-      .select('id')
-      .where('email_normalized', '=', row.email_normalized)
-      .executeTakeFirst();
-    if (existing) throw new DomainError('conflict', `A user with email ${row.email} already exists.`);
-    await db.insertInto('users').values(row).execute();
+  return store.write(async (tx) => {
+    if (!(await q.insertUserUnlessEmailTaken(tx, row))) {
+      throw new DomainError('conflict', `A user with email ${row.email} already exists.`);
+    }
     return toUser(row);
   });
 }
@@ -159,16 +158,7 @@ export async function createUser(store: Store, input: NewUser): Promise<User> {
   return insertUser(store, await prepareUser({ ...input, brandName }));
 }
 
-type UserRow = {
-  id: string;
-  brand_id: string;
-  email: string;
-  name: string | null;
-  role: string;
-  created_at: number;
-};
-
-function toUser(row: UserRow): User {
+function toUser(row: q.UserRow): User {
   return {
     id: row.id,
     brandId: row.brand_id,
@@ -180,26 +170,13 @@ function toUser(row: UserRow): User {
 }
 
 /** The brand's users, oldest first (the first admin leads the list). */
-export async function listUsers({ db }: Store, brandId: string): Promise<ListedUser[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select(['id', 'brand_id', 'email', 'name', 'role', 'created_at', 'notify_new_leads'])
-    .where('brand_id', '=', brandId)
-    .where('disabled_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+export async function listUsers(store: Store, brandId: string): Promise<ListedUser[]> {
+  const rows = await q.selectActiveUsers(store, brandId);
   return rows.map((row) => ({ ...toUser(row), notifyNewLeads: row.notify_new_leads === 1 }));
 }
 
-export async function findUser({ db }: Store, brandId: string, id: string): Promise<User> {
-  const row = await db
-    .selectFrom('users')
-    .select(['id', 'brand_id', 'email', 'name', 'role', 'created_at'])
-    .where('id', '=', id)
-    .where('brand_id', '=', brandId)
-    .where('disabled_at', 'is', null)
-    .executeTakeFirst();
+export async function findUser(store: Store, brandId: string, id: string): Promise<User> {
+  const row = await q.selectActiveUser(store, brandId, id);
   if (!row) throw new NotFoundError(`No user with id ${id}`);
   return toUser(row);
 }
@@ -223,24 +200,10 @@ export class LastAdminError extends DomainError {
  * one after the other and the second sees the first's change; SQLite runs one write at a time anyway.
  */
 async function guardLastAdmin(tx: Tx, brandId: string, id: string): Promise<User> {
-  await tx.db
-    .selectFrom('brands')
-    .select('id')
-    .where('id', '=', brandId)
-    .$if(tx.dialect === 'postgres', (q) => q.forUpdate())
-    .execute();
+  await q.lockBrand(tx, brandId);
   const user = await findUser(tx, brandId, id);
   if (!isAdmin(user)) return user;
-  const others = await tx.db
-    .selectFrom('users')
-    .select('id')
-    .where('brand_id', '=', brandId)
-    .where('role', '=', 'owner')
-    .where('disabled_at', 'is', null)
-    .where('id', '!=', id)
-    .limit(1)
-    .executeTakeFirst();
-  if (!others) throw new LastAdminError(user);
+  if (!(await q.otherAdminExists(tx, brandId, id))) throw new LastAdminError(user);
   return user;
 }
 
@@ -260,15 +223,10 @@ export async function removeUser(
   }
   return store.write(async (tx) => {
     const user = await guardLastAdmin(tx, brandId, id);
-    await tx.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+    await q.deleteSessionsOfUser(tx, id);
     // Their visits become "nobody yet", so the planning page shows them as still to be given to someone.
-    await tx.db
-      .updateTable('leads')
-      .set({ assignee_id: null })
-      .where('brand_id', '=', brandId)
-      .where('assignee_id', '=', id)
-      .execute();
-    await tx.db.deleteFrom('users').where('id', '=', id).where('brand_id', '=', brandId).execute();
+    await q.unassignLeads(tx, brandId, id);
+    await q.deleteUser(tx, brandId, id);
     return user;
   });
 }
@@ -280,12 +238,7 @@ export async function removeUser(
 export async function setUserRole(store: Store, brandId: string, id: string, role: Role): Promise<User> {
   return store.write(async (tx) => {
     const user = role === 'owner' ? await findUser(tx, brandId, id) : await guardLastAdmin(tx, brandId, id);
-    await tx.db
-      .updateTable('users')
-      .set({ role })
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .execute();
+    await q.updateUser(tx, brandId, id, { role });
     return { ...user, role };
   });
 }
@@ -297,24 +250,10 @@ export async function setNotifyNewLeads(
   userId: string,
   on: boolean,
 ): Promise<void> {
-  const updated = await store.write(({ db }) =>
-    db
-      .updateTable('users')
-      .set({ notify_new_leads: on ? 1 : 0 })
-      .where('id', '=', userId)
-      .where('brand_id', '=', brandId)
-      .where('disabled_at', 'is', null)
-      .executeTakeFirst(),
+  const updated = await store.write((tx) =>
+    q.updateUser(tx, brandId, userId, { notify_new_leads: on ? 1 : 0 }, { onlyActive: true }),
   );
-  if (Number(updated.numUpdatedRows) !== 1) throw new NotFoundError(`No user with id ${userId}`);
-}
-
-export async function countUsers({ db }: Store): Promise<number> {
-  const row = await db
-    .selectFrom('users')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  if (!updated) throw new NotFoundError(`No user with id ${userId}`);
 }
 
 /** Sets a user's display name (their own, on Settings > Users); empty clears it. */
@@ -325,15 +264,9 @@ export async function setUserName(
   value: unknown,
 ): Promise<string | null> {
   const name = parseUserName(value);
-  const updated = await store.write(({ db }) =>
-    db
-      .updateTable('users')
-      .set({ name })
-      .where('id', '=', userId)
-      .where('brand_id', '=', brandId)
-      .where('disabled_at', 'is', null)
-      .executeTakeFirst(),
+  const updated = await store.write((tx) =>
+    q.updateUser(tx, brandId, userId, { name }, { onlyActive: true }),
   );
-  if (Number(updated.numUpdatedRows) !== 1) throw new NotFoundError(`No user with id ${userId}`);
+  if (!updated) throw new NotFoundError(`No user with id ${userId}`);
   return name;
 }

@@ -7,9 +7,10 @@ import type { FormTable } from '../platform/db/schema.js';
 import type { Store } from '../platform/db/store.js';
 import { type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
+import * as q from './queries.js';
 
 export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const;
 export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
@@ -42,27 +43,7 @@ export interface PublicForm extends Form {
   captchaSecret: string | null;
 }
 
-type Row = Omit<FormTable, 'brand_id'>;
-
-const COLUMNS = [
-  'id',
-  'name',
-  'allowed_origins',
-  'redirect_url',
-  'honeypot_field',
-  'captcha_provider',
-  'captcha_site_key',
-  'captcha_secret',
-  'consent_text',
-  'auto_reply',
-  'default_priority',
-  'default_category',
-  'enabled',
-  'created_at',
-  'updated_at',
-] as const;
-
-function toForm(row: Row): Form {
+function toForm(row: q.FormRow): Form {
   return {
     id: row.id,
     name: row.name,
@@ -305,30 +286,21 @@ export async function createForm(
     created_at: now,
     updated_at: now,
   };
-  await store.write(({ db }) => db.insertInto('forms').values(row).execute());
+  await store.write((tx) => q.insertForm(tx, row));
   return toForm(row);
 }
 
 export async function listForms(
-  { db }: Store,
+  store: Store,
   brandId: string,
   query: { limit: number; order: SortOrder; cursor?: string },
 ): Promise<Page<Form>> {
-  const rows = await keysetPage(
-    db.selectFrom('forms').select(COLUMNS).where('brand_id', '=', brandId),
-    { time: 'created_at', id: 'id' },
-    query,
-  ).execute();
+  const rows = await q.selectFormPage(store, brandId, query);
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toForm);
 }
 
-export async function getForm({ db }: Store, brandId: string, id: string): Promise<Form> {
-  const row = await db
-    .selectFrom('forms')
-    .select(COLUMNS)
-    .where('id', '=', id)
-    .where('brand_id', '=', brandId)
-    .executeTakeFirst();
+export async function getForm(store: Store, brandId: string, id: string): Promise<Form> {
+  const row = await q.selectForm(store, brandId, id);
   if (!row) throw new NotFoundError(`No form with id ${id}`);
   return toForm(row);
 }
@@ -341,36 +313,20 @@ export async function updateForm(
   now: number = Date.now(),
 ): Promise<Form> {
   const parsed = parseFormInput(input, false);
-  const result = await store.write(({ db }) =>
-    db
-      .updateTable('forms')
-      .set({ ...parsed, updated_at: now })
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .executeTakeFirst(),
-  );
-  if (Number(result.numUpdatedRows) !== 1) throw new NotFoundError(`No form with id ${id}`);
+  const updated = await store.write((tx) => q.updateForm(tx, brandId, id, { ...parsed, updated_at: now }));
+  if (!updated) throw new NotFoundError(`No form with id ${id}`);
   return getForm(store, brandId, id);
 }
 
 export async function deleteForm(store: Store, brandId: string, id: string): Promise<void> {
-  const result = await store.write(({ db }) =>
-    db.deleteFrom('forms').where('id', '=', id).where('brand_id', '=', brandId).executeTakeFirst(),
-  );
-  if (Number(result.numDeletedRows) !== 1) throw new NotFoundError(`No form with id ${id}`);
+  const deleted = await store.write((tx) => q.deleteForm(tx, brandId, id));
+  if (!deleted) throw new NotFoundError(`No form with id ${id}`);
 }
 
 /** An enabled form by its public id, with its brand; undefined for an unknown or disabled form. */
-export async function findPublicForm({ db }: Store, id: string): Promise<PublicForm | undefined> {
+export async function findPublicForm(store: Store, id: string): Promise<PublicForm | undefined> {
   if (!/^frm_[0-9a-z]{26}$/.test(id)) return undefined;
-  const row = await db
-    .selectFrom('forms as f')
-    .innerJoin('brands as b', 'b.id', 'f.brand_id')
-    .select(COLUMNS.map((c) => `f.${c}` as const))
-    .select(['b.id as brand_id', 'b.name as brand_name', 'b.default_country as default_country'])
-    .where('f.id', '=', id)
-    .where('f.enabled', '=', 1)
-    .executeTakeFirst();
+  const row = await q.selectEnabledForm(store, id);
   if (!row) return undefined;
   return {
     ...toForm(row),
@@ -387,13 +343,8 @@ export function formEndpoint(publicUrl: string, id: string): string {
 }
 
 /** The stored captcha secret of a brand's form (never shown: the dashboard keeps it when a change leaves it out). */
-export async function formCaptchaSecret({ db }: Store, brandId: string, id: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('forms')
-    .select('captcha_secret')
-    .where('id', '=', id)
-    .where('brand_id', '=', brandId)
-    .executeTakeFirst();
-  if (!row) throw new NotFoundError(`No form with id ${id}`);
-  return row.captcha_secret;
+export async function formCaptchaSecret(store: Store, brandId: string, id: string): Promise<string | null> {
+  const secret = await q.selectFormCaptchaSecret(store, brandId, id);
+  if (secret === undefined) throw new NotFoundError(`No form with id ${id}`);
+  return secret;
 }

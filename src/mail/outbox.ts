@@ -1,12 +1,14 @@
 // The email outbox: one row per mail, queued in the transaction that causes it and sent by a worker under a lease
 // (the same design as the webhook delivery queue: a conditional UPDATE claims due rows, so instances sharing the
 // database never send one mail twice).
-import { statement } from '../platform/db/sql.js';
+
 import type { Store, Tx } from '../platform/db/store.js';
-import { claimDueRows } from '../platform/queue/lease.js';
 import { type RetryPolicy, retryDelayMs } from '../platform/queue/retry.js';
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
+import { deferEmailInsert, selectEmailJobs, selectFailedEmails, updateClaimedEmail } from './queries.js';
+
+export { claimDueEmails, outboxQueueStats } from './queries.js';
 
 export type EmailStatus = 'pending' | 'sent' | 'failed';
 
@@ -20,43 +22,27 @@ export interface NewEmail {
   html: string;
 }
 
-// A statement, not a Kysely query: mails are queued inside lead creation, a hot path (see db/sql.ts).
-const INSERT_EMAIL = statement(
-  'insert into email_outbox (id, brand_id, kind, recipient, subject, text, html, status, attempt, ' +
-    'next_attempt_at, lease_owner, lease_until, last_error, last_attempt_at, created_at, sent_at) ' +
-    "values (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, 0, null, null, ?, null)",
-);
-
 /**
  * Queues a mail in the caller's transaction and wakes the mail workers once it has committed. Nothing is sent if
  * the transaction rolls back.
  */
 export async function queueEmail(tx: Tx, email: NewEmail, now: number = Date.now()): Promise<string> {
   const id = newId('email', now);
-  await tx.defer(INSERT_EMAIL, [
-    id,
-    email.brandId,
-    email.kind,
-    email.recipient,
-    email.subject,
-    email.text,
-    email.html,
+  await deferEmailInsert(
+    tx,
+    {
+      id,
+      brand_id: email.brandId,
+      kind: email.kind,
+      recipient: email.recipient,
+      subject: email.subject,
+      text: email.text,
+      html: email.html,
+    },
     now,
-    now,
-  ]);
+  );
   tx.signalAfterCommit('email-outbox');
   return id;
-}
-
-/** Leases up to `limit` due mails to `owner` (see claimDueRows). */
-export function claimDueEmails(
-  store: Store,
-  owner: string,
-  limit: number,
-  leaseMs: number,
-  now: number = Date.now(),
-): Promise<string[]> {
-  return claimDueRows(store, 'email_outbox', owner, limit, leaseMs, now);
 }
 
 /** Everything a worker needs to send one claimed mail. */
@@ -71,14 +57,9 @@ export interface EmailJob {
 }
 
 /** The claimed mails `owner` still holds. */
-export async function loadEmailJobs({ db }: Store, owner: string, ids: string[]): Promise<EmailJob[]> {
+export async function loadEmailJobs(store: Store, owner: string, ids: string[]): Promise<EmailJob[]> {
   if (!ids.length) return [];
-  const rows = await db
-    .selectFrom('email_outbox')
-    .select(['id', 'attempt', 'created_at', 'recipient', 'subject', 'text', 'html'])
-    .where('id', 'in', ids)
-    .where('lease_owner', '=', owner)
-    .execute();
+  const rows = await selectEmailJobs(store, owner, ids);
   return rows.map((r) => ({
     id: r.id,
     attempt: r.attempt,
@@ -122,38 +103,24 @@ export async function recordEmailAttempt(
     status === 'pending'
       ? Math.min(outcome.at + retryDelayMs(attempt, policy.retryBaseMs), deadline)
       : outcome.at;
-  const updated = await store.write(({ db }) =>
-    db
-      .updateTable('email_outbox')
-      .set({
-        status,
-        attempt,
-        next_attempt_at: next,
-        last_error: outcome.ok ? null : outcome.error,
-        last_attempt_at: outcome.at,
-        sent_at: outcome.ok ? outcome.at : null,
-        lease_owner: null,
-        lease_until: 0,
-      })
-      .where('id', '=', job.id)
-      .where('lease_owner', '=', owner)
-      .where('status', '=', 'pending')
-      .executeTakeFirst(),
+  const updated = await store.write((tx) =>
+    updateClaimedEmail(tx, owner, job.id, {
+      status,
+      attempt,
+      next_attempt_at: next,
+      last_error: outcome.ok ? null : outcome.error,
+      last_attempt_at: outcome.at,
+      sent_at: outcome.ok ? outcome.at : null,
+      lease_owner: null,
+      lease_until: 0,
+    }),
   );
-  return Number(updated.numUpdatedRows) === 1 ? status : 'lease_lost';
+  return updated ? status : 'lease_lost';
 }
 
 /** Gives a claimed row back without counting an attempt (shutdown interrupted it), so it is due again at once. */
 export async function releaseEmailLease(store: Store, owner: string, id: string): Promise<void> {
-  await store.write(({ db }) =>
-    db
-      .updateTable('email_outbox')
-      .set({ lease_owner: null, lease_until: 0 })
-      .where('id', '=', id)
-      .where('lease_owner', '=', owner)
-      .where('status', '=', 'pending')
-      .execute(),
-  );
+  await store.write((tx) => updateClaimedEmail(tx, owner, id, { lease_owner: null, lease_until: 0 }));
 }
 
 export interface FailedEmail {
@@ -168,16 +135,8 @@ export interface FailedEmail {
 }
 
 /** The brand's mails that were never sent, newest first. */
-export async function listFailedEmails({ db }: Store, brandId: string, limit = 20): Promise<FailedEmail[]> {
-  const rows = await db
-    .selectFrom('email_outbox')
-    .select(['id', 'recipient', 'subject', 'last_error', 'attempt', 'created_at', 'last_attempt_at'])
-    .where('brand_id', '=', brandId)
-    .where('status', '=', 'failed')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+export async function listFailedEmails(store: Store, brandId: string, limit = 20): Promise<FailedEmail[]> {
+  const rows = await selectFailedEmails(store, brandId, limit);
   return rows.map((r) => ({
     id: r.id,
     recipient: r.recipient,

@@ -1,14 +1,29 @@
 // The webhook delivery queue: one row per (endpoint, event, send request), claimed by workers with a lease.
-import { sql } from 'kysely';
-import { statement } from '../platform/db/sql.js';
-import type { DB, Store, Tx } from '../platform/db/store.js';
-import { claimDueRows } from '../platform/queue/lease.js';
+import type { Store, Tx } from '../platform/db/store.js';
 import { type RetryPolicy, retryDelayMs } from '../platform/queue/retry.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import type { EventType } from './events.js';
+import {
+  type DeliveryLogRow,
+  deferDeliveryInsert,
+  disableFailingEndpoint,
+  failPendingDeliveries,
+  insertDelivery,
+  type SubscribedEndpoint,
+  selectDelivery,
+  selectDeliveryEventId,
+  selectDeliveryJobs,
+  selectDeliveryPage,
+  selectEndpointState,
+  selectSubscribedEndpoints,
+  updateClaimedDelivery,
+  updateEndpointOutcome,
+} from './queries.js';
+
+export { claimDueDeliveries, deliveryQueueStats, type SubscribedEndpoint } from './queries.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -30,20 +45,6 @@ export interface WebhookDelivery {
   nextAttemptAt: string | null;
 }
 
-const SUBSCRIBED_ENDPOINTS = statement(
-  'select id, events from webhook_endpoints where brand_id = ? and enabled = 1',
-);
-const INSERT_DELIVERY = statement(
-  'insert into webhook_deliveries (id, endpoint_id, event_id, attempt, status, next_attempt_at, lease_owner, ' +
-    "lease_until, response_status, duration_ms, error, last_attempt_at, created_at) values (?, ?, ?, 0, 'pending', " +
-    '?, null, 0, null, null, null, null, ?)',
-);
-
-/** An enabled endpoint of a brand and the event types it subscribes to (space-separated). */
-export interface SubscribedEndpoint {
-  id: string;
-  events: string;
-}
 type Endpoints = Promise<SubscribedEndpoint[]>;
 /** Each transaction's brands' endpoints, read once: a create writes two events (customer and lead). */
 const endpointsOfTx = new WeakMap<Tx, Map<string, Endpoints>>();
@@ -61,7 +62,7 @@ function subscribedEndpoints(tx: Tx, brandId: string): Endpoints {
   const byBrand = endpointsByBrand(tx);
   let endpoints = byBrand.get(brandId);
   if (!endpoints) {
-    endpoints = tx.all<SubscribedEndpoint>(SUBSCRIBED_ENDPOINTS, [brandId]);
+    endpoints = selectSubscribedEndpoints(tx, brandId);
     byBrand.set(brandId, endpoints);
   }
   return endpoints;
@@ -83,33 +84,18 @@ export async function enqueueDeliveries(
   const endpoints = await subscribedEndpoints(r, event.brandId);
   const subscribed = endpoints.filter((e) => e.events.split(' ').includes(event.type));
   for (const endpoint of subscribed) {
-    await r.defer(INSERT_DELIVERY, [
-      newId('webhookDelivery', event.now),
-      endpoint.id,
-      event.eventId,
-      event.now,
-      event.now,
-    ]);
+    await deferDeliveryInsert(r, {
+      id: newId('webhookDelivery', event.now),
+      endpointId: endpoint.id,
+      eventId: event.eventId,
+      now: event.now,
+    });
   }
   if (subscribed.length) r.signalAfterCommit('webhook-deliveries');
   return subscribed.length;
 }
 
-type DeliveryRow = {
-  id: string;
-  event_id: string;
-  type: string;
-  attempt: number;
-  status: string;
-  response_status: number | null;
-  duration_ms: number | null;
-  error: string | null;
-  created_at: number;
-  last_attempt_at: number | null;
-  next_attempt_at: number;
-};
-
-function toDelivery(row: DeliveryRow): WebhookDelivery {
+function toDelivery(row: DeliveryLogRow): WebhookDelivery {
   const status = row.status as DeliveryStatus;
   return {
     id: row.id,
@@ -126,49 +112,21 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
-function deliveryQuery(db: DB) {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .select([
-      'd.id',
-      'd.event_id',
-      'e.type',
-      'd.attempt',
-      'd.status',
-      'd.response_status',
-      'd.duration_ms',
-      'd.error',
-      'd.created_at',
-      'd.last_attempt_at',
-      'd.next_attempt_at',
-    ]);
-}
-
-async function assertEndpointOfBrand(db: DB, brandId: string, endpointId: string) {
-  const endpoint = await db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'enabled'])
-    .where('id', '=', endpointId)
-    .where('brand_id', '=', brandId)
-    .executeTakeFirst();
+async function assertEndpointOfBrand(store: Store, brandId: string, endpointId: string) {
+  const endpoint = await selectEndpointState(store, brandId, endpointId);
   if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}`);
   return endpoint;
 }
 
 /** An endpoint's delivery log, newest first, keyset-paged by (createdAt, id). */
 export async function listDeliveries(
-  { db }: Store,
+  store: Store,
   brandId: string,
   endpointId: string,
   query: { limit: number; order: SortOrder; cursor?: string },
 ): Promise<Page<WebhookDelivery>> {
-  await assertEndpointOfBrand(db, brandId, endpointId);
-  const rows = await keysetPage(
-    deliveryQuery(db).where('d.endpoint_id', '=', endpointId),
-    { time: 'd.created_at', id: 'd.id' },
-    query,
-  ).execute();
+  await assertEndpointOfBrand(store, brandId, endpointId);
+  const rows = await selectDeliveryPage(store, endpointId, query);
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toDelivery);
 }
 
@@ -181,15 +139,11 @@ export function resendDelivery(
   now: number = Date.now(),
 ): Promise<WebhookDelivery> {
   return store.write(async (tx) => {
-    const db = tx.db;
-    const endpoint = await assertEndpointOfBrand(db, brandId, endpointId);
-    const original = await db
-      .selectFrom('webhook_deliveries')
-      .select('event_id')
-      .where('id', '=', deliveryId)
-      .where('endpoint_id', '=', endpointId)
-      .executeTakeFirst();
-    if (!original) throw new NotFoundError(`No delivery with id ${deliveryId} for endpoint ${endpointId}`);
+    const endpoint = await assertEndpointOfBrand(tx, brandId, endpointId);
+    const eventId = await selectDeliveryEventId(tx, endpointId, deliveryId);
+    if (eventId === undefined) {
+      throw new NotFoundError(`No delivery with id ${deliveryId} for endpoint ${endpointId}`);
+    }
     if (!endpoint.enabled) {
       throw new DomainError(
         'conflict',
@@ -197,39 +151,26 @@ export function resendDelivery(
       );
     }
     const id = newId('webhookDelivery', now);
-    await db
-      .insertInto('webhook_deliveries')
-      .values({
-        id,
-        endpoint_id: endpointId,
-        event_id: original.event_id,
-        attempt: 0,
-        status: 'pending',
-        next_attempt_at: now,
-        lease_owner: null,
-        lease_until: 0,
-        response_status: null,
-        duration_ms: null,
-        error: null,
-        last_attempt_at: null,
-        created_at: now,
-      })
-      .execute();
-    const row = await deliveryQuery(db).where('d.id', '=', id).executeTakeFirstOrThrow();
+    await insertDelivery(tx, {
+      id,
+      endpoint_id: endpointId,
+      event_id: eventId,
+      attempt: 0,
+      status: 'pending',
+      next_attempt_at: now,
+      lease_owner: null,
+      lease_until: 0,
+      response_status: null,
+      duration_ms: null,
+      error: null,
+      last_attempt_at: null,
+      created_at: now,
+    });
+    const row = await selectDelivery(tx, id);
+    if (!row) throw new Error(`the delivery ${id} just inserted was not found`);
     tx.signalAfterCommit('webhook-deliveries');
     return toDelivery(row);
   });
-}
-
-/** Leases up to `limit` due deliveries to `owner` (see claimDueRows). */
-export function claimDueDeliveries(
-  store: Store,
-  owner: string,
-  limit: number,
-  leaseMs: number,
-  now: number = Date.now(),
-): Promise<string[]> {
-  return claimDueRows(store, 'webhook_deliveries', owner, limit, leaseMs, now);
 }
 
 /** Everything a worker needs to send one claimed delivery. */
@@ -246,34 +187,13 @@ export interface DeliveryJob {
 }
 
 export async function loadDeliveryJobs(
-  { db }: Store,
+  store: Store,
   owner: string,
   ids: string[],
   now: number,
 ): Promise<DeliveryJob[]> {
   if (!ids.length) return [];
-  const rows = await db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-    .select([
-      'd.id',
-      'd.attempt',
-      'd.created_at',
-      'e.id as event_id',
-      'e.type',
-      'e.created_at as event_created_at',
-      'e.data',
-      'w.id as endpoint_id',
-      'w.url',
-      'w.secret',
-      'w.previous_secret',
-      'w.previous_secret_expires_at',
-      'w.enabled',
-    ])
-    .where('d.id', 'in', ids)
-    .where('d.lease_owner', '=', owner)
-    .execute();
+  const rows = await selectDeliveryJobs(store, owner, ids);
   return rows.map((r) => ({
     id: r.id,
     attempt: r.attempt,
@@ -324,36 +244,22 @@ export async function recordAttempt(
       ? Math.min(outcome.at + retryDelayMs(attempt, policy.retryBaseMs), deadline)
       : outcome.at;
   try {
-    return await store.write(async ({ db: trx }) => {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set(
-          outcome.ok
-            ? { failing_since: null, last_success_at: outcome.at }
-            : { failing_since: sql<number>`coalesce(failing_since, ${outcome.at})` },
-        )
-        .where('id', '=', job.endpointId)
-        .execute();
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          status,
-          attempt,
-          next_attempt_at: next,
-          response_status: outcome.responseStatus,
-          duration_ms: outcome.durationMs,
-          error: outcome.error,
-          last_attempt_at: outcome.at,
-          lease_owner: null,
-          lease_until: 0,
-        })
-        .where('id', '=', job.id)
-        .where('lease_owner', '=', owner)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
+    return await store.write(async (tx) => {
+      await updateEndpointOutcome(tx, job.endpointId, outcome.ok, outcome.at);
+      const updated = await updateClaimedDelivery(tx, owner, job.id, {
+        status,
+        attempt,
+        next_attempt_at: next,
+        response_status: outcome.responseStatus,
+        duration_ms: outcome.durationMs,
+        error: outcome.error,
+        last_attempt_at: outcome.at,
+        lease_owner: null,
+        lease_until: 0,
+      });
       // Roll the endpoint change back too: this attempt does not count.
-      if (Number(updated.numUpdatedRows) !== 1) throw new LeaseLost();
-      if (!outcome.ok) await disableIfFailingTooLong(trx, job, outcome, giveUp, policy.retryWindowMs);
+      if (!updated) throw new LeaseLost();
+      if (!outcome.ok) await disableIfFailingTooLong(tx, job, outcome, giveUp, policy.retryWindowMs);
       return status;
     });
   } catch (error) {
@@ -367,7 +273,7 @@ export async function recordAttempt(
  * delivery gave up after the window with no success for the endpoint since the delivery was created.
  */
 async function disableIfFailingTooLong(
-  trx: DB,
+  tx: Tx,
   job: DeliveryJob,
   outcome: AttemptOutcome,
   gaveUp: boolean,
@@ -376,63 +282,35 @@ async function disableIfFailingTooLong(
   const hours = Math.round((windowMs / 3_600_000) * 10) / 10;
   const last =
     outcome.responseStatus !== null ? `HTTP ${outcome.responseStatus}` : (outcome.error ?? 'no response');
-  const disabled = await trx
-    .updateTable('webhook_endpoints')
-    .set({
-      enabled: 0,
-      disabled_at: outcome.at,
-      disabled_reason: `Every delivery failed for ${hours} hours (last attempt: ${last}). Fix the receiver, then enable the endpoint again.`,
-      updated_at: outcome.at,
-    })
-    .where('id', '=', job.endpointId)
-    .where('enabled', '=', 1)
-    .where('failing_since', 'is not', null)
-    .where((eb) =>
-      eb.or([
-        eb('failing_since', '<=', outcome.at - windowMs),
-        ...(gaveUp
-          ? [eb.or([eb('last_success_at', 'is', null), eb('last_success_at', '<', job.createdAt)])]
-          : []),
-      ]),
-    )
-    .executeTakeFirst();
-  if (Number(disabled.numUpdatedRows) === 1) {
-    await failPendingDeliveries(trx, job.endpointId, 'endpoint disabled', outcome.at);
-  }
-}
-
-/** Ends every pending delivery of an endpoint that will not be sent to anymore. `db`: a write's tx.db. */
-export async function failPendingDeliveries(db: DB, endpointId: string, reason: string, now: number) {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed', error: reason, lease_owner: null, lease_until: 0, next_attempt_at: now })
-    .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
-    .execute();
+  const disabled = await disableFailingEndpoint(
+    tx,
+    job.endpointId,
+    {
+      failingBefore: outcome.at - windowMs,
+      ...(gaveUp ? { noSuccessSince: job.createdAt } : {}),
+    },
+    {
+      at: outcome.at,
+      reason: `Every delivery failed for ${hours} hours (last attempt: ${last}). Fix the receiver, then enable the endpoint again.`,
+    },
+  );
+  if (disabled) await failPendingDeliveries(tx, job.endpointId, 'endpoint disabled', outcome.at);
 }
 
 /** Ends one claimed delivery without sending it (its endpoint was disabled after it was queued). */
 export async function abandonDelivery(store: Store, owner: string, id: string, reason: string, now: number) {
-  await store.write(({ db }) =>
-    db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'failed', error: reason, lease_owner: null, lease_until: 0, next_attempt_at: now })
-      .where('id', '=', id)
-      .where('lease_owner', '=', owner)
-      .where('status', '=', 'pending')
-      .execute(),
+  await store.write((tx) =>
+    updateClaimedDelivery(tx, owner, id, {
+      status: 'failed',
+      error: reason,
+      lease_owner: null,
+      lease_until: 0,
+      next_attempt_at: now,
+    }),
   );
 }
 
 /** Gives a claimed row back without counting an attempt (shutdown interrupted it), so it is due again at once. */
 export async function releaseLease(store: Store, owner: string, id: string): Promise<void> {
-  await store.write(({ db }) =>
-    db
-      .updateTable('webhook_deliveries')
-      .set({ lease_owner: null, lease_until: 0 })
-      .where('id', '=', id)
-      .where('lease_owner', '=', owner)
-      .where('status', '=', 'pending')
-      .execute(),
-  );
+  await store.write((tx) => updateClaimedDelivery(tx, owner, id, { lease_owner: null, lease_until: 0 }));
 }

@@ -3,10 +3,21 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '../platform/db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
-import { failPendingDeliveries } from './deliveries.js';
 import { EVENT_TYPES, type EventType, isEventType } from './events.js';
+import {
+  countEndpoints,
+  deleteEndpoint,
+  type EndpointRow,
+  failPendingDeliveries,
+  insertEndpoint,
+  rotateEndpointSecret,
+  selectEndpoint,
+  selectEndpointPage,
+  selectEndpointSecret,
+  updateEndpoint,
+} from './queries.js';
 
 export const SECRET_PREFIX = 'whsec_';
 export const MAX_ENDPOINTS_PER_BRAND = 20;
@@ -39,18 +50,6 @@ export interface WebhookEndpointWithSecret extends WebhookEndpoint {
  */
 export type UrlChecker = (url: string) => Promise<string>;
 
-type EndpointRow = {
-  id: string;
-  url: string;
-  description: string | null;
-  events: string;
-  enabled: number;
-  created_at: number;
-  updated_at: number;
-  disabled_at: number | null;
-  disabled_reason: string | null;
-};
-
 function toEndpoint(row: EndpointRow): WebhookEndpoint {
   return {
     id: row.id,
@@ -73,18 +72,6 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
 export function newSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64');
 }
-
-const COLUMNS = [
-  'id',
-  'url',
-  'description',
-  'events',
-  'enabled',
-  'created_at',
-  'updated_at',
-  'disabled_at',
-  'disabled_reason',
-] as const;
 
 export interface EndpointInput {
   url?: unknown;
@@ -164,13 +151,8 @@ export async function createWebhookEndpoint(
 ): Promise<WebhookEndpointWithSecret> {
   // The URL check resolves DNS: done before the write, which holds the connection while it runs.
   const parsed = await parseInput(input, checkUrl, true);
-  return store.write(async ({ db }) => {
-    const count = await db
-      .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('brand_id', '=', brandId)
-      .executeTakeFirstOrThrow();
-    if (Number(count.n) >= MAX_ENDPOINTS_PER_BRAND) {
+  return store.write(async (tx) => {
+    if ((await countEndpoints(tx, brandId)) >= MAX_ENDPOINTS_PER_BRAND) {
       throw new ValidationError([
         {
           field: '(body)',
@@ -195,35 +177,26 @@ export async function createWebhookEndpoint(
       created_at: now,
       updated_at: now,
     };
-    await db.insertInto('webhook_endpoints').values(row).execute();
+    await insertEndpoint(tx, row);
     return { ...toEndpoint(row), secret: row.secret };
   });
 }
 
 export async function listWebhookEndpoints(
-  { db }: Store,
+  store: Store,
   brandId: string,
   query: { limit: number; order: SortOrder; cursor?: string },
 ): Promise<Page<WebhookEndpoint>> {
-  const rows = await keysetPage(
-    db.selectFrom('webhook_endpoints').select(COLUMNS).where('brand_id', '=', brandId),
-    { time: 'created_at', id: 'id' },
-    query,
-  ).execute();
+  const rows = await selectEndpointPage(store, brandId, query);
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toEndpoint);
 }
 
 export async function getWebhookEndpoint(
-  { db }: Store,
+  store: Store,
   brandId: string,
   id: string,
 ): Promise<WebhookEndpoint> {
-  const row = await db
-    .selectFrom('webhook_endpoints')
-    .select(COLUMNS)
-    .where('id', '=', id)
-    .where('brand_id', '=', brandId)
-    .executeTakeFirst();
+  const row = await selectEndpoint(store, brandId, id);
   if (!row) throw new NotFoundError(`No webhook endpoint with id ${id}`);
   return toEndpoint(row);
 }
@@ -242,38 +215,27 @@ export async function updateWebhookEndpoint(
 ): Promise<WebhookEndpoint> {
   const current = await getWebhookEndpoint(store, brandId, id);
   const parsed = await parseInput(input, checkUrl, false);
-  await store.write(async ({ db: trx }) => {
-    await trx
-      .updateTable('webhook_endpoints')
-      .set({
-        updated_at: now,
-        ...(parsed.url !== undefined ? { url: parsed.url, failing_since: null } : {}),
-        ...(parsed.events !== undefined ? { events: parsed.events.join(' ') } : {}),
-        ...(parsed.description !== undefined ? { description: parsed.description } : {}),
-        ...(parsed.enabled === true
-          ? { enabled: 1, disabled_at: null, disabled_reason: null, failing_since: null }
-          : {}),
-        ...(parsed.enabled === false ? { enabled: 0 } : {}),
-      })
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .execute();
+  await store.write(async (tx) => {
+    await updateEndpoint(tx, brandId, id, {
+      updated_at: now,
+      ...(parsed.url !== undefined ? { url: parsed.url, failing_since: null } : {}),
+      ...(parsed.events !== undefined ? { events: parsed.events.join(' ') } : {}),
+      ...(parsed.description !== undefined ? { description: parsed.description } : {}),
+      ...(parsed.enabled === true
+        ? { enabled: 1, disabled_at: null, disabled_reason: null, failing_since: null }
+        : {}),
+      ...(parsed.enabled === false ? { enabled: 0 } : {}),
+    });
     if (parsed.enabled === false && current.enabled) {
-      await failPendingDeliveries(trx, id, 'endpoint disabled', now);
+      await failPendingDeliveries(tx, id, 'endpoint disabled', now);
     }
   });
   return getWebhookEndpoint(store, brandId, id);
 }
 
 export async function deleteWebhookEndpoint(store: Store, brandId: string, id: string): Promise<void> {
-  const result = await store.write(({ db }) =>
-    db
-      .deleteFrom('webhook_endpoints')
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .executeTakeFirst(),
-  );
-  if (Number(result.numDeletedRows) !== 1) throw new NotFoundError(`No webhook endpoint with id ${id}`);
+  const deleted = await store.write((tx) => deleteEndpoint(tx, brandId, id));
+  if (!deleted) throw new NotFoundError(`No webhook endpoint with id ${id}`);
 }
 
 /**
@@ -286,24 +248,13 @@ export async function rotateWebhookSecret(
   id: string,
   now: number = Date.now(),
 ): Promise<{ secret: string; previousSecretExpiresAt: string }> {
-  return store.write(async ({ db: trx }) => {
-    const row = await trx
-      .selectFrom('webhook_endpoints')
-      .select('secret')
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .executeTakeFirst();
-    if (!row) throw new NotFoundError(`No webhook endpoint with id ${id}`);
+  return store.write(async (tx) => {
+    const current = await selectEndpointSecret(tx, brandId, id);
+    if (current === undefined) throw new NotFoundError(`No webhook endpoint with id ${id}`);
     const secret = newSecret();
     const expiresAt = now + PREVIOUS_SECRET_TTL_MS;
-    const updated = await trx
-      .updateTable('webhook_endpoints')
-      .set({ secret, previous_secret: row.secret, previous_secret_expires_at: expiresAt, updated_at: now })
-      .where('id', '=', id)
-      .where('secret', '=', row.secret)
-      .executeTakeFirst();
     // Two rotations at once: only one new secret can be the current one; the other caller must not get a dud.
-    if (Number(updated.numUpdatedRows) !== 1) {
+    if (!(await rotateEndpointSecret(tx, id, { current, next: secret, expiresAt }, now))) {
       throw new DomainError('conflict', 'The secret was rotated by another request at the same time; retry.');
     }
     return { secret, previousSecretExpiresAt: iso(expiresAt) };

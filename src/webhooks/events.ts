@@ -1,12 +1,12 @@
 // Events: what happened to a brand's leads, written in the same transaction as the change they describe.
 
-import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { keysetPage, type SortOrder, toPage } from '../shared/paging.js';
+import { type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import { enqueueDeliveries } from './deliveries.js';
+import { deferEventInsert, selectEventPage } from './queries.js';
 
 export const EVENT_TYPES = [
   'lead.created',
@@ -25,10 +25,6 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 export type EventData = { readonly [field: string]: unknown };
 
-const INSERT_EVENT = statement(
-  'insert into events (id, brand_id, type, created_at, data) values (?, ?, ?, ?, ?)',
-);
-
 export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
 }
@@ -45,7 +41,7 @@ export async function recordEvent(
   now: number = Date.now(),
 ): Promise<string> {
   const id = newId('event', now);
-  await r.defer(INSERT_EVENT, [id, brandId, type, now, JSON.stringify(data)]);
+  await deferEventInsert(r, { id, brand_id: brandId, type, created_at: now, data: JSON.stringify(data) });
   await enqueueDeliveries(r, { brandId, eventId: id, type, now });
   return id;
 }
@@ -90,16 +86,8 @@ export interface EventListQuery {
  * as JSON, each event the exact bytes its webhook deliveries carry (eventJson over the stored text). Events never
  * change, so nothing is parsed or serialised again: a page of 100 is a concatenation.
  */
-export async function listEventsJson({ db }: Store, brandId: string, query: EventListQuery): Promise<string> {
-  const types = parseEventTypes(query.type);
-  let q = keysetPage(
-    db.selectFrom('events').select(['id', 'type', 'created_at', 'data']).where('brand_id', '=', brandId),
-    { time: 'created_at', id: 'id' },
-    query,
-  );
-  if (types) q = q.where('type', 'in', types);
-  if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
-  const rows = await q.execute();
+export async function listEventsJson(store: Store, brandId: string, query: EventListQuery): Promise<string> {
+  const rows = await selectEventPage(store, brandId, { ...query, types: parseEventTypes(query.type) });
   const page = toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), eventJson);
   return `{"data":[${page.data.join(',')}],"limit":${page.limit},"hasMore":${page.hasMore},"nextCursor":${JSON.stringify(page.nextCursor)}}`;
 }

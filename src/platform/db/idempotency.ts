@@ -1,8 +1,9 @@
 // Idempotency keys: a retried POST with the same key and body gets the first response instead of a second lead.
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainError } from '../../shared/errors.js';
+import { insertOrGet } from './portable.js';
 import { type Runner, statement } from './sql.js';
-import type { Store } from './store.js';
+import type { Store, Tx } from './store.js';
 
 /** How long a key is remembered (per API key). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -55,15 +56,17 @@ export function claimIdempotencyKey(
   scope: IdempotencyScope,
   now: number = Date.now(),
 ): Promise<ClaimResult> {
-  return store.write(({ db }) => claim(db, scope, now));
+  return store.write((tx) => claim(tx, scope, now));
 }
 
-async function claim(db: Store['db'], scope: IdempotencyScope, now: number): Promise<ClaimResult> {
+async function claim(tx: Tx, scope: IdempotencyScope, now: number): Promise<ClaimResult> {
+  const { db } = tx;
   for (let round = 0; round < 3; round++) {
     const token = randomBytes(12).toString('hex');
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({
+    const found = await insertOrGet(
+      tx,
+      'idempotency_keys',
+      {
         key_id: scope.keyId,
         idempotency_key: scope.key,
         fingerprint: scope.fingerprint,
@@ -72,19 +75,13 @@ async function claim(db: Store['db'], scope: IdempotencyScope, now: number): Pro
         response_status: null,
         response_body: null,
         created_at: now,
-      })
-      .onConflict((oc) => oc.columns(['key_id', 'idempotency_key']).doNothing())
-      .returning('claim_token')
-      .executeTakeFirst();
-    if (inserted) return { outcome: 'claimed', token };
-
-    const existing = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('key_id', '=', scope.keyId)
-      .where('idempotency_key', '=', scope.key)
-      .executeTakeFirst();
-    if (!existing) continue;
+      },
+      ['key_id', 'idempotency_key'],
+      ['fingerprint', 'state', 'claim_token', 'response_status', 'response_body', 'created_at'],
+    );
+    if (!found) continue;
+    if (found.inserted) return { outcome: 'claimed', token };
+    const existing = found.row;
     if (existing.created_at <= now - IDEMPOTENCY_TTL_MS) {
       // Expired but not yet pruned: forget it, then claim afresh.
       await db

@@ -9,8 +9,8 @@ import type { ResponseCache } from './response-cache.js';
 export interface RouteDeps {
   config: Readonly<Config>;
   /**
-   * Reads and writes; domain functions take it (or a write's tx) as their Store. The metrics plugin replaces it
-   * with the same database carrying this app's counters (withWriteMetrics), before any route plugin reads it.
+   * Reads and writes; domain functions take it (or a write's tx) as their Store. It carries this app's counters
+   * (withWriteMetrics) from the start: buildApp wraps it before any plugin registers, and nothing replaces it.
    */
   database: Database;
   keys: ApiKeyLookup;

@@ -3,12 +3,10 @@
 // rate-limited and shed requests, the two queues' depth and oldest age (read at scrape time), process metrics.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Kysely } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Store, WriteMetrics } from '../../db/store.js';
-import { withWriteMetrics } from '../../db/store.js';
+import type { QueueStats } from '../../db/lease.js';
+import type { WriteMetrics } from '../../db/store.js';
 import type { DeliveryMetrics, DeliveryOutcome, EmailOutcome, MailMetrics } from '../../queue/outcomes.js';
-import type { RouteDeps } from '../deps.js';
 
 /** Why the overload guard answered 503. */
 export type ShedReason = 'shutting_down' | 'in_flight' | 'event_loop_lag';
@@ -41,10 +39,13 @@ const RATE_LIMIT_KINDS: RateLimitKind[] = [
 // else is counted as "other" so a new source can never make label values unbounded.
 const LEAD_SOURCES = ['website', 'form', 'dashboard', 'phone'];
 
-/** The queues the workers read; their gauges are labelled with the table name. */
-const QUEUES = ['webhook_deliveries', 'email_outbox'] as const;
-type Queue = (typeof QUEUES)[number];
 const QUEUE_QUERY_TIMEOUT_MS = 2000;
+
+/**
+ * The queues whose depth and oldest age the gauges show, by the name they are labelled with (app.ts names the
+ * tables the workers read): each reads its queue's stats at `now`.
+ */
+export type QueueReaders = Readonly<Record<string, (now: number) => Promise<QueueStats>>>;
 
 // prom-client's defaults (15.x) add three gauges named *_total, which Prometheus reserves for counters
 // (`promtool check metrics` flags them). Each has a by-type twin whose sum is the same number.
@@ -55,7 +56,10 @@ const NON_COUNTER_TOTALS = [
 ];
 const PREFIX = 'lead_intake_';
 
-/** This app's counters, for the plugins, the workers and (through the database handle) the domain. */
+/**
+ * This app's counters, for the plugins, the workers and (through the database handle: app.ts opens it with
+ * withWriteMetrics before any plugin registers) the domain.
+ */
 export class AppMetrics implements WriteMetrics, DeliveryMetrics, MailMetrics {
   readonly registry = new Registry();
   private readonly leads: Counter<'source' | 'spam'>;
@@ -146,30 +150,6 @@ declare module 'fastify' {
   }
 }
 
-interface QueueStats {
-  depth: number;
-  oldestAgeSeconds: number;
-}
-
-/** Pending jobs of a queue and the age of the oldest (0 when none), from the table its worker reads. */
-async function queueStats(store: Store, table: Queue, now: number): Promise<QueueStats> {
-  // Both tables have these columns; one view of them keeps this a single typed query (as src/queue/lease.ts).
-  const db = store.db as unknown as Kysely<Record<Queue, { status: string; created_at: number }>>;
-  const row = await db
-    .selectFrom(table)
-    .select((eb) => [
-      eb.fn.countAll<number | string>().as('depth'),
-      eb.fn.min<number | string | null>('created_at').as('oldest'),
-    ])
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  const oldest = row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest);
-  return {
-    depth: Number(row?.depth ?? 0),
-    oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (now - oldest) / 1000),
-  };
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -183,14 +163,14 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * gauges (prom-client calls their collect() in the same tick). When the database does not answer, the gauges have
  * no samples (no stale numbers), the rest of /metrics is served, and a warning is logged once until it answers.
  */
-function registerQueueGauges(app: FastifyInstance, registry: Registry, store: Store): void {
-  let current: Promise<Map<Queue, QueueStats> | null> | undefined;
+function registerQueueGauges(app: FastifyInstance, registry: Registry, queues: QueueReaders): void {
+  let current: Promise<Map<string, QueueStats> | null> | undefined;
   let failing = false;
-  const read = async (): Promise<Map<Queue, QueueStats> | null> => {
+  const read = async (): Promise<Map<string, QueueStats> | null> => {
     const now = Date.now();
     try {
       const stats = await withTimeout(
-        Promise.all(QUEUES.map(async (q) => [q, await queueStats(store, q, now)] as const)),
+        Promise.all(Object.entries(queues).map(async ([queue, stats]) => [queue, await stats(now)] as const)),
         QUEUE_QUERY_TIMEOUT_MS,
         'reading the queue tables',
       );
@@ -239,8 +219,17 @@ function registerQueueGauges(app: FastifyInstance, registry: Registry, store: St
 }
 
 export default fp(
-  async function metricsPlugin(app: FastifyInstance, options: { defaultMetrics: boolean; deps?: RouteDeps }) {
-    const meter = new AppMetrics();
+  async function metricsPlugin(
+    app: FastifyInstance,
+    options: {
+      /** The counters; the app's database carries them to the domain (withWriteMetrics). */
+      meter: AppMetrics;
+      defaultMetrics: boolean;
+      /** The queues to gauge; none without. */
+      queues?: QueueReaders;
+    },
+  ) {
+    const { meter } = options;
     const registry = meter.registry;
     if (options.defaultMetrics) {
       collectDefaultMetrics({ register: registry, prefix: PREFIX });
@@ -261,11 +250,7 @@ export default fp(
     });
     app.decorate('metrics', registry);
     app.decorate('meter', meter);
-    if (options.deps) {
-      // Writes made through the app's handle carry its counters to the domain (tx.metrics, counted at commit).
-      options.deps.database = withWriteMetrics(options.deps.database, meter);
-      registerQueueGauges(app, registry, options.deps.database);
-    }
+    if (options.queues) registerQueueGauges(app, registry, options.queues);
     app.addHook('onResponse', async (request, reply) => {
       // The route pattern, never the raw URL, keeps label cardinality bounded.
       const labels = {

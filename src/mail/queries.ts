@@ -1,0 +1,109 @@
+// The mail capability's SQL, all of it: the email outbox. Kysely queries, except the insert that queues a mail
+// inside a lead create (see below). Reads take a Store (the database or a write's tx); writes take the write's Tx.
+import type { Selectable, Updateable } from 'kysely';
+import { claimDueRows, type QueueStats, queueStats } from '../platform/db/lease.js';
+import type { EmailOutboxTable } from '../platform/db/schema.js';
+import { statement } from '../platform/db/sql.js';
+import type { Store, Tx } from '../platform/db/store.js';
+
+// A hand-written statement, not Kysely: a lead create queues its "new lead" mails with it, one per user who asked
+// for them. Kysely builds and compiles a query on every call, which measured ~10% of a create's CPU (commit
+// 1930c31; bench/README.md, "What was done, and what each step bought", step 1), and the insert is deferred
+// (Tx.defer): on PostgreSQL it reaches the server with the create's other inserts as one statement of
+// data-modifying CTEs, which is built from statement texts (combinedInserts; commit b837174).
+const INSERT_EMAIL = statement(
+  'insert into email_outbox (id, brand_id, kind, recipient, subject, text, html, status, attempt, ' +
+    'next_attempt_at, lease_owner, lease_until, last_error, last_attempt_at, created_at, sent_at) ' +
+    "values (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, 0, null, null, ?, null)",
+);
+
+/** Queues the insert of a pending mail, due `now`, with the caller's write (Tx.defer). */
+export function deferEmailInsert(
+  tx: Tx,
+  email: Pick<
+    Selectable<EmailOutboxTable>,
+    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'text' | 'html'
+  >,
+  now: number,
+): Promise<void> {
+  return tx.defer(INSERT_EMAIL, [
+    email.id,
+    email.brand_id,
+    email.kind,
+    email.recipient,
+    email.subject,
+    email.text,
+    email.html,
+    now,
+    now,
+  ]);
+}
+
+/** Leases up to `limit` due mails to `owner` (see claimDueRows). */
+export function claimDueEmails(
+  store: Store,
+  owner: string,
+  limit: number,
+  leaseMs: number,
+  now: number,
+): Promise<string[]> {
+  return claimDueRows(store, 'email_outbox', owner, limit, leaseMs, now);
+}
+
+/** Mails waiting to be sent (due, or waiting for a retry) and the age of the oldest: the outbox's gauges. */
+export function outboxQueueStats(store: Store, now: number): Promise<QueueStats> {
+  return queueStats(store, 'email_outbox', now);
+}
+
+export type EmailJobRow = Pick<
+  Selectable<EmailOutboxTable>,
+  'id' | 'attempt' | 'created_at' | 'recipient' | 'subject' | 'text' | 'html'
+>;
+
+/** The mails of `ids` that `owner` still holds. */
+export function selectEmailJobs({ db }: Store, owner: string, ids: string[]): Promise<EmailJobRow[]> {
+  return db
+    .selectFrom('email_outbox')
+    .select(['id', 'attempt', 'created_at', 'recipient', 'subject', 'text', 'html'])
+    .where('id', 'in', ids)
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
+/**
+ * Changes a mail `owner` holds under its lease while it is pending (an attempt's result, giving the lease back).
+ * False when the lease was lost: another worker took the row after it expired.
+ */
+export async function updateClaimedEmail(
+  tx: Tx,
+  owner: string,
+  id: string,
+  set: Updateable<EmailOutboxTable>,
+): Promise<boolean> {
+  const updated = await tx.db
+    .updateTable('email_outbox')
+    .set(set)
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+export type FailedEmailRow = Pick<
+  Selectable<EmailOutboxTable>,
+  'id' | 'recipient' | 'subject' | 'last_error' | 'attempt' | 'created_at' | 'last_attempt_at'
+>;
+
+/** The brand's last `limit` mails that failed for good, newest first. */
+export function selectFailedEmails({ db }: Store, brandId: string, limit: number): Promise<FailedEmailRow[]> {
+  return db
+    .selectFrom('email_outbox')
+    .select(['id', 'recipient', 'subject', 'last_error', 'attempt', 'created_at', 'last_attempt_at'])
+    .where('brand_id', '=', brandId)
+    .where('status', '=', 'failed')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
