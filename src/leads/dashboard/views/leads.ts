@@ -2,6 +2,7 @@
 
 import type { SessionUser } from '../../../accounts/sessions.js';
 import { isAdmin } from '../../../accounts/users.js';
+import { CUSTOMER_FIELD_LABELS, fieldWords } from '../../../customers/fields.js';
 import { customerTitle, typeLabel } from '../../../customers/names.js';
 import {
   csrfField,
@@ -12,7 +13,7 @@ import {
   detailRow as row,
   time,
 } from '../../../platform/web/components.js';
-import { CUSTOMER_FIELD_LABELS, fieldWords, phoneText } from '../../../platform/web/format.js';
+import { phoneText } from '../../../platform/web/format.js';
 import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.js';
 import { withQuery } from '../../../platform/web/http.js';
 import { page } from '../../../platform/web/layout.js';
