@@ -3,7 +3,8 @@
 // 101 joined rows of 16 columns mapped to objects and serialised again.
 //
 // The copy may be missing, never stale (migrations/2026112401_list_json.ts): triggers clear it whenever the lead,
-// or the listed fields of its customer or address, change, and move list_rev on. A page renders the items it
+// or the listed fields of its customer or address, change, and move list_rev on. A migration that changes what
+// the item lists recreates them from the field table (list-json-triggers.ts). A page renders the items it
 // finds without one exactly as the list always has (the projection in shape.ts, JSON.stringify in the schema's
 // order), sends them, and writes them back afterwards, guarded by list_rev: a write-back of a rendering that a
 // change overtook finds another list_rev and writes nothing. Creating a lead stores its item at once (create.ts).
