@@ -18,6 +18,7 @@ import {
   CUSTOMER_EXAMPLE,
   EVENT_EXAMPLES,
   FORM_EXAMPLE,
+  LEAD_BODY_EXAMPLE,
   LEAD_EXAMPLE,
   LEAD_LIST_ITEM_EXAMPLE,
   NOTE_EXAMPLE,
@@ -185,18 +186,7 @@ function queryExample(path: string, name: string): unknown {
 
 /** Request body examples by component name. */
 const BODY_EXAMPLES: Record<string, unknown> = {
-  LeadCreate: {
-    title: 'Leaking tap in the kitchen',
-    description: 'Drips since Monday.',
-    priority: 'high',
-    customerName: 'Anna de Vries',
-    email: 'anna@example.com',
-    phone: '+31 6 1234 5678',
-    street: 'Keizersgracht',
-    streetNumber: '123',
-    postalCode: '1015 CJ',
-    city: 'Amsterdam',
-  },
+  LeadCreate: LEAD_BODY_EXAMPLE,
   LeadPatch: {
     status: 'planned',
     scheduledFor: '2026-11-26T08:00:00Z',

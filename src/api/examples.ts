@@ -1,51 +1,69 @@
 // Examples for the OpenAPI document, taken from real responses (ids, times and text as the service writes them).
-// Typed with the response types, so an example cannot lose a field the schema requires; the lint and response
-// tests check them against the document too.
-import type { Customer, CustomerDetail } from '../customers/customers.js';
+// The lead's field values are the field table's examples (leads/fields.ts), read as the service reads a body, so
+// a new field is in every example at once. Typed with the response types, so an example cannot lose a field the
+// schema requires; the lint and response tests check them against the document too.
+import type { TSchema } from '@sinclair/typebox';
+import { AddressSchema } from '../customers/api/addresses.js';
+import { type Customer, type CustomerDetail, CustomerSchema } from '../customers/customers.js';
+import { type LeadFieldsWhere, leadBodyExample, leadFieldsWhere, readNameOf } from '../leads/fields.js';
 import {
   CREATED_FIELDS,
   type CreatedLead,
   type LeadDetail,
+  LeadDetailSchema,
   type LeadListItem,
+  LeadListItemSchema,
   type Note,
   type WorkItemListItem,
 } from '../leads/index.js';
+import { parseLeadInput, submittedOf } from '../leads/input.js';
 
-export const LEAD_EXAMPLE = {
+/** The create body's example: the field table's example values (leads/fields.ts), as sent. */
+export const LEAD_BODY_EXAMPLE = leadBodyExample();
+/** That body as the service reads it (trimmed, the phone in E.164): what the lead below holds. */
+const INPUT = parseLeadInput(LEAD_BODY_EXAMPLE);
+
+/** The input's values of the fields of a group, by their read names (customerName as the customer's name). */
+function valuesOf(group: 'job' | 'customer' | 'address'): Record<string, unknown> {
+  return Object.fromEntries(leadFieldsWhere({ group }).map((name) => [readNameOf(name), INPUT[name]]));
+}
+
+/**
+ * `value` with the keys of an object schema, in its order, nested objects likewise: so an example follows the
+ * schema it illustrates (a list item is the lead's example cut to the list's fields).
+ */
+function inSchemaOrder(schema: TSchema, value: unknown): unknown {
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties;
+  if (!properties || value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(properties).map(([key, property]) => [
+      key,
+      inSchemaOrder(property, (value as Record<string, unknown>)[key]),
+    ]),
+  );
+}
+
+const CREATED_AT = '2026-11-24T13:20:50.965Z';
+const CUSTOMER_ID = 'cus_cgayhqrssy2sbx1yhb4hcqc5t4';
+const ADDRESS_ID = 'adr_5essn55zem9vmpnr1nw1qp4kht';
+
+export const LEAD_EXAMPLE = inSchemaOrder(LeadDetailSchema, {
   id: 'wrk_01m86veqrn19z74s8skcy4mytv',
   brandId: 'brd_01m86veqpyec51mw3kn0ycp5d5',
-  customerId: 'cus_cgayhqrssy2sbx1yhb4hcqc5t4',
-  addressId: 'adr_5essn55zem9vmpnr1nw1qp4kht',
-  title: 'Leaking tap in the kitchen',
-  description: 'Drips since Monday.',
+  customerId: CUSTOMER_ID,
+  addressId: ADDRESS_ID,
+  ...(valuesOf('job') as Pick<LeadDetail, LeadFieldsWhere<{ group: 'job' }>>),
   status: 'request',
-  priority: 'high',
   source: 'website',
-  receivedAt: '2026-11-24T13:20:50.965Z',
-  createdAt: '2026-11-24T13:20:50.965Z',
-  category: null,
-  budgetQuote: null,
-  notes: null,
+  receivedAt: CREATED_AT,
+  createdAt: CREATED_AT,
   sourceKeyName: 'key full',
-  updatedAt: '2026-11-24T13:20:50.965Z',
+  updatedAt: CREATED_AT,
   scheduledAt: null,
   scheduledFor: null,
   durationMinutes: null,
   assignee: null,
-  submitted: {
-    customerName: 'Anna de Vries',
-    firstName: null,
-    lastName: null,
-    email: 'anna@example.com',
-    phone: '+31612345678',
-    companyName: null,
-    street: 'Keizersgracht',
-    streetNumber: '123',
-    streetNumberAddition: null,
-    postalCode: '1015 CJ',
-    city: 'Amsterdam',
-    country: null,
-  },
+  submitted: submittedOf(INPUT),
   sourceFormId: null,
   sourceFormName: null,
   sourceUserId: null,
@@ -54,61 +72,31 @@ export const LEAD_EXAMPLE = {
   attribution: null,
   consent: null,
   customer: {
-    id: 'cus_cgayhqrssy2sbx1yhb4hcqc5t4',
-    type: 'person',
-    name: 'Anna de Vries',
-    firstName: null,
-    lastName: null,
-    email: 'anna@example.com',
-    phone: '+31612345678',
-    companyName: null,
+    id: CUSTOMER_ID,
+    type: INPUT.companyName ? 'business' : 'person',
+    ...(valuesOf('customer') as Omit<LeadDetail['customer'], 'id' | 'type'>),
   },
   address: {
-    id: 'adr_5essn55zem9vmpnr1nw1qp4kht',
-    street: 'Keizersgracht',
-    streetNumber: '123',
-    streetNumberAddition: null,
-    postalCode: '1015 CJ',
-    city: 'Amsterdam',
-    country: 'NL',
+    id: ADDRESS_ID,
+    ...(valuesOf('address') as Omit<LeadDetail['address'], 'id'>),
+    // The brand's default country, as no country was sent.
+    country: INPUT.country ?? 'NL',
   },
   statusHistory: [
     {
       status: 'request',
-      at: '2026-11-24T13:20:50.965Z',
+      at: CREATED_AT,
       actor: { type: 'key', id: 'key_01m86veqq4109swmvy25w2e15m', name: 'key full' },
       reason: null,
     },
   ],
-} satisfies LeadDetail;
+} satisfies LeadDetail) as LeadDetail;
 /** The create's answer: the fields of the lead above that it carries. */
 export const CREATED_LEAD_EXAMPLE = Object.fromEntries(
   CREATED_FIELDS.map((field) => [field, LEAD_EXAMPLE[field]]),
 ) as CreatedLead;
-export const LEAD_LIST_ITEM_EXAMPLE = {
-  id: 'wrk_01m86veqrn19z74s8skcy4mytv',
-  title: 'Leaking tap in the kitchen',
-  status: 'request',
-  priority: 'high',
-  receivedAt: '2026-11-24T13:20:50.965Z',
-  updatedAt: '2026-11-24T13:20:50.965Z',
-  source: 'website',
-  sourceFormName: null,
-  customer: {
-    id: 'cus_cgayhqrssy2sbx1yhb4hcqc5t4',
-    name: 'Anna de Vries',
-    email: 'anna@example.com',
-    phone: '+31612345678',
-    companyName: null,
-  },
-  address: {
-    id: 'adr_5essn55zem9vmpnr1nw1qp4kht',
-    street: 'Keizersgracht',
-    streetNumber: '123',
-    postalCode: '1015 CJ',
-    city: 'Amsterdam',
-  },
-} satisfies LeadListItem;
+/** The lead above as a list has it. */
+export const LEAD_LIST_ITEM_EXAMPLE = inSchemaOrder(LeadListItemSchema, LEAD_EXAMPLE) as LeadListItem;
 export const WORK_ITEM_LIST_ITEM_EXAMPLE = {
   ...LEAD_LIST_ITEM_EXAMPLE,
   status: 'scheduled',
@@ -124,35 +112,24 @@ export const NOTE_EXAMPLE = {
   author: { type: 'key', id: 'key_01m86veqq4109swmvy25w2e15m', name: 'key full' },
   createdAt: '2026-11-24T13:20:51.039Z',
 } satisfies Note;
-export const CUSTOMER_EXAMPLE = {
-  id: 'cus_cgayhqrssy2sbx1yhb4hcqc5t4',
-  type: 'person',
-  name: 'Anna de Vries',
-  firstName: null,
-  lastName: null,
-  companyName: null,
-  email: 'anna@example.com',
-  phone: '+31612345678',
-  createdAt: '2026-11-24T13:20:50.965Z',
-  updatedAt: '2026-11-24T13:20:50.965Z',
-} satisfies Customer;
+/** The lead's customer as the customers API has it. */
+export const CUSTOMER_EXAMPLE = inSchemaOrder(CustomerSchema, {
+  ...LEAD_EXAMPLE.customer,
+  createdAt: CREATED_AT,
+  updatedAt: CREATED_AT,
+}) as Customer;
 export const CUSTOMER_DETAIL_EXAMPLE = {
   ...CUSTOMER_EXAMPLE,
   leadCount: 1,
-  lastLeadAt: '2026-11-24T13:20:50.965Z',
+  lastLeadAt: CREATED_AT,
 } satisfies CustomerDetail;
-export const ADDRESS_EXAMPLE = {
-  id: 'adr_5essn55zem9vmpnr1nw1qp4kht',
-  customerId: 'cus_cgayhqrssy2sbx1yhb4hcqc5t4',
-  street: 'Keizersgracht',
-  streetNumber: '123',
-  streetNumberAddition: null,
-  postalCode: '1015 CJ',
-  city: 'Amsterdam',
-  country: 'NL',
-  createdAt: '2026-11-24T13:20:50.965Z',
-  updatedAt: '2026-11-24T13:20:50.965Z',
-};
+/** The lead's address as the addresses API has it. */
+export const ADDRESS_EXAMPLE = inSchemaOrder(AddressSchema, {
+  ...LEAD_EXAMPLE.address,
+  customerId: CUSTOMER_ID,
+  createdAt: CREATED_AT,
+  updatedAt: CREATED_AT,
+}) as Record<string, unknown>;
 export const EVENT_EXAMPLES = {
   'note.created': {
     id: 'evt_01m86veqtz185ks7a6brz7sfn5',

@@ -5,6 +5,7 @@ import type { Store, Tx } from '../platform/db/store.js';
 import { newRandomId } from '../shared/ids.js';
 import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
+import type { AddressInput } from './fields.js';
 
 export interface Address {
   id: string;
@@ -33,14 +34,7 @@ const INSERT = statement(`${INSERT_TEXT} on conflict do nothing returning id`);
 /** The first address of a customer inserted in the same transaction: nothing can conflict with it. */
 const INSERT_FIRST = statement(INSERT_TEXT);
 
-/** The address fields a submission gives (the lead's input, or what it was submitted with). */
-export interface AddressInput {
-  street: string;
-  streetNumber: string | null;
-  streetNumberAddition: string | null;
-  postalCode: string;
-  city: string;
-}
+export type { AddressInput };
 
 /**
  * The key that decides whether two addresses of one customer are the same place: postal code, number and

@@ -5,8 +5,8 @@
 // links to the customer with that phone (the one with the latest lead). Otherwise a customer is created. Linking
 // fills the customer's empty fields and never overwrites a filled one; a company name makes it a business.
 import { type Static, Type } from '@sinclair/typebox';
-import { type ExpressionBuilder, sql } from 'kysely';
-import type { Tables } from '../platform/db/schema.js';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import type { CustomerTable, Tables } from '../platform/db/schema.js';
 import { planFor, searchedLeadIds } from '../platform/db/search.js';
 import { type Runner, statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
@@ -17,6 +17,7 @@ import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.
 import { iso } from '../shared/time.js';
 import { normalizePhone } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';
+import { CONTACT_FIELDS, type ContactField, type ContactInput } from './fields.js';
 
 export const CustomerSchema = Type.Object(
   {
@@ -49,40 +50,17 @@ export const CustomerDetailSchema = Type.Object(
 );
 export type CustomerDetail = Static<typeof CustomerDetailSchema>;
 
-/** The customer fields a submission can fill, with their columns. */
-const CONTACT = [
-  { field: 'name', column: 'name', input: 'customerName' },
-  { field: 'firstName', column: 'first_name', input: 'firstName' },
-  { field: 'lastName', column: 'last_name', input: 'lastName' },
-  { field: 'email', column: 'email', input: 'email' },
-  { field: 'phone', column: 'phone', input: 'phone' },
-  { field: 'companyName', column: 'company_name', input: 'companyName' },
-] as const satisfies readonly { field: keyof Customer; column: string; input: keyof ContactInput }[];
-export type ContactField = (typeof CONTACT)[number]['field'];
-export type Contact = { [K in ContactField]: string | null };
-/** What linking reads of a submission: its contact fields (a lead's input, or what a lead was submitted with). */
-export interface ContactInput {
-  customerName: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  /** E.164. */
-  phone: string | null;
-  companyName: string | null;
-}
+/** The customer fields a submission can fill, with their columns and input names (fields.ts). */
+const CONTACT = (Object.keys(CONTACT_FIELDS) as ContactField[]).map((field) => ({
+  field,
+  column: CONTACT_FIELDS[field].column,
+  input: CONTACT_FIELDS[field].input,
+}));
 
-interface CustomerRow {
-  id: string;
-  type: string;
-  name: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  phone: string | null;
-  company_name: string | null;
-  created_at: number;
-  updated_at: number;
-}
+export type { ContactField, ContactInput };
+export type Contact = { [K in ContactField]: string | null };
+
+type CustomerRow = Omit<Selectable<CustomerTable>, 'brand_id' | 'email_normalized'>;
 
 const COLUMNS = 'id, type, name, first_name, last_name, email, phone, company_name, created_at, updated_at';
 

@@ -1,78 +1,35 @@
 // The HTML of website forms: the snippet a brand pastes into its site, the hosted form page, the thank-you page
 // and the error pages people see after a post. Built only with html``, so form, brand and typed values are escaped.
 
-import { LEAD_FIELDS } from '../leads/input.js';
+import type { FieldFormat } from '../customers/fields.js';
+import {
+  formFieldNames,
+  formLabel,
+  type LeadFieldName,
+  type LeadFieldSpec,
+  leadField,
+  leadFieldsWhere,
+} from '../leads/fields.js';
 import { assetUrls } from '../platform/web/assets.js';
 import { type HtmlValue, html, type SafeHtml } from '../platform/web/html.js';
 import type { FieldError } from '../shared/errors.js';
 import { CAPTCHA_PROVIDER_INFO } from './captcha.js';
 import type { Form } from './forms.js';
 
-/** People's labels for the lead fields, by API name. */
+/** People's labels for the lead fields, by API name (the field table's form labels), and the form's own. */
 export const FIELD_LABELS: Record<string, string> = {
-  street: 'Street',
-  streetNumber: 'House number',
-  streetNumberAddition: 'Addition',
-  postalCode: 'Postal code',
-  city: 'City',
-  country: 'Country',
-  customerName: 'Your name',
-  firstName: 'First name',
-  lastName: 'Last name',
-  email: 'Email',
-  phone: 'Phone',
-  companyName: 'Company',
-  title: 'What do you need?',
-  description: 'Description',
-  category: 'Category',
-  priority: 'Priority',
-  budgetQuote: 'Budget',
-  notes: 'Notes',
+  ...Object.fromEntries(leadFieldsWhere({}).map((name) => [name, formLabel(name)])),
   consent: 'Consent',
   captcha: 'Robot check',
 };
 
-const INPUT_TYPES: Record<string, string> = { email: 'email', phone: 'tel' };
-const AUTOCOMPLETE: Record<string, string> = {
-  customerName: 'name',
-  firstName: 'given-name',
-  lastName: 'family-name',
-  email: 'email',
-  phone: 'tel',
-  companyName: 'organization',
-  street: 'address-line1',
-  postalCode: 'postal-code',
-  city: 'address-level2',
-  country: 'country',
-};
-const LONG_TEXT = new Set(['description', 'notes']);
+const INPUT_TYPES: Partial<Record<FieldFormat, string>> = { email: 'email', phone: 'tel' };
 
 /**
- * The lead fields a form shows, in the order people answer them: the job, who they are, where. All of them but
- * priority (the brand's choice, a form default).
+ * The lead fields a form shows, in the order people answer them (the field table's formOrder): the job, who they
+ * are, where. All of them but priority (the brand's choice, a form default).
  */
-const FORM_ORDER = [
-  'title',
-  'description',
-  'category',
-  'budgetQuote',
-  'customerName',
-  'firstName',
-  'lastName',
-  'companyName',
-  'email',
-  'phone',
-  'street',
-  'streetNumber',
-  'streetNumberAddition',
-  'postalCode',
-  'city',
-  'country',
-  'notes',
-];
-const FORM_FIELDS = LEAD_FIELDS.filter((f) => f.name !== 'priority').sort(
-  (a, b) => FORM_ORDER.indexOf(a.name) - FORM_ORDER.indexOf(b.name),
-);
+const FORM_FIELDS = formFieldNames().map((name) => ({ name, ...leadField(name) }));
 
 interface RenderOptions {
   values?: Record<string, string>;
@@ -81,18 +38,20 @@ interface RenderOptions {
   hosted: boolean;
 }
 
-function leadField(name: string, required: boolean, maxLength: number, options: RenderOptions): SafeHtml {
+function formField(name: LeadFieldName, f: LeadFieldSpec, options: RenderOptions): SafeHtml {
+  const { required, maxLength } = f;
   const id = `field-${name}`;
-  const label = FIELD_LABELS[name] ?? name;
+  const label = formLabel(name);
   const value = options.values?.[name] ?? '';
   const error = options.errors?.find((e) => e.field === name)?.message;
-  const control = LONG_TEXT.has(name)
+  const type = (f.format && INPUT_TYPES[f.format]) ?? 'text';
+  const control = f.rows
     ? html`<textarea id="${id}" name="${name}" maxlength="${maxLength}"${required ? html` required` : ''}${
         error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
       }>${value}</textarea>`
-    : html`<input id="${id}" name="${name}" type="${INPUT_TYPES[name] ?? 'text'}" maxlength="${maxLength}" value="${value}"${
+    : html`<input id="${id}" name="${name}" type="${type}" maxlength="${maxLength}" value="${value}"${
         required ? html` required` : ''
-      }${AUTOCOMPLETE[name] ? html` autocomplete="${AUTOCOMPLETE[name]}"` : ''}${
+      }${f.autocomplete ? html` autocomplete="${f.autocomplete}"` : ''}${
         error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
       }>`;
   return html`<div${options.hosted ? html` class="field${error ? ' field-invalid' : ''}"` : ''}>
@@ -131,7 +90,7 @@ export function formMarkup(form: Form, action: string, options: RenderOptions): 
     : html`<div style="position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden" aria-hidden="true"><label for="${honeypotId}">Leave this field empty</label><input id="${honeypotId}" type="text" name="${form.honeypotField}" value="" tabindex="-1" autocomplete="off"></div>`;
   return html`<form method="post" action="${action}" accept-charset="utf-8">
 <p>Fields marked with an asterisk (*) are required.</p>
-${FORM_FIELDS.map((f) => leadField(f.name, f.required, f.maxLength, options))}
+${FORM_FIELDS.map((f) => formField(f.name, f, options))}
 ${honeypot}
 ${
   form.consentText

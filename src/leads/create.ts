@@ -185,14 +185,8 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
             extraFields: own.extra_fields,
             attribution: own.attribution,
             consent: own.consent,
+            ...Object.fromEntries(Object.entries(contact).map(([k, v]) => [`customer.${k}`, v])),
             'customer.id': customer.id,
-            'customer.type': contact.type,
-            'customer.name': contact.name,
-            'customer.firstName': contact.firstName,
-            'customer.lastName': contact.lastName,
-            'customer.email': contact.email,
-            'customer.phone': contact.phone,
-            'customer.companyName': contact.companyName,
             ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
           };
     if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));

@@ -2,6 +2,7 @@
 // applied to its customer by a person in the office, recorded in the lead's activity.
 
 import { type Contact, type ContactField, readCustomer, updateCustomer } from '../customers/customers.js';
+import { CONTACT_FIELDS } from '../customers/fields.js';
 import type { Store } from '../platform/db/store.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -21,14 +22,9 @@ export interface Actor {
 export function submittedDifferences(
   lead: LeadDetail,
 ): { field: ContactField; submitted: string | null; current: string | null }[] {
-  const pairs: [ContactField, string | null, string | null][] = [
-    ['name', lead.submitted.customerName, lead.customer.name],
-    ['firstName', lead.submitted.firstName, lead.customer.firstName],
-    ['lastName', lead.submitted.lastName, lead.customer.lastName],
-    ['email', lead.submitted.email, lead.customer.email],
-    ['phone', lead.submitted.phone, lead.customer.phone],
-    ['companyName', lead.submitted.companyName, lead.customer.companyName],
-  ];
+  const pairs = (Object.keys(CONTACT_FIELDS) as ContactField[]).map(
+    (field) => [field, lead.submitted[CONTACT_FIELDS[field].input], lead.customer[field]] as const,
+  );
   // A field left empty in the submission says nothing about the customer: only given values can differ.
   return pairs
     .filter(([, submitted, current]) => submitted !== null && submitted !== current)

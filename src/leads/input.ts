@@ -1,128 +1,43 @@
 // Validation and normalisation of the flat POST /v1/leads body: one table of fields, every failing field reported.
+
+import type { FieldFormat } from '../customers/fields.js';
 import { type FieldError, ValidationError } from '../shared/errors.js';
 import { isBlank } from '../shared/text.js';
 import { characterLength, isValidEmail, normalizeCountry, normalizePhone } from '../shared/values.js';
+import {
+  LEAD_FIELD_TABLE,
+  type LeadFieldName,
+  type LeadFieldValues,
+  type LeadGroup,
+  leadField,
+  leadFieldsWhere,
+} from './fields.js';
 import { PRIORITIES, type Priority } from './states.js';
 
 export interface FieldRule {
   name: string;
   required: boolean;
   maxLength: number;
-  group: 'address' | 'customer' | 'job';
+  group: LeadGroup;
   description: string;
-  format?: 'email' | 'phone' | 'country' | 'priority';
+  format?: FieldFormat;
 }
 
-export const LEAD_FIELDS: readonly FieldRule[] = [
-  { name: 'street', group: 'address', required: true, maxLength: 200, description: 'Street name.' },
-  { name: 'streetNumber', group: 'address', required: false, maxLength: 20, description: 'House number.' },
-  {
-    name: 'streetNumberAddition',
-    group: 'address',
-    required: false,
-    maxLength: 20,
-    description: 'Addition to the house number, e.g. "A" or "bis".',
+/** The rule of each field of the body, in the body's order (fields.ts declares them). */
+export const LEAD_FIELDS: readonly FieldRule[] = (Object.keys(LEAD_FIELD_TABLE) as LeadFieldName[]).map(
+  (name) => {
+    const { required, maxLength, group, description, format } = leadField(name);
+    return { name, required, maxLength, group, description, ...(format ? { format } : {}) };
   },
-  { name: 'postalCode', group: 'address', required: true, maxLength: 16, description: 'Postal code.' },
-  { name: 'city', group: 'address', required: true, maxLength: 100, description: 'City.' },
-  {
-    name: 'country',
-    group: 'address',
-    required: false,
-    maxLength: 2,
-    format: 'country',
-    description: "ISO 3166-1 alpha-2 code; defaults to the brand's default country. Stored upper case.",
-  },
-  {
-    name: 'customerName',
-    group: 'customer',
-    required: true,
-    maxLength: 200,
-    description: 'Name of the customer.',
-  },
-  { name: 'firstName', group: 'customer', required: false, maxLength: 200, description: 'First name.' },
-  { name: 'lastName', group: 'customer', required: false, maxLength: 200, description: 'Last name.' },
-  {
-    name: 'email',
-    group: 'customer',
-    required: false,
-    maxLength: 254,
-    format: 'email',
-    description: 'Email address; used (case-insensitively) to link the lead to an existing customer.',
-  },
-  {
-    name: 'phone',
-    group: 'customer',
-    required: false,
-    maxLength: 40,
-    format: 'phone',
-    description:
-      'International format starting with "+", 8 to 15 digits; spaces, dashes, dots and parentheses are removed. Stored in E.164.',
-  },
-  {
-    name: 'companyName',
-    group: 'customer',
-    required: false,
-    maxLength: 200,
-    description: 'When present, the customer is registered as a business customer.',
-  },
-  { name: 'title', group: 'job', required: true, maxLength: 200, description: 'Short title of the job.' },
-  {
-    name: 'description',
-    group: 'job',
-    required: false,
-    maxLength: 5000,
-    description: 'Description of the work.',
-  },
-  {
-    name: 'category',
-    group: 'job',
-    required: false,
-    maxLength: 100,
-    description: 'Free text naming a trade.',
-  },
-  {
-    name: 'priority',
-    group: 'job',
-    required: false,
-    maxLength: 10,
-    format: 'priority',
-    description: 'low, medium, high or urgent; defaults to medium.',
-  },
-  {
-    name: 'budgetQuote',
-    group: 'job',
-    required: false,
-    maxLength: 200,
-    description: 'Free text budget range.',
-  },
-  { name: 'notes', group: 'job', required: false, maxLength: 5000, description: 'Notes.' },
-];
+);
 
-const FIELD_NAMES = new Set(LEAD_FIELDS.map((f) => f.name));
+const FIELD_NAMES = new Set<string>(LEAD_FIELDS.map((f) => f.name));
 
-export interface LeadInput {
-  street: string;
-  streetNumber: string | null;
-  streetNumberAddition: string | null;
-  postalCode: string;
-  city: string;
-  /** Upper-case alpha-2, or null to take the brand's default. */
-  country: string | null;
-  customerName: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  /** E.164. */
-  phone: string | null;
-  companyName: string | null;
-  title: string;
-  description: string | null;
-  category: string | null;
-  priority: Priority;
-  budgetQuote: string | null;
-  notes: string | null;
-}
+/**
+ * A lead body as parseLeadInput leaves it: trimmed, empty optional fields null, the phone in E.164, the country
+ * upper case (null: the brand's default), the priority defaulted to medium.
+ */
+export type LeadInput = LeadFieldValues;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -250,19 +165,9 @@ function parseFields(
 
 /** The contact and address fields kept with every lead exactly as submitted (after normalisation). */
 export const SUBMITTED_FIELDS = [
-  'customerName',
-  'firstName',
-  'lastName',
-  'email',
-  'phone',
-  'companyName',
-  'street',
-  'streetNumber',
-  'streetNumberAddition',
-  'postalCode',
-  'city',
-  'country',
-] as const satisfies readonly (keyof LeadInput)[];
+  ...leadFieldsWhere({ group: 'customer' }),
+  ...leadFieldsWhere({ group: 'address' }),
+] as const;
 
 export type Submitted = { [K in (typeof SUBMITTED_FIELDS)[number]]: LeadInput[K] };
 

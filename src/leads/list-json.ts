@@ -3,11 +3,14 @@
 // 101 joined rows of 16 columns mapped to objects and serialised again.
 //
 // The copy may be missing, never stale (migrations/2026112401_list_json.ts): triggers clear it whenever the lead,
-// or the listed fields of its customer or address, change, and move list_rev on. A page renders the items it
+// or the listed fields of its customer or address, change, and move list_rev on. A migration that changes what
+// the item lists recreates them from the field table (list-json-triggers.ts). A page renders the items it
 // finds without one exactly as the list always has (the projection in shape.ts, JSON.stringify in the schema's
 // order), sends them, and writes them back afterwards, guarded by list_rev: a write-back of a rendering that a
 // change overtook finds another list_rev and writes nothing. Creating a lead stores its item at once (create.ts).
 
+import type { Selectable } from 'kysely';
+import type { LeadTable } from '../platform/db/schema.js';
 import { FIRST_COLUMN, firstColumn, type Runner, statement } from '../platform/db/sql.js';
 import type { Store } from '../platform/db/store.js';
 import { ReadyJson } from '../platform/http/response-cache.js';
@@ -15,12 +18,11 @@ import { encodeCursor, toPage } from '../shared/paging.js';
 import { type LeadListQuery, matching, pageOf } from './read.js';
 import { LEAD_FROM, LIST_PROJECTION, WORK_ITEM_EXTRA_PROJECTION } from './shape.js';
 
-interface WorkRow {
-  id: string;
+type WorkRow = Pick<Selectable<LeadTable>, 'id' | 'list_json'> & {
+  /** received_at, the keyset's time. */
   k_time: number;
-  list_json: string | null;
   [extra: string]: unknown;
-}
+};
 
 // Leads: each row is its ready item, or `!` and the id of a lead that has none yet (JSON never starts so). One
 // column, taken without an object per row (sql.ts, FIRST_COLUMN); the cursor comes from the last item itself.

@@ -2,7 +2,9 @@
 // in the lead's own transaction. The mail holds what staff need to call back (title, customer, phone, email,
 // address, priority) and the dashboard link; never a key, a secret or anything the brand did not receive.
 
+import type { Selectable } from 'kysely';
 import { queueEmail } from '../mail/outbox.js';
+import type { BrandTable, FormTable, LeadTable } from '../platform/db/schema.js';
 import { statement } from '../platform/db/sql.js';
 import type { Tx } from '../platform/db/store.js';
 import { escapeHtml } from '../platform/web/escape-html.js';
@@ -21,15 +23,12 @@ const LEAD = statement(
     'where l.id = ? and l.brand_id = ?',
 );
 
-interface LeadRow {
-  title: string;
-  description: string | null;
-  priority: string;
-  submitted: string;
-  brand_name: string;
-  default_country: string;
-  auto_reply: number | null;
-}
+type LeadRow = Pick<Selectable<LeadTable>, 'title' | 'description' | 'priority' | 'submitted'> &
+  Pick<Selectable<BrandTable>, 'default_country'> & {
+    brand_name: string;
+    /** Null when the lead came in through no form (left join). */
+    auto_reply: Selectable<FormTable>['auto_reply'] | null;
+  };
 
 /**
  * Queues the mails a new lead causes, in the caller's transaction (so the mails exist exactly when the lead does):

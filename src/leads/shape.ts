@@ -1,10 +1,22 @@
-// The lead's columns and read shapes in one place. Each field names its SQL expression and its TypeBox schema;
-// from that come the SELECT lists, the row-to-object mapping, the INSERT of fields taken from the input, the API's
-// response schemas and, as their Static types, the domain types. Adding a field here adds it everywhere.
+// The lead's read shapes. Each field names its SQL expression and its TypeBox schema; from that come the SELECT
+// lists, the row-to-object mapping, the INSERT of fields taken from the input, the API's response schemas and, as
+// their Static types, the domain types. The fields of a lead's body (the job's, its customer's, its address's)
+// come from the field table (fields.ts), each where the table says (listed, exported); the lead's own fields
+// (ids, state, times, where it came from) are declared here.
 import { type Static, type TNull, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { NullableString, Timestamp } from '../shared/json-schema.js';
+import {
+  LEAD_FIELD_TABLE,
+  type LeadFieldName,
+  type LeadFieldSpec,
+  type LeadFieldsWhere,
+  leadFieldsWhere,
+  type ReadSchemaOf,
+  readNameOf,
+  readSchemaOf,
+} from './fields.js';
 import { type LeadInput, SUBMITTED_FIELDS } from './input.js';
-import { ALL_STATUSES, PRIORITIES, type Priority, type Status } from './states.js';
+import { ALL_STATUSES, type Status } from './states.js';
 
 interface Field<S extends TSchema = TSchema> {
   /** SQL over the aliases l (leads), c (customers), a (addresses), asg (the assigned user, left joined). */
@@ -77,7 +89,31 @@ const ConsentSchema = nullableObject(
 );
 
 const StatusSchema = Type.Unsafe<Status>({ type: 'string', enum: [...ALL_STATUSES] });
-const PrioritySchema = Type.Unsafe<Priority>({ type: 'string', enum: [...PRIORITIES] });
+
+type Table = typeof LEAD_FIELD_TABLE;
+/** A field's name where it is read (customerName is the customer's `name`). */
+type ReadName<K extends LeadFieldName> = Table[K] extends { of: infer O extends string } ? O : K;
+/** The read fields of the table's fields that have every property of M, by read name. */
+type ReadFields<M> = {
+  [K in LeadFieldsWhere<M> as ReadName<K>]: Field<ReadSchemaOf<Table[K]>>;
+};
+
+/**
+ * The table's fields with every property of `match` (fields.ts), as read fields over `alias` (l, c or a), in the
+ * table's order. A job field is stored on create from the input field of its name.
+ */
+function readFields<const M extends Partial<LeadFieldSpec>>(alias: 'l' | 'c' | 'a', match: M): ReadFields<M> {
+  return Object.fromEntries(
+    leadFieldsWhere(match).map((name) => {
+      const f: LeadFieldSpec = LEAD_FIELD_TABLE[name];
+      const input = f.group === 'job' ? { input: name } : {};
+      return [readNameOf(name), field(`${alias}.${f.column}`, readSchemaOf(f), input)];
+    }),
+  ) as ReadFields<M>;
+}
+
+// The job's fields; title, description and priority where the contract (spec 2.2) puts them, the rest after.
+const { title, description, priority, ...moreJob } = readFields('l', { group: 'job' });
 
 /** The single-lead read (GET /v1/leads/{id}), apart from its status history. */
 const DETAIL = {
@@ -85,10 +121,10 @@ const DETAIL = {
   brandId: field('l.brand_id', Type.String()),
   customerId: field('l.customer_id', Type.String()),
   addressId: field('l.address_id', Type.String()),
-  title: field('l.title', Type.String(), { input: 'title' }),
-  description: field('l.description', NullableString(), { input: 'description' }),
+  title,
+  description,
   status: field('l.status', StatusSchema),
-  priority: field('l.priority', PrioritySchema, { input: 'priority' }),
+  priority,
   source: field(
     'l.source',
     Type.String({
@@ -98,9 +134,7 @@ const DETAIL = {
   ),
   receivedAt: time('l.received_at'),
   createdAt: time('l.created_at'),
-  category: field('l.category', NullableString(), { input: 'category' }),
-  budgetQuote: field('l.budget_quote', NullableString(), { input: 'budgetQuote' }),
-  notes: field('l.notes', NullableString(), { input: 'notes' }),
+  ...moreJob,
   sourceKeyName: field(
     'l.source_key_name',
     NullableString({ description: 'Name of the API key the lead came in with.' }),
@@ -152,48 +186,36 @@ const DETAIL = {
       'c.type',
       Type.Unsafe<'person' | 'business'>({ type: 'string', enum: ['person', 'business'] }),
     ),
-    name: field('c.name', Type.String()),
-    firstName: field('c.first_name', NullableString()),
-    lastName: field('c.last_name', NullableString()),
-    email: field('c.email', NullableString()),
-    phone: field('c.phone', NullableString({ description: 'E.164' })),
-    companyName: field('c.company_name', NullableString()),
+    ...readFields('c', { group: 'customer' }),
   },
   address: {
     id: field('a.id', Type.String()),
-    street: field('a.street', Type.String()),
-    streetNumber: field('a.street_number', NullableString()),
-    streetNumberAddition: field('a.street_number_addition', NullableString()),
-    postalCode: field('a.postal_code', Type.String()),
-    city: field('a.city', Type.String()),
-    country: field('a.country', Type.String()),
+    ...readFields('a', { group: 'address' }),
   },
 } satisfies Shape;
 
-/** A lead in a list (spec 2.3, plus updatedAt). */
+const {
+  title: listedTitle,
+  priority: listedPriority,
+  ...moreListedJob
+} = readFields('l', {
+  group: 'job',
+  listed: true,
+});
+
+/** A lead in a list (spec 2.3, plus updatedAt), with the table's listed fields. */
 const LIST_ITEM = {
   id: DETAIL.id,
-  title: DETAIL.title,
+  title: listedTitle,
   status: DETAIL.status,
-  priority: DETAIL.priority,
+  priority: listedPriority,
   receivedAt: DETAIL.receivedAt,
   updatedAt: DETAIL.updatedAt,
   source: DETAIL.source,
   sourceFormName: DETAIL.sourceFormName,
-  customer: {
-    id: DETAIL.customer.id,
-    name: DETAIL.customer.name,
-    email: DETAIL.customer.email,
-    phone: DETAIL.customer.phone,
-    companyName: DETAIL.customer.companyName,
-  },
-  address: {
-    id: DETAIL.address.id,
-    street: DETAIL.address.street,
-    streetNumber: DETAIL.address.streetNumber,
-    postalCode: DETAIL.address.postalCode,
-    city: DETAIL.address.city,
-  },
+  ...moreListedJob,
+  customer: { id: DETAIL.customer.id, ...readFields('c', { group: 'customer', listed: true }) },
+  address: { id: DETAIL.address.id, ...readFields('a', { group: 'address', listed: true }) },
 } satisfies Shape;
 
 const WORK_ITEM = {
@@ -361,24 +383,16 @@ export const WORK_ITEM_EXTRA_PROJECTION = projection<Record<string, unknown>>(
 );
 
 /**
- * An export row (the CSV exports): every field of the list item in the list's order, the address completed with
- * its addition and country, then the job's description, category and budget. Work items add, at the end, every
- * field their list item has beyond the lead's (scheduledAt, and whatever the work-item list gains later).
+ * An export row (the CSV exports): every field of the list item in the list's order, its customer and address
+ * with every exported field of theirs, then the job's exported fields the list does not have (description,
+ * category, budget). Work items add, at the end, every field their list item has beyond the lead's (scheduledAt,
+ * and whatever the work-item list gains later). Every listed field is exported (test/domain/fields.test.ts).
  */
-const { id: addressId, street, streetNumber, ...restOfListAddress } = LIST_ITEM.address;
 const LEAD_EXPORT = {
   ...LIST_ITEM,
-  address: {
-    id: addressId,
-    street,
-    streetNumber,
-    streetNumberAddition: DETAIL.address.streetNumberAddition,
-    ...restOfListAddress,
-    country: DETAIL.address.country,
-  },
-  description: DETAIL.description,
-  category: DETAIL.category,
-  budgetQuote: DETAIL.budgetQuote,
+  customer: { id: DETAIL.customer.id, ...readFields('c', { group: 'customer', exported: true }) },
+  address: { id: DETAIL.address.id, ...readFields('a', { group: 'address', exported: true }) },
+  ...readFields('l', { group: 'job', listed: false, exported: true }),
 } satisfies Shape;
 const WORK_ITEM_EXPORT: Shape = {
   ...LEAD_EXPORT,

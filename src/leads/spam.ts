@@ -2,8 +2,10 @@
 // releases one ("Not spam"), which makes it a lead exactly as if it had arrived normally; after 30 days the worker
 // removes them with whatever only they had (lead history, activity, quietly created customers and addresses).
 
+import type { Selectable } from 'kysely';
 import { findOrCreateAddress } from '../customers/addresses.js';
 import { type ContactInput, deleteUnusedCustomers, linkReleasedCustomer } from '../customers/customers.js';
+import type { LeadTable } from '../platform/db/schema.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { keysetPage, type Page, type PageQuery, toPage } from '../shared/paging.js';
@@ -156,11 +158,7 @@ export function releaseSpam(
   });
 }
 
-interface SpamRow {
-  id: string;
-  customer_id: string;
-  address_id: string;
-}
+type SpamRow = Pick<Selectable<LeadTable>, 'id' | 'customer_id' | 'address_id'>;
 
 /** Deletes spam leads and what hangs off them; the rows must be locked spam of the caller's transaction. */
 async function removeSpam(tx: Tx, rows: readonly SpamRow[]): Promise<void> {

@@ -4,26 +4,22 @@
 
 import { addressMatchKey, findOrCreateAddress } from '../customers/addresses.js';
 import { deleteUnusedCustomers } from '../customers/customers.js';
+import { ADDRESS_FIELDS } from '../customers/fields.js';
 import type { Store } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
+import { leadField, leadFieldsWhere } from './fields.js';
 import { type LeadInput, parseLeadFields } from './input.js';
 import { getLead } from './read.js';
 
-/** The job's own fields an edit may change, by their API names. */
-export const EDITABLE_JOB_FIELDS = ['title', 'description', 'category', 'priority', 'budgetQuote'] as const;
-/** The job address's fields, by their API (input) names. */
-export const EDITABLE_ADDRESS_FIELDS = [
-  'street',
-  'streetNumber',
-  'streetNumberAddition',
-  'postalCode',
-  'city',
-  'country',
-] as const;
-export const EDITABLE_FIELDS = [...EDITABLE_JOB_FIELDS, ...EDITABLE_ADDRESS_FIELDS] as const;
+/** The job's own fields an edit may change (the field table's editedOn 'lead'), by their API names. */
+export const EDITABLE_JOB_FIELDS = leadFieldsWhere({ group: 'job', editedOn: 'lead' });
+/** The job address's fields an edit may change, by their API (input) names. */
+export const EDITABLE_ADDRESS_FIELDS = leadFieldsWhere({ group: 'address', editedOn: 'lead' });
+/** What the Edit page shows and its post saves: nothing it shows is dropped, nothing else is read. */
+export const EDITABLE_FIELDS = [...EDITABLE_JOB_FIELDS, ...EDITABLE_ADDRESS_FIELDS];
 export type EditableField = (typeof EDITABLE_FIELDS)[number];
 
 /**
@@ -41,14 +37,6 @@ export function parseLeadChanges(values: Record<string, unknown>): LeadChanges {
   const { priority, ...rest } = parsed;
   return { ...(rest as LeadChanges), ...(priority ? { priority } : {}) };
 }
-
-const JOB_COLUMNS: Record<(typeof EDITABLE_JOB_FIELDS)[number], string> = {
-  title: 'title',
-  description: 'description',
-  category: 'category',
-  priority: 'priority',
-  budgetQuote: 'budget_quote',
-};
 
 type AddressValues = {
   [K in (typeof EDITABLE_ADDRESS_FIELDS)[number]]: K extends 'country' ? string : LeadInput[K];
@@ -87,7 +75,7 @@ export function updateLead(
       changed.push(name);
       from[name] = lead[name];
       to[name] = value;
-      set[JOB_COLUMNS[name]] = value;
+      set[leadField(name).column] = value;
     }
 
     const current: AddressValues = {
@@ -130,20 +118,15 @@ export function updateLead(
       }
       // The same place written differently (or an existing address of the customer found by its key): the
       // address takes the values typed now.
-      const row = await tx.db
+      const values: Record<string, string | null> = Object.fromEntries(
+        EDITABLE_ADDRESS_FIELDS.map((f) => [ADDRESS_FIELDS[f].column, target[f]]),
+      );
+      const row: Record<string, unknown> = await tx.db
         .selectFrom('addresses')
-        .select(['street', 'street_number', 'street_number_addition', 'postal_code', 'city', 'country'])
+        .select(EDITABLE_ADDRESS_FIELDS.map((f) => ADDRESS_FIELDS[f].column))
         .where('id', '=', addressId)
         .executeTakeFirstOrThrow();
-      const values = {
-        street: target.street,
-        street_number: target.streetNumber,
-        street_number_addition: target.streetNumberAddition,
-        postal_code: target.postalCode,
-        city: target.city,
-        country: target.country,
-      };
-      if ((Object.keys(values) as (keyof typeof values)[]).some((k) => row[k] !== values[k])) {
+      if (Object.keys(values).some((k) => row[k] !== values[k])) {
         await tx.db
           .updateTable('addresses')
           .set({ ...values, updated_at: now })

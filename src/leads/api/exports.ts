@@ -6,6 +6,7 @@ import { sendCsv } from '../../platform/http/csv-export.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { scopedRoute } from '../../platform/http/route.js';
+import { type LeadGroup, leadFieldsWhere, readNameOf } from '../fields.js';
 import { exportLeads } from '../index.js';
 import { listQueryFrom } from './list-query.js';
 import { LeadListQuerySchema, WorkItemListQuerySchema } from './schemas.js';
@@ -40,9 +41,20 @@ const csvResponse = (what: string) =>
     content: { 'text/csv': { schema: { type: 'string' } } },
   }) as unknown as TSchema;
 
+/** The exported fields of a group that the list item does not have, by their read names, in code quotes. */
+const exportedOnly = (group: LeadGroup) =>
+  leadFieldsWhere({ group, listed: false, exported: true }).map((name) => `\`${readNameOf(name)}\``);
+const inWords = (items: string[]) =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+const EXPORTED_ONLY = [
+  ...(exportedOnly('customer').length ? [`the customer’s ${inWords(exportedOnly('customer'))}`] : []),
+  ...(exportedOnly('address').length ? [`the address’s ${inWords(exportedOnly('address'))}`] : []),
+  ...(exportedOnly('job').length ? [`then ${exportedOnly('job').join(', ')}`] : []),
+].join(', ');
+
 const DESCRIPTION =
   'Streams every item the filters match, in the order asked for, as one CSV file: the same parameters as the list, without `limit` and `cursor` (either is a 422). Counts as one read against the rate limit.\n\n' +
-  'Columns, in this order: the list item’s fields with nested ones named with a dot (`customer.email`, `address.postalCode`), the address’s `streetNumberAddition` and `country`, then `description`, `category`, `budgetQuote`; work items add their own fields at the end (`scheduledAt`). Times are ISO 8601 UTC; an empty cell is null.\n\n' +
+  `Columns, in this order: the list item’s fields with nested ones named with a dot (\`customer.email\`, \`address.postalCode\`), ${EXPORTED_ONLY}; work items add their own fields at the end (\`scheduledAt\`). Times are ISO 8601 UTC; an empty cell is null.\n\n` +
   "A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a `'` in front, so a spreadsheet shows it as text instead of running it as a formula; a phone number in E.164 (`+` and digits only) is left as it is. " +
   'Errors found before the file starts (a bad filter, the database unreachable) are problem+json; an error after that cuts the connection, so the download is incomplete rather than silently short.';
 

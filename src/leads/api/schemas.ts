@@ -1,5 +1,6 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import { ListQuery, listEnvelope, parsedBy, TimestampParam } from '../../platform/http/schemas.js';
+import { bodySchemaOf, LEAD_FIELD_TABLE } from '../fields.js';
 import {
   LeadListItemSchema,
   MAX_DURATION_MINUTES,
@@ -8,30 +9,16 @@ import {
   parseStatusChange,
   WorkItemListItemSchema,
 } from '../index.js';
-import { LEAD_FIELDS, parseLeadInput } from '../input.js';
-import { ALL_STATUSES, LEAD_SOURCES, LEAD_STATUSES, PRIORITIES, WORK_ITEM_STATUSES } from '../states.js';
+import { parseLeadInput } from '../input.js';
+import { ALL_STATUSES, LEAD_SOURCES, LEAD_STATUSES, WORK_ITEM_STATUSES } from '../states.js';
 
 /**
- * The lead body, generated from the same field table the validator uses, so docs and rules cannot drift.
+ * The lead body, generated from the field table the validator uses (fields.ts), so docs and rules cannot drift.
  * Handlers receive parseLeadInput's LeadInput (trimmed, normalised), not this JSON.
  */
 export const LeadCreateBody = (() => {
   const properties: TProperties = {};
-  for (const f of LEAD_FIELDS) {
-    const base = { description: `${f.description} (${f.group})`, maxLength: f.maxLength };
-    const schema =
-      f.format === 'priority'
-        ? Type.String({ ...base, enum: [...PRIORITIES], default: 'medium' })
-        : f.format === 'email'
-          ? Type.String({ ...base, format: 'email' })
-          : f.format === 'phone'
-            ? Type.String({ ...base, pattern: '^\\+', examples: ['+31 6 1234 5678'] })
-            : f.format === 'country'
-              ? Type.String({ ...base, minLength: 2, pattern: '^[A-Za-z]{2}$' })
-              : Type.String({ ...base, ...(f.required ? { minLength: 1 } : {}) });
-    // TypeBox derives `required` from the properties: optional fields must be marked, or the document requires all.
-    properties[f.name] = f.required ? schema : Type.Optional(schema);
-  }
+  for (const [name, f] of Object.entries(LEAD_FIELD_TABLE)) properties[name] = bodySchemaOf(f);
   const schema = Type.Object(properties, {
     additionalProperties: false,
     title: 'LeadCreate',

@@ -84,12 +84,8 @@ export interface LeadTable {
   brand_id: string;
   customer_id: string;
   address_id: string;
-  title: string;
-  description: string | null;
-  category: string | null;
-  priority: string;
-  budget_quote: string | null;
-  notes: string | null;
+  // The job's fields (title, description, category, priority, budget_quote, notes, …) are declared with the rest
+  // of each field in leads/fields.ts, which adds their columns to this interface (LeadFieldColumns there).
   status: string;
   /** 'lead' (request, quoted), 'work' (scheduled and later) or 'closed' (cancelled): which list shows it. */
   stage: string;

@@ -1,25 +1,6 @@
-// Labels and date formats shown to people.
+// Dates, times and phone numbers as people read them.
 
 import { formatPhone } from '../../shared/phone.js';
-
-/** A customer's contact fields (and `type`), as named in forms and tables. */
-export const CUSTOMER_FIELD_LABELS: Record<string, string> = {
-  name: 'Name',
-  firstName: 'First name',
-  lastName: 'Last name',
-  email: 'Email',
-  phone: 'Phone',
-  companyName: 'Company',
-  type: 'Type',
-};
-
-/** Field names as words in a sentence ("email, phone"); names this page does not know are left out. */
-export function fieldWords(fields: readonly unknown[]): string {
-  return fields
-    .filter((f): f is string => typeof f === 'string' && Object.hasOwn(CUSTOMER_FIELD_LABELS, f))
-    .map((f) => CUSTOMER_FIELD_LABELS[f]!.toLowerCase())
-    .join(', ');
-}
 
 const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
 

@@ -1,36 +1,29 @@
 // Typing a lead in (a phone call, an email, a visit) and editing one: the same fields and rules as the API.
 
 import type { SessionUser } from '../../../accounts/sessions.js';
+import type { FieldFormat } from '../../../customers/fields.js';
 import { csrfField, errorFor, errorSummary, field } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
 import type { FieldError } from '../../../shared/errors.js';
+import {
+  leadField as fieldSpec,
+  type LeadFieldName,
+  type LeadGroup,
+  leadFieldsWhere,
+  newLeadFieldNames,
+  officeLabel,
+  readNameOf,
+} from '../../fields.js';
 import type { LeadDetail } from '../../index.js';
-import { LEAD_FIELDS } from '../../input.js';
 import { PRIORITIES } from '../../states.js';
+import { EDITABLE_ADDRESS_FIELDS, EDITABLE_FIELDS, EDITABLE_JOB_FIELDS } from '../../update.js';
 import { PRIORITY_LABELS } from './labels.js';
 
-/** The lead fields as the office names them (forms/views.ts speaks to the customer: "Your name"). */
+/** The lead fields as the office names them (forms/views.ts speaks to the customer: "Your name"), by API name. */
 export const LEAD_FIELD_LABELS: Record<string, string> = {
   source: 'How did it come in',
-  customerName: 'Name',
-  firstName: 'First name',
-  lastName: 'Last name',
-  email: 'Email',
-  phone: 'Phone',
-  companyName: 'Company',
-  title: 'Job title',
-  description: 'Description',
-  category: 'Category',
-  priority: 'Priority',
-  budgetQuote: 'Budget',
-  notes: 'Notes',
-  street: 'Street',
-  streetNumber: 'House number',
-  streetNumberAddition: 'Addition',
-  postalCode: 'Postal code',
-  city: 'City',
-  country: 'Country',
+  ...Object.fromEntries(leadFieldsWhere({}).map((name) => [name, officeLabel(name)])),
 };
 
 /** How a typed-in lead came in: its `source`, with what the choice says. */
@@ -39,42 +32,44 @@ export const TYPED_SOURCES = [
   ['dashboard', 'Other', 'Typed in from an email, a visit, a note, …'],
 ] as const;
 
-const RULES = new Map(LEAD_FIELDS.map((f) => [f.name, f]));
-const AUTOCOMPLETE: Record<string, string> = { email: 'off', phone: 'off', customerName: 'off' };
-const INPUT_TYPES: Record<string, string> = { email: 'email', phone: 'tel' };
+const INPUT_TYPES: Partial<Record<FieldFormat, string>> = { email: 'email', phone: 'tel' };
 
 interface FormState {
   values: Record<string, string>;
   errors: readonly FieldError[];
 }
 
-/** A lead field: label, hint, error beside it, the API's length limit; textareas for long text. */
-function leadField(name: string, state: FormState, hint?: SafeHtml | string): SafeHtml {
-  const rule = RULES.get(name);
-  const maxLength = rule?.maxLength ?? 200;
-  const required = rule?.required ?? false;
-  const label = LEAD_FIELD_LABELS[name] ?? name;
+/**
+ * A lead field as the field table declares it (fields.ts): label, hint, error beside it, the API's length limit;
+ * textareas for long text, a choice for the priority.
+ */
+function leadField(name: LeadFieldName, state: FormState, defaultCountry: string): SafeHtml {
+  const f = fieldSpec(name);
+  const { maxLength, required } = f;
+  const hint: SafeHtml | string | undefined =
+    f.format === 'country' ? html`Two letters, e.g. <code>NL</code>. Empty: ${defaultCountry}.` : f.hint?.en;
+  const label = officeLabel(name);
   const value = state.values[name] ?? '';
   const error = errorFor(state.errors, name);
-  if (name === 'description' || name === 'notes') {
+  if (f.rows) {
     const id = `field-${name}`;
     const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
     return html`<div class="field${error ? ' field-invalid' : ''}">
   <label for="${id}">${label} <span class="optional">(optional)</span></label>
   ${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ''}
   ${error ? html`<p class="error" id="${id}-error">${label} ${error}.</p>` : ''}
-  <textarea id="${id}" name="${name}" rows="${name === 'description' ? 4 : 2}" maxlength="${maxLength}"${
+  <textarea id="${id}" name="${name}" rows="${f.rows}" maxlength="${maxLength}"${
     described ? html` aria-describedby="${described}"` : ''
   }${error ? html` aria-invalid="true"` : ''}>${value}</textarea>
 </div>`;
   }
-  if (name === 'priority') {
-    const id = 'field-priority';
+  if (f.format === 'priority') {
+    const id = `field-${name}`;
     const selected = value || 'medium';
     return html`<div class="field${error ? ' field-invalid' : ''}">
   <label for="${id}">${label}</label>
   ${error ? html`<p class="error" id="${id}-error">${label} ${error}.</p>` : ''}
-  <select id="${id}" name="priority"${error ? html` aria-describedby="${id}-error" aria-invalid="true"` : ''}>${PRIORITIES.map(
+  <select id="${id}" name="${name}"${error ? html` aria-describedby="${id}-error" aria-invalid="true"` : ''}>${PRIORITIES.map(
     (p) =>
       html`<option value="${p}"${p === selected ? html` selected` : ''}>${PRIORITY_LABELS[p] ?? p}</option>`,
   )}</select>
@@ -83,40 +78,62 @@ function leadField(name: string, state: FormState, hint?: SafeHtml | string): Sa
   return field({
     name,
     label,
-    type: INPUT_TYPES[name] ?? 'text',
+    type: (f.format && INPUT_TYPES[f.format]) ?? 'text',
     value,
     hint,
     error,
     required,
-    ...(AUTOCOMPLETE[name] ? { autocomplete: AUTOCOMPLETE[name] } : {}),
+    ...(f.officeAutocomplete ? { autocomplete: f.officeAutocomplete } : {}),
     attributes:
-      name === 'country'
+      f.format === 'country'
         ? html`maxlength="${maxLength}" class="input-short" spellcheck="false"`
         : html`maxlength="${maxLength}"`,
   });
 }
 
-function jobFields(state: FormState): SafeHtml {
-  return html`${leadField('title', state, 'In a few words, e.g. “Leaking tap in the kitchen”.')}
-  ${leadField('description', state)}
-  <div class="grid-2 tight">
-    ${leadField('category', state, 'The trade, e.g. “Plumbing”.')}
-    ${leadField('priority', state)}
-  </div>
-  ${leadField('budgetQuote', state, 'What the customer has in mind, e.g. “€ 500–1,000”.')}`;
+/**
+ * A section's fields in the page's order, two half-width fields in a row side by side; `after` adds what follows
+ * a field (the customer match after the email).
+ */
+function leadFields(
+  names: readonly LeadFieldName[],
+  state: FormState,
+  defaultCountry: string,
+  after: (name: LeadFieldName) => SafeHtml | '' = () => '',
+): SafeHtml {
+  const parts: SafeHtml[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const next = names[i + 1];
+    if (fieldSpec(name).half && next && fieldSpec(next).half) {
+      parts.push(html`<div class="grid-2 tight">
+      ${leadField(name, state, defaultCountry)}
+      ${leadField(next, state, defaultCountry)}
+    </div>${after(name)}${after(next)}`);
+      i++;
+    } else {
+      parts.push(html`${leadField(name, state, defaultCountry)}${after(name)}`);
+    }
+  }
+  return html`${parts.map((part, i) => (i ? html`\n    ${part}` : part))}`;
 }
 
-function addressFields(state: FormState, defaultCountry: string): SafeHtml {
-  return html`<div class="grid-2 tight">
-    ${leadField('postalCode', state)}
-    ${leadField('city', state)}
-  </div>
-  ${leadField('street', state)}
-  <div class="grid-2 tight">
-    ${leadField('streetNumber', state)}
-    ${leadField('streetNumberAddition', state, 'E.g. “A” or “bis”.')}
-  </div>
-  ${leadField('country', state, html`Two letters, e.g. <code>NL</code>. Empty: ${defaultCountry}.`)}`;
+/** The New lead page's fields of a section, in its order. */
+const NEW_LEAD_FIELDS: Record<LeadGroup, readonly LeadFieldName[]> = {
+  customer: newLeadFieldNames('customer'),
+  job: newLeadFieldNames('job'),
+  address: newLeadFieldNames('address'),
+};
+/** The Edit page's: the fields an edit saves (update.ts), in the same order. */
+const EDIT_FIELDS: Record<'job' | 'address', readonly LeadFieldName[]> = {
+  job: inPageOrder(EDITABLE_JOB_FIELDS),
+  address: inPageOrder(EDITABLE_ADDRESS_FIELDS),
+};
+
+/** Fields in the New lead page's order; those it does not ask for after them. */
+function inPageOrder(names: readonly LeadFieldName[]): LeadFieldName[] {
+  const rank = (name: LeadFieldName) => fieldSpec(name).newLeadOrder ?? Number.POSITIVE_INFINITY;
+  return [...names].sort((a, b) => rank(a) - rank(b));
 }
 
 export interface NewLeadView {
@@ -152,30 +169,21 @@ function sourceChoice(state: FormState): SafeHtml {
 /** The new form's fields in the order it shows them, for the list of problems on top. */
 const NEW_LEAD_ORDER = [
   'source',
-  'customerName',
-  'phone',
-  'email',
-  'companyName',
-  'firstName',
-  'lastName',
-  'title',
-  'description',
-  'category',
-  'priority',
-  'budgetQuote',
-  'notes',
-  'postalCode',
-  'city',
-  'street',
-  'streetNumber',
-  'streetNumberAddition',
-  'country',
+  ...NEW_LEAD_FIELDS.customer,
+  ...NEW_LEAD_FIELDS.job,
+  ...NEW_LEAD_FIELDS.address,
 ];
 
 function inFormOrder(errors: readonly FieldError[], order: readonly string[]): FieldError[] {
   const rank = (e: FieldError) => (order.includes(e.field) ? order.indexOf(e.field) : order.length);
   return [...errors].sort((a, b) => rank(a) - rank(b));
 }
+
+/** After the email: the customer the lead would be added to, filled in by the page script as it is typed. */
+const customerMatch = (name: LeadFieldName): SafeHtml | '' =>
+  fieldSpec(name).format === 'email'
+    ? html`\n    <p class="customer-match" id="customer-match" aria-live="polite"></p>`
+    : '';
 
 /** The new-lead page: who is calling first (the customer is suggested as the email or phone is typed), then the job, then where. */
 export function newLeadPage(view: NewLeadView): SafeHtml {
@@ -193,24 +201,15 @@ ${errorSummary(inFormOrder(view.errors, NEW_LEAD_ORDER), LEAD_FIELD_LABELS)}
   </section>
   <section class="card" aria-labelledby="customer-title">
     <h2 id="customer-title">Customer</h2>
-    ${leadField('customerName', state)}
-    ${leadField('phone', state, 'As you hear it: 06 1234 5678, or +32 470 12 34 56 from abroad.')}
-    ${leadField('email', state)}
-    <p class="customer-match" id="customer-match" aria-live="polite"></p>
-    ${leadField('companyName', state, 'For a business customer.')}
-    <div class="grid-2 tight">
-      ${leadField('firstName', state)}
-      ${leadField('lastName', state)}
-    </div>
+    ${leadFields(NEW_LEAD_FIELDS.customer, state, view.defaultCountry, customerMatch)}
   </section>
   <section class="card" aria-labelledby="job-title">
     <h2 id="job-title">Job</h2>
-    ${jobFields(state)}
-    ${leadField('notes', state)}
+    ${leadFields(NEW_LEAD_FIELDS.job, state, view.defaultCountry)}
   </section>
   <section class="card" aria-labelledby="address-title">
     <h2 id="address-title">Address of the job</h2>
-    ${addressFields(state, view.defaultCountry)}
+    ${leadFields(NEW_LEAD_FIELDS.address, state, view.defaultCountry)}
   </section>
   <div class="actions">
     <button type="submit" class="button button-primary">Save lead</button>
@@ -228,21 +227,15 @@ export interface EditLeadView {
   errors: readonly FieldError[];
 }
 
-/** What the edit form shows for a lead as it is. */
+/** What the edit form shows for a lead as it is: each field an edit saves, from where the lead holds it. */
 export function editLeadValues(lead: LeadDetail): Record<string, string> {
-  return {
-    title: lead.title,
-    description: lead.description ?? '',
-    category: lead.category ?? '',
-    priority: lead.priority,
-    budgetQuote: lead.budgetQuote ?? '',
-    street: lead.address.street,
-    streetNumber: lead.address.streetNumber ?? '',
-    streetNumberAddition: lead.address.streetNumberAddition ?? '',
-    postalCode: lead.address.postalCode,
-    city: lead.address.city,
-    country: lead.address.country,
-  };
+  return Object.fromEntries(
+    EDITABLE_FIELDS.map((name) => {
+      const holder = { job: lead, customer: lead.customer, address: lead.address }[fieldSpec(name).group];
+      const value = (holder as Record<string, unknown>)[readNameOf(name)];
+      return [name, typeof value === 'string' ? value : ''];
+    }),
+  );
 }
 
 export function editLeadPage(view: EditLeadView): SafeHtml {
@@ -258,12 +251,12 @@ ${errorSummary(inFormOrder(view.errors, NEW_LEAD_ORDER), LEAD_FIELD_LABELS)}
   ${csrfField(view.user.csrfToken)}
   <section class="card" aria-labelledby="job-title">
     <h2 id="job-title">Job</h2>
-    ${jobFields(state)}
+    ${leadFields(EDIT_FIELDS.job, state, view.defaultCountry)}
   </section>
   <section class="card" aria-labelledby="address-title">
     <h2 id="address-title">Address of the job</h2>
     <p class="muted">A different address is added to the customer's addresses; the old one stays for other jobs there.</p>
-    ${addressFields(state, view.defaultCountry)}
+    ${leadFields(EDIT_FIELDS.address, state, view.defaultCountry)}
   </section>
   <div class="actions">
     <button type="submit" class="button button-primary">Save changes</button>

@@ -2,8 +2,8 @@
 // first, with the form that adds a note; the confirmation step for final states; and the stale-tab message.
 
 import type { SessionUser } from '../../../accounts/sessions.js';
+import { fieldWords } from '../../../customers/fields.js';
 import { csrfField, notice, time } from '../../../platform/web/components.js';
-import { fieldWords } from '../../../platform/web/format.js';
 import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
 import type { Actor, LeadActivity, LeadDetail, Note } from '../../index.js';

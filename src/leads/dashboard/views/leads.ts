@@ -2,6 +2,7 @@
 
 import type { SessionUser } from '../../../accounts/sessions.js';
 import { isAdmin } from '../../../accounts/users.js';
+import { CUSTOMER_FIELD_LABELS, fieldWords } from '../../../customers/fields.js';
 import { customerTitle, typeLabel } from '../../../customers/names.js';
 import {
   csrfField,
@@ -12,12 +13,13 @@ import {
   detailRow as row,
   time,
 } from '../../../platform/web/components.js';
-import { CUSTOMER_FIELD_LABELS, fieldWords, phoneText } from '../../../platform/web/format.js';
+import { phoneText } from '../../../platform/web/format.js';
 import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.js';
 import { withQuery } from '../../../platform/web/http.js';
 import { page } from '../../../platform/web/layout.js';
 import type { FieldError } from '../../../shared/errors.js';
 import type { Page } from '../../../shared/paging.js';
+import { leadField, leadFieldsWhere, officeLabel } from '../../fields.js';
 import {
   type AnyListItem,
   type LeadActivity,
@@ -365,6 +367,24 @@ function transitionForms(view: LeadView): SafeHtml {
     )}</div>`;
 }
 
+/** The job's fields of the field table (fields.ts) but the title, which heads the page; long text as prose. */
+function jobRows(lead: LeadDetail): HtmlValue {
+  const rows = leadFieldsWhere({ group: 'job' })
+    .filter((name) => name !== 'title')
+    .map((name) => {
+      const value = lead[name];
+      const label = officeLabel(name);
+      if (name === 'priority') return row(label, PRIORITY_LABELS[lead.priority] ?? lead.priority);
+      if (leadField(name).rows) {
+        const none = name === 'description' ? html`<span class="muted">None given</span>` : null;
+        return row(label, value ? html`<span class="prose">${value}</span>` : none);
+      }
+      return row(label, value);
+    })
+    .filter((r) => r !== '');
+  return rows.map((r, i) => (i ? html`\n      ${r}` : r));
+}
+
 export function leadPage(view: LeadView): SafeHtml {
   const { lead, user } = view;
   const stage = stageOf(lead.status);
@@ -393,11 +413,7 @@ ${submittedSection(user, lead)}
   <section class="card" aria-labelledby="job-title">
     <h2 id="job-title">Job</h2>
     <dl>
-      ${row('Description', lead.description ? html`<span class="prose">${lead.description}</span>` : html`<span class="muted">None given</span>`)}
-      ${row('Category', lead.category)}
-      ${row('Priority', PRIORITY_LABELS[lead.priority] ?? lead.priority)}
-      ${row('Budget', lead.budgetQuote)}
-      ${row('Notes', lead.notes ? html`<span class="prose">${lead.notes}</span>` : null)}
+      ${jobRows(lead)}
       ${row('Source', lead.sourceKeyName ? `${sourceText(lead)} (key “${lead.sourceKeyName}”)` : sourceText(lead))}
       ${row('Consent', lead.consent ? html`Agreed to “${lead.consent.text}” ${time(lead.consent.at)}` : null)}
       ${Object.entries(lead.extraFields ?? {}).map(([name, value]) =>

@@ -1,0 +1,193 @@
+// The customer's contact fields and the address fields, each declared once: its column, the rule a submission
+// must meet, its description in the API, how people call it, the browser's autofill token and its example value.
+// A lead's flat body carries them (leads/fields.ts composes this table into the lead's, adding where a lead shows
+// each one); the customer code reads its column list, the contact's input names and the labels from here.
+
+/** A text people read: a catalog key and, until a catalog takes over, the English text. */
+export interface Text {
+  key: string;
+  en: string;
+}
+
+export const text = (key: string, en: string): Text => ({ key, en });
+
+export type FieldFormat = 'email' | 'phone' | 'country' | 'priority';
+
+/** What every field a submission fills declares, whichever table it is stored in. */
+export interface FieldSpec {
+  /** Its column in its own table (customers, addresses or leads). */
+  column: string;
+  required: boolean;
+  /** In characters (code points), after trimming. */
+  maxLength: number;
+  format?: FieldFormat;
+  /** What the API's create body (LeadCreate) says of it. */
+  description: string;
+  /** Never null once stored, though optional on create: a default fills it (country: the brand's). */
+  alwaysSet?: boolean;
+  /** What the read schemas say of it, when anything. */
+  readDescription?: string;
+  /** How the office names it. */
+  label: Text;
+  /** The browser's autofill token on the public website form. */
+  autocomplete?: string;
+  /** Its value in the API documentation's examples, as sent; absent: not sent (null when read). */
+  example?: string;
+}
+
+/** A contact field: stored on the customer, sent flat with a lead under its input name. */
+export interface ContactFieldSpec extends FieldSpec {
+  /** Its name in a lead's body and in the contact as submitted (the customer's `name` is `customerName`). */
+  input: string;
+}
+
+/** The customer's contact fields, by their name on the customer, in the order a lead's body lists them. */
+export const CONTACT_FIELDS = {
+  name: {
+    input: 'customerName',
+    column: 'name',
+    required: true,
+    maxLength: 200,
+    description: 'Name of the customer.',
+    label: text('customer.field.name', 'Name'),
+    autocomplete: 'name',
+    example: 'Anna de Vries',
+  },
+  firstName: {
+    input: 'firstName',
+    column: 'first_name',
+    required: false,
+    maxLength: 200,
+    description: 'First name.',
+    label: text('customer.field.firstName', 'First name'),
+    autocomplete: 'given-name',
+  },
+  lastName: {
+    input: 'lastName',
+    column: 'last_name',
+    required: false,
+    maxLength: 200,
+    description: 'Last name.',
+    label: text('customer.field.lastName', 'Last name'),
+    autocomplete: 'family-name',
+  },
+  email: {
+    input: 'email',
+    column: 'email',
+    required: false,
+    maxLength: 254,
+    format: 'email',
+    description: 'Email address; used (case-insensitively) to link the lead to an existing customer.',
+    label: text('customer.field.email', 'Email'),
+    autocomplete: 'email',
+    example: 'anna@example.com',
+  },
+  phone: {
+    input: 'phone',
+    column: 'phone',
+    required: false,
+    maxLength: 40,
+    format: 'phone',
+    description:
+      'International format starting with "+", 8 to 15 digits; spaces, dashes, dots and parentheses are removed. Stored in E.164.',
+    readDescription: 'E.164',
+    label: text('customer.field.phone', 'Phone'),
+    autocomplete: 'tel',
+    example: '+31 6 1234 5678',
+  },
+  companyName: {
+    input: 'companyName',
+    column: 'company_name',
+    required: false,
+    maxLength: 200,
+    description: 'When present, the customer is registered as a business customer.',
+    label: text('customer.field.companyName', 'Company'),
+    autocomplete: 'organization',
+  },
+} as const satisfies Record<string, ContactFieldSpec>;
+
+/** An address's fields, by their API name (the same on the address and in a lead's body), in the body's order. */
+export const ADDRESS_FIELDS = {
+  street: {
+    column: 'street',
+    required: true,
+    maxLength: 200,
+    description: 'Street name.',
+    label: text('address.field.street', 'Street'),
+    autocomplete: 'address-line1',
+    example: 'Keizersgracht',
+  },
+  streetNumber: {
+    column: 'street_number',
+    required: false,
+    maxLength: 20,
+    description: 'House number.',
+    label: text('address.field.streetNumber', 'House number'),
+    example: '123',
+  },
+  streetNumberAddition: {
+    column: 'street_number_addition',
+    required: false,
+    maxLength: 20,
+    description: 'Addition to the house number, e.g. "A" or "bis".',
+    label: text('address.field.streetNumberAddition', 'Addition'),
+  },
+  postalCode: {
+    column: 'postal_code',
+    required: true,
+    maxLength: 16,
+    description: 'Postal code.',
+    label: text('address.field.postalCode', 'Postal code'),
+    autocomplete: 'postal-code',
+    example: '1015 CJ',
+  },
+  city: {
+    column: 'city',
+    required: true,
+    maxLength: 100,
+    description: 'City.',
+    label: text('address.field.city', 'City'),
+    autocomplete: 'address-level2',
+    example: 'Amsterdam',
+  },
+  country: {
+    column: 'country',
+    required: false,
+    maxLength: 2,
+    format: 'country',
+    alwaysSet: true,
+    description: "ISO 3166-1 alpha-2 code; defaults to the brand's default country. Stored upper case.",
+    label: text('address.field.country', 'Country'),
+    autocomplete: 'country',
+  },
+} as const satisfies Record<string, FieldSpec>;
+
+export type ContactField = keyof typeof CONTACT_FIELDS;
+export type AddressField = keyof typeof ADDRESS_FIELDS;
+
+/** A contact field's value: required ones are always there. */
+type ValueOf<F> = F extends { required: true } ? string : string | null;
+
+/** What linking reads of a submission: its contact fields by their input names (phone in E.164). */
+export type ContactInput = {
+  [K in ContactField as (typeof CONTACT_FIELDS)[K]['input']]: ValueOf<(typeof CONTACT_FIELDS)[K]>;
+};
+
+/** The address fields a submission gives (a lead's input, or what it was submitted with), country aside. */
+export type AddressInput = {
+  [K in Exclude<AddressField, 'country'>]: ValueOf<(typeof ADDRESS_FIELDS)[K]>;
+};
+
+/** A customer's contact fields (and `type`), as the office names them, by API name. */
+export const CUSTOMER_FIELD_LABELS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.entries(CONTACT_FIELDS).map(([name, f]) => [name, f.label.en])),
+  type: 'Type',
+};
+
+/** Field names as words in a sentence ("email, phone"); names this table does not know are left out. */
+export function fieldWords(fields: readonly unknown[]): string {
+  return fields
+    .filter((f): f is string => typeof f === 'string' && Object.hasOwn(CUSTOMER_FIELD_LABELS, f))
+    .map((f) => CUSTOMER_FIELD_LABELS[f]!.toLowerCase())
+    .join(', ');
+}
