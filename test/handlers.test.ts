@@ -22,8 +22,6 @@ const EXEMPT: Record<string, string> = {
   'src/api/operations.ts:operationRoutes': NOT_YET,
   'src/dashboard/plugin.ts:dashboardPlugin': NOT_YET,
   'src/forms/api/forms.ts:formRoutes': NOT_YET,
-  'src/forms/api/public.ts:publicFormRoutes': NOT_YET,
-  'src/forms/api/public.ts:app.post(/f/:formId)': NOT_YET,
   'src/forms/dashboard/routes.ts:formRoutes': NOT_YET,
   'src/leads/api/leads.ts:leadRoutes': NOT_YET,
   'src/leads/api/notes.ts:noteRoutes': NOT_YET,
