@@ -25,8 +25,6 @@ const EXEMPT: Record<string, string> = {
   'src/forms/dashboard/routes.ts:formRoutes': NOT_YET,
   'src/leads/api/leads.ts:leadRoutes': NOT_YET,
   'src/leads/api/notes.ts:noteRoutes': NOT_YET,
-  'src/leads/dashboard/entry-routes.ts:leadEntryRoutes': NOT_YET,
-  'src/leads/dashboard/routes.ts:leadRoutes': NOT_YET,
   'src/webhooks/api/endpoints.ts:webhookEndpointRoutes': NOT_YET,
   'src/webhooks/dashboard/routes.ts:webhookRoutes': NOT_YET,
 };

@@ -14,10 +14,7 @@ import { createSetupLink } from '../accounts/setup.js';
 import { isAdmin, listAdmins } from '../accounts/users.js';
 import customerRoutes from '../customers/dashboard/routes.js';
 import formRoutes from '../forms/dashboard/routes.js';
-import leadEntryRoutes from '../leads/dashboard/entry-routes.js';
-import planningRoutes from '../leads/dashboard/planning-routes.js';
 import leadRoutes from '../leads/dashboard/routes.js';
-import spamRoutes from '../leads/dashboard/spam-routes.js';
 import { isDatabaseUnavailable } from '../platform/db/errors.js';
 import type { RouteDeps } from '../platform/http/deps.js';
 import { registerAssetRoutes } from '../platform/web/assets.js';
@@ -168,14 +165,11 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
         return notFound(request, reply);
       });
       await scope.register(leadRoutes, { deps });
-      await scope.register(leadEntryRoutes, { deps });
       await scope.register(customerRoutes, { deps });
       await scope.register(settingsRoutes, { deps });
       await scope.register(accountRoutes, { deps });
       await scope.register(webhookRoutes, { deps });
       await scope.register(formRoutes, { deps });
-      await scope.register(spamRoutes, { deps });
-      await scope.register(planningRoutes, { deps });
     },
     { prefix: '/dashboard' },
   );
