@@ -4,8 +4,8 @@
 // RESET_LIFETIME_MS, and a newer request replaces it. Requests are limited per address typed and per client address.
 
 import { queueEmail } from '../mail/outbox.js';
+import { passwordResetMail } from '../mail/templates/password-reset.js';
 import type { Store } from '../platform/db/store.js';
-import { escapeHtml } from '../platform/web/escape-html.js';
 import { DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import { findPasswordOwner, newPasswordErrors, type PasswordOwner, storeNewPassword } from './passwords.js';
@@ -62,10 +62,11 @@ export async function requestPasswordReset(
       created_at: now,
       expires_at: now + RESET_LIFETIME_MS,
     });
-    const message = renderPasswordResetEmail({
+    const message = passwordResetMail({
       brandName: owner.brandName,
       email: owner.email,
       link: `${mail.publicUrl}/reset-password?token=${token}`,
+      lifetimeMinutes: Math.round(RESET_LIFETIME_MS / 60_000),
       forgotLink: `${mail.publicUrl}/forgot-password`,
     });
     await queueEmail(
@@ -110,59 +111,4 @@ export async function resetPassword(
     await storeNewPassword(tx, owner, hash, { clearFailures: true });
   });
   return owner;
-}
-
-export interface PasswordResetMail {
-  brandName: string;
-  /** The account's email address. */
-  email: string;
-  /** The one-time link. */
-  link: string;
-  /** Where to ask for a new link. */
-  forgotLink: string;
-}
-
-/** Subject, plain text and HTML of the reset mail; every value is escaped in the HTML part. */
-export function renderPasswordResetEmail(mail: PasswordResetMail): {
-  subject: string;
-  text: string;
-  html: string;
-} {
-  const minutes = Math.round(RESET_LIFETIME_MS / 60_000);
-  const intro = `Someone asked to reset the password of ${mail.email} for ${mail.brandName} on lead-intake.`;
-  const validity = `The link works once, for ${minutes} minutes. Afterwards you are signed out everywhere and sign in with the new password.`;
-  const ignore =
-    'If you did not ask for this, ignore this mail: your password stays as it is, and only someone with this mail can use the link.';
-  const text = [
-    intro,
-    '',
-    'Choose a new password here:',
-    mail.link,
-    '',
-    validity,
-    '',
-    ignore,
-    '',
-    `Link expired? Ask for a new one: ${mail.forgotLink}`,
-    '',
-  ].join('\n');
-
-  const e = escapeHtml;
-  const html = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Reset your password</title></head>
-<body style="margin:0;padding:24px;background:#f6f7f9;color:#1f2328;font:16px/1.5 -apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
-<div style="max-width:560px;margin:0 auto;background:#ffffff;border:1px solid #d0d7de;border-radius:8px;padding:24px">
-<h1 style="margin:0 0 16px;font-size:22px;line-height:1.3">Reset your password</h1>
-<p style="margin:0 0 16px">${e(intro)}</p>
-<p style="margin:0 0 8px"><a href="${e(mail.link)}" style="display:inline-block;background:#1f6feb;color:#ffffff;text-decoration:none;padding:10px 16px;border-radius:6px;font-weight:600">Choose a new password</a></p>
-<p style="margin:0 0 16px;color:#59636e;font-size:14px;word-break:break-all">${e(mail.link)}</p>
-<p style="margin:0 0 16px">${e(validity)}</p>
-<p style="margin:0;color:#59636e;font-size:14px">${e(ignore)}</p>
-</div>
-<p style="max-width:560px;margin:16px auto 0;color:#59636e;font-size:13px">Link expired? <a href="${e(mail.forgotLink)}" style="color:#59636e">Ask for a new one</a>.</p>
-</body>
-</html>
-`;
-  return { subject: 'Reset your lead-intake password', text, html };
 }

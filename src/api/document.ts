@@ -458,95 +458,139 @@ function reusableResponses(): Json {
   return out;
 }
 
+/** Where an operation is and what it is: its path, method, whether it needs an API key, and its responses. */
+interface OperationSite {
+  path: string;
+  method: string;
+  operation: Json;
+  responses: Json;
+  scoped: boolean;
+  /** The hosted pages (/f/…), which answer browsers with HTML. */
+  html: boolean;
+}
+
+/** The error statuses every operation can give by what it is: any route, a scoped one, one with a body. */
+function addErrorStatuses({ path, method, operation, responses, scoped }: OperationSite): void {
+  const addError = (status: number) => {
+    responses[status] ??= { description: STATUS_TEXT[status], content: problemContent };
+  };
+  addError(405);
+  addError(500);
+  addError(503);
+  if (scoped || (path === '/f/{formId}' && method === 'post')) addError(429);
+  if (BODY_METHODS.has(method)) {
+    for (const status of [400, 413, 415]) addError(status);
+    if (operation.requestBody) addError(422);
+  }
+}
+
+/**
+ * API reads carry Cache-Control; all but the streamed CSV exports also an ETag, and answer a matching
+ * If-None-Match with a 304 (src/platform/http/plugins/http-conventions.ts). Returns which of the two apply.
+ */
+function addConditionalRead({ path, method, operation, responses, scoped }: OperationSite): {
+  read: boolean;
+  conditional: boolean;
+} {
+  const read = scoped && method === 'get' && isApiPath(path);
+  const conditional = read && !path.endsWith('.csv');
+  if (conditional) {
+    responses[304] = { description: STATUS_TEXT[304] };
+    operation.parameters ??= [];
+    operation.parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description:
+        'The ETag of a response you hold: when it is still current the answer is a 304 without body.',
+      schema: { type: 'string' },
+      example: 'W/"q5TAaU4b1mXhXbb2ZK2u4Yg3tGc"',
+    });
+  }
+  return { read, conditional };
+}
+
+/**
+ * Each response's headers, errors as problem+json (and HTML for the hosted pages), and the plain errors as
+ * references to the reusable responses, whose names go into `used`.
+ */
+function finishResponses(
+  site: OperationSite,
+  { read, conditional }: { read: boolean; conditional: boolean },
+  used: Set<string>,
+): void {
+  const { path, operation, responses, scoped, html } = site;
+  for (const [statusText, response] of Object.entries<Json>(responses)) {
+    const status = Number(statusText);
+    if (status >= 400) {
+      // Errors are problem+json, whatever the route schema's media type said (the 409 of POST /v1/leads).
+      if (response.content?.['application/json']) {
+        response.content['application/problem+json'] = response.content['application/json'];
+        delete response.content['application/json'];
+      }
+      // The hosted pages answer browsers with HTML and JSON clients with problem+json.
+      // A copy: problemContent is shared by every operation's errors and the reusable responses.
+      if (html) response.content = { ...response.content, 'text/html': { schema: { type: 'string' } } };
+    }
+    const names = headersOf(status, { scoped, path, operationId: operation.operationId });
+    if (conditional && (status === 200 || status === 304)) names.push('ETag');
+    if (read && (status === 200 || status === 304)) names.push('Cache-Control');
+    const name = RESPONSE_NAMES[status];
+    if (
+      !html &&
+      name &&
+      response.description === STATUS_TEXT[status] &&
+      sortedJson(response.content) === sortedJson(problemContent)
+    ) {
+      const component = scoped ? name : `Public${name}`;
+      used.add(component);
+      responses[statusText] = { $ref: `#/components/responses/${component}` };
+      continue;
+    }
+    response.headers = { ...response.headers, ...headerRefs(names) };
+  }
+}
+
+/** Examples for the parameters, the JSON body and the JSON responses that have none. */
+function addExamples({ path, operation, responses }: OperationSite): void {
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.example !== undefined || parameter.examples !== undefined) continue;
+    if (parameter.in === 'path') {
+      const match = ID_EXAMPLES.find(([prefix, name]) => name === parameter.name && prefix.test(path));
+      if (match) parameter.example = match[2];
+    } else if (parameter.in === 'query') {
+      const example = queryExample(path, parameter.name);
+      if (example !== undefined) parameter.example = example;
+    } else if (parameter.name === 'idempotency-key') {
+      parameter.example = '5f0c6f7e-8a52-4c1e-9a57-2b3f1d7c9e10';
+    }
+  }
+  const body = operation.requestBody?.content?.['application/json'];
+  const bodyName = body?.schema?.$ref?.slice(REF.length);
+  if (body && bodyName && BODY_EXAMPLES[bodyName] !== undefined) body.example = BODY_EXAMPLES[bodyName];
+  for (const response of Object.values<Json>(responses)) {
+    const media = response.content?.['application/json'];
+    const name = media?.schema?.$ref?.slice(REF.length);
+    if (media && name && RESPONSE_EXAMPLES[name] !== undefined) media.example = RESPONSE_EXAMPLES[name];
+  }
+}
+
 /** Statuses, headers, parameters and examples every operation gets by what it is. */
 function completeOperations(doc: Json): void {
   const used = new Set<string>();
   for (const [path, item] of Object.entries<Json>(doc.paths)) {
     for (const [method, operation] of Object.entries<Json>(item)) {
-      const responses: Json = operation.responses;
-      const scoped = Array.isArray(operation.security) && operation.security.length > 0;
-      const html = path.startsWith('/f/');
-      const addError = (status: number) => {
-        responses[status] ??= { description: STATUS_TEXT[status], content: problemContent };
+      const site: OperationSite = {
+        path,
+        method,
+        operation,
+        responses: operation.responses,
+        scoped: Array.isArray(operation.security) && operation.security.length > 0,
+        html: path.startsWith('/f/'),
       };
-      addError(405);
-      addError(500);
-      addError(503);
-      if (scoped || (path === '/f/{formId}' && method === 'post')) addError(429);
-      if (BODY_METHODS.has(method)) {
-        for (const status of [400, 413, 415]) addError(status);
-        if (operation.requestBody) addError(422);
-      }
-
-      // API reads carry Cache-Control; all but the streamed CSV exports also an ETag, and answer a matching
-      // If-None-Match with a 304 (src/platform/http/plugins/http-conventions.ts).
-      const read = scoped && method === 'get' && isApiPath(path);
-      const conditional = read && !path.endsWith('.csv');
-      if (conditional) {
-        responses[304] = { description: STATUS_TEXT[304] };
-        operation.parameters ??= [];
-        operation.parameters.push({
-          name: 'If-None-Match',
-          in: 'header',
-          required: false,
-          description:
-            'The ETag of a response you hold: when it is still current the answer is a 304 without body.',
-          schema: { type: 'string' },
-          example: 'W/"q5TAaU4b1mXhXbb2ZK2u4Yg3tGc"',
-        });
-      }
-
-      for (const [statusText, response] of Object.entries<Json>(responses)) {
-        const status = Number(statusText);
-        if (status >= 400) {
-          // Errors are problem+json, whatever the route schema's media type said (the 409 of POST /v1/leads).
-          if (response.content?.['application/json']) {
-            response.content['application/problem+json'] = response.content['application/json'];
-            delete response.content['application/json'];
-          }
-          // The hosted pages answer browsers with HTML and JSON clients with problem+json.
-          // A copy: problemContent is shared by every operation's errors and the reusable responses.
-          if (html) response.content = { ...response.content, 'text/html': { schema: { type: 'string' } } };
-        }
-        const names = headersOf(status, { scoped, path, operationId: operation.operationId });
-        if (conditional && (status === 200 || status === 304)) names.push('ETag');
-        if (read && (status === 200 || status === 304)) names.push('Cache-Control');
-        const name = RESPONSE_NAMES[status];
-        if (
-          !html &&
-          name &&
-          response.description === STATUS_TEXT[status] &&
-          sortedJson(response.content) === sortedJson(problemContent)
-        ) {
-          const component = scoped ? name : `Public${name}`;
-          used.add(component);
-          responses[statusText] = { $ref: `#/components/responses/${component}` };
-          continue;
-        }
-        response.headers = { ...response.headers, ...headerRefs(names) };
-      }
-
-      for (const parameter of operation.parameters ?? []) {
-        if (parameter.example !== undefined || parameter.examples !== undefined) continue;
-        if (parameter.in === 'path') {
-          const match = ID_EXAMPLES.find(([prefix, name]) => name === parameter.name && prefix.test(path));
-          if (match) parameter.example = match[2];
-        } else if (parameter.in === 'query') {
-          const example = queryExample(path, parameter.name);
-          if (example !== undefined) parameter.example = example;
-        } else if (parameter.name === 'idempotency-key') {
-          parameter.example = '5f0c6f7e-8a52-4c1e-9a57-2b3f1d7c9e10';
-        }
-      }
-
-      const body = operation.requestBody?.content?.['application/json'];
-      const bodyName = body?.schema?.$ref?.slice(REF.length);
-      if (body && bodyName && BODY_EXAMPLES[bodyName] !== undefined) body.example = BODY_EXAMPLES[bodyName];
-      for (const response of Object.values<Json>(responses)) {
-        const media = response.content?.['application/json'];
-        const name = media?.schema?.$ref?.slice(REF.length);
-        if (media && name && RESPONSE_EXAMPLES[name] !== undefined) media.example = RESPONSE_EXAMPLES[name];
-      }
+      addErrorStatuses(site);
+      finishResponses(site, addConditionalRead(site), used);
+      addExamples(site);
     }
   }
   // Only the responses some operation uses (unused components are a lint warning).

@@ -62,74 +62,82 @@ const THEME_CSS = `.swagger-ui .topbar { background-color: #0d1b2a; }
 .swagger-ui .info .title small.version-stamp { background-color: #1f6feb; }
 `;
 
-/** Call before the routes: @fastify/swagger only describes routes added after it. */
-export async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>): Promise<void> {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'lead-intake API',
-        version: '1.0.0',
-        description:
-          'Take in job requests (leads) from website forms and hand leads and work items to CRMs, BI tools, spreadsheets and automation tools. Authenticate with the X-API-Key header (or `Authorization: Bearer`); each key belongs to one brand and has scopes. Errors are RFC 9457 problem+json. Every response carries X-Request-Id; key-authenticated ones carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. The `webhooks` section describes the signed POSTs webhook endpoints receive.',
-        // Whoever runs this instance: its own documentation page is the one address the service knows.
-        contact: { name: 'lead-intake API', url: `${config.publicUrl.replace(/\/$/, '')}/docs` },
-        license: { name: 'MIT', identifier: 'MIT' },
-      },
-      servers: [{ url: config.publicUrl }],
-      tags: [
-        {
-          name: 'Operations',
-          description: 'Liveness and readiness probes and this document: no API key needed.',
+/** The document's tags, in the order /docs shows them. */
+const TAGS = [
+  {
+    name: 'Operations',
+    description: 'Liveness and readiness probes and this document: no API key needed.',
+  },
+  { name: 'Leads', description: 'Job requests in states request and quoted.' },
+  {
+    name: 'Customers',
+    description: 'The people and businesses leads come from, linked by email or phone.',
+  },
+  {
+    name: 'Work items',
+    description: 'Leads that have been scheduled: scheduled, planned, in_progress, completed.',
+  },
+  { name: 'Addresses', description: 'Where the work is done.' },
+  {
+    name: 'Notes',
+    description:
+      'Internal notes on leads and work items, by office staff or API keys; never sent to the customer.',
+  },
+  {
+    name: 'Events',
+    description:
+      'What happened to leads, notes and customers (lead.created, lead.status_changed, lead.updated, note.created, customer.created, customer.updated), for polling or webhooks.',
+  },
+  {
+    name: 'Webhooks',
+    description: 'Endpoints that receive events as signed POSTs, and their delivery logs.',
+  },
+  {
+    name: 'Forms',
+    description:
+      'Website forms that post leads without a secret in the page, and the public endpoint they post to.',
+  },
+];
+
+/** The document's top: what the API is, who runs it, where it is, its tags and how to authenticate. */
+function documentBase(config: Readonly<Config>) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'lead-intake API',
+      version: '1.0.0',
+      description:
+        'Take in job requests (leads) from website forms and hand leads and work items to CRMs, BI tools, spreadsheets and automation tools. Authenticate with the X-API-Key header (or `Authorization: Bearer`); each key belongs to one brand and has scopes. Errors are RFC 9457 problem+json. Every response carries X-Request-Id; key-authenticated ones carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. The `webhooks` section describes the signed POSTs webhook endpoints receive.',
+      // Whoever runs this instance: its own documentation page is the one address the service knows.
+      contact: { name: 'lead-intake API', url: `${config.publicUrl.replace(/\/$/, '')}/docs` },
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: config.publicUrl }],
+    tags: TAGS.map((tag) => ({ ...tag })),
+    components: {
+      securitySchemes: {
+        ApiKeyAuth: {
+          type: 'apiKey' as const,
+          in: 'header',
+          name: 'X-API-Key',
+          description: `API key (lik_…). Scopes: ${Object.entries(SCOPE_DESCRIPTIONS)
+            .map(([scope, text]) => `\`${scope}\`: ${text}`)
+            .join(' ')}`,
         },
-        { name: 'Leads', description: 'Job requests in states request and quoted.' },
-        {
-          name: 'Customers',
-          description: 'The people and businesses leads come from, linked by email or phone.',
-        },
-        {
-          name: 'Work items',
-          description: 'Leads that have been scheduled: scheduled, planned, in_progress, completed.',
-        },
-        { name: 'Addresses', description: 'Where the work is done.' },
-        {
-          name: 'Notes',
-          description:
-            'Internal notes on leads and work items, by office staff or API keys; never sent to the customer.',
-        },
-        {
-          name: 'Events',
-          description:
-            'What happened to leads, notes and customers (lead.created, lead.status_changed, lead.updated, note.created, customer.created, customer.updated), for polling or webhooks.',
-        },
-        {
-          name: 'Webhooks',
-          description: 'Endpoints that receive events as signed POSTs, and their delivery logs.',
-        },
-        {
-          name: 'Forms',
-          description:
-            'Website forms that post leads without a secret in the page, and the public endpoint they post to.',
-        },
-      ],
-      components: {
-        securitySchemes: {
-          ApiKeyAuth: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'X-API-Key',
-            description: `API key (lik_…). Scopes: ${Object.entries(SCOPE_DESCRIPTIONS)
-              .map(([scope, text]) => `\`${scope}\`: ${text}`)
-              .join(' ')}`,
-          },
-          BearerAuth: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'The same API key (lik_…) as `Authorization: Bearer <key>`; either header works.',
-          },
+        BearerAuth: {
+          type: 'http' as const,
+          scheme: 'bearer',
+          description: 'The same API key (lik_…) as `Authorization: Bearer <key>`; either header works.',
         },
       },
     },
+  };
+}
+
+/** Call before the routes: @fastify/swagger only describes routes added after it. */
+export async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>): Promise<void> {
+  await app.register(swagger, {
+    openapi: documentBase(config),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     // Named components, response headers, every status, examples, webhooks: see schemas/document.ts.
     transformObject: (document) =>

@@ -19,10 +19,7 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 /** Extra readiness checks other subsystems contribute (e.g. Redis): name -> detail, never failing the probe. */
 export type ReadinessDetail = () => Record<string, string>;
 
-export default async function operationRoutes(
-  app: FastifyInstance,
-  { deps, readinessDetails = [] }: { deps: RouteDeps; readinessDetails?: ReadinessDetail[] },
-) {
+function healthRoute(app: FastifyInstance) {
   app.get(
     '/healthz',
     {
@@ -39,7 +36,9 @@ export default async function operationRoutes(
     },
     async () => ({ status: 'ok' as const }),
   );
+}
 
+function readyRoute(app: FastifyInstance, deps: RouteDeps, readinessDetails: ReadinessDetail[]) {
   const Ready = Type.Object({
     status: Type.String(),
     database: Type.String(),
@@ -75,7 +74,9 @@ export default async function operationRoutes(
       }
     },
   );
+}
 
+function metricsRoute(app: FastifyInstance, deps: RouteDeps) {
   app.get('/metrics', { schema: { hide: true } }, async (request: FastifyRequest, reply) => {
     const token = deps.config.metricsToken;
     if (token) {
@@ -93,4 +94,13 @@ export default async function operationRoutes(
     reply.type(app.metrics.contentType);
     return app.metrics.metrics();
   });
+}
+
+export default async function operationRoutes(
+  app: FastifyInstance,
+  { deps, readinessDetails = [] }: { deps: RouteDeps; readinessDetails?: ReadinessDetail[] },
+) {
+  healthRoute(app);
+  readyRoute(app, deps, readinessDetails);
+  metricsRoute(app, deps);
 }

@@ -14,10 +14,7 @@ import { createSetupLink } from '../accounts/setup.js';
 import { isAdmin, listAdmins } from '../accounts/users.js';
 import customerRoutes from '../customers/dashboard/routes.js';
 import formRoutes from '../forms/dashboard/routes.js';
-import leadEntryRoutes from '../leads/dashboard/entry-routes.js';
-import planningRoutes from '../leads/dashboard/planning-routes.js';
 import leadRoutes from '../leads/dashboard/routes.js';
-import spamRoutes from '../leads/dashboard/spam-routes.js';
 import { isDatabaseUnavailable } from '../platform/db/errors.js';
 import type { RouteDeps } from '../platform/http/deps.js';
 import { registerAssetRoutes } from '../platform/web/assets.js';
@@ -49,29 +46,23 @@ function baseUrl(app: FastifyInstance, deps: RouteDeps): string {
   return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
 }
 
-export default async function dashboardPlugin(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  await app.register(cookie);
-  await app.register(formbody);
-  app.decorateRequest('signedIn', null);
+/** Headers of every dashboard answer; pages hold customer data and one-time secrets, so no cache keeps them. */
+async function securityHeaders(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  reply.header('X-Frame-Options', 'DENY');
+  // same-origin, not no-referrer: browsers must still send Origin on our own form posts (CSRF check).
+  reply.header('Referrer-Policy', 'same-origin');
+  reply.header('Cross-Origin-Opener-Policy', 'same-origin');
+  if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+    // Pages hold customer data and one-time secrets: never store them in a cache.
+    reply.header('Cache-Control', 'no-store');
+  }
+  return payload;
+}
 
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    reply.header('X-Frame-Options', 'DENY');
-    // same-origin, not no-referrer: browsers must still send Origin on our own form posts (CSRF check).
-    reply.header('Referrer-Policy', 'same-origin');
-    reply.header('Cross-Origin-Opener-Policy', 'same-origin');
-    if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
-      // Pages hold customer data and one-time secrets: never store them in a cache.
-      reply.header('Cache-Control', 'no-store');
-    }
-    return payload;
-  });
-
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.page) await resolveSession(deps.database, request);
-  });
-
-  app.addHook('preHandler', async (request, reply) => {
+/** Who may see a page (config.page: public, user, admin), and the checks of every form post (type, CSRF). */
+function pageAccess(deps: RouteDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const access = request.routeOptions.config.page;
     if (!access) return;
     if (access !== 'public' && !request.signedIn) {
@@ -108,77 +99,87 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
         'For your safety it was not sent. Go back, reload the page and try again.',
       );
     }
-  });
+  };
+}
 
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const user = request.signedIn ?? null;
-    if (error instanceof NotFoundError) return notFound(request, reply);
-    if (error instanceof DomainError && error.code === 'conflict') {
-      return sendPage(reply, errorPage('Conflict', error.message, user), 409);
-    }
-    switch (error.code) {
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return formRefused(
-          request,
-          reply,
-          415,
-          'Unsupported form',
-          'Forms must be sent as application/x-www-form-urlencoded.',
-        );
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return formRefused(
-          request,
-          reply,
-          413,
-          'Too much text',
-          'The form holds more than 64 KiB. Shorten it and try again.',
-        );
-    }
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable');
-      reply.header('Retry-After', '5');
-      const page = errorPage(
-        'Temporarily unavailable',
-        'The database is not reachable right now. Try again in a moment.',
-        user,
+/** Errors as pages: not found, conflicts, refused forms, an unreachable database, and our own faults. */
+async function dashboardErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const user = request.signedIn ?? null;
+  if (error instanceof NotFoundError) return notFound(request, reply);
+  if (error instanceof DomainError && error.code === 'conflict') {
+    return sendPage(reply, errorPage('Conflict', error.message, user), 409);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return formRefused(
+        request,
+        reply,
+        415,
+        'Unsupported form',
+        'Forms must be sent as application/x-www-form-urlencoded.',
       );
-      return sendPage(reply, page, 503);
-    }
-    const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-    if (status >= 400 && status < 500) {
-      return sendPage(reply, errorPage('Bad request', 'The request could not be understood.', user), status);
-    }
-    request.log.error({ err: error }, 'unhandled error in the dashboard');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return formRefused(
+        request,
+        reply,
+        413,
+        'Too much text',
+        'The form holds more than 64 KiB. Shorten it and try again.',
+      );
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    reply.header('Retry-After', '5');
     const page = errorPage(
-      'Something went wrong',
-      'This is a fault on our side. Try again; if it persists, quote the request id.',
+      'Temporarily unavailable',
+      'The database is not reachable right now. Try again in a moment.',
       user,
-      String(request.id),
     );
-    return sendPage(reply, page, 500);
+    return sendPage(reply, page, 503);
+  }
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    return sendPage(reply, errorPage('Bad request', 'The request could not be understood.', user), status);
+  }
+  request.log.error({ err: error }, 'unhandled error in the dashboard');
+  const page = errorPage(
+    'Something went wrong',
+    'This is a fault on our side. Try again; if it persists, quote the request id.',
+    user,
+    String(request.id),
+  );
+  return sendPage(reply, page, 500);
+}
+
+/** The pages behind /dashboard, with a not-found page that knows who is signed in. */
+async function dashboardPages(scope: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  scope.setNotFoundHandler(async (request, reply) => {
+    await resolveSession(deps.database, request);
+    return notFound(request, reply);
   });
+  await scope.register(leadRoutes, { deps });
+  await scope.register(customerRoutes, { deps });
+  await scope.register(settingsRoutes, { deps });
+  await scope.register(accountRoutes, { deps });
+  await scope.register(webhookRoutes, { deps });
+  await scope.register(formRoutes, { deps });
+}
+
+export default async function dashboardPlugin(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  await app.register(cookie);
+  await app.register(formbody);
+  app.decorateRequest('signedIn', null);
+  app.addHook('onSend', securityHeaders);
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.page) await resolveSession(deps.database, request);
+  });
+  app.addHook('preHandler', pageAccess(deps));
+  app.setErrorHandler(dashboardErrors);
 
   registerAssetRoutes(app);
   await app.register(authRoutes, { deps });
   await app.register(passwordResetRoutes, { deps });
-  await app.register(
-    async (scope) => {
-      scope.setNotFoundHandler(async (request, reply) => {
-        await resolveSession(deps.database, request);
-        return notFound(request, reply);
-      });
-      await scope.register(leadRoutes, { deps });
-      await scope.register(leadEntryRoutes, { deps });
-      await scope.register(customerRoutes, { deps });
-      await scope.register(settingsRoutes, { deps });
-      await scope.register(accountRoutes, { deps });
-      await scope.register(webhookRoutes, { deps });
-      await scope.register(formRoutes, { deps });
-      await scope.register(spamRoutes, { deps });
-      await scope.register(planningRoutes, { deps });
-    },
-    { prefix: '/dashboard' },
-  );
+  await app.register(dashboardPages, { deps, prefix: '/dashboard' });
 
   // First run: while nobody has an account, every instance that starts prints its own one-time setup link.
   app.addHook('onListen', async () => {

@@ -1,5 +1,5 @@
 // Before sign-in: the root redirect, first-run setup, sign-in and sign-out, accepting an invitation.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { publicFormToken } from '../../platform/web/csrf.js';
@@ -7,7 +7,7 @@ import { errorPage } from '../../platform/web/error-pages.js';
 import { html } from '../../platform/web/html.js';
 import { safeNext, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { notFound } from '../../platform/web/not-found.js';
-import { DomainError, NotFoundError, ValidationError } from '../../shared/errors.js';
+import { DomainError, type FieldError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { findBrand } from '../brands.js';
 import { acceptInvite, findInvite } from '../invites.js';
 import { completeSetup, isSetupPending, isSetupTokenValid, SetupClosedError, soleBrand } from '../setup.js';
@@ -20,182 +20,197 @@ const publicPage = { page: 'public' as const };
 // Setup and invitation links carry a one-time secret in the query string: keep those URLs out of the access log.
 const quiet = 'warn';
 
-export default async function authRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const { database } = deps;
+const signInMessages: Record<string, string> = {
+  'signed-out': 'You are signed out.',
+  'password-reset':
+    'Your password is changed and you are signed out everywhere. Sign in with the new password.',
+};
 
+// Setup is a 404 once anyone has an account, whatever the token.
+async function showSetup(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const { database } = deps;
+  if (!(await isSetupPending(database))) return notFound(request, reply);
+  const token = text(request.query, 'token');
+  if (!(await isSetupTokenValid(database, token))) return sendPage(reply, setupLinkNeededPage(), 403);
+  const existing = await soleBrand(database);
+  const values: Record<string, string> = existing
+    ? { brandName: existing.name, country: existing.defaultCountry }
+    : {};
+  return sendPage(
+    reply,
+    setupPage({ csrfToken: publicFormToken(request, reply), setupToken: token, values, errors: [] }),
+  );
+}
+
+async function postSetup(
+  deps: RouteDeps,
+  log: FastifyBaseLogger,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const { database } = deps;
+  const body = request.body;
+  const values = {
+    brandName: text(body, 'brandName'),
+    country: text(body, 'country'),
+    email: text(body, 'email'),
+    name: text(body, 'name'),
+  };
+  try {
+    const user = await completeSetup(database, {
+      token: text(body, 'token'),
+      brandName: values.brandName,
+      country: values.country,
+      email: values.email,
+      name: values.name,
+      password: text(body, 'password'),
+      passwordConfirmation: text(body, 'passwordConfirmation'),
+    });
+    log.info({ userId: user.id, brandId: user.brandId }, 'first-run setup completed');
+    await startSession(database, request, reply, user.id);
+    return seeOther(reply, '/dashboard/settings/api-keys?welcome=1');
+  } catch (error) {
+    if (error instanceof SetupClosedError) {
+      if (!(await isSetupPending(database))) return notFound(request, reply);
+      return sendPage(reply, setupLinkNeededPage(), 403);
+    }
+    if (!(error instanceof ValidationError)) throw error;
+    const page = setupPage({
+      csrfToken: publicFormToken(request, reply),
+      setupToken: text(body, 'token'),
+      values,
+      errors: error.errors,
+    });
+    return sendPage(reply, page, 422);
+  }
+}
+
+async function showSignIn(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const next = safeNext(text(request.query, 'next'));
+  if (request.signedIn) return reply.redirect(next ?? '/dashboard/leads');
+  const message = signInMessages[text(request.query, 'notice')];
+  return sendPage(
+    reply,
+    signInPage({
+      csrfToken: publicFormToken(request, reply),
+      email: '',
+      next,
+      message: message ? notice(message, 'info') : undefined,
+      setupPending: await isSetupPending(deps.database),
+      forgotPassword: deps.config.mail !== null,
+    }),
+  );
+}
+
+async function postSignIn(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const body = request.body;
+  const email = text(body, 'email');
+  const next = safeNext(text(body, 'next'));
+  const result = await signIn(deps.database, {
+    email,
+    password: text(body, 'password'),
+    address: request.ip,
+  });
+  if (result.outcome === 'signed-in') {
+    await startSession(deps.database, request, reply, result.user.id);
+    return seeOther(reply, next ?? '/dashboard/leads');
+  }
+  const throttled = result.outcome === 'throttled';
+  if (throttled) {
+    reply.header('Retry-After', String(result.retryAfterSeconds));
+    request.log.warn({ address: request.ip }, 'sign-in throttled');
+  }
+  const seconds = throttled ? result.retryAfterSeconds : 0;
+  const message = throttled
+    ? notice(
+        html`Too many failed attempts for this account from your network; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+        'error',
+      )
+    : notice('Email or password is wrong.', 'error');
+  const page = signInPage({
+    csrfToken: publicFormToken(request, reply),
+    email,
+    next,
+    message,
+    setupPending: false,
+    forgotPassword: deps.config.mail !== null,
+  });
+  return sendPage(reply, page, throttled ? 429 : 401);
+}
+
+/** The invitation's page: its email and brand, the form to choose a name and password (with its problems). */
+async function showInvite(
+  deps: RouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  refused?: { name: string; errors: FieldError[] },
+) {
+  const invite = await findInvite(deps.database, token);
+  if (!invite) return invalidInvite(request, reply);
+  const brand = await findBrand(deps.database, invite.brandId);
+  const page = invitePage({
+    csrfToken: publicFormToken(request, reply),
+    inviteToken: token,
+    email: invite.email,
+    brandName: brand?.name ?? '',
+    ...(refused ? { name: refused.name } : {}),
+    errors: refused?.errors ?? [],
+  });
+  return sendPage(reply, page, refused ? 422 : 200);
+}
+
+async function acceptInvitation(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const body = request.body;
+  const token = text(body, 'token');
+  try {
+    const user = await acceptInvite(deps.database, {
+      token,
+      name: text(body, 'name'),
+      password: text(body, 'password'),
+      passwordConfirmation: text(body, 'passwordConfirmation'),
+    });
+    await startSession(deps.database, request, reply, user.id);
+    return seeOther(reply, '/dashboard/leads');
+  } catch (error) {
+    if (error instanceof NotFoundError) return invalidInvite(request, reply);
+    if (error instanceof ValidationError) {
+      return showInvite(deps, request, reply, token, { name: text(body, 'name'), errors: error.errors });
+    }
+    if (error instanceof DomainError && error.code === 'conflict') {
+      const page = errorPage(
+        'Account exists',
+        'Someone already has an account with this email. Sign in instead.',
+        null,
+      );
+      return sendPage(reply, page, 409);
+    }
+    throw error;
+  }
+}
+
+export default async function authRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   app.get('/', { schema: hidden, config: publicPage }, async (request, reply) => {
     if (request.signedIn) return reply.redirect('/dashboard/leads');
-    return reply.redirect((await isSetupPending(database)) ? '/setup' : '/sign-in');
+    return reply.redirect((await isSetupPending(deps.database)) ? '/setup' : '/sign-in');
   });
-
-  // Setup is a 404 once anyone has an account, whatever the token.
-  app.get('/setup', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
-    if (!(await isSetupPending(database))) return notFound(request, reply);
-    const token = text(request.query, 'token');
-    if (!(await isSetupTokenValid(database, token))) return sendPage(reply, setupLinkNeededPage(), 403);
-    const existing = await soleBrand(database);
-    const values: Record<string, string> = existing
-      ? { brandName: existing.name, country: existing.defaultCountry }
-      : {};
-    return sendPage(
-      reply,
-      setupPage({ csrfToken: publicFormToken(request, reply), setupToken: token, values, errors: [] }),
-    );
-  });
-
-  app.post('/setup', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
-    const body = request.body;
-    const values = {
-      brandName: text(body, 'brandName'),
-      country: text(body, 'country'),
-      email: text(body, 'email'),
-      name: text(body, 'name'),
-    };
-    try {
-      const user = await completeSetup(database, {
-        token: text(body, 'token'),
-        brandName: values.brandName,
-        country: values.country,
-        email: values.email,
-        name: values.name,
-        password: text(body, 'password'),
-        passwordConfirmation: text(body, 'passwordConfirmation'),
-      });
-      app.log.info({ userId: user.id, brandId: user.brandId }, 'first-run setup completed');
-      await startSession(database, request, reply, user.id);
-      return seeOther(reply, '/dashboard/settings/api-keys?welcome=1');
-    } catch (error) {
-      if (error instanceof SetupClosedError) {
-        if (!(await isSetupPending(database))) return notFound(request, reply);
-        return sendPage(reply, setupLinkNeededPage(), 403);
-      }
-      if (!(error instanceof ValidationError)) throw error;
-      const page = setupPage({
-        csrfToken: publicFormToken(request, reply),
-        setupToken: text(body, 'token'),
-        values,
-        errors: error.errors,
-      });
-      return sendPage(reply, page, 422);
-    }
-  });
-
-  const signInMessages: Record<string, string> = {
-    'signed-out': 'You are signed out.',
-    'password-reset':
-      'Your password is changed and you are signed out everywhere. Sign in with the new password.',
-  };
-
-  app.get('/sign-in', { schema: hidden, config: publicPage }, async (request, reply) => {
-    const next = safeNext(text(request.query, 'next'));
-    if (request.signedIn) return reply.redirect(next ?? '/dashboard/leads');
-    const message = signInMessages[text(request.query, 'notice')];
-    return sendPage(
-      reply,
-      signInPage({
-        csrfToken: publicFormToken(request, reply),
-        email: '',
-        next,
-        message: message ? notice(message, 'info') : undefined,
-        setupPending: await isSetupPending(database),
-        forgotPassword: deps.config.mail !== null,
-      }),
-    );
-  });
-
-  app.post('/sign-in', { schema: hidden, config: publicPage }, async (request, reply) => {
-    const body = request.body;
-    const email = text(body, 'email');
-    const next = safeNext(text(body, 'next'));
-    const result = await signIn(database, { email, password: text(body, 'password'), address: request.ip });
-    if (result.outcome === 'signed-in') {
-      await startSession(database, request, reply, result.user.id);
-      return seeOther(reply, next ?? '/dashboard/leads');
-    }
-    const throttled = result.outcome === 'throttled';
-    if (throttled) {
-      reply.header('Retry-After', String(result.retryAfterSeconds));
-      request.log.warn({ address: request.ip }, 'sign-in throttled');
-    }
-    const seconds = throttled ? result.retryAfterSeconds : 0;
-    const message = throttled
-      ? notice(
-          html`Too many failed attempts for this account from your network; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
-          'error',
-        )
-      : notice('Email or password is wrong.', 'error');
-    const page = signInPage({
-      csrfToken: publicFormToken(request, reply),
-      email,
-      next,
-      message,
-      setupPending: false,
-      forgotPassword: deps.config.mail !== null,
-    });
-    return sendPage(reply, page, throttled ? 429 : 401);
-  });
-
+  const secret = { schema: hidden, config: publicPage, logLevel: quiet } as const;
+  app.get('/setup', secret, (request, reply) => showSetup(deps, request, reply));
+  app.post('/setup', secret, (request, reply) => postSetup(deps, app.log, request, reply));
+  app.get('/sign-in', { schema: hidden, config: publicPage }, (request, reply) =>
+    showSignIn(deps, request, reply),
+  );
+  app.post('/sign-in', { schema: hidden, config: publicPage }, (request, reply) =>
+    postSignIn(deps, request, reply),
+  );
   app.post('/sign-out', { schema: hidden, config: { page: 'user' } }, async (request, reply) => {
-    await stopSession(database, request, reply);
+    await stopSession(deps.database, request, reply);
     return seeOther(reply, '/sign-in?notice=signed-out');
   });
-
-  app.get('/invite', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
-    const token = text(request.query, 'token');
-    const invite = await findInvite(database, token);
-    if (!invite) return invalidInvite(request, reply);
-    const brand = await findBrand(database, invite.brandId);
-    return sendPage(
-      reply,
-      invitePage({
-        csrfToken: publicFormToken(request, reply),
-        inviteToken: token,
-        email: invite.email,
-        brandName: brand?.name ?? '',
-        errors: [],
-      }),
-    );
-  });
-
-  app.post('/invite', { schema: hidden, config: publicPage, logLevel: quiet }, async (request, reply) => {
-    const body = request.body;
-    const token = text(body, 'token');
-    try {
-      const user = await acceptInvite(database, {
-        token,
-        name: text(body, 'name'),
-        password: text(body, 'password'),
-        passwordConfirmation: text(body, 'passwordConfirmation'),
-      });
-      await startSession(database, request, reply, user.id);
-      return seeOther(reply, '/dashboard/leads');
-    } catch (error) {
-      if (error instanceof NotFoundError) return invalidInvite(request, reply);
-      if (error instanceof ValidationError) {
-        const invite = await findInvite(database, token);
-        if (!invite) return invalidInvite(request, reply);
-        const brand = await findBrand(database, invite.brandId);
-        const page = invitePage({
-          csrfToken: publicFormToken(request, reply),
-          inviteToken: token,
-          email: invite.email,
-          brandName: brand?.name ?? '',
-          name: text(body, 'name'),
-          errors: error.errors,
-        });
-        return sendPage(reply, page, 422);
-      }
-      if (error instanceof DomainError && error.code === 'conflict') {
-        const page = errorPage(
-          'Account exists',
-          'Someone already has an account with this email. Sign in instead.',
-          null,
-        );
-        return sendPage(reply, page, 409);
-      }
-      throw error;
-    }
-  });
+  app.get('/invite', secret, (request, reply) =>
+    showInvite(deps, request, reply, text(request.query, 'token')),
+  );
+  app.post('/invite', secret, (request, reply) => acceptInvitation(deps, request, reply));
 }
 
 function invalidInvite(request: FastifyRequest, reply: FastifyReply) {

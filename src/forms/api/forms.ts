@@ -1,10 +1,11 @@
-// The forms API: a brand's website forms (CRUD). The public endpoint they post to is in routes/public-forms.ts.
+// The forms API: a brand's website forms (CRUD), one function per route. The public endpoint they post to is in
+// api/public.ts.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pagingFrom } from '../../leads/api/list-query.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
-import { scopedRoute } from '../../platform/http/route.js';
+import { type ApiApp, scopedRoute } from '../../platform/http/route.js';
 import { IdParams } from '../../platform/http/schemas.js';
 import { createForm, deleteForm, type Form, formEndpoint, getForm, listForms, updateForm } from '../forms.js';
 import { formSnippet } from '../views.js';
@@ -12,14 +13,15 @@ import { FormCreateBody, FormListQuery, FormListResponse, FormSchema, FormUpdate
 
 const TAGS = ['Forms'];
 
-export default async function formRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const brandOf = (request: FastifyRequest) => principalOf(request).brandId;
-  const present = (form: Form) => {
-    const endpoint = formEndpoint(deps.config.publicUrl, form.id);
-    return { ...form, endpoint, snippet: formSnippet(form, endpoint) };
-  };
+const brandOf = (request: FastifyRequest) => principalOf(request).brandId;
 
+/** A form as the API answers it: with its public endpoint and the snippet to paste. */
+function present(deps: RouteDeps, form: Form) {
+  const endpoint = formEndpoint(deps.config.publicUrl, form.id);
+  return { ...form, endpoint, snippet: formSnippet(form, endpoint) };
+}
+
+function createFormRoute(app: ApiApp, deps: RouteDeps) {
   app.post(
     '/v1/forms',
     scopedRoute({
@@ -37,10 +39,12 @@ export default async function formRoutes(instance: FastifyInstance, { deps }: { 
     }),
     async (request, reply) => {
       const form = await createForm(deps.database, brandOf(request), request.body);
-      return reply.code(201).header('Location', `/v1/forms/${form.id}`).send(present(form));
+      return reply.code(201).header('Location', `/v1/forms/${form.id}`).send(present(deps, form));
     },
   );
+}
 
+function listFormsRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/forms',
     scopedRoute({
@@ -57,10 +61,12 @@ export default async function formRoutes(instance: FastifyInstance, { deps }: { 
     }),
     async (request) => {
       const page = await listForms(deps.database, brandOf(request), pagingFrom(request.query));
-      return { ...page, data: page.data.map(present) };
+      return { ...page, data: page.data.map((form) => present(deps, form)) };
     },
   );
+}
 
+function getFormRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/forms/:id',
     scopedRoute({
@@ -76,9 +82,11 @@ export default async function formRoutes(instance: FastifyInstance, { deps }: { 
         response: { 200: FormSchema },
       },
     }),
-    async (request) => present(await getForm(deps.database, brandOf(request), request.params.id)),
+    async (request) => present(deps, await getForm(deps.database, brandOf(request), request.params.id)),
   );
+}
 
+function updateFormRoute(app: ApiApp, deps: RouteDeps) {
   app.patch(
     '/v1/forms/:id',
     scopedRoute({
@@ -95,9 +103,11 @@ export default async function formRoutes(instance: FastifyInstance, { deps }: { 
       },
     }),
     async (request) =>
-      present(await updateForm(deps.database, brandOf(request), request.params.id, request.body)),
+      present(deps, await updateForm(deps.database, brandOf(request), request.params.id, request.body)),
   );
+}
 
+function deleteFormRoute(app: ApiApp, deps: RouteDeps) {
   app.delete(
     '/v1/forms/:id',
     scopedRoute({
@@ -117,4 +127,11 @@ export default async function formRoutes(instance: FastifyInstance, { deps }: { 
       return reply.code(204).send();
     },
   );
+}
+
+export default async function formRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  for (const route of [createFormRoute, listFormsRoute, getFormRoute, updateFormRoute, deleteFormRoute]) {
+    route(app, deps);
+  }
 }

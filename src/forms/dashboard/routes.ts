@@ -148,108 +148,105 @@ function problems(input: FormInput, creating: boolean, own: readonly FieldError[
   return [...mine, ...theirs.filter((e) => !taken.has(e.field))];
 }
 
+const idOf = (request: FastifyRequest) => pathParam(request, 'id');
+
+async function showForm(
+  deps: RouteDeps,
+  reply: FastifyReply,
+  user: SessionUser,
+  form: Form,
+  extra: { values?: FormValues; errors?: FieldError[]; message?: string | undefined } = {},
+  status = 200,
+) {
+  const endpoint = formEndpoint(deps.config.publicUrl, form.id);
+  const secretStored = (await formCaptchaSecret(deps.database, user.brandId, form.id)) !== null;
+  const view = formPage({
+    user,
+    form,
+    endpoint,
+    snippet: formSnippet(form, endpoint),
+    fetchExample: formFetchExample(endpoint),
+    values: extra.values ?? formValuesOf(form),
+    errors: extra.errors ?? [],
+    secretStored,
+    message: extra.message ? notice(extra.message) : undefined,
+  });
+  return sendPage(reply, view, status);
+}
+
+async function showForms(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const cursor = text(request.query, 'cursor');
+  const page = await listForms(deps.database, user.brandId, {
+    limit: MAX_LIMIT,
+    order: 'desc',
+    ...(isCursor(cursor) ? { cursor } : {}),
+  });
+  const message = MESSAGES[text(request.query, 'done')];
+  return sendPage(
+    reply,
+    formsPage({
+      user,
+      forms: page.data,
+      olderHref: page.nextCursor ? withQuery(BASE, { cursor: page.nextCursor }) : undefined,
+      message: message ? notice(message) : undefined,
+    }),
+  );
+}
+
+async function addForm(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const { values, input, errors: own } = readBody(request.body, undefined);
+  const errors = problems(input, true, own);
+  if (errors.length) return sendPage(reply, newFormPage({ user, values, errors }), 422);
+  const form = await createForm(deps.database, user.brandId, input);
+  request.log.info({ formId: form.id, userId: user.userId }, 'form created in the dashboard');
+  return seeOther(reply, `${BASE}/${form.id}?done=created`);
+}
+
+async function changeForm(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const form = await getForm(deps.database, user.brandId, idOf(request));
+  const secret = await formCaptchaSecret(deps.database, user.brandId, form.id);
+  const { values, input, errors: own } = readBody(request.body, { form, secret });
+  const errors = problems(input, false, own);
+  if (errors.length) return showForm(deps, reply, user, form, { values, errors }, 422);
+  await updateForm(deps.database, user.brandId, form.id, input);
+  request.log.info({ formId: form.id, userId: user.userId }, 'form changed in the dashboard');
+  return seeOther(reply, `${BASE}/${form.id}?done=saved`);
+}
+
 export default async function formRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
-  const idOf = (request: FastifyRequest) => pathParam(request, 'id');
-
-  async function showForm(
-    reply: FastifyReply,
-    user: SessionUser,
-    form: Form,
-    extra: { values?: FormValues; errors?: FieldError[]; message?: string | undefined } = {},
-    status = 200,
-  ) {
-    const endpoint = formEndpoint(deps.config.publicUrl, form.id);
-    const secretStored = (await formCaptchaSecret(database, user.brandId, form.id)) !== null;
-    const view = formPage({
-      user,
-      form,
-      endpoint,
-      snippet: formSnippet(form, endpoint),
-      fetchExample: formFetchExample(endpoint),
-      values: extra.values ?? formValuesOf(form),
-      errors: extra.errors ?? [],
-      secretStored,
-      message: extra.message ? notice(extra.message) : undefined,
-    });
-    return sendPage(reply, view, status);
-  }
-
-  app.get('/settings/forms', { schema: hidden, config: adminPage }, async (request, reply) => {
-    const user = userOf(request);
-    const cursor = text(request.query, 'cursor');
-    const page = await listForms(database, user.brandId, {
-      limit: MAX_LIMIT,
-      order: 'desc',
-      ...(isCursor(cursor) ? { cursor } : {}),
-    });
-    const message = MESSAGES[text(request.query, 'done')];
-    return sendPage(
-      reply,
-      formsPage({
-        user,
-        forms: page.data,
-        olderHref: page.nextCursor ? withQuery(BASE, { cursor: page.nextCursor }) : undefined,
-        message: message ? notice(message) : undefined,
-      }),
-    );
-  });
-
-  app.get('/settings/forms/new', { schema: hidden, config: adminPage }, async (request, reply) =>
+  const admin = { schema: hidden, config: adminPage };
+  app.get('/settings/forms', admin, (request, reply) => showForms(deps, request, reply));
+  app.get('/settings/forms/new', admin, async (request, reply) =>
     sendPage(reply, newFormPage({ user: userOf(request), values: EMPTY, errors: [] })),
   );
-
-  app.post('/settings/forms', { schema: hidden, config: adminPage }, async (request, reply) => {
-    const user = userOf(request);
-    const { values, input, errors: own } = readBody(request.body, undefined);
-    const errors = problems(input, true, own);
-    if (errors.length) return sendPage(reply, newFormPage({ user, values, errors }), 422);
-    const form = await createForm(database, user.brandId, input);
-    request.log.info({ formId: form.id, userId: user.userId }, 'form created in the dashboard');
-    return seeOther(reply, `${BASE}/${form.id}?done=created`);
-  });
-
-  app.get('/settings/forms/:id', { schema: hidden, config: adminPage }, async (request, reply) => {
+  app.post('/settings/forms', admin, (request, reply) => addForm(deps, request, reply));
+  app.get('/settings/forms/:id', admin, async (request, reply) => {
     const user = userOf(request);
     const form = await getForm(database, user.brandId, idOf(request));
-    return showForm(reply, user, form, { message: MESSAGES[text(request.query, 'done')] });
+    return showForm(deps, reply, user, form, { message: MESSAGES[text(request.query, 'done')] });
   });
-
-  app.post('/settings/forms/:id', { schema: hidden, config: adminPage }, async (request, reply) => {
-    const user = userOf(request);
-    const form = await getForm(database, user.brandId, idOf(request));
-    const secret = await formCaptchaSecret(database, user.brandId, form.id);
-    const { values, input, errors: own } = readBody(request.body, { form, secret });
-    const errors = problems(input, false, own);
-    if (errors.length) return showForm(reply, user, form, { values, errors }, 422);
-    await updateForm(database, user.brandId, form.id, input);
-    request.log.info({ formId: form.id, userId: user.userId }, 'form changed in the dashboard');
-    return seeOther(reply, `${BASE}/${form.id}?done=saved`);
-  });
-
+  app.post('/settings/forms/:id', admin, (request, reply) => changeForm(deps, request, reply));
   for (const [action, enabled] of [
     ['enable', true],
     ['disable', false],
   ] as const) {
-    app.post(
-      `/settings/forms/:id/${action}`,
-      { schema: hidden, config: adminPage },
-      async (request, reply) => {
-        const user = userOf(request);
-        const form = await updateForm(database, user.brandId, idOf(request), { enabled });
-        request.log.info({ formId: form.id, userId: user.userId }, `form ${action}d in the dashboard`);
-        return seeOther(reply, `${BASE}/${form.id}?done=${action}d`);
-      },
-    );
+    app.post(`/settings/forms/:id/${action}`, admin, async (request, reply) => {
+      const user = userOf(request);
+      const form = await updateForm(database, user.brandId, idOf(request), { enabled });
+      request.log.info({ formId: form.id, userId: user.userId }, `form ${action}d in the dashboard`);
+      return seeOther(reply, `${BASE}/${form.id}?done=${action}d`);
+    });
   }
-
-  app.get('/settings/forms/:id/delete', { schema: hidden, config: adminPage }, async (request, reply) => {
+  app.get('/settings/forms/:id/delete', admin, async (request, reply) => {
     const user = userOf(request);
     const form = await getForm(database, user.brandId, idOf(request));
     return sendPage(reply, deleteFormPage(user, form));
   });
-
-  app.post('/settings/forms/:id/delete', { schema: hidden, config: adminPage }, async (request, reply) => {
+  app.post('/settings/forms/:id/delete', admin, async (request, reply) => {
     const user = userOf(request);
     await deleteForm(database, user.brandId, idOf(request));
     request.log.info({ formId: idOf(request), userId: user.userId }, 'form deleted in the dashboard');

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { idempotencyPreValidation, runIdempotent, sendStored } from '../../platform/http/idempotency.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
-import { scopedRoute } from '../../platform/http/route.js';
+import { type ApiApp, scopedRoute } from '../../platform/http/route.js';
 import { IdempotencyHeaders, IdParams, ProblemRef } from '../../platform/http/schemas.js';
 import { createLead, getLead, type LeadSource, patchLead } from '../index.js';
 import { listLeadsJson } from '../list-json.js';
@@ -19,9 +19,7 @@ import {
   LeadPatchBody,
 } from './schemas.js';
 
-export default async function leadRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  app.decorateRequest('idempotency', undefined);
+function createLeadRoute(app: ApiApp, deps: RouteDeps) {
   app.post(
     '/v1/leads',
     {
@@ -73,7 +71,9 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
       return reply.code(201).header('Location', `/v1/leads/${lead.id}`).send(lead);
     },
   );
+}
 
+function listLeadsRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/leads',
     scopedRoute({
@@ -97,7 +97,9 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
       );
     },
   );
+}
 
+function getLeadRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/leads/:id',
     scopedRoute({
@@ -119,7 +121,9 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
       return deps.responses.send(reply, `lead|${brandId}|${id}`, () => getLead(deps.database, brandId, id));
     },
   );
+}
 
+function patchLeadRoute(app: ApiApp, deps: RouteDeps) {
   app.patch(
     '/v1/leads/:id',
     scopedRoute({
@@ -147,4 +151,10 @@ export default async function leadRoutes(instance: FastifyInstance, { deps }: { 
       });
     },
   );
+}
+
+export default async function leadRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  app.decorateRequest('idempotency', undefined);
+  for (const route of [createLeadRoute, listLeadsRoute, getLeadRoute, patchLeadRoute]) route(app, deps);
 }

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
-import { scopedRoute } from '../../platform/http/route.js';
+import { type ApiApp, scopedRoute } from '../../platform/http/route.js';
 import { IdParams } from '../../platform/http/schemas.js';
 import { addNote, getNote, listNotes } from '../index.js';
 import { pagingFrom } from './list-query.js';
@@ -11,9 +11,7 @@ import { NoteCreateBody, NoteListQuery, NoteListResponse, NoteParams, NoteSchema
 
 const TAGS = ['Notes'];
 
-export default async function noteRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-
+function listNotesRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/leads/:id/notes',
     scopedRoute({
@@ -39,7 +37,9 @@ export default async function noteRoutes(instance: FastifyInstance, { deps }: { 
       );
     },
   );
+}
 
+function addNoteRoute(app: ApiApp, deps: RouteDeps) {
   app.post(
     '/v1/leads/:id/notes',
     scopedRoute({
@@ -67,7 +67,9 @@ export default async function noteRoutes(instance: FastifyInstance, { deps }: { 
       return reply.code(201).header('Location', `/v1/leads/${id}/notes/${note.id}`).send(note);
     },
   );
+}
 
+function getNoteRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/leads/:id/notes/:noteId',
     scopedRoute({
@@ -90,4 +92,9 @@ export default async function noteRoutes(instance: FastifyInstance, { deps }: { 
       );
     },
   );
+}
+
+export default async function noteRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  for (const route of [listNotesRoute, addNoteRoute, getNoteRoute]) route(app, deps);
 }

@@ -2,8 +2,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import type {
+  FastifyBaseLogger,
+  FastifyInstance,
   FastifyRequest,
   FastifySchema,
+  RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
   RouteGenericInterface,
@@ -55,5 +58,17 @@ export type RequestFor<S extends FastifySchema> = FastifyRequest<
   RawServerDefault,
   RawRequestDefaultExpression,
   S,
+  TypeBoxTypeProvider
+>;
+
+/**
+ * The app as an API route plugin sees it after withTypeProvider<TypeBoxTypeProvider>(): for a route declared in a
+ * function of its own, whose request the TypeBox provider still types from the route's schema.
+ */
+export type ApiApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
   TypeBoxTypeProvider
 >;

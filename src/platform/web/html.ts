@@ -1,9 +1,19 @@
 // The html`` tagged template: every interpolated value is escaped unless it is itself html`` output (or was
-// explicitly passed through trusted()). Views build pages only with it, so user data cannot become markup.
+// explicitly passed through trusted()). Views and mail templates build markup only with it, so user data cannot
+// become markup.
 
-import { escapeHtml } from './escape-html.js';
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
-export { escapeHtml };
+/** Text as HTML: the five characters that could start markup or end an attribute, escaped. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
 
 /** Markup that is already safe to emit. Only html`` and trusted() make one. */
 export class SafeHtml {

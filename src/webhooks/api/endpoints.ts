@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pagingFrom } from '../../leads/api/list-query.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
-import { scopedRoute } from '../../platform/http/route.js';
+import { type ApiApp, scopedRoute } from '../../platform/http/route.js';
 import { IdParams } from '../../platform/http/schemas.js';
 import { listDeliveries, resendDelivery } from '../deliveries.js';
 import {
@@ -32,16 +32,15 @@ import {
 
 const TAGS = ['Webhooks'];
 
-export default async function webhookEndpointRoutes(
-  instance: FastifyInstance,
-  { deps }: { deps: RouteDeps },
-) {
-  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { allowHttp, allowPrivate } = deps.config.webhooks;
-  const checkUrl: UrlChecker = (url) => checkWebhookUrl(url, { allowHttp, allowPrivate });
-  const brandOf = (request: FastifyRequest) => principalOf(request).brandId;
-  const idOf = (request: { params: { id: string } }) => request.params.id;
+const brandOf = (request: FastifyRequest) => principalOf(request).brandId;
+const idOf = (request: { params: { id: string } }) => request.params.id;
 
+function urlChecker(deps: RouteDeps): UrlChecker {
+  const { allowHttp, allowPrivate } = deps.config.webhooks;
+  return (url) => checkWebhookUrl(url, { allowHttp, allowPrivate });
+}
+
+function createEndpointRoute(app: ApiApp, deps: RouteDeps) {
   app.post(
     '/v1/webhook-endpoints',
     scopedRoute({
@@ -58,11 +57,18 @@ export default async function webhookEndpointRoutes(
       },
     }),
     async (request, reply) => {
-      const endpoint = await createWebhookEndpoint(deps.database, brandOf(request), request.body, checkUrl);
+      const endpoint = await createWebhookEndpoint(
+        deps.database,
+        brandOf(request),
+        request.body,
+        urlChecker(deps),
+      );
       return reply.code(201).header('Location', `/v1/webhook-endpoints/${endpoint.id}`).send(endpoint);
     },
   );
+}
 
+function listEndpointsRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/webhook-endpoints',
     scopedRoute({
@@ -79,7 +85,9 @@ export default async function webhookEndpointRoutes(
     }),
     async (request) => listWebhookEndpoints(deps.database, brandOf(request), pagingFrom(request.query)),
   );
+}
 
+function getEndpointRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/webhook-endpoints/:id',
     scopedRoute({
@@ -97,7 +105,9 @@ export default async function webhookEndpointRoutes(
     }),
     async (request) => getWebhookEndpoint(deps.database, brandOf(request), idOf(request)),
   );
+}
 
+function updateEndpointRoute(app: ApiApp, deps: RouteDeps) {
   app.patch(
     '/v1/webhook-endpoints/:id',
     scopedRoute({
@@ -115,9 +125,11 @@ export default async function webhookEndpointRoutes(
       },
     }),
     async (request) =>
-      updateWebhookEndpoint(deps.database, brandOf(request), idOf(request), request.body, checkUrl),
+      updateWebhookEndpoint(deps.database, brandOf(request), idOf(request), request.body, urlChecker(deps)),
   );
+}
 
+function deleteEndpointRoute(app: ApiApp, deps: RouteDeps) {
   app.delete(
     '/v1/webhook-endpoints/:id',
     scopedRoute({
@@ -139,7 +151,9 @@ export default async function webhookEndpointRoutes(
       return reply.code(204).send();
     },
   );
+}
 
+function rotateSecretRoute(app: ApiApp, deps: RouteDeps) {
   app.post(
     '/v1/webhook-endpoints/:id/rotate-secret',
     scopedRoute({
@@ -157,7 +171,9 @@ export default async function webhookEndpointRoutes(
     }),
     async (request) => rotateWebhookSecret(deps.database, brandOf(request), idOf(request)),
   );
+}
 
+function listDeliveriesRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/webhook-endpoints/:id/deliveries',
     scopedRoute({
@@ -177,7 +193,9 @@ export default async function webhookEndpointRoutes(
     async (request) =>
       listDeliveries(deps.database, brandOf(request), idOf(request), pagingFrom(request.query)),
   );
+}
 
+function resendDeliveryRoute(app: ApiApp, deps: RouteDeps) {
   app.post(
     '/v1/webhook-endpoints/:id/deliveries/:deliveryId/resend',
     scopedRoute({
@@ -199,4 +217,23 @@ export default async function webhookEndpointRoutes(
       return reply.code(202).send(delivery);
     },
   );
+}
+
+export default async function webhookEndpointRoutes(
+  instance: FastifyInstance,
+  { deps }: { deps: RouteDeps },
+) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  for (const route of [
+    createEndpointRoute,
+    listEndpointsRoute,
+    getEndpointRoute,
+    updateEndpointRoute,
+    deleteEndpointRoute,
+    rotateSecretRoute,
+    listDeliveriesRoute,
+    resendDeliveryRoute,
+  ]) {
+    route(app, deps);
+  }
 }

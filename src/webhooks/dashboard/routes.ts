@@ -53,178 +53,178 @@ function formErrors(errors: readonly FieldError[], events: string[]): FieldError
   );
 }
 
-export default async function webhookRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const { database } = deps;
+function urlChecker(deps: RouteDeps): UrlChecker {
   const { allowHttp, allowPrivate } = deps.config.webhooks;
-  const checkUrl: UrlChecker = (url) => checkWebhookUrl(url, { allowHttp, allowPrivate });
+  return (url) => checkWebhookUrl(url, { allowHttp, allowPrivate });
+}
 
-  async function renderList(
-    reply: FastifyReply,
-    user: SessionUser,
-    extra: Partial<WebhooksView> = {},
-    status = 200,
-  ) {
-    const page = await listWebhookEndpoints(database, user.brandId, { limit: MAX_LIMIT, order: 'desc' });
-    const view: WebhooksView = { user, endpoints: page.data, values: EMPTY, errors: [], ...extra };
-    return sendPage(reply, webhooksPage(view), status);
+async function renderList(
+  deps: RouteDeps,
+  reply: FastifyReply,
+  user: SessionUser,
+  extra: Partial<WebhooksView> = {},
+  status = 200,
+) {
+  const page = await listWebhookEndpoints(deps.database, user.brandId, { limit: MAX_LIMIT, order: 'desc' });
+  const view: WebhooksView = { user, endpoints: page.data, values: EMPTY, errors: [], ...extra };
+  return sendPage(reply, webhooksPage(view), status);
+}
+
+async function showEndpoints(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const done = MESSAGES[text(request.query, 'done')];
+  let message = done ? notice(done) : undefined;
+  let shown: WebhooksView['shown'];
+  // After adding an endpoint or rotating its secret (post, redirect, get): the secret once, then only a note.
+  const createdId = text(request.query, 'created');
+  const rotatedId = text(request.query, 'rotated');
+  const id = createdId || rotatedId;
+  if (id) {
+    const page = await listWebhookEndpoints(deps.database, user.brandId, { limit: MAX_LIMIT, order: 'desc' });
+    const endpoint = page.data.find((e) => e.id === id);
+    const secret = endpoint
+      ? await takeFlashed(deps.database, request, `webhook-secret:${endpoint.id}`)
+      : null;
+    if (endpoint && secret) shown = { endpoint, secret, rotated: !createdId };
+    else if (endpoint) message = secretShownOnceNotice(endpoint.url);
   }
+  return renderList(deps, reply, user, { message, shown });
+}
 
-  app.get('/settings/webhooks', { schema: hidden, config: adminPage }, async (request, reply) => {
-    const user = userOf(request);
-    const done = MESSAGES[text(request.query, 'done')];
-    let message = done ? notice(done) : undefined;
-    let shown: WebhooksView['shown'];
-    // After adding an endpoint or rotating its secret (post, redirect, get): the secret once, then only a note.
-    const createdId = text(request.query, 'created');
-    const rotatedId = text(request.query, 'rotated');
-    const id = createdId || rotatedId;
-    if (id) {
-      const page = await listWebhookEndpoints(database, user.brandId, { limit: MAX_LIMIT, order: 'desc' });
-      const endpoint = page.data.find((e) => e.id === id);
-      const secret = endpoint ? await takeFlashed(database, request, `webhook-secret:${endpoint.id}`) : null;
-      if (endpoint && secret) shown = { endpoint, secret, rotated: !createdId };
-      else if (endpoint) message = secretShownOnceNotice(endpoint.url);
-    }
-    return renderList(reply, user, { message, shown });
-  });
-
-  app.post('/settings/webhooks', { schema: hidden, config: adminPage }, async (request, reply) => {
-    const user = userOf(request);
-    const body = request.body;
-    const values = {
-      url: text(body, 'url'),
-      events: list(body, 'events'),
-      description: text(body, 'description'),
-    };
-    try {
-      const created = await createWebhookEndpoint(
-        database,
-        user.brandId,
-        { url: values.url, events: values.events, description: values.description },
-        checkUrl,
-      );
-      request.log.info(
-        { endpointId: created.id, userId: user.userId },
-        'webhook endpoint created in the dashboard',
-      );
-      // Shown once by the page this redirects to, like a new API key: reloading it or going Back adds nothing.
-      await flash(database, request, `webhook-secret:${created.id}`, created.secret);
-      return seeOther(reply, `${BASE}?created=${created.id}`);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      const limit = error.errors.find((e) => e.field === '(body)');
-      const message = limit
-        ? notice(
-            `You already have ${MAX_ENDPOINTS_PER_BRAND} endpoints, the most a brand can have. Delete one first.`,
-            'error',
-          )
-        : undefined;
-      const errors = formErrors(
-        error.errors.filter((e) => e.field !== '(body)'),
-        values.events,
-      );
-      return renderList(reply, user, { values, errors, message }, 422);
-    }
-  });
-
-  app.post('/settings/webhooks/:id/enable', { schema: hidden, config: adminPage }, async (request, reply) => {
-    const user = userOf(request);
-    await updateWebhookEndpoint(database, user.brandId, idOf(request), { enabled: true }, checkUrl);
-    request.log.info(
-      { endpointId: idOf(request), userId: user.userId },
-      'webhook endpoint enabled in the dashboard',
+async function addEndpoint(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const body = request.body;
+  const values = {
+    url: text(body, 'url'),
+    events: list(body, 'events'),
+    description: text(body, 'description'),
+  };
+  try {
+    const created = await createWebhookEndpoint(
+      deps.database,
+      user.brandId,
+      { url: values.url, events: values.events, description: values.description },
+      urlChecker(deps),
     );
-    return seeOther(reply, `${BASE}?done=enabled`);
+    request.log.info(
+      { endpointId: created.id, userId: user.userId },
+      'webhook endpoint created in the dashboard',
+    );
+    // Shown once by the page this redirects to, like a new API key: reloading it or going Back adds nothing.
+    await flash(deps.database, request, `webhook-secret:${created.id}`, created.secret);
+    return seeOther(reply, `${BASE}?created=${created.id}`);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const limit = error.errors.find((e) => e.field === '(body)');
+    const message = limit
+      ? notice(
+          `You already have ${MAX_ENDPOINTS_PER_BRAND} endpoints, the most a brand can have. Delete one first.`,
+          'error',
+        )
+      : undefined;
+    const errors = formErrors(
+      error.errors.filter((e) => e.field !== '(body)'),
+      values.events,
+    );
+    return renderList(deps, reply, user, { values, errors, message }, 422);
+  }
+}
+
+/** "Enable" and "Disable": deliveries resume, or stop (pending ones are dropped). */
+async function setEnabled(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply, enabled: boolean) {
+  const user = userOf(request);
+  await updateWebhookEndpoint(deps.database, user.brandId, idOf(request), { enabled }, urlChecker(deps));
+  const done = enabled ? 'enabled' : 'disabled';
+  request.log.info(
+    { endpointId: idOf(request), userId: user.userId },
+    `webhook endpoint ${done} in the dashboard`,
+  );
+  return seeOther(reply, `${BASE}?done=${done}`);
+}
+
+async function rotateSecret(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const endpoint = await getWebhookEndpoint(deps.database, user.brandId, idOf(request));
+  const rotated = await rotateWebhookSecret(deps.database, user.brandId, endpoint.id);
+  request.log.info(
+    { endpointId: endpoint.id, userId: user.userId },
+    'webhook secret rotated in the dashboard',
+  );
+  await flash(deps.database, request, `webhook-secret:${endpoint.id}`, rotated.secret);
+  return seeOther(reply, `${BASE}?rotated=${endpoint.id}`);
+}
+
+/** An endpoint's delivery log, newest first. */
+async function showDeliveries(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const endpoint = await getWebhookEndpoint(deps.database, user.brandId, idOf(request));
+  const cursor = text(request.query, 'cursor');
+  const page = await listDeliveries(deps.database, user.brandId, endpoint.id, {
+    limit: DELIVERIES_PER_PAGE,
+    order: 'desc',
+    ...(isCursor(cursor) ? { cursor } : {}),
   });
+  const resent = text(request.query, 'resent');
+  const message = page.data.some((d) => d.id === resent)
+    ? notice('The event is queued to be sent again, as a new delivery at the top of the log.')
+    : undefined;
+  const olderHref = page.nextCursor
+    ? withQuery(`${BASE}/${endpoint.id}`, { cursor: page.nextCursor })
+    : undefined;
+  return sendPage(reply, deliveriesPage({ user, endpoint, deliveries: page.data, olderHref, message }));
+}
 
-  app.post(
-    '/settings/webhooks/:id/disable',
-    { schema: hidden, config: adminPage },
-    async (request, reply) => {
-      const user = userOf(request);
-      await updateWebhookEndpoint(database, user.brandId, idOf(request), { enabled: false }, checkUrl);
-      request.log.info(
-        { endpointId: idOf(request), userId: user.userId },
-        'webhook endpoint disabled in the dashboard',
-      );
-      return seeOther(reply, `${BASE}?done=disabled`);
-    },
+async function resend(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const id = pathParam(request, 'id');
+  const deliveryId = pathParam(request, 'deliveryId');
+  try {
+    const delivery = await resendDelivery(deps.database, user.brandId, id, deliveryId);
+    request.log.info(
+      { endpointId: id, deliveryId: delivery.id, userId: user.userId },
+      'webhook delivery resent',
+    );
+    return seeOther(reply, `${BASE}/${id}?resent=${delivery.id}`);
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === 'conflict')) throw error;
+    const page = errorPage(
+      'The endpoint is disabled',
+      'Nothing is sent to it while it is disabled. Enable it first, then send the delivery again.',
+      user,
+    );
+    return sendPage(reply, page, 409);
+  }
+}
+
+export default async function webhookRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const admin = { schema: hidden, config: adminPage };
+  app.get('/settings/webhooks', admin, (request, reply) => showEndpoints(deps, request, reply));
+  app.post('/settings/webhooks', admin, (request, reply) => addEndpoint(deps, request, reply));
+  app.post('/settings/webhooks/:id/enable', admin, (request, reply) =>
+    setEnabled(deps, request, reply, true),
   );
-
-  app.post(
-    '/settings/webhooks/:id/rotate-secret',
-    { schema: hidden, config: adminPage },
-    async (request, reply) => {
-      const user = userOf(request);
-      const endpoint = await getWebhookEndpoint(database, user.brandId, idOf(request));
-      const rotated = await rotateWebhookSecret(database, user.brandId, endpoint.id);
-      request.log.info(
-        { endpointId: endpoint.id, userId: user.userId },
-        'webhook secret rotated in the dashboard',
-      );
-      await flash(database, request, `webhook-secret:${endpoint.id}`, rotated.secret);
-      return seeOther(reply, `${BASE}?rotated=${endpoint.id}`);
-    },
+  app.post('/settings/webhooks/:id/disable', admin, (request, reply) =>
+    setEnabled(deps, request, reply, false),
   );
-
-  app.get('/settings/webhooks/:id/delete', { schema: hidden, config: adminPage }, async (request, reply) => {
+  app.post('/settings/webhooks/:id/rotate-secret', admin, (request, reply) =>
+    rotateSecret(deps, request, reply),
+  );
+  app.get('/settings/webhooks/:id/delete', admin, async (request, reply) => {
     const user = userOf(request);
-    const endpoint = await getWebhookEndpoint(database, user.brandId, idOf(request));
+    const endpoint = await getWebhookEndpoint(deps.database, user.brandId, idOf(request));
     return sendPage(reply, deleteConfirmPage(user, endpoint));
   });
-
-  app.post('/settings/webhooks/:id/delete', { schema: hidden, config: adminPage }, async (request, reply) => {
+  app.post('/settings/webhooks/:id/delete', admin, async (request, reply) => {
     const user = userOf(request);
-    await deleteWebhookEndpoint(database, user.brandId, idOf(request));
+    await deleteWebhookEndpoint(deps.database, user.brandId, idOf(request));
     request.log.info(
       { endpointId: idOf(request), userId: user.userId },
       'webhook endpoint deleted in the dashboard',
     );
     return seeOther(reply, `${BASE}?done=deleted`);
   });
-
-  app.get('/settings/webhooks/:id', { schema: hidden, config: adminPage }, async (request, reply) => {
-    const user = userOf(request);
-    const endpoint = await getWebhookEndpoint(database, user.brandId, idOf(request));
-    const cursor = text(request.query, 'cursor');
-    const page = await listDeliveries(database, user.brandId, endpoint.id, {
-      limit: DELIVERIES_PER_PAGE,
-      order: 'desc',
-      ...(isCursor(cursor) ? { cursor } : {}),
-    });
-    const resent = text(request.query, 'resent');
-    const message = page.data.some((d) => d.id === resent)
-      ? notice('The event is queued to be sent again, as a new delivery at the top of the log.')
-      : undefined;
-    const olderHref = page.nextCursor
-      ? withQuery(`${BASE}/${endpoint.id}`, { cursor: page.nextCursor })
-      : undefined;
-    return sendPage(reply, deliveriesPage({ user, endpoint, deliveries: page.data, olderHref, message }));
-  });
-
-  app.post(
-    '/settings/webhooks/:id/deliveries/:deliveryId/resend',
-    { schema: hidden, config: adminPage },
-    async (request, reply) => {
-      const user = userOf(request);
-      const id = pathParam(request, 'id');
-      const deliveryId = pathParam(request, 'deliveryId');
-      try {
-        const delivery = await resendDelivery(database, user.brandId, id, deliveryId);
-        request.log.info(
-          { endpointId: id, deliveryId: delivery.id, userId: user.userId },
-          'webhook delivery resent',
-        );
-        return seeOther(reply, `${BASE}/${id}?resent=${delivery.id}`);
-      } catch (error) {
-        if (!(error instanceof DomainError && error.code === 'conflict')) throw error;
-        const page = errorPage(
-          'The endpoint is disabled',
-          'Nothing is sent to it while it is disabled. Enable it first, then send the delivery again.',
-          user,
-        );
-        return sendPage(reply, page, 409);
-      }
-    },
+  app.get('/settings/webhooks/:id', admin, (request, reply) => showDeliveries(deps, request, reply));
+  app.post('/settings/webhooks/:id/deliveries/:deliveryId/resend', admin, (request, reply) =>
+    resend(deps, request, reply),
   );
 }

@@ -1,0 +1,220 @@
+// Settings > Users: everyone sees the people and switches their own new-lead emails and sets their own name; admins
+// add people (with a password, or an invitation link), change roles, remove people and withdraw invitations, and
+// see the mails that could not be sent.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { listFailedEmails } from '../../mail/outbox.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
+import { notice } from '../../platform/web/components.js';
+import { errorPage } from '../../platform/web/error-pages.js';
+import { originOf, pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
+import { DomainError, ValidationError } from '../../shared/errors.js';
+import { createInvite, listInvites, parseRole, withdrawInvite } from '../invites.js';
+import type { SessionUser } from '../sessions.js';
+import {
+  createUser,
+  findUser,
+  isAdmin,
+  LastAdminError,
+  listUsers,
+  removeUser,
+  setNotifyNewLeads,
+  setUserName,
+  setUserRole,
+} from '../users.js';
+import { flash, takeFlashed } from './flash.js';
+import { userOf } from './session.js';
+import { inviteShownOnceNotice, removeConfirmPage, type UsersView, usersPage } from './views/users.js';
+
+const hidden = { hide: true };
+const userPage = { page: 'user' as const };
+const adminPage = { page: 'admin' as const };
+const USERS = '/dashboard/settings/users';
+
+const userMessages: Record<string, string> = {
+  added: 'The person is added. They can sign in with the password you chose.',
+  removed: 'The person is removed and signed out.',
+  'made-admin': 'The person is now an admin.',
+  'made-member': 'The person is now a member.',
+  withdrawn: 'The invitation is withdrawn.',
+  'new-lead-emails-on': 'You get an email for each new lead.',
+  'new-lead-emails-off': 'You no longer get an email for new leads.',
+  'name-saved': 'Your name is saved.',
+};
+
+function cannotRemoveYourself(user: SessionUser) {
+  return errorPage('You cannot remove yourself', 'Ask another admin to do it.', user);
+}
+
+function lastAdminPage(user: SessionUser, error: LastAdminError, change: 'remove' | 'demote') {
+  const who = error.user.id === user.userId ? 'You are' : `${error.user.email} is`;
+  return errorPage(
+    'A brand needs an admin',
+    `${who} the only admin of ${user.brandName}. Make someone else an admin first, then ${change === 'remove' ? 'remove' : 'change'} this one.`,
+    user,
+  );
+}
+
+async function renderUsers(
+  deps: RouteDeps,
+  reply: FastifyReply,
+  user: SessionUser,
+  extra: Partial<UsersView> = {},
+  status = 200,
+) {
+  const { database } = deps;
+  // Members see the people and their own switch; invitations and mails that failed are for admins.
+  const admin = isAdmin(user);
+  const [users, invites, failed] = await Promise.all([
+    listUsers(database, user.brandId),
+    admin ? listInvites(database, user.brandId) : [],
+    admin ? listFailedEmails(database, user.brandId) : [],
+  ]);
+  const view: UsersView = {
+    user,
+    users,
+    invites,
+    email: { from: deps.config.mail?.from ?? null, failed },
+    values: { email: '', role: 'member', name: '' },
+    errors: [],
+    ...extra,
+  };
+  return sendPage(reply, usersPage(view), status);
+}
+
+async function showUsers(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const done = userMessages[text(request.query, 'done')];
+  let message = done ? notice(done) : undefined;
+  let invited: UsersView['invited'];
+  // After "Add person" without a password (post, redirect, get): the invitation link once, then only a note.
+  const inviteId = text(request.query, 'invited');
+  if (inviteId && isAdmin(user)) {
+    const invite = (await listInvites(deps.database, user.brandId)).find((i) => i.id === inviteId);
+    const url = invite ? await takeFlashed(deps.database, request, `invite:${invite.id}`) : null;
+    if (invite && url) invited = { email: invite.email, url };
+    else if (invite) message = inviteShownOnceNotice(invite.email);
+  }
+  return renderUsers(deps, reply, user, { message, invited });
+}
+
+/** "Add person": with a password the account at once, without one an invitation link (shown once). */
+async function addPerson(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const { database } = deps;
+  const user = userOf(request);
+  const body = request.body;
+  const values = { email: text(body, 'email'), role: text(body, 'role'), name: text(body, 'name') };
+  const password = text(body, 'password');
+  try {
+    const role = parseRole(values.role);
+    if (password) {
+      await createUser(database, {
+        brandId: user.brandId,
+        email: values.email,
+        name: values.name,
+        password,
+        role,
+      });
+      return seeOther(reply, `${USERS}?done=added`);
+    }
+    const invite = await createInvite(database, {
+      brandId: user.brandId,
+      email: values.email,
+      role,
+      invitedBy: user.email,
+    });
+    const url = `${originOf(request)}/invite?token=${invite.token}`;
+    await flash(database, request, `invite:${invite.id}`, url);
+    return seeOther(reply, `${USERS}?invited=${invite.id}`);
+  } catch (error) {
+    if (error instanceof ValidationError)
+      return renderUsers(deps, reply, user, { values, errors: error.errors }, 422);
+    if (error instanceof DomainError && error.code === 'conflict') {
+      const errors = [{ field: 'email', message: 'already belongs to an account' }];
+      return renderUsers(deps, reply, user, { values, errors }, 422);
+    }
+    throw error;
+  }
+}
+
+async function removePerson(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  try {
+    await removeUser(deps.database, user.brandId, pathParam(request, 'id'), user.userId);
+  } catch (error) {
+    if (error instanceof LastAdminError) return sendPage(reply, lastAdminPage(user, error, 'remove'), 409);
+    if (error instanceof DomainError && error.code === 'conflict') {
+      return sendPage(reply, cannotRemoveYourself(user), 409);
+    }
+    throw error;
+  }
+  return seeOther(reply, `${USERS}?done=removed`);
+}
+
+// "Make admin" / "Make member": applies from the person's next request; the last admin stays an admin.
+async function changeRole(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const role = text(request.body, 'role');
+  if (role !== 'owner' && role !== 'member') {
+    return sendPage(reply, errorPage('Bad request', 'Choose admin or member.', user), 400);
+  }
+  try {
+    const changed = await setUserRole(deps.database, user.brandId, pathParam(request, 'id'), role);
+    request.log.info(
+      { targetUserId: changed.id, role, userId: user.userId },
+      'user role changed in the dashboard',
+    );
+  } catch (error) {
+    if (error instanceof LastAdminError) return sendPage(reply, lastAdminPage(user, error, 'demote'), 409);
+    throw error;
+  }
+  return seeOther(reply, `${USERS}?done=${role === 'owner' ? 'made-admin' : 'made-member'}`);
+}
+
+// Each person switches their own "Email me new leads"; nobody switches someone else's.
+async function switchNewLeadEmails(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const notify = text(request.body, 'notify');
+  if (notify !== 'on' && notify !== 'off') {
+    return sendPage(reply, errorPage('Bad request', 'Choose on or off.', user), 400);
+  }
+  await setNotifyNewLeads(deps.database, user.brandId, user.userId, notify === 'on');
+  return seeOther(reply, `${USERS}?done=new-lead-emails-${notify}`);
+}
+
+// Each person sets their own display name; nobody sets someone else's.
+async function setOwnName(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const value = text(request.body, 'ownName');
+  try {
+    await setUserName(deps.database, user.brandId, user.userId, value);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const message = error.errors[0]?.message ?? 'is not valid';
+    return renderUsers(deps, reply, user, { ownName: { value, error: message } }, 422);
+  }
+  return seeOther(reply, `${USERS}?done=name-saved`);
+}
+
+export default async function userRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const user = { schema: hidden, config: userPage };
+  const admin = { schema: hidden, config: adminPage };
+  app.get('/settings/users', user, (request, reply) => showUsers(deps, request, reply));
+  app.post('/settings/users', admin, (request, reply) => addPerson(deps, request, reply));
+  app.get('/settings/users/:id/remove', admin, async (request, reply) => {
+    const signedIn = userOf(request);
+    const target = await findUser(deps.database, signedIn.brandId, pathParam(request, 'id'));
+    if (target.id === signedIn.userId) return sendPage(reply, cannotRemoveYourself(signedIn), 409);
+    return sendPage(reply, removeConfirmPage(signedIn, target));
+  });
+  app.post('/settings/users/:id/remove', admin, (request, reply) => removePerson(deps, request, reply));
+  app.post('/settings/users/:id/role', admin, (request, reply) => changeRole(deps, request, reply));
+  app.post('/settings/users/me/new-lead-emails', user, (request, reply) =>
+    switchNewLeadEmails(deps, request, reply),
+  );
+  app.post('/settings/users/me/name', user, (request, reply) => setOwnName(deps, request, reply));
+  app.post('/settings/users/invites/:id/withdraw', admin, async (request, reply) => {
+    const signedIn = userOf(request);
+    await withdrawInvite(deps.database, signedIn.brandId, pathParam(request, 'id'));
+    return seeOther(reply, `${USERS}?done=withdrawn`);
+  });
+}

@@ -1,0 +1,181 @@
+// A post to a website form, from the form's id to its outcome: the form looked up, the post's origin checked, the
+// per-address and per-form rate limits counted, the fields read (honeypot, captcha token, consent, extra fields,
+// attribution), the captcha verified and the lead created. The route (api/public.ts) only adapts HTTP: it reads
+// the request into a FormPost and answers each outcome as a redirect, a page or JSON.
+import { createLead } from '../leads/create.js';
+import type { CaptchaConfig } from '../platform/config.js';
+import type { Store } from '../platform/db/store.js';
+import type { RateLimiter } from '../platform/rate-limit/limiter.js';
+import { ValidationError } from '../shared/errors.js';
+import { type CaptchaLog, verifyCaptcha } from './captcha.js';
+import { findPublicForm, type PublicForm } from './forms.js';
+import { parseSubmission } from './submission.js';
+
+export const DEFAULT_FORM_POSTS_PER_MINUTE = 10;
+export const DEFAULT_FORM_POSTS_PER_HOUR = 300;
+const HOUR_MS = 60 * 60 * 1000;
+
+/** What submitForm needs of the service: where leads go, the rate limiter and its limits, the captcha settings. */
+export interface SubmitDeps {
+  database: Store;
+  limiter: RateLimiter;
+  postsPerMinute: number;
+  postsPerHour: number;
+  captcha: CaptchaConfig;
+}
+
+/** A post as the request carried it. */
+export interface FormPost {
+  formId: string;
+  /** The parsed body: form-encoded, multipart key-values or JSON. */
+  body: unknown;
+  /** Sent as JSON (an API client), not as a form (a browser). */
+  json: boolean;
+  /** The Origin, else the Referer's origin; undefined when neither (or "null"). */
+  origin: string | undefined;
+  /**
+   * The origins of this service's own pages (the hosted form): PUBLIC_URL's, and the one the request was served
+   * by (behind a trusted proxy, or without PUBLIC_URL set), since a browser's Origin always names the page's host.
+   */
+  ownOrigins: readonly string[];
+  /** The client's address: counted by the per-address limit and passed on to the captcha provider. */
+  ip: string;
+  log: CaptchaLog;
+}
+
+export interface CreatedLead {
+  id: string;
+  status: string;
+  receivedAt: string;
+}
+
+/**
+ * How a post ended. Past the origin check every outcome names the form and `crossOrigin`, the post's origin when
+ * it is one of the form's allowed origins (a JSON answer gets CORS headers for it).
+ */
+export type SubmitResult =
+  | { outcome: 'not_found' }
+  | { outcome: 'forbidden'; form: PublicForm; message: string }
+  | {
+      outcome: 'rate_limited';
+      form: PublicForm;
+      crossOrigin: string | undefined;
+      retryAfterSeconds: number;
+      message: string;
+    }
+  | { outcome: 'invalid'; form: PublicForm; crossOrigin: string | undefined; error: ValidationError }
+  | { outcome: 'created'; form: PublicForm; crossOrigin: string | undefined; lead: CreatedLead };
+
+/** "45 seconds", "12 minutes": how long until a limit's window resets. */
+function waitText(seconds: number): string {
+  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minutes`;
+}
+
+/** The refusal of a post from an origin the form does not allow; undefined when the origin may post. */
+function originRefusal(form: PublicForm, post: FormPost): string | undefined {
+  const { origin } = post;
+  if (!origin) return 'A post must carry an Origin or Referer header.';
+  if (form.allowedOrigins.includes(origin) || post.ownOrigins.includes(origin)) return undefined;
+  return `Posts from ${origin} are not allowed for this form.`;
+}
+
+/**
+ * Counted where the API's limits are (Redis when configured): per client address and form each minute, then per
+ * form each hour from every address together. A post over the minute limit uses none of the hour's.
+ */
+async function rateLimit(
+  deps: SubmitDeps,
+  form: PublicForm,
+  ip: string,
+): Promise<{ retryAfterSeconds: number; message: string } | undefined> {
+  const refused = (resetMs: number, message: (wait: string) => string) => {
+    const retryAfterSeconds = Math.max(1, Math.ceil(resetMs / 1000));
+    return { retryAfterSeconds, message: message(waitText(retryAfterSeconds)) };
+  };
+  const perAddress = await deps.limiter.hit(`form:${form.id}:${ip}`, deps.postsPerMinute);
+  if (!perAddress.allowed) {
+    return refused(
+      perAddress.resetMs,
+      (wait) => `Too many posts to this form from your address; try again in ${wait}.`,
+    );
+  }
+  const perForm = await deps.limiter.hit(`form-hour:${form.id}`, deps.postsPerHour, undefined, HOUR_MS);
+  if (!perForm.allowed) {
+    return refused(
+      perForm.resetMs,
+      (wait) => `This form has taken as many posts as it can this hour; try again in ${wait}.`,
+    );
+  }
+  return undefined;
+}
+
+/** Stores the post as a lead of the form's brand, source 'form' (spam too: it is kept, marked as spam). */
+async function storeLead(
+  deps: SubmitDeps,
+  form: PublicForm,
+  submission: ReturnType<typeof parseSubmission>,
+): Promise<CreatedLead> {
+  const lead = await createLead(
+    deps.database,
+    {
+      brandId: form.brandId,
+      source: 'form',
+      keyId: null,
+      keyName: null,
+      form: {
+        id: form.id,
+        name: form.name,
+        spam: submission.spam,
+        extraFields: submission.extraFields,
+        attribution: submission.attribution,
+        consent: submission.consent,
+      },
+    },
+    submission.input,
+  );
+  return { id: lead.id, status: lead.status, receivedAt: lead.receivedAt };
+}
+
+/**
+ * Takes a post to a website form. A body that is not an object, or errors other than the fields' (a database
+ * that does not answer), are thrown; every other ending is a SubmitResult. A filled honeypot is stored as spam and
+ * answered like success, without a captcha check.
+ */
+export async function submitForm(deps: SubmitDeps, post: FormPost): Promise<SubmitResult> {
+  const form = await findPublicForm(deps.database, post.formId);
+  if (!form) return { outcome: 'not_found' };
+  const refusal = originRefusal(form, post);
+  if (refusal) return { outcome: 'forbidden', form, message: refusal };
+  const crossOrigin =
+    post.origin !== undefined && form.allowedOrigins.includes(post.origin) ? post.origin : undefined;
+  const limited = await rateLimit(deps, form, post.ip);
+  if (limited) return { outcome: 'rate_limited', form, crossOrigin, ...limited };
+
+  let submission: ReturnType<typeof parseSubmission>;
+  try {
+    submission = parseSubmission(form, post.body, post.json);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    // As it is: for JSON its message counts the fields it does not list.
+    return { outcome: 'invalid', form, crossOrigin, error };
+  }
+  // Only a post whose fields are valid costs a call to the captcha provider; spam (its token is null) none.
+  if (form.captcha && submission.captchaToken !== null) {
+    const verdict = await verifyCaptcha(
+      deps.captcha,
+      {
+        provider: form.captcha.provider,
+        secret: form.captchaSecret,
+        token: submission.captchaToken,
+        remoteIp: post.ip,
+        formId: form.id,
+      },
+      post.log,
+    );
+    if (!verdict.ok)
+      return { outcome: 'invalid', form, crossOrigin, error: new ValidationError([verdict.error]) };
+  }
+  return { outcome: 'created', form, crossOrigin, lead: await storeLead(deps, form, submission) };
+}

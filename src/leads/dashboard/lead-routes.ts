@@ -1,0 +1,84 @@
+// One lead's page, and "Use these details": the contact details it was submitted with become the customer's.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { userActor, userOf } from '../../accounts/dashboard/session.js';
+import type { SessionUser } from '../../accounts/sessions.js';
+import { listCustomers } from '../../customers/customers.js';
+import type { RouteDeps } from '../../platform/http/deps.js';
+import { customerHref, notice } from '../../platform/web/components.js';
+import { html, type SafeHtml } from '../../platform/web/html.js';
+import { pathParam, seeOther, text } from '../../platform/web/http.js';
+import { DomainError } from '../../shared/errors.js';
+import { getLead, submittedDifferences, useSubmittedDetails } from '../index.js';
+import { isStatus } from '../states.js';
+import { showLead } from './lead-page.js';
+import { noteAddedNotice, parseFeedFilter } from './views/lead-timeline.js';
+import { detailsAppliedNotice, leadChangedNotice, leadEditedNotice } from './views/leads.js';
+
+const hidden = { hide: true };
+const userPage = { page: 'user' as const };
+
+/** The message on top of the page after a change, as the redirect to it names it. */
+function messageOf(query: unknown): SafeHtml | undefined {
+  const moved = text(query, 'moved');
+  const applied = text(query, 'applied');
+  const edited = text(query, 'edited');
+  return isStatus(moved)
+    ? leadChangedNotice(moved)
+    : applied
+      ? detailsAppliedNotice(applied)
+      : text(query, 'noted')
+        ? noteAddedNotice()
+        : text(query, 'created')
+          ? notice('Lead created.')
+          : edited
+            ? leadEditedNotice(edited)
+            : text(query, 'visit') === 'saved'
+              ? notice('The visit is saved.')
+              : undefined;
+}
+
+/** Why the details were not applied, with a link to the customer who already has the submitted email. */
+async function conflictNotice(
+  deps: RouteDeps,
+  user: SessionUser,
+  leadId: string,
+  message: string,
+): Promise<SafeHtml> {
+  const lead = await getLead(deps.database, user.brandId, leadId);
+  const email = submittedDifferences(lead).find((d) => d.field === 'email')?.submitted;
+  const other = email
+    ? (await listCustomers(deps.database, user.brandId, { limit: 1, order: 'desc', email })).data[0]
+    : undefined;
+  return notice(
+    html`${message}${other ? html` <a href="${customerHref(other.id)}">Open the customer with that email</a>.` : ''}`,
+    'error',
+  );
+}
+
+// "Use these details": the contact details the lead was submitted with become the customer's (customer.updated),
+// recorded in the lead's history with the signed-in user.
+async function useSubmitted(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const id = pathParam(request, 'id');
+  let changed: string[];
+  try {
+    changed = await useSubmittedDetails(deps.database, user.brandId, id, userActor(user));
+  } catch (error) {
+    if (!(error instanceof DomainError) || error.code !== 'conflict') throw error;
+    return showLead(deps, reply, user, id, await conflictNotice(deps, user, id, error.message), 409);
+  }
+  const applied = changed.length ? changed.join(',') : 'none';
+  return seeOther(reply, `/dashboard/leads/${id}?applied=${encodeURIComponent(applied)}`);
+}
+
+export default async function leadPageRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  app.get('/leads/:id', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const id = pathParam(request, 'id');
+    const feed = parseFeedFilter(text(request.query, 'show'));
+    return showLead(deps, reply, user, id, messageOf(request.query), 200, { feed });
+  });
+  app.post('/leads/:id/use-submitted', { schema: hidden, config: userPage }, (request, reply) =>
+    useSubmitted(deps, request, reply),
+  );
+}
