@@ -4,7 +4,12 @@
 // what the table says today.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { createBrand } from '../../src/accounts/brands.js';
+import { LEAD_BODY_EXAMPLE } from '../../src/api/examples.js';
+import { createLead } from '../../src/leads/create.js';
 import { leadField, leadFieldsWhere } from '../../src/leads/fields.js';
+import { parseLeadInput } from '../../src/leads/input.js';
+import { renderMissingListJson } from '../../src/leads/list-json.js';
 import { recreateListJsonTriggers } from '../../src/leads/list-json-triggers.js';
 import type { Database } from '../../src/platform/db/database.js';
 import { dialects } from '../helpers.js';
@@ -107,6 +112,47 @@ describe.each(dialects())('triggers that follow the field table on %s', (dialect
     expect((await triggers(database, 'leads_list_json')).map((t) => canonical(t.text))).toEqual(
       derived.map((t) => canonical(t.text)),
     );
+  });
+
+  it('recreated, they clear an item when a listed column changes and keep it otherwise', async () => {
+    const brand = await createBrand(database, { name: 'Trigger brand', country: 'NL' });
+    const lead = await createLead(
+      database,
+      { brandId: brand.id, source: 'website', keyId: null, keyName: null },
+      parseLeadInput(LEAD_BODY_EXAMPLE),
+    );
+    const stored = async () =>
+      (
+        await database.db
+          .selectFrom('leads')
+          .select('list_json')
+          .where('id', '=', lead.id)
+          .executeTakeFirstOrThrow()
+      ).list_json;
+    const { customer_id: customerId } = await database.db
+      .selectFrom('leads')
+      .select('customer_id')
+      .where('id', '=', lead.id)
+      .executeTakeFirstOrThrow();
+    // A create stores the item; recreating the triggers forgets it.
+    expect(await stored()).not.toBeNull();
+    await recreateListJsonTriggers(database.db, dialect);
+    expect(await stored()).toBeNull();
+    await renderMissingListJson(database);
+    expect(await stored()).not.toBeNull();
+    // first_name is in no list item: the item stays. The name is: it goes.
+    await database.db
+      .updateTable('customers')
+      .set({ first_name: 'Anna' })
+      .where('id', '=', customerId)
+      .execute();
+    expect(await stored()).not.toBeNull();
+    await database.db
+      .updateTable('customers')
+      .set({ name: 'Anna V.' })
+      .where('id', '=', customerId)
+      .execute();
+    expect(await stored()).toBeNull();
   });
 
   it('the search triggers watch the columns of the fields the table marks searched', async () => {

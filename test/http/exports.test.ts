@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { leadFieldsWhere } from '../../src/leads/fields.js';
 import { csvCell } from '../../src/platform/http/csv-export.js';
 import {
   BULK_DESCRIPTION,
@@ -16,7 +17,8 @@ import {
 import { csvObjects, parseCsv } from '../csv.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 
-const LEAD_COLUMNS = [
+/** The columns the contract names, in its order. */
+const CONTRACT_COLUMNS = [
   'id',
   'title',
   'status',
@@ -41,6 +43,25 @@ const LEAD_COLUMNS = [
   'category',
   'budgetQuote',
 ];
+/**
+ * And the job fields the field table has added since (src/leads/fields.ts; test/domain/fields.test.ts checks the
+ * export against the table): listed ones with the list item's fields, after sourceFormName; others at the end.
+ */
+const ADDED_LISTED = leadFieldsWhere({ group: 'job', listed: true }).filter(
+  (c) => !CONTRACT_COLUMNS.includes(c),
+);
+const ADDED_EXPORTED = leadFieldsWhere({ group: 'job', listed: false, exported: true }).filter(
+  (c) => !CONTRACT_COLUMNS.includes(c),
+);
+const AFTER_LISTED = CONTRACT_COLUMNS.indexOf('sourceFormName') + 1;
+const LEAD_COLUMNS = [
+  ...CONTRACT_COLUMNS.slice(0, AFTER_LISTED),
+  ...ADDED_LISTED,
+  ...CONTRACT_COLUMNS.slice(AFTER_LISTED),
+  ...ADDED_EXPORTED,
+];
+/** An item's empty cells of the added fields. */
+const ADDED_EMPTY = Object.fromEntries([...ADDED_LISTED, ...ADDED_EXPORTED].map((c) => [c, '']));
 
 describe('csvCell', () => {
   it('quotes fields with a comma, quote, CR or LF and doubles quotes; leaves others as they are', () => {
@@ -169,6 +190,7 @@ describe.each(dialects())('CSV exports on %s', (dialect) => {
       description: 'Café — Ærø, Zürich ✓ 水',
       category: "'@home",
       budgetQuote: "'-500",
+      ...ADDED_EMPTY,
     });
   });
 

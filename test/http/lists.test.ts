@@ -1,6 +1,7 @@
 // GET /v1/leads, /v1/work-items, /v1/addresses (and /address): envelope, item shapes, states, limit, order,
 // filters, brand isolation, and cursor walks that stay exact while leads arrive and change state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leadFieldsWhere } from '../../src/leads/fields.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 
 type Item = Record<string, unknown> & { id: string };
@@ -11,6 +12,13 @@ interface Envelope {
   nextCursor: string | null;
 }
 
+/**
+ * The job fields the field table lists beyond spec 2.3's title and priority (src/leads/fields.ts, whose list item
+ * test/domain/fields.test.ts checks against the table): a field added there is in every item, null when not sent.
+ */
+const ADDED_LISTED = leadFieldsWhere({ group: 'job', listed: true }).filter(
+  (name) => name !== 'title' && name !== 'priority',
+);
 const LEAD_ITEM_KEYS = [
   'id',
   'title',
@@ -22,6 +30,7 @@ const LEAD_ITEM_KEYS = [
   'sourceFormName',
   'customer',
   'address',
+  ...ADDED_LISTED,
 ];
 const ADDRESS_ITEM_KEYS = [
   'id',
@@ -153,6 +162,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
         updatedAt: created.receivedAt,
         source: 'website',
         sourceFormName: null,
+        ...Object.fromEntries(ADDED_LISTED.map((name) => [name, null])),
         customer: {
           id: created.customerId,
           name: detail.customer.name,
