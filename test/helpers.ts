@@ -1,5 +1,6 @@
 // Builds the app against real databases: SQLite in memory always, PostgreSQL when TEST_DATABASE_URL is set.
-// Under CI=true a missing TEST_DATABASE_URL fails the run instead of skipping PostgreSQL.
+// Under CI=true a missing TEST_DATABASE_URL fails the run instead of skipping PostgreSQL. The quick loop
+// (`npm run test:quick`, TEST_QUICK=1) is SQLite only whatever is set, and CI=true asks nothing of it.
 
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -10,13 +11,16 @@ import { type App, buildApp } from '../src/app.js';
 import { type Config, type DatabaseConfig, loadConfig } from '../src/platform/config.js';
 import { type Database, type DB, MIGRATION_LOCK_KEY, openDatabase } from '../src/platform/db/database.js';
 import { WINDOW_MS } from '../src/platform/rate-limit/limiter.js';
+import { CI, QUICK } from './quick.js';
+
+export { CI, QUICK, quickRuns } from './quick.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
 export function dialects(): TestDialect[] {
-  const ci = process.env.CI === 'true' || process.env.CI === '1';
+  if (QUICK) return ['sqlite'];
   if (!process.env.TEST_DATABASE_URL) {
-    if (ci) throw new Error('CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests must run in CI');
+    if (CI) throw new Error('CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests must run in CI');
     return ['sqlite'];
   }
   return ['sqlite', 'postgres'];
@@ -202,10 +206,13 @@ export async function createTestContext(
   return ctx;
 }
 
-/** TEST_REDIS_URL, or undefined when Redis tests should be skipped. Under CI=true a missing URL fails the run. */
+/**
+ * TEST_REDIS_URL, or undefined when Redis tests should be skipped (always in the quick loop). Under CI=true a
+ * missing URL fails the run.
+ */
 export function testRedisUrl(): string | undefined {
-  const ci = process.env.CI === 'true' || process.env.CI === '1';
-  if (!process.env.TEST_REDIS_URL && ci) {
+  if (QUICK) return undefined;
+  if (!process.env.TEST_REDIS_URL && CI) {
     throw new Error('CI=true but TEST_REDIS_URL is not set: Redis tests must run in CI');
   }
   return process.env.TEST_REDIS_URL || undefined;
