@@ -11,6 +11,7 @@ import { type App, buildApp } from '../src/app.js';
 import { type Config, type DatabaseConfig, loadConfig } from '../src/platform/config.js';
 import { type Database, type DB, MIGRATION_LOCK_KEY, openDatabase } from '../src/platform/db/database.js';
 import { WINDOW_MS } from '../src/platform/rate-limit/limiter.js';
+import { type ApiClient, apiClient } from './api.js';
 import { CI, QUICK } from './quick.js';
 
 export { CI, QUICK, quickRuns } from './quick.js';
@@ -112,6 +113,8 @@ export interface TestContext {
   /** One key per scope, plus `all` (every scope) and `other` (full, of the other brand). */
   keys: Record<Scope | 'other' | 'revoked' | 'expired', string>;
   keyIds: Record<string, string>;
+  /** Requests to the app with the full key (test/api.ts); `ctx.api.as(key)` for another. */
+  api: ApiClient;
   close(): Promise<void>;
   /** POST /v1/leads with the full key (unless another is given) and a valid body merged with `fields`. */
   createLead(fields?: Record<string, unknown>, key?: string): Promise<Record<string, unknown>>;
@@ -172,8 +175,10 @@ export async function createTestContext(
     .execute();
   keys.expired = expiring.key;
 
+  const api = apiClient(app, keys.full);
   const ctx: TestContext = {
     app,
+    api,
     dialect,
     brandId: brand.id,
     otherBrandId: other.id,
@@ -184,22 +189,12 @@ export async function createTestContext(
       await app.close();
     },
     async createLead(fields = {}, key = keys.full) {
-      const res = await app.inject({
-        method: 'POST',
-        url: '/v1/leads',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        payload: validLead(fields),
-      });
+      const res = await api.post('/v1/leads', validLead(fields), { key });
       if (res.statusCode !== 201) throw new Error(`createLead failed: ${res.statusCode} ${res.body}`);
       return res.json();
     },
     async setStatus(id, status) {
-      const res = await app.inject({
-        method: 'PATCH',
-        url: `/v1/leads/${id}`,
-        headers: { 'x-api-key': keys.full, 'content-type': 'application/json' },
-        payload: { status },
-      });
+      const res = await api.patch(`/v1/leads/${id}`, { status });
       if (res.statusCode !== 200) throw new Error(`setStatus failed: ${res.statusCode} ${res.body}`);
     },
   };
