@@ -204,11 +204,7 @@ async function expectReadsBackAsSent(
         ? JSON.parse(brotliDecompressSync(res.rawPayload).toString())
         : res.json();
   expect(res.headers.location).toBe(`/v1/leads/${created.id}`);
-  const read = await ctx.app.inject({
-    method: 'GET',
-    url: `/v1/leads/${created.id}`,
-    headers: { 'x-api-key': readKey },
-  });
+  const read = await ctx.api.get(`/v1/leads/${created.id}`, { key: readKey });
   expect(read.statusCode).toBe(200);
   const lead = read.json();
   expect(lead).toMatchObject(expectedLead(body, defaultCountry));
