@@ -1,5 +1,6 @@
 // Builds the app against real databases: SQLite in memory always, PostgreSQL when TEST_DATABASE_URL is set.
-// Under CI=true a missing TEST_DATABASE_URL fails the run instead of skipping PostgreSQL.
+// Under CI=true a missing TEST_DATABASE_URL fails the run instead of skipping PostgreSQL. The quick loop
+// (`npm run test:quick`, TEST_QUICK=1) is SQLite only whatever is set, and CI=true asks nothing of it.
 
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -10,13 +11,17 @@ import { type App, buildApp } from '../src/app.js';
 import { type Config, type DatabaseConfig, loadConfig } from '../src/platform/config.js';
 import { type Database, type DB, MIGRATION_LOCK_KEY, openDatabase } from '../src/platform/db/database.js';
 import { WINDOW_MS } from '../src/platform/rate-limit/limiter.js';
+import { type ApiClient, apiClient } from './api.js';
+import { CI, QUICK } from './quick.js';
+
+export { CI, QUICK, quickRuns } from './quick.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
 export function dialects(): TestDialect[] {
-  const ci = process.env.CI === 'true' || process.env.CI === '1';
+  if (QUICK) return ['sqlite'];
   if (!process.env.TEST_DATABASE_URL) {
-    if (ci) throw new Error('CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests must run in CI');
+    if (CI) throw new Error('CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests must run in CI');
     return ['sqlite'];
   }
   return ['sqlite', 'postgres'];
@@ -108,6 +113,8 @@ export interface TestContext {
   /** One key per scope, plus `all` (every scope) and `other` (full, of the other brand). */
   keys: Record<Scope | 'other' | 'revoked' | 'expired', string>;
   keyIds: Record<string, string>;
+  /** Requests to the app with the full key (test/api.ts); `ctx.api.as(key)` for another. */
+  api: ApiClient;
   close(): Promise<void>;
   /** POST /v1/leads with the full key (unless another is given) and a valid body merged with `fields`. */
   createLead(fields?: Record<string, unknown>, key?: string): Promise<Record<string, unknown>>;
@@ -168,8 +175,10 @@ export async function createTestContext(
     .execute();
   keys.expired = expiring.key;
 
+  const api = apiClient(app, keys.full);
   const ctx: TestContext = {
     app,
+    api,
     dialect,
     brandId: brand.id,
     otherBrandId: other.id,
@@ -180,32 +189,25 @@ export async function createTestContext(
       await app.close();
     },
     async createLead(fields = {}, key = keys.full) {
-      const res = await app.inject({
-        method: 'POST',
-        url: '/v1/leads',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        payload: validLead(fields),
-      });
+      const res = await api.post('/v1/leads', validLead(fields), { key });
       if (res.statusCode !== 201) throw new Error(`createLead failed: ${res.statusCode} ${res.body}`);
       return res.json();
     },
     async setStatus(id, status) {
-      const res = await app.inject({
-        method: 'PATCH',
-        url: `/v1/leads/${id}`,
-        headers: { 'x-api-key': keys.full, 'content-type': 'application/json' },
-        payload: { status },
-      });
+      const res = await api.patch(`/v1/leads/${id}`, { status });
       if (res.statusCode !== 200) throw new Error(`setStatus failed: ${res.statusCode} ${res.body}`);
     },
   };
   return ctx;
 }
 
-/** TEST_REDIS_URL, or undefined when Redis tests should be skipped. Under CI=true a missing URL fails the run. */
+/**
+ * TEST_REDIS_URL, or undefined when Redis tests should be skipped (always in the quick loop). Under CI=true a
+ * missing URL fails the run.
+ */
 export function testRedisUrl(): string | undefined {
-  const ci = process.env.CI === 'true' || process.env.CI === '1';
-  if (!process.env.TEST_REDIS_URL && ci) {
+  if (QUICK) return undefined;
+  if (!process.env.TEST_REDIS_URL && CI) {
     throw new Error('CI=true but TEST_REDIS_URL is not set: Redis tests must run in CI');
   }
   return process.env.TEST_REDIS_URL || undefined;

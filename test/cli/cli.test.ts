@@ -11,6 +11,7 @@ import { verifyPassword } from '../../src/accounts/users.js';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { openDatabase } from '../../src/platform/db/database.js';
+import { apiClient } from '../api.js';
 import { dialects, dropSchemaNamed, type TestDialect, testSchemaName } from '../helpers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -184,14 +185,6 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     return app;
   }
 
-  const inject = async (method: 'GET' | 'POST', url: string, apiKey: string, payload?: unknown) =>
-    (await inProcessApp()).inject({
-      method,
-      url,
-      headers: { 'x-api-key': apiKey, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      ...(payload ? { payload: JSON.stringify(payload) } : {}),
-    });
-
   it('migrate applies the migrations once, then says the database is up to date', async () => {
     const first = await run(['migrate'], env);
     expect(first.stderr).toBe('');
@@ -259,16 +252,17 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
       title: 'Replace kitchen tap',
       priority: 'high',
     };
-    const posted = await inject('POST', '/v1/leads', key.key, lead);
+    const api = apiClient(await inProcessApp(), key.key);
+    const posted = await api.post('/v1/leads', lead);
     expect(posted.statusCode).toBe(201);
     const id = posted.json().id;
     expect(posted.json()).toMatchObject({ brandId, status: 'request', source: 'website', priority: 'high' });
 
-    const list = await inject('GET', '/v1/leads', key.key);
+    const list = await api.get('/v1/leads');
     expect(list.statusCode).toBe(200);
     expect(list.json().data.map((item: { id: string }) => item.id)).toEqual([id]);
 
-    const one = await inject('GET', `/v1/leads/${id}`, key.key);
+    const one = await api.get(`/v1/leads/${id}`);
     expect(one.statusCode).toBe(200);
     expect(one.json()).toMatchObject({ sourceKeyName: 'Website form', address: { country: 'BE' } });
   });
@@ -309,7 +303,7 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     expect(result.stdout).toMatch(/shown only this once/);
     const printed = result.stdout.match(/lik_[A-Za-z0-9_-]{43}/g);
     expect(printed).toHaveLength(1);
-    const listed = (await inject('GET', '/v1/leads', printed![0]!)).statusCode;
+    const listed = (await apiClient(await inProcessApp(), printed![0]!).get('/v1/leads')).statusCode;
     expect(listed).toBe(200);
   });
 
@@ -350,7 +344,7 @@ describe.each(dialects())('lead-intake on %s', (dialect: TestDialect) => {
     expect(revoked.stderr).toBe('');
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toMatch(new RegExp(`^Revoked API key ${key.id} "Website form"`));
-    const refused = await inject('GET', '/v1/leads', key.key);
+    const refused = await apiClient(await inProcessApp(), key.key).get('/v1/leads');
     expect(refused.statusCode).toBe(401);
     expect(refused.json().detail).toMatch(/revoked/);
 

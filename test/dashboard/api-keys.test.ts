@@ -36,13 +36,6 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(posted.body.match(KEY)).toBeNull();
     return browser.get(posted.headers.location as string);
   };
-  const api = (key: string, method = 'GET', payload?: unknown) =>
-    ctx.app.inject({
-      method,
-      url: '/v1/leads',
-      headers: { 'x-api-key': key, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      ...(payload ? { payload: JSON.stringify(payload) } : {}),
-    });
 
   it('offers a name, every scope (customers:read too) each with what it grants, and optional limits per minute', async () => {
     const res = await browser.get('/dashboard/settings/api-keys');
@@ -74,9 +67,9 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(textOf(res.body)).toContain('Copy it now. You will not see it again');
     expect(res.headers['cache-control']).toBe('no-store');
 
-    const created = await api(key, 'POST', validLead({ title: 'First web lead' }));
+    const created = await ctx.api.post('/v1/leads', validLead({ title: 'First web lead' }), { key });
     expect(created.statusCode).toBe(201);
-    expect((await api(key)).statusCode).toBe(200);
+    expect((await ctx.api.get('/v1/leads', { key })).statusCode).toBe(200);
 
     const list = await browser.get('/dashboard/settings/api-keys');
     expect(list.body).not.toContain(key);
@@ -110,9 +103,8 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const res = await createAndShow({ name: 'CRM import', scopes: ['customers:read'] });
     expect(res.statusCode).toBe(200);
     const key = [...new Set(res.body.match(KEY))][0]!;
-    const get = (url: string) => ctx.app.inject({ url, headers: { 'x-api-key': key } });
-    expect((await get('/v1/customers')).statusCode).toBe(200);
-    expect((await get('/v1/leads')).statusCode).toBe(403);
+    expect((await ctx.api.get('/v1/customers', { key })).statusCode).toBe(200);
+    expect((await ctx.api.get('/v1/leads', { key })).statusCode).toBe(403);
     const list = await browser.get('/dashboard/settings/api-keys');
     const row = /<tr>\s*<td data-label="Name" class="cell-title">CRM import[\s\S]*?<\/tr>/.exec(
       list.body,
@@ -135,7 +127,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const first = await browser.get(target);
     const key = first.body.match(KEY)![0]!;
     expect(textOf(first.body)).toContain('Your new key “Reloaded”');
-    expect((await api(key)).statusCode).toBe(200);
+    expect((await ctx.api.get('/v1/leads', { key })).statusCode).toBe(200);
 
     // Reload (or Back to the same URL): a GET, so nothing is created; the secret is gone from the page.
     const reloaded = await browser.get(target);
@@ -228,7 +220,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   it('revokes only after a confirmation step; this instance refuses the key at once', async () => {
     const res = await createAndShow({ name: 'To revoke', scopes: ['leads:read'] });
     const key = res.body.match(KEY)![0]!;
-    expect((await api(key)).statusCode).toBe(200); // now cached for five minutes
+    expect((await ctx.api.get('/v1/leads', { key })).statusCode).toBe(200); // now cached for five minutes
     const id = (
       await ctx.app.deps.database.db
         .selectFrom('api_keys')
@@ -245,12 +237,12 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(confirm.statusCode).toBe(200);
     expect(textOf(confirm.body)).toContain('Revoke “To revoke”?');
     expect(textOf(confirm.body)).toContain('the API answers 401');
-    expect((await api(key)).statusCode).toBe(200); // looking at the confirmation changes nothing
+    expect((await ctx.api.get('/v1/leads', { key })).statusCode).toBe(200); // looking at the confirmation changes nothing
 
     const done = await browser.post(`/dashboard/settings/api-keys/${id}/revoke`);
     expect(done.statusCode).toBe(303);
     expect(done.headers.location).toBe(`/dashboard/settings/api-keys?revoked=${id}`);
-    const refused = await api(key);
+    const refused = await ctx.api.get('/v1/leads', { key });
     expect(refused.statusCode).toBe(401);
     expect(refused.json().detail).toBe('The API key has been revoked.');
 

@@ -39,9 +39,8 @@ describe.each(dialects())('dashboard customers on %s', (dialect) => {
   const lead: Record<string, string> = {};
   const customer: Record<string, string> = {};
 
-  const api = (url: string, key = ctx.keys.full) => ctx.app.inject({ url, headers: { 'x-api-key': key } });
   const customerUpdatedEvents = async () =>
-    (await api('/v1/events?type=customer.updated&limit=100')).json().data as {
+    (await ctx.api.get('/v1/events?type=customer.updated&limit=100')).json().data as {
       data: { customer: { id: string }; changed: string[] };
     }[];
   const activityRows = (leadId: string) =>
@@ -196,7 +195,7 @@ describe.each(dialects())('dashboard customers on %s', (dialect) => {
     expect(page.body).toContain(
       `<form class="actions" method="post" action="/dashboard/leads/${lead.samSecond}/use-submitted">`,
     );
-    const before = (await api(`/v1/customers/${customer.sam}`)).json();
+    const before = (await ctx.api.get(`/v1/customers/${customer.sam}`)).json();
     const events = (await customerUpdatedEvents()).length;
     const url = `/dashboard/leads/${lead.samSecond}/use-submitted`;
     // The real token with its last character changed (to another one, whatever it was).
@@ -208,7 +207,7 @@ describe.each(dialects())('dashboard customers on %s', (dialect) => {
     }
     const crossSite = await browser.post(url, {}, { origin: 'https://evil.example' });
     expect(crossSite.statusCode).toBe(403);
-    expect((await api(`/v1/customers/${customer.sam}`)).json()).toEqual(before);
+    expect((await ctx.api.get(`/v1/customers/${customer.sam}`)).json()).toEqual(before);
     expect(await customerUpdatedEvents()).toHaveLength(events);
     expect(await activityRows(lead.samSecond!)).toEqual([]);
   });
@@ -218,7 +217,7 @@ describe.each(dialects())('dashboard customers on %s', (dialect) => {
     const res = await browser.post(`/dashboard/leads/${lead.otherSecond}/use-submitted`);
     expect(res.statusCode).toBe(404);
     expect(res.body).not.toContain('Mallory');
-    const theirs = (await api(`/v1/customers/${customer.other}`, ctx.keys.other)).json();
+    const theirs = (await ctx.api.get(`/v1/customers/${customer.other}`, { key: ctx.keys.other })).json();
     expect(theirs.name).toBe('Sam Jansen');
     expect(await activityRows(lead.otherSecond!)).toEqual([]);
     expect(
@@ -260,7 +259,7 @@ describe.each(dialects())('dashboard customers on %s', (dialect) => {
       /<ol class="feed"><li class="feed-activity">[\s\S]*?<li class="feed-change"><p class="feed-meta"><span class="badge badge-request">/,
     );
 
-    const record = (await api(`/v1/customers/${customer.sam}`)).json();
+    const record = (await ctx.api.get(`/v1/customers/${customer.sam}`)).json();
     expect(record).toMatchObject({ name: 'Samuel Jansen', phone: '+31633334444', email: 'sam@example.com' });
     const updated = await customerUpdatedEvents();
     expect(updated).toHaveLength(events + 1);
@@ -334,7 +333,7 @@ describe.each(dialects())('dashboard customers on %s', (dialect) => {
     // Still the lead's page, with the comparison, so the user can go on from here.
     expect(res.body).toContain('<h1 class="lead-title">Fence repair</h1>');
     expect(res.body).toContain('Submitted with this lead');
-    expect((await api(`/v1/customers/${rik}`)).json().email).toBe('rik@old.example');
+    expect((await ctx.api.get(`/v1/customers/${rik}`)).json().email).toBe('rik@old.example');
     expect(await customerUpdatedEvents()).toHaveLength(events);
     expect(await activityRows(original.id as string)).toEqual([]);
   });

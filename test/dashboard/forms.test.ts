@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createForm, formCaptchaSecret, getForm } from '../../src/forms/forms.js';
 import { formFetchExample, formSnippet } from '../../src/forms/views.js';
+import { formPoster } from '../api.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
@@ -86,15 +87,10 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     expect(id).toBeDefined();
     return id!;
   };
-  const submit = (id: string, fields: Record<string, string> = {}) =>
-    ctx.app.inject({
-      method: 'POST',
-      url: `/f/${id}`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE },
-      payload: new URLSearchParams(
-        validLead({ consent: 'yes', ...fields }) as Record<string, string>,
-      ).toString(),
-    });
+  /** A lead sent through the form as a browser on SITE sends it. */
+  const site = formPoster(() => ctx.app, SITE);
+  const submission = (fields: Record<string, string> = {}) =>
+    validLead({ consent: 'yes', ...fields }) as Record<string, string>;
 
   it('is in the navigation next to Webhooks; without forms it says what a form is for and offers "New form"', async () => {
     const res = await get(BASE);
@@ -237,11 +233,7 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     expect(res.body).toMatch(/<textarea id="form-snippet"[^>]* readonly/);
     expect(textOf(res.body)).toContain('Add this after the form to send it without leaving the page');
     // The same endpoint and snippet as the API gives.
-    const api = await ctx.app.inject({
-      method: 'GET',
-      url: `/v1/forms/${id}`,
-      headers: { 'x-api-key': ctx.keys.full },
-    });
+    const api = await ctx.api.get(`/v1/forms/${id}`);
     expect(api.json()).toMatchObject({ endpoint, snippet: formSnippet(form, endpoint) });
   });
 
@@ -318,12 +310,12 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
 
   it('disabling stops the public endpoint (404) until the form is enabled again', async () => {
     const id = await create({ name: 'Switch', captchaProvider: '', captchaSiteKey: '', captchaSecret: '' });
-    expect((await submit(id)).statusCode).toBe(303);
+    expect((await site.form(id, submission())).statusCode).toBe(303);
     const off = await post(`${BASE}/${id}/disable`);
     expect(off.statusCode).toBe(303);
     expect(off.headers.location).toBe(`${BASE}/${id}?done=disabled`);
     expect((await getForm(ctx.app.deps.database, ctx.brandId, id)).enabled).toBe(false);
-    expect((await submit(id)).statusCode).toBe(404);
+    expect((await site.form(id, submission())).statusCode).toBe(404);
     expect((await ctx.app.inject({ method: 'GET', url: `/f/${id}` })).statusCode).toBe(404);
     const page = await get(`${BASE}/${id}?done=disabled`);
     expect(textOf(page.body)).toContain('This form is disabled');
@@ -332,12 +324,12 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
 
     const on = await post(`${BASE}/${id}/enable`);
     expect(on.headers.location).toBe(`${BASE}/${id}?done=enabled`);
-    expect((await submit(id)).statusCode).toBe(303);
+    expect((await site.form(id, submission())).statusCode).toBe(303);
   });
 
   it('deletes after a confirmation page; the endpoint stops, leads it brought in are kept', async () => {
     const id = await create({ name: 'Goner', captchaProvider: '', captchaSiteKey: '', captchaSecret: '' });
-    expect((await submit(id, { title: 'Kept after delete' })).statusCode).toBe(303);
+    expect((await site.form(id, submission({ title: 'Kept after delete' }))).statusCode).toBe(303);
     const confirm = await get(`${BASE}/${id}/delete`);
     expect(confirm.statusCode).toBe(200);
     expect(textOf(confirm.body)).toContain(
@@ -351,7 +343,7 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     expect(res.headers.location).toBe(`${BASE}?done=deleted`);
     expect(await formIds()).not.toContain(id);
     expect((await get(`${BASE}/${id}`)).statusCode).toBe(404);
-    expect((await submit(id)).statusCode).toBe(404);
+    expect((await site.form(id, submission())).statusCode).toBe(404);
     expect(textOf((await get(`${BASE}?done=deleted`)).body)).toContain('The form is deleted.');
     const kept = await db()
       .selectFrom('leads')

@@ -19,11 +19,9 @@ describe.each(dialects())('editing a lead in the dashboard on %s', (dialect) => 
   afterAll(async () => ctx?.close());
 
   const db = () => ctx.app.deps.database.db;
-  const api = (url: string) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
-  const readLead = async (id: string) => (await api(`/v1/leads/${id}`)).json();
+  const readLead = async (id: string) => (await ctx.api.get(`/v1/leads/${id}`)).json();
   const updatedEvents = async (id: string) =>
-    (await api('/v1/events?type=lead.updated&limit=100'))
+    (await ctx.api.get('/v1/events?type=lead.updated&limit=100'))
       .json()
       .data.filter((e: { data: { lead: { id: string } } }) => e.data.lead.id === id);
 
@@ -237,11 +235,7 @@ describe.each(dialects())('editing a lead in the dashboard on %s', (dialect) => 
       city: 'Brussel',
     });
     expect(post.statusCode).toBe(404);
-    const still = await ctx.app.inject({
-      method: 'GET',
-      url: `/v1/leads/${other.id}`,
-      headers: { 'x-api-key': ctx.keys.other },
-    });
+    const still = await ctx.api.get(`/v1/leads/${other.id}`, { key: ctx.keys.other });
     expect(still.json().title).toBe('Not yours');
   });
 });

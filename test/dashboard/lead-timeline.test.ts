@@ -2,6 +2,7 @@
 // the confirmation step for final states with a cancellation's reason, and the stale-tab message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leadStats } from '../../src/leads/stats.js';
+import { formPoster } from '../api.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
@@ -29,7 +30,6 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
   });
   afterAll(async () => ctx?.close());
 
-  const api = (url: string) => ctx.app.inject({ url, headers: { 'x-api-key': ctx.keys.full } });
   const newLead = async (title: string) => (await ctx.createLead({ title })).id as string;
 
   describe('notes', () => {
@@ -48,7 +48,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       expect(textOf(page.body)).toMatch(
         /Note · \d{1,2} \w{3} \d{4}, \d\d:\d\d CES?T · by sanne@acme\.example/,
       );
-      const listed = (await api(`/v1/leads/${id}/notes`)).json();
+      const listed = (await ctx.api.get(`/v1/leads/${id}/notes`)).json();
       expect(listed.data).toEqual([
         {
           id: expect.stringMatching(/^not_/),
@@ -57,7 +57,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
           createdAt: expect.any(String),
         },
       ]);
-      const events = (await api('/v1/events?type=note.created&limit=100')).json().data;
+      const events = (await ctx.api.get('/v1/events?type=note.created&limit=100')).json().data;
       expect(events.some((e: { data: { leadId: string } }) => e.data.leadId === id)).toBe(true);
     });
 
@@ -92,7 +92,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       expect(textOf(tooLong.body)).toContain('A note can be at most 5,000 characters; this one has 5,006.');
       // What was typed is back in the field.
       expect(tooLong.body).toContain(`>\n${long}</textarea>`);
-      expect((await api(`/v1/leads/${id}/notes`)).json().data).toEqual([]);
+      expect((await ctx.api.get(`/v1/leads/${id}/notes`)).json().data).toEqual([]);
     });
 
     it('needs the form token, and a lead of the brand', async () => {
@@ -104,11 +104,8 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       expect((await browser.post(`/dashboard/leads/${other}/notes`, { text: 'intrusion' })).statusCode).toBe(
         404,
       );
-      expect((await api(`/v1/leads/${id}/notes`)).json().data).toEqual([]);
-      const theirs = await ctx.app.inject({
-        url: `/v1/leads/${other}/notes`,
-        headers: { 'x-api-key': ctx.keys.other },
-      });
+      expect((await ctx.api.get(`/v1/leads/${id}/notes`)).json().data).toEqual([]);
+      const theirs = await ctx.api.get(`/v1/leads/${other}/notes`, { key: ctx.keys.other });
       expect(theirs.json().data).toEqual([]);
     });
 
@@ -164,12 +161,12 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       const id = await newLead('Actors');
       await browser.get(`/dashboard/leads/${id}`);
       await browser.post(`/dashboard/leads/${id}/status`, { status: 'quoted', from: 'request' });
-      const lead = (await api(`/v1/leads/${id}`)).json();
+      const lead = (await ctx.api.get(`/v1/leads/${id}`)).json();
       expect(lead.statusHistory.map((h: { actor: unknown }) => h.actor)).toEqual([
         { type: 'key', id: ctx.keyIds.full, name: 'key full' },
         { type: 'user', id: userId, name: 'sanne@acme.example' },
       ]);
-      const events = (await api('/v1/events?type=lead.status_changed&limit=100')).json().data;
+      const events = (await ctx.api.get('/v1/events?type=lead.status_changed&limit=100')).json().data;
       const event = events.find((e: { data: { lead: { id: string } } }) => e.data.lead.id === id);
       expect(event.data.lead.statusHistory.at(-1).actor).toEqual({
         type: 'user',
@@ -177,28 +174,21 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
         name: 'sanne@acme.example',
       });
 
-      const form = await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/forms',
-        headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
-        payload: { name: 'Contact page', allowedOrigins: ['https://www.acme.example'] },
+      const form = await ctx.api.post('/v1/forms', {
+        name: 'Contact page',
+        allowedOrigins: ['https://www.acme.example'],
       });
       const formId = form.json().id as string;
-      const posted = await ctx.app.inject({
-        method: 'POST',
-        url: `/f/${formId}`,
-        headers: { 'content-type': 'application/json', origin: 'https://www.acme.example' },
-        payload: {
-          title: 'From the site',
-          customerName: 'Web Visitor',
-          email: 'visitor@example.com',
-          street: 'Main',
-          postalCode: '1015 CJ',
-          city: 'Amsterdam',
-        },
+      const posted = await formPoster(ctx.app, 'https://www.acme.example').json(formId, {
+        title: 'From the site',
+        customerName: 'Web Visitor',
+        email: 'visitor@example.com',
+        street: 'Main',
+        postalCode: '1015 CJ',
+        city: 'Amsterdam',
       });
       expect(posted.statusCode, posted.body).toBe(201);
-      const fromForm = (await api(`/v1/leads/${posted.json().id}`)).json();
+      const fromForm = (await ctx.api.get(`/v1/leads/${posted.json().id}`)).json();
       expect(fromForm.statusHistory).toEqual([
         {
           status: 'request',
@@ -280,7 +270,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       expect(textOf(ask.body)).toContain('Mark “Leaking tap done” as completed? This cannot be undone.');
       expect(ask.body).toContain('<button type="submit" name="confirm" value="yes"');
       expect(ask.body).toContain(`<a class="button button-quiet" href="/dashboard/leads/${id}">Back</a>`);
-      expect((await api(`/v1/leads/${id}`)).json().status).toBe('in_progress');
+      expect((await ctx.api.get(`/v1/leads/${id}`)).json().status).toBe('in_progress');
 
       const done = await browser.post(`/dashboard/leads/${id}/status`, {
         status: 'completed',
@@ -288,7 +278,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
         confirm: 'yes',
       });
       expect(done.statusCode).toBe(303);
-      expect((await api(`/v1/leads/${id}`)).json().status).toBe('completed');
+      expect((await ctx.api.get(`/v1/leads/${id}`)).json().status).toBe('completed');
     });
 
     it('cancelling asks a reason (optional, up to 500 characters), kept in the history and the API', async () => {
@@ -312,7 +302,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       expect(tooLong.statusCode).toBe(422);
       expect(textOf(tooLong.body)).toContain('A reason can be at most 500 characters; this one has 501.');
       expect(tooLong.body).toContain(`>\n${long}</textarea>`);
-      expect((await api(`/v1/leads/${id}`)).json().status).toBe('request');
+      expect((await ctx.api.get(`/v1/leads/${id}`)).json().status).toBe('request');
 
       const done = await browser.post(`/dashboard/leads/${id}/status`, {
         status: 'cancelled',
@@ -321,7 +311,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
         reason: '  Found <someone> cheaper\nwill call next year ',
       });
       expect(done.statusCode).toBe(303);
-      const lead = (await api(`/v1/leads/${id}`)).json();
+      const lead = (await ctx.api.get(`/v1/leads/${id}`)).json();
       expect(lead.statusHistory.at(-1)).toEqual({
         status: 'cancelled',
         at: expect.any(String),
@@ -342,7 +332,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
         confirm: 'yes',
         reason: '  ',
       });
-      expect((await api(`/v1/leads/${other}`)).json().statusHistory.at(-1).reason).toBeNull();
+      expect((await ctx.api.get(`/v1/leads/${other}`)).json().statusHistory.at(-1).reason).toBeNull();
     });
   });
 
@@ -360,7 +350,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
         /This job is already Scheduled \(changed by key key full at \d{1,2} \w{3} \d{4}, \d\d:\d\d CES?T \); nothing was changed\./,
       );
       expect(textOf(res.body)).not.toMatch(/status "scheduled"|Allowed from/);
-      expect((await api(`/v1/leads/${id}`)).json().statusHistory).toHaveLength(2);
+      expect((await ctx.api.get(`/v1/leads/${id}`)).json().statusHistory).toHaveLength(2);
     });
 
     it('refuses a move the new state would allow too, because it was decided on an old page', async () => {
@@ -380,7 +370,7 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
       expect(textOf(res.body)).toMatch(
         /This lead is already Quoted \(changed by sanne@acme\.example at [^)]+\); nothing was changed\./,
       );
-      expect((await api(`/v1/leads/${id}`)).json().status).toBe('quoted');
+      expect((await ctx.api.get(`/v1/leads/${id}`)).json().status).toBe('quoted');
       // A double submit of the same change says the same, also on the confirmation step.
       const again = await browser.post(`/dashboard/leads/${id}/status`, {
         status: 'quoted',

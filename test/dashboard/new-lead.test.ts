@@ -20,9 +20,7 @@ describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const api = (url: string) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
-  const readLead = async (id: string) => (await api(`/v1/leads/${id}`)).json();
+  const readLead = async (id: string) => (await ctx.api.get(`/v1/leads/${id}`)).json();
   const leadCount = async () =>
     Number(
       (
@@ -118,7 +116,7 @@ describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
       address: { street: 'Oudegracht', postalCode: '3511 AB', country: 'NL' },
     });
     expect(lead.submitted.phone).toBe('+31612345678');
-    const events = (await api('/v1/events?type=lead.created&limit=100')).json().data;
+    const events = (await ctx.api.get('/v1/events?type=lead.created&limit=100')).json().data;
     const event = events.find((e: { data: { lead: { id: string } } }) => e.data.lead.id === id);
     expect(event?.data.lead.sourceUserName).toBe(OFFICE);
   });
@@ -253,7 +251,7 @@ describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
     const typedIn = await browser.get('/dashboard/leads?source=dashboard');
     expect(typedIn.body).toContain('Only typed in');
     expect(typedIn.body).not.toContain('Only by phone');
-    const ids = (await api('/v1/leads?source=dashboard&limit=100'))
+    const ids = (await ctx.api.get('/v1/leads?source=dashboard&limit=100'))
       .json()
       .data.map((l: { id: string }) => l.id);
     expect(ids).toContain(other);

@@ -23,8 +23,7 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const read = async (id: string) =>
-    (await ctx.app.inject({ url: `/v1/leads/${id}`, headers: { 'x-api-key': ctx.keys.full } })).json();
+  const read = (id: string) => ctx.api.read(`/v1/leads/${id}`);
   const newLead = async (title: string, ...steps: string[]) => {
     const id = (await ctx.createLead({ title })).id as string;
     for (const step of steps) await ctx.setStatus(id, step);
@@ -166,12 +165,9 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
       durationMinutes: 120,
       assignee: { id: bossId, name: 'boss@acme.example' },
     });
-    const events = (
-      await ctx.app.inject({
-        url: '/v1/events?type=lead.updated&limit=100',
-        headers: { 'x-api-key': ctx.keys.full },
-      })
-    ).json().data as { data: { lead: { id: string }; changed: string[] } }[];
+    const events = (await ctx.api.get('/v1/events?type=lead.updated&limit=100')).json().data as {
+      data: { lead: { id: string }; changed: string[] };
+    }[];
     expect(events.find((e) => e.data.lead.id === id)?.data.changed).toEqual([
       'scheduledFor',
       'durationMinutes',

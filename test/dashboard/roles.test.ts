@@ -14,6 +14,7 @@ import { type App, buildApp } from '../../src/app.js';
 import { createForm } from '../../src/forms/forms.js';
 import { createWebhookEndpoint } from '../../src/webhooks/endpoints.js';
 import { checkWebhookUrl } from '../../src/webhooks/url-guard.js';
+import { apiClient } from '../api.js';
 import { dialects, dropSchema, TEST_WEBHOOKS, type TestDialect, testConfig, validLead } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
@@ -164,12 +165,7 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
       { url: 'http://127.0.0.1:9/secret-crm-hook', events: ['lead.created'] },
       (url) => checkWebhookUrl(url, TEST_WEBHOOKS),
     );
-    const lead = await app.inject({
-      method: 'POST',
-      url: '/v1/leads',
-      headers: { 'x-api-key': key.key, 'content-type': 'application/json' },
-      payload: validLead({ title: 'Leaking tap' }),
-    });
+    const lead = await apiClient(app, key.key).post('/v1/leads', validLead({ title: 'Leaking tap' }));
     expect(lead.statusCode).toBe(201);
     const delivery = await database.db
       .selectFrom('webhook_deliveries')
@@ -493,16 +489,16 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
         /by creator@acme\.example(?! \(removed\))/,
       );
 
-      const api = () => app.inject({ url: '/v1/leads', headers: { 'x-api-key': key } });
-      expect((await api()).statusCode).toBe(200);
+      const api = apiClient(app, key);
+      expect((await api.get('/v1/leads')).statusCode).toBe(200);
       // Disabled first (they can no longer sign in), then removed: the key belongs to the brand and keeps working.
       await db().updateTable('users').set({ disabled_at: Date.now() }).where('id', '=', creator.id).execute();
-      expect((await api()).statusCode).toBe(200);
+      expect((await api.get('/v1/leads')).statusCode).toBe(200);
       await db().updateTable('users').set({ disabled_at: null }).where('id', '=', creator.id).execute();
       await admin.get(`${SETTINGS}/users`);
       expect((await admin.post(`${SETTINGS}/users/${creator.id}/remove`)).statusCode).toBe(303);
       expect(await roleOf('creator@acme.example')).toBeUndefined();
-      expect((await api()).statusCode).toBe(200);
+      expect((await api.get('/v1/leads')).statusCode).toBe(200);
       expect(keyRow((await admin.get(`${SETTINGS}/api-keys`)).body)).toContain(
         'by creator@acme.example (removed)',
       );

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createForm, type Form } from '../../src/forms/forms.js';
+import { formPoster } from '../api.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
@@ -32,17 +33,10 @@ describe.each(dialects())('dashboard spam on %s', (dialect) => {
   afterAll(async () => ctx?.close());
 
   const db = () => ctx.app.deps.database.db;
-  const api = (url: string) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
   /** A post to the form as a browser on the brand's site sends it; the honeypot filled unless told otherwise. */
   const post = async (fields: Record<string, unknown> = {}, formId = form.id) => {
     const values = validLead({ _gotcha: 'http://spam.example', ...fields }) as Record<string, string>;
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: `/f/${formId}`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE },
-      payload: new URLSearchParams(values).toString(),
-    });
+    const res = await formPoster(ctx.app, SITE).form(formId, values);
     expect(res.statusCode, res.body).toBe(303);
     const row = await db()
       .selectFrom('leads')
@@ -52,9 +46,9 @@ describe.each(dialects())('dashboard spam on %s', (dialect) => {
     return { ...row, values };
   };
   const leadIds = async () =>
-    (await api('/v1/leads?limit=100')).json().data.map((l: { id: string }) => l.id) as string[];
+    (await ctx.api.get('/v1/leads?limit=100')).json().data.map((l: { id: string }) => l.id) as string[];
   const events = async (type: string) =>
-    (await api(`/v1/events?type=${type}&limit=100`)).json().data as {
+    (await ctx.api.get(`/v1/events?type=${type}&limit=100`)).json().data as {
       id: string;
       data: Record<string, { id: string }>;
     }[];
@@ -106,7 +100,7 @@ describe.each(dialects())('dashboard spam on %s', (dialect) => {
       title: 'Real after all',
     });
     expect(spam.customer_id).toBe(customerId);
-    const quiet = (await api(`/v1/customers/${customerId}`)).json();
+    const quiet = (await ctx.api.get(`/v1/customers/${customerId}`)).json();
     expect(quiet.phone).toBeNull();
 
     const res = await browser.post(`/dashboard/spam/${spam.id}/release`);
@@ -119,7 +113,7 @@ describe.each(dialects())('dashboard spam on %s', (dialect) => {
 
     expect(await leadIds()).toContain(spam.id);
     expect((await browser.get('/dashboard/leads')).body).toContain('Real after all');
-    const lead = (await api(`/v1/leads/${spam.id}`)).json();
+    const lead = (await ctx.api.get(`/v1/leads/${spam.id}`)).json();
     expect(lead).toMatchObject({ source: 'form', sourceFormId: form.id, sourceFormName: 'Website' });
     expect(lead.customer).toMatchObject({ id: customerId, name: 'Sam Real', email, phone: '+31633334444' });
     const created = (await events('lead.created')).filter((e) => e.data.lead?.id === spam.id);
@@ -145,7 +139,7 @@ describe.each(dialects())('dashboard spam on %s', (dialect) => {
       (e) => e.data.customer?.id === spam.customer_id,
     );
     expect(announced).toHaveLength(1);
-    expect((await api(`/v1/leads/${spam.id}`)).json().customer).toMatchObject({
+    expect((await ctx.api.get(`/v1/leads/${spam.id}`)).json().customer).toMatchObject({
       id: spam.customer_id,
       name: 'New Person',
       email: spam.values.email,

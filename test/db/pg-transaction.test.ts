@@ -3,6 +3,7 @@
 // create of a new customer's lead is three round trips.
 import { describe, expect, it } from 'vitest';
 import { statement } from '../../src/platform/db/sql.js';
+import type { ApiResponse } from '../api.js';
 import { createTestContext, dialects, validLead } from '../helpers.js';
 import { migratedDatabase } from '../migrated-database.js';
 import { sentBy } from '../pg-queries.js';
@@ -114,18 +115,17 @@ describe.runIf(dialects().includes('postgres'))('a create on PostgreSQL', () => 
   it("is three round trips for a new customer's lead: brand with locks, customer, inserts", async () => {
     const ctx = await createTestContext('postgres');
     try {
-      const post = (fields: Record<string, unknown>) =>
-        ctx.app.inject({
-          method: 'POST',
-          url: '/v1/leads',
-          headers: { 'x-api-key': ctx.keys['leads:write'] },
-          payload: validLead(fields),
-        });
+      const writer = ctx.api.as(ctx.keys['leads:write']);
       // Warm: the key is read and cached on first use.
-      expect((await post({ email: 'warm@example.com', phone: null })).statusCode).toBe(201);
-      let response: Awaited<ReturnType<typeof post>> | undefined;
+      expect(
+        (await writer.post('/v1/leads', validLead({ email: 'warm@example.com', phone: null }))).statusCode,
+      ).toBe(201);
+      let response: ApiResponse | undefined;
       const sent = await sentBy(async () => {
-        response = await post({ email: 'three@example.com', phone: '+31612345099' });
+        response = await writer.post(
+          '/v1/leads',
+          validLead({ email: 'three@example.com', phone: '+31612345099' }),
+        );
       });
       expect(response?.statusCode).toBe(201);
       const create = sent.filter((s) => !/api_keys/.test(s.text));

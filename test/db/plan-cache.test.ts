@@ -21,22 +21,17 @@ describe('Statement.planPerCall', () => {
 describe.runIf(dialects().includes('postgres'))('plans on PostgreSQL', () => {
   let ctx: TestContext;
   let ids: string[];
-  const get = (url: string) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys['leads:read'] } });
   beforeAll(async () => {
     ctx = await createTestContext('postgres');
     ids = [];
     for (let n = 0; n < 3; n++) {
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/leads',
-        headers: { 'x-api-key': ctx.keys['leads:write'] },
-        payload: validLead({ email: `plan${n}@example.com`, phone: null }),
+      const res = await ctx.api.post('/v1/leads', validLead({ email: `plan${n}@example.com`, phone: null }), {
+        key: ctx.keys['leads:write'],
       });
       expect(res.statusCode).toBe(201);
       ids.push(res.json().id);
     }
-    await get('/v1/leads'); // the key is read and cached on first use
+    await ctx.api.get('/v1/leads', { key: ctx.keys['leads:read'] }); // the key is read and cached on first use
   });
   afterAll(async () => {
     await ctx.close();
@@ -52,13 +47,17 @@ describe.runIf(dialects().includes('postgres'))('plans on PostgreSQL', () => {
   });
 
   it('reads a lead with a named statement, which PostgreSQL plans once per connection', async () => {
-    const sent = await sentBy(() => get(`/v1/leads/${ids[0]}`));
+    const sent = await sentBy(() => ctx.api.get(`/v1/leads/${ids[0]}`, { key: ctx.keys['leads:read'] }));
     const read = sent.find((s) => /from leads l join customers/.test(s.text));
     expect(read?.name).toMatch(/^li_/);
     // Six reads on each of the pool's connections: from the sixth, a connection that has run the statement five
     // times uses the plan it keeps (pg_prepared_statements counts per session, so every session is asked).
     for (let n = 0; n < 12; n++) {
-      await Promise.all(Array.from({ length: 10 }, (_, i) => get(`/v1/leads/${ids[i % ids.length]}`)));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          ctx.api.get(`/v1/leads/${ids[i % ids.length]}`, { key: ctx.keys['leads:read'] }),
+        ),
+      );
     }
     const counts = await Promise.all(
       Array.from({ length: 10 }, () =>
@@ -77,14 +76,15 @@ describe.runIf(dialects().includes('postgres'))('plans on PostgreSQL', () => {
   it('sends a plain page named and a page with filters or a search unnamed, planned for its values', async () => {
     const page = (url: string) =>
       sentBy(async () => {
-        const res = await get(url);
+        const res = await ctx.api.get(url, { key: ctx.keys['leads:read'] });
         expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
         expect(res.json().data.length).toBeGreaterThan(0);
       }).then((sent) => sent.filter((s) => /from leads l where/.test(s.text)));
     const plain = await page('/v1/leads?limit=2');
     expect(plain).toHaveLength(1);
     expect(plain[0]!.name).toMatch(/^li_/);
-    const next = JSON.parse((await get('/v1/leads?limit=2')).body).nextCursor as string;
+    const next = JSON.parse((await ctx.api.get('/v1/leads?limit=2', { key: ctx.keys['leads:read'] })).body)
+      .nextCursor as string;
     const cursor = await page(`/v1/leads?limit=2&cursor=${next}`);
     expect(cursor[0]!.name).toMatch(/^li_/);
     for (const filtered of [
@@ -117,23 +117,15 @@ describe.runIf(dialects().includes('postgres'))('the single-lead read on Postgre
       expect(plan).toContain('"Index Name":"leads_pkey"');
       expect(plan).not.toMatch(/"Index Name":"leads_brand_/);
       // (The bulk leads have no status history, which a read needs: one made through the API is read.)
-      const created = await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/leads',
-        headers: { 'x-api-key': ctx.keys['leads:write'] },
-        payload: validLead({ email: 'pkey@example.com', phone: null }),
+      const created = await ctx.api.post('/v1/leads', validLead({ email: 'pkey@example.com', phone: null }), {
+        key: ctx.keys['leads:write'],
       });
-      const read = (key: string) =>
-        ctx.app.inject({
-          method: 'GET',
-          url: `/v1/leads/${created.json().id}`,
-          headers: { 'x-api-key': key },
-        });
-      expect((await read(ctx.keys['leads:read'])).json()).toMatchObject({
+      const url = `/v1/leads/${created.json().id}`;
+      expect((await ctx.api.get(url, { key: ctx.keys['leads:read'] })).json()).toMatchObject({
         id: created.json().id,
         brandId: ctx.brandId,
       });
-      const other = await read(ctx.keys.other);
+      const other = await ctx.api.get(url, { key: ctx.keys.other });
       expect(other.statusCode).toBe(404);
       expect(other.body).not.toContain(ctx.brandId);
     } finally {

@@ -3,7 +3,7 @@
 // removes spam after 30 days with what only it had, never a real lead or customer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
-import { createLead, type LeadSource, listLeads } from '../../src/leads/index.js';
+import { changeLeadStatus, createLead, type LeadSource, listLeads } from '../../src/leads/index.js';
 import { parseLeadInput } from '../../src/leads/input.js';
 import {
   countSpamLeads,
@@ -201,6 +201,66 @@ describe.each(dialects())('spam in the domain on %s', (dialect) => {
     expect(await customer(c)).toMatchObject({ email: null, phone });
     expect(await address((await leadRow(byPhone.id))?.address_id ?? '')).toMatchObject({ street: 'Damrak' });
     expect((await eventsSince(since)).map((e) => e.type)).toEqual(['lead.created']);
+  });
+
+  it('spam cannot change state; released, it keeps its one history entry (the form) and moves like any lead', async () => {
+    const office = { type: 'user' as const, id: 'usr_office', name: 'Office' };
+    const spam = await lead(true);
+    await expect(changeLeadStatus(database, brandId, spam.id, 'quoted', office)).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    const history = () =>
+      database.db
+        .selectFrom('lead_status_history')
+        .select(['seq', 'status', 'actor_type', 'actor_id'])
+        .where('lead_id', '=', spam.id)
+        .orderBy('seq')
+        .execute();
+    const first = { seq: 1, status: 'request', actor_type: 'form', actor_id: FORM_ID };
+    expect((await history()).map((h) => ({ ...h, seq: Number(h.seq) }))).toEqual([first]);
+
+    await releaseSpam(database, brandId, spam.id);
+    expect((await history()).map((h) => ({ ...h, seq: Number(h.seq) }))).toEqual([first]);
+    await changeLeadStatus(database, brandId, spam.id, 'quoted', office);
+    expect((await history()).map((h) => ({ ...h, seq: Number(h.seq) }))).toEqual([
+      first,
+      { seq: 2, status: 'quoted', actor_type: 'user', actor_id: 'usr_office' },
+    ]);
+  });
+
+  it('two spam leads of one quiet customer: the first release announces it, the second only fills it in', async () => {
+    const email = `quiet-${Date.now()}@example.com`;
+    const first = await lead(true, { email, customerName: 'Quiet One', phone: undefined });
+    const second = await lead(true, { email, customerName: 'Quiet Two', phone: '+31612345005' });
+    const c = (await leadRow(first.id))?.customer_id ?? '';
+    expect((await leadRow(second.id))?.customer_id).toBe(c);
+
+    const since = mark();
+    await releaseSpam(database, brandId, first.id);
+    const announced = await eventsSince(since);
+    expect(announced.map((e) => e.type)).toEqual(['customer.created', 'lead.created']);
+    expect(announced[0]?.data.customer).toMatchObject({ id: c, email, phone: null });
+
+    const since2 = mark();
+    await releaseSpam(database, brandId, second.id);
+    const filled = await eventsSince(since2);
+    expect(filled.map((e) => e.type)).toEqual(['customer.updated', 'lead.created']);
+    expect(filled[0]?.data).toMatchObject({ customer: { id: c, phone: '+31612345005' }, changed: ['phone'] });
+    expect((await leadRow(second.id))?.customer_id).toBe(c);
+  });
+
+  it('a real lead for a customer only spam had announces it as new (customer.created); the spam stays spam', async () => {
+    const email = `spam-first-${Date.now()}@example.com`;
+    const spam = await lead(true, { email, phone: undefined });
+    const c = (await leadRow(spam.id))?.customer_id ?? '';
+    const since = mark();
+    const real = await lead(false, { email, phone: '+31612345006' });
+    expect((await leadRow(real.id))?.customer_id).toBe(c);
+    const events = await eventsSince(since);
+    expect(events.map((e) => e.type)).toEqual(['customer.created', 'lead.created']);
+    expect(events[0]?.data.customer).toMatchObject({ id: c, email, phone: '+31612345006' });
+    expect((await leadRow(spam.id))?.spam).toBe(1);
+    expect(await listed()).not.toContain(spam.id);
   });
 
   it('only the brand’s spam can be released, once, even by two people at the same moment', async () => {

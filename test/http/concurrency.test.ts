@@ -30,16 +30,10 @@ describe.each(dialects())('parallel lead creation on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const post = (body: Record<string, unknown>) =>
-    ctx.app.inject({
-      method: 'POST',
-      url: '/v1/leads',
-      headers: { 'x-api-key': ctx.keys['leads:write'], 'content-type': 'application/json' },
-      payload: body,
-    });
-
   async function postAll(bodies: Record<string, unknown>[]) {
-    const results = await Promise.all(bodies.map(post));
+    const results = await Promise.all(
+      bodies.map((body) => ctx.api.post('/v1/leads', body, { key: ctx.keys['leads:write'] })),
+    );
     for (const res of results) expect(res.statusCode, res.body).toBe(201);
     const leads = results.map((r) => r.json() as Record<string, string>);
     expect(new Set(leads.map((l) => l.id)).size).toBe(bodies.length);

@@ -23,13 +23,11 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
     await receiver?.close();
   });
 
-  const get = (url: string, key = ctx.keys.full) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
   const lead = async (fields: Record<string, unknown>) => {
     const created = await ctx.createLead(fields);
-    return (await get(`/v1/leads/${created.id}`)).json();
+    return (await ctx.api.get(`/v1/leads/${created.id}`)).json();
   };
-  const customer = async (id: string) => (await get(`/v1/customers/${id}`)).json();
+  const customer = async (id: string) => (await ctx.api.get(`/v1/customers/${id}`)).json();
   let n = 0;
   const unique = (prefix: string) => `${prefix}${++n}-${dialect}-${Date.now()}`;
   const phone = () => `+3161${String(Date.now() % 100000).padStart(5, '0')}${String(++n).padStart(2, '0')}`;
@@ -45,7 +43,7 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
         streetNumberAddition: 'A',
         email: 'Sanne@Example.com',
       });
-      const read = (await get(`/v1/leads/${created.id}`)).json();
+      const read = (await ctx.api.get(`/v1/leads/${created.id}`)).json();
       expect(read.submitted).toEqual({
         customerName: 'Sanne de Vries',
         firstName: null,
@@ -66,7 +64,7 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
       expect(defaulted.address.country).toBe('NL');
 
       await ctx.setStatus(created.id as string, 'scheduled');
-      const work = (await get(`/v1/work-items/${created.id}`)).json();
+      const work = (await ctx.api.get(`/v1/work-items/${created.id}`)).json();
       expect(work.submitted).toEqual(read.submitted);
     });
 
@@ -113,7 +111,7 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
       const email = `${unique('hook')}@example.com`;
       const created = await ctx.createLead({ email, customerName: 'Webhook Person' });
       await ctx.setStatus(created.id as string, 'quoted');
-      const events = (await get('/v1/events?type=lead.created,lead.status_changed&limit=100'))
+      const events = (await ctx.api.get('/v1/events?type=lead.created,lead.status_changed&limit=100'))
         .json()
         .data.filter((e: { data: { lead: { id: string } } }) => e.data.lead.id === created.id);
       expect(events).toHaveLength(2);
@@ -124,7 +122,7 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
       }
       // The customer's own events go out too.
       const created2 = await ctx.createLead({ email: `${unique('hook2')}@example.com` });
-      const customerEvent = (await get('/v1/events?type=customer.created&limit=100'))
+      const customerEvent = (await ctx.api.get('/v1/events?type=customer.created&limit=100'))
         .json()
         .data.find((e: { data: { customer: { id: string } } }) => e.data.customer.id === created2.customerId);
       expect(customerEvent).toBeDefined();
@@ -200,14 +198,14 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
         type: 'business',
         companyName: 'Bakker Vastgoed',
       });
-      const updated = (await get('/v1/events?type=customer.updated&limit=100'))
+      const updated = (await ctx.api.get('/v1/events?type=customer.updated&limit=100'))
         .json()
         .data.find((e: { data: { customer: { id: string } } }) => e.data.customer.id === a.customer.id);
       expect(updated.data.changed).toEqual(['companyName', 'type']);
       expect(updated.data.customer).toMatchObject({ type: 'business', companyName: 'Bakker Vastgoed' });
       // A second lead with the same details changes nothing and writes no event.
       await lead({ email, companyName: 'Bakker Vastgoed' });
-      const again = (await get('/v1/events?type=customer.updated&limit=100'))
+      const again = (await ctx.api.get('/v1/events?type=customer.updated&limit=100'))
         .json()
         .data.filter((e: { data: { customer: { id: string } } }) => e.data.customer.id === a.customer.id);
       expect(again).toHaveLength(1);
@@ -258,7 +256,7 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
       const email = `${unique('List')}@Example.com`;
       const p = phone();
       const created = await ctx.createLead({ email, phone: p, customerName: 'Listed Customer' });
-      const first = (await get('/v1/customers?limit=2', ctx.keys['customers:read'])).json();
+      const first = (await ctx.api.get('/v1/customers?limit=2', { key: ctx.keys['customers:read'] })).json();
       expect(first.limit).toBe(2);
       expect(first.data).toHaveLength(2);
       expect(first.hasMore).toBe(true);
@@ -280,7 +278,7 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
       let cursor: string | null = null;
       do {
         const page: { data: { id: string; createdAt: string }[]; nextCursor: string | null } = (
-          await get(`/v1/customers?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+          await ctx.api.get(`/v1/customers?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
         ).json();
         seen.push(...page.data.map((c) => c.id));
         cursor = page.nextCursor;
@@ -288,17 +286,21 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
       expect(new Set(seen).size).toBe(seen.length);
       expect(seen).toContain(created.customerId);
 
-      const byEmail = (await get(`/v1/customers?email=${encodeURIComponent(email.toLowerCase())}`)).json();
+      const byEmail = (
+        await ctx.api.get(`/v1/customers?email=${encodeURIComponent(email.toLowerCase())}`)
+      ).json();
       expect(byEmail.data.map((c: { id: string }) => c.id)).toEqual([created.customerId]);
       const national = `${p.slice(0, 3)} ${p.slice(3, 4)} ${p.slice(4)}`;
-      const byPhone = (await get(`/v1/customers?phone=${encodeURIComponent(national)}`)).json();
+      const byPhone = (await ctx.api.get(`/v1/customers?phone=${encodeURIComponent(national)}`)).json();
       expect(byPhone.data.map((c: { id: string }) => c.id)).toEqual([created.customerId]);
-      const bad = await get('/v1/customers?phone=0612');
+      const bad = await ctx.api.get('/v1/customers?phone=0612');
       expect(bad.statusCode).toBe(422);
       expect(bad.json().errors[0].field).toBe('phone');
 
       const detail = await customer(created.customerId as string);
-      const later = (await get(`/v1/customers?updatedAfter=${encodeURIComponent(detail.updatedAt)}`)).json();
+      const later = (
+        await ctx.api.get(`/v1/customers?updatedAfter=${encodeURIComponent(detail.updatedAt)}`)
+      ).json();
       expect(later.data.map((c: { id: string }) => c.id)).not.toContain(created.customerId);
     });
 
@@ -306,19 +308,21 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
       const email = `${unique('one')}@example.com`;
       const a = await ctx.createLead({ email });
       const b = await ctx.createLead({ email });
-      const read = await get(`/v1/customers/${a.customerId}`, ctx.keys['customers:read']);
+      const read = await ctx.api.get(`/v1/customers/${a.customerId}`, { key: ctx.keys['customers:read'] });
       expect(read.statusCode).toBe(200);
       expect(read.json()).toMatchObject({ id: a.customerId, leadCount: 2, lastLeadAt: b.receivedAt, email });
-      expect((await get(`/v1/customers/${a.customerId}`, ctx.keys.other)).statusCode).toBe(404);
-      expect((await get('/v1/customers/cus_nope')).statusCode).toBe(404);
+      expect((await ctx.api.get(`/v1/customers/${a.customerId}`, { key: ctx.keys.other })).statusCode).toBe(
+        404,
+      );
+      expect((await ctx.api.get('/v1/customers/cus_nope')).statusCode).toBe(404);
     });
 
     it('needs customers:read (or full)', async () => {
-      expect((await get('/v1/customers', ctx.keys['leads:read'])).statusCode).toBe(403);
-      const refused = await get('/v1/customers', ctx.keys['leads:write']);
+      expect((await ctx.api.get('/v1/customers', { key: ctx.keys['leads:read'] })).statusCode).toBe(403);
+      const refused = await ctx.api.get('/v1/customers', { key: ctx.keys['leads:write'] });
       expect(refused.json().detail).toContain('customers:read');
-      expect((await get('/v1/customers', ctx.keys['customers:read'])).statusCode).toBe(200);
-      expect((await get('/v1/customers', ctx.keys.full)).statusCode).toBe(200);
+      expect((await ctx.api.get('/v1/customers', { key: ctx.keys['customers:read'] })).statusCode).toBe(200);
+      expect((await ctx.api.get('/v1/customers', { key: ctx.keys.full })).statusCode).toBe(200);
     });
 
     it('filters leads and work items by customerId; an unknown or another brand’s customer is a 422 naming it', async () => {
@@ -327,14 +331,14 @@ describe.each(dialects())('lossless intake and customers on %s', (dialect) => {
       const b = await ctx.createLead({ email });
       await ctx.setStatus(b.id as string, 'scheduled');
       await ctx.createLead();
-      const leads = (await get(`/v1/leads?customerId=${a.customerId}`)).json();
+      const leads = (await ctx.api.get(`/v1/leads?customerId=${a.customerId}`)).json();
       expect(leads.data.map((l: { id: string }) => l.id)).toEqual([a.id]);
-      const work = (await get(`/v1/work-items?customerId=${a.customerId}`)).json();
+      const work = (await ctx.api.get(`/v1/work-items?customerId=${a.customerId}`)).json();
       expect(work.data.map((l: { id: string }) => l.id)).toEqual([b.id]);
       const theirs = await ctx.createLead({}, ctx.keys.other);
       for (const id of ['cus_unknown', theirs.customerId]) {
         for (const list of ['/v1/leads', '/v1/work-items']) {
-          const res = await get(`${list}?customerId=${id}`);
+          const res = await ctx.api.get(`${list}?customerId=${id}`);
           expect(res.statusCode, `${list} ${id}`).toBe(422);
           expect(res.json().errors).toEqual([
             { field: 'customerId', message: 'is not a customer of this brand' },

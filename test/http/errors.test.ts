@@ -2,6 +2,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
+import { raw } from '../api.js';
 import {
   createTestContext,
   dialects,
@@ -43,35 +44,27 @@ describe.each(dialects())('error responses on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const inject = (options: InjectOptions) => ctx.app.inject(options);
-  const postLead = (
-    payload: string,
-    headers: Record<string, string> = { 'content-type': 'application/json' },
-  ) =>
-    inject({
-      method: 'POST',
-      url: '/v1/leads',
-      headers: { 'x-api-key': ctx.keys.full, ...headers },
-      payload,
-    });
-
   describe('400 bad request', () => {
     it('malformed JSON', async () => {
-      const body = expectProblem(await postLead('{"street": "Main",'), 400, 'malformed-json');
+      const body = expectProblem(
+        await ctx.api.post('/v1/leads', raw('{"street": "Main",')),
+        400,
+        'malformed-json',
+      );
       expect(body.detail).toMatch(/JSON/);
     });
 
     it('an empty JSON body', async () => {
-      const body = expectProblem(await postLead(''), 400, 'malformed-json');
+      const body = expectProblem(await ctx.api.post('/v1/leads', raw('')), 400, 'malformed-json');
       expect(body.detail).toMatch(/empty/);
     });
 
     it('a body of whitespace only', async () => {
-      expectProblem(await postLead('   \n'), 400, 'malformed-json');
+      expectProblem(await ctx.api.post('/v1/leads', raw('   \n')), 400, 'malformed-json');
     });
 
     it('a URL that is not validly percent-encoded', async () => {
-      const res = await inject({
+      const res = await ctx.app.inject({
         method: 'GET',
         url: '/v1/leads/%ff',
         headers: { 'x-api-key': ctx.keys.full },
@@ -82,14 +75,14 @@ describe.each(dialects())('error responses on %s', (dialect) => {
   });
 
   it('401 when the key is missing', async () => {
-    const res = await inject({ method: 'GET', url: '/v1/leads' });
+    const res = await ctx.app.inject({ method: 'GET', url: '/v1/leads' });
     const body = expectProblem(res, 401, 'unauthorized');
     expect(body.detail).toMatch(/X-API-Key/);
     expect(res.headers['www-authenticate']).toBeTruthy();
   });
 
   it('403 names the scope the route needs', async () => {
-    const res = await inject({
+    const res = await ctx.app.inject({
       method: 'GET',
       url: '/v1/work-items',
       headers: { 'x-api-key': ctx.keys['leads:read'] },
@@ -102,7 +95,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
     it.each(['/v1/nothing-here', '/v2/leads', '/v1/leads/wrk_01/extra', '/v1'])(
       'unknown path %s',
       async (url) => {
-        const res = await inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
+        const res = await ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
         expectProblem(res, 404, 'not-found');
       },
     );
@@ -117,12 +110,12 @@ describe.each(dialects())('error responses on %s', (dialect) => {
       ['an id with a NUL character', '/v1/leads/wrk_%00'],
       ['an id with a line break', '/v1/work-items/wrk_%0A'],
     ])('%s', async (_label, url) => {
-      const res = await inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
+      const res = await ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
       expectProblem(res, 404, 'not-found');
     });
 
     it('a state change of an unknown id', async () => {
-      const res = await inject({
+      const res = await ctx.app.inject({
         method: 'PATCH',
         url: `/v1/leads/wrk_${'0'.repeat(26)}`,
         headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
@@ -143,7 +136,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
       ['POST', '/v1/addresses', ['GET']],
       ['DELETE', '/address', ['GET']],
     ])('%s %s', async (method, url, allowed) => {
-      const res = await inject({
+      const res = await ctx.app.inject({
         method: method as InjectOptions['method'],
         url,
         headers: { 'x-api-key': ctx.keys.full },
@@ -161,7 +154,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
   describe('409 state change not allowed', () => {
     it('names the current state and changes nothing', async () => {
       const lead = await ctx.createLead();
-      const res = await inject({
+      const res = await ctx.app.inject({
         method: 'PATCH',
         url: `/v1/leads/${lead.id}`,
         headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
@@ -170,7 +163,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
       const body = expectProblem(res, 409, 'invalid-state-transition');
       expect(body.detail).toContain('"request"');
       expect(body.currentStatus).toBe('request');
-      const after = await inject({
+      const after = await ctx.app.inject({
         method: 'GET',
         url: `/v1/leads/${lead.id}`,
         headers: { 'x-api-key': ctx.keys.full },
@@ -182,7 +175,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
     it('a final state allows nothing', async () => {
       const lead = await ctx.createLead();
       await ctx.setStatus(lead.id as string, 'cancelled');
-      const res = await inject({
+      const res = await ctx.app.inject({
         method: 'PATCH',
         url: `/v1/leads/${lead.id}`,
         headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
@@ -204,14 +197,14 @@ describe.each(dialects())('error responses on %s', (dialect) => {
     it('one byte over the limit is a 413', async () => {
       const payload = bodyOf(64 * 1024 + 1);
       expect(Buffer.byteLength(payload)).toBe(65_537);
-      const body = expectProblem(await postLead(payload), 413, 'payload-too-large');
+      const body = expectProblem(await ctx.api.post('/v1/leads', raw(payload)), 413, 'payload-too-large');
       expect(body.detail).toContain('64 KiB');
     });
 
     it('exactly 64 KiB is read (and then judged on its content)', async () => {
       const payload = bodyOf(64 * 1024);
       expect(Buffer.byteLength(payload)).toBe(65_536);
-      expectProblem(await postLead(payload), 422, 'validation');
+      expectProblem(await ctx.api.post('/v1/leads', raw(payload)), 422, 'validation');
     });
   });
 
@@ -223,7 +216,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
       ['multipart', 'multipart/form-data; boundary=x', '--x--'],
     ])('%s', async (_label, type, payload) => {
       const body = expectProblem(
-        await postLead(payload, { 'content-type': type }),
+        await ctx.api.post('/v1/leads', raw(payload), { headers: { 'content-type': type } }),
         415,
         'unsupported-media-type',
       );
@@ -231,7 +224,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
     });
 
     it('a body without a content type', async () => {
-      const res = await inject({
+      const res = await ctx.app.inject({
         method: 'POST',
         url: '/v1/leads',
         headers: { 'x-api-key': ctx.keys.full },
@@ -241,13 +234,17 @@ describe.each(dialects())('error responses on %s', (dialect) => {
     });
 
     it('no body and no content type', async () => {
-      const res = await inject({ method: 'POST', url: '/v1/leads', headers: { 'x-api-key': ctx.keys.full } });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/leads',
+        headers: { 'x-api-key': ctx.keys.full },
+      });
       expectProblem(res, 415, 'unsupported-media-type');
     });
 
     it('a state change sent as text', async () => {
       const lead = await ctx.createLead();
-      const res = await inject({
+      const res = await ctx.app.inject({
         method: 'PATCH',
         url: `/v1/leads/${lead.id}`,
         headers: { 'x-api-key': ctx.keys.full, 'content-type': 'text/plain' },
@@ -257,8 +254,10 @@ describe.each(dialects())('error responses on %s', (dialect) => {
     });
 
     it('application/json with a charset parameter is accepted', async () => {
-      const res = await postLead(JSON.stringify(validLead()), {
-        'content-type': 'application/json; charset=utf-8',
+      const res = await ctx.api.post('/v1/leads', raw(JSON.stringify(validLead())), {
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+        },
       });
       expect(res.statusCode).toBe(201);
     });
@@ -266,18 +265,21 @@ describe.each(dialects())('error responses on %s', (dialect) => {
 
   describe('422 validation', () => {
     it('lists every failing field at once', async () => {
-      const res = await postLead(
-        JSON.stringify({
-          postalCode: '1015 CJ',
-          city: 'Amsterdam',
-          customerName: 'Jan',
-          title: 'x'.repeat(201),
-          email: 'not-an-email',
-          phone: '0612345678',
-          priority: 'asap',
-          country: 'Netherlands',
-          postcode: '1015',
-        }),
+      const res = await ctx.api.post(
+        '/v1/leads',
+        raw(
+          JSON.stringify({
+            postalCode: '1015 CJ',
+            city: 'Amsterdam',
+            customerName: 'Jan',
+            title: 'x'.repeat(201),
+            email: 'not-an-email',
+            phone: '0612345678',
+            priority: 'asap',
+            country: 'Netherlands',
+            postcode: '1015',
+          }),
+        ),
       );
       const body = expectProblem(res, 422, 'validation');
       const errors = body.errors as { field: string; message: string }[];
@@ -289,14 +291,18 @@ describe.each(dialects())('error responses on %s', (dialect) => {
     });
 
     it('a single failing field is named in the detail', async () => {
-      const body = expectProblem(await postLead(JSON.stringify(validLead({ city: '' }))), 422, 'validation');
+      const body = expectProblem(
+        await ctx.api.post('/v1/leads', raw(JSON.stringify(validLead({ city: '' })))),
+        422,
+        'validation',
+      );
       expect(body.errors).toEqual([{ field: 'city', message: expect.any(String) }]);
       expect(body.detail).toContain('city');
     });
 
     it('a state change body: unknown fields and a bad status together', async () => {
       const lead = await ctx.createLead();
-      const res = await inject({
+      const res = await ctx.app.inject({
         method: 'PATCH',
         url: `/v1/leads/${lead.id}`,
         headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
@@ -307,7 +313,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
     });
 
     it('query parameters', async () => {
-      const res = await inject({
+      const res = await ctx.app.inject({
         method: 'GET',
         url: '/v1/leads?limit=0&receivedAfter=yesterday',
         headers: { 'x-api-key': ctx.keys.full },
@@ -361,7 +367,11 @@ describe.each(dialects())('error responses on %s', (dialect) => {
   describe('X-Request-Id', () => {
     it('is echoed when the client sends a sane one', async () => {
       for (const id of ['abc-123', 'trace.id:42_x', 'A'.repeat(128)]) {
-        const res = await inject({ method: 'GET', url: '/v1/leads', headers: { 'x-request-id': id } });
+        const res = await ctx.app.inject({
+          method: 'GET',
+          url: '/v1/leads',
+          headers: { 'x-request-id': id },
+        });
         expect(res.headers['x-request-id']).toBe(id);
         expect(res.json().requestId).toBe(id);
       }
@@ -375,14 +385,14 @@ describe.each(dialects())('error responses on %s', (dialect) => {
       ['overlong', 'A'.repeat(129)],
       ['very long', 'x'.repeat(2000)],
     ])('is replaced when the client sends one %s', async (_label, id) => {
-      const res = await inject({ method: 'GET', url: '/v1/leads', headers: { 'x-request-id': id } });
+      const res = await ctx.app.inject({ method: 'GET', url: '/v1/leads', headers: { 'x-request-id': id } });
       expect(res.headers['x-request-id']).toMatch(GENERATED_REQUEST_ID);
       expect(res.json().requestId).toBe(res.headers['x-request-id']);
     });
 
     it('is generated, and different, for each request without one', async () => {
-      const a = await inject({ method: 'GET', url: '/healthz' });
-      const b = await inject({ method: 'GET', url: '/healthz' });
+      const a = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+      const b = await ctx.app.inject({ method: 'GET', url: '/healthz' });
       expect(a.headers['x-request-id']).toMatch(GENERATED_REQUEST_ID);
       expect(b.headers['x-request-id']).toMatch(GENERATED_REQUEST_ID);
       expect(a.headers['x-request-id']).not.toBe(b.headers['x-request-id']);
@@ -437,7 +447,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
       ['422', () => ({ method: 'GET', url: '/v1/leads?limit=0', headers: { 'x-api-key': ctx.keys.full } })],
     ])('is on a %s response, echoing the client id', async (status, options) => {
       const request = options();
-      const res = await inject({
+      const res = await ctx.app.inject({
         ...request,
         headers: {
           ...(request.headers as Record<string, string>),

@@ -10,11 +10,8 @@ describe.each(dialects())('events on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const get = (url: string, key = ctx.keys.full) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
-
   const eventsOf = async (leadId: string) =>
-    (await get('/v1/events?limit=100'))
+    (await ctx.api.get('/v1/events?limit=100'))
       .json()
       .data.filter((e: { data: { lead?: { id: string } } }) => e.data.lead?.id === leadId);
 
@@ -24,7 +21,7 @@ describe.each(dialects())('events on %s', (dialect) => {
     expect(event.type).toBe('lead.created');
     expect(event.id).toMatch(/^evt_[0-9a-z]{26}$/);
     expect(event.createdAt).toBe(created.createdAt);
-    const detail = (await get(`/v1/leads/${created.id}`)).json();
+    const detail = (await ctx.api.get(`/v1/leads/${created.id}`)).json();
     expect(event.data).toEqual({ lead: detail });
     expect(event.data.from).toBeUndefined();
   });
@@ -50,7 +47,7 @@ describe.each(dialects())('events on %s', (dialect) => {
     expect(scheduled.data.from).toBe('quoted');
     expect(scheduled.data.to).toBe('scheduled');
     expect(scheduled.data.lead.scheduledAt).toBe(scheduled.createdAt);
-    expect(scheduled.data.lead).toEqual((await get(`/v1/leads/${created.id}`)).json());
+    expect(scheduled.data.lead).toEqual((await ctx.api.get(`/v1/leads/${created.id}`)).json());
   });
 
   it('writes no event when the change is refused or rolled back', async () => {
@@ -96,12 +93,12 @@ describe.each(dialects())('events on %s', (dialect) => {
 
   it('lists newest first; order=asc; pages with cursors without skipping or repeating', async () => {
     for (let i = 0; i < 5; i++) await ctx.createLead({ title: `Paging ${i}` });
-    const all = (await get('/v1/events?limit=100')).json();
+    const all = (await ctx.api.get('/v1/events?limit=100')).json();
     expect(all.limit).toBe(100);
     const keys = all.data.map((e: { createdAt: string; id: string }) => `${e.createdAt}|${e.id}`);
     expect([...keys].sort().reverse()).toEqual(keys);
 
-    const asc = (await get('/v1/events?limit=100&order=asc')).json();
+    const asc = (await ctx.api.get('/v1/events?limit=100&order=asc')).json();
     expect(asc.data.map((e: { id: string }) => e.id)).toEqual(
       [...all.data.map((e: { id: string }) => e.id)].reverse(),
     );
@@ -112,7 +109,7 @@ describe.each(dialects())('events on %s', (dialect) => {
     do {
       const url: string = `/v1/events?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const page: { data: { id: string }[]; limit: number; hasMore: boolean; nextCursor: string | null } = (
-        await get(url)
+        await ctx.api.get(url)
       ).json();
       expect(page.limit).toBe(3);
       seen.push(...page.data.map((e: { id: string }) => e.id));
@@ -122,29 +119,31 @@ describe.each(dialects())('events on %s', (dialect) => {
       if (pages++ === 0) await ctx.createLead({ title: 'Arrived while paging' });
     } while (cursor);
     expect(seen).toEqual(all.data.map((e: { id: string }) => e.id));
-    expect((await get('/v1/events?limit=500')).json().limit).toBe(100);
+    expect((await ctx.api.get('/v1/events?limit=500')).json().limit).toBe(100);
   });
 
   it('filters by type (one or more) and createdAfter (exclusive)', async () => {
     const created = await ctx.createLead({ title: 'Filter me' });
     await ctx.setStatus(created.id as string, 'quoted');
-    const changed = (await get('/v1/events?type=lead.status_changed&limit=100')).json();
+    const changed = (await ctx.api.get('/v1/events?type=lead.status_changed&limit=100')).json();
     expect(changed.data.length).toBeGreaterThan(0);
     expect(changed.data.every((e: { type: string }) => e.type === 'lead.status_changed')).toBe(true);
-    const all = (await get('/v1/events?limit=100')).json().data;
-    const both = (await get('/v1/events?type=lead.created,lead.status_changed&limit=100')).json();
+    const all = (await ctx.api.get('/v1/events?limit=100')).json().data;
+    const both = (await ctx.api.get('/v1/events?type=lead.created,lead.status_changed&limit=100')).json();
     expect(both.data.map((e: { id: string }) => e.id)).toEqual(
       all.filter((e: { type: string }) => e.type.startsWith('lead.')).map((e: { id: string }) => e.id),
     );
-    const customers = (await get('/v1/events?type=customer.created&limit=100')).json();
+    const customers = (await ctx.api.get('/v1/events?type=customer.created&limit=100')).json();
     expect(customers.data.length).toBeGreaterThan(0);
     expect(customers.data.every((e: { type: string }) => e.type === 'customer.created')).toBe(true);
 
-    const [latest] = (await get('/v1/events?limit=1')).json().data;
-    const after = (await get(`/v1/events?createdAfter=${encodeURIComponent(latest.createdAt)}`)).json();
+    const [latest] = (await ctx.api.get('/v1/events?limit=1')).json().data;
+    const after = (
+      await ctx.api.get(`/v1/events?createdAfter=${encodeURIComponent(latest.createdAt)}`)
+    ).json();
     expect(after.data).toEqual([]);
     const since = new Date(Date.parse(latest.createdAt) - 1).toISOString();
-    const recent = (await get(`/v1/events?createdAfter=${encodeURIComponent(since)}`)).json();
+    const recent = (await ctx.api.get(`/v1/events?createdAfter=${encodeURIComponent(since)}`)).json();
     expect(recent.data.map((e: { id: string }) => e.id)).toContain(latest.id);
   });
 
@@ -156,18 +155,18 @@ describe.each(dialects())('events on %s', (dialect) => {
       ['limit=0', 'limit'],
       ['colour=red', 'colour'],
     ]) {
-      const res = await get(`/v1/events?${query}`);
+      const res = await ctx.api.get(`/v1/events?${query}`);
       expect(res.statusCode, query).toBe(422);
       expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
     }
   });
 
   it('needs scope full, and shows only the key’s brand', async () => {
-    expect((await get('/v1/events', ctx.keys['leads:read'])).statusCode).toBe(403);
-    expect((await get('/v1/events', ctx.keys.revoked)).statusCode).toBe(401);
+    expect((await ctx.api.get('/v1/events', { key: ctx.keys['leads:read'] })).statusCode).toBe(403);
+    expect((await ctx.api.get('/v1/events', { key: ctx.keys.revoked })).statusCode).toBe(401);
     expect((await ctx.app.inject({ method: 'GET', url: '/v1/events' })).statusCode).toBe(401);
     const other = await ctx.createLead({ title: 'Other brand lead' }, ctx.keys.other);
-    const mine = (await get('/v1/events?limit=100')).json();
+    const mine = (await ctx.api.get('/v1/events?limit=100')).json();
     expect(mine.data.some((e: { data: { lead?: { id: string } } }) => e.data.lead?.id === other.id)).toBe(
       false,
     );
@@ -177,7 +176,7 @@ describe.each(dialects())('events on %s', (dialect) => {
       ),
     ).toBe(false);
     const theirs = (
-      await get('/v1/events?type=lead.created,lead.status_changed&limit=100', ctx.keys.other)
+      await ctx.api.get('/v1/events?type=lead.created,lead.status_changed&limit=100', { key: ctx.keys.other })
     ).json();
     expect(theirs.data.map((e: { data: { lead: { brandId: string } } }) => e.data.lead.brandId)).toEqual(
       theirs.data.map(() => ctx.otherBrandId),

@@ -5,6 +5,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CAPTCHA_MESSAGES, verifyCaptcha } from '../../src/forms/captcha.js';
 import type { CaptchaConfig } from '../../src/platform/config.js';
+import { formPoster } from '../api.js';
 import { awayFromWindowEdge, createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
 import { type Handler, type Receiver, startReceiver } from '../receiver.js';
 
@@ -80,12 +81,7 @@ const fields = (extra: Record<string, string> = {}) => ({
 /** The requests of one test context's app, with its forms API. */
 function client(ctx: () => TestContext) {
   const newForm = async (body: Record<string, unknown>) => {
-    const res = await ctx().app.inject({
-      method: 'POST',
-      url: '/v1/forms',
-      headers: { 'content-type': 'application/json', 'x-api-key': ctx().keys.full },
-      payload: { name: 'Contact', allowedOrigins: [SITE], ...body },
-    });
+    const res = await ctx().api.post('/v1/forms', { name: 'Contact', allowedOrigins: [SITE], ...body });
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as { id: string; snippet: string };
   };
@@ -94,22 +90,8 @@ function client(ctx: () => TestContext) {
       captcha: { provider, siteKey: `site-key-${provider}`, secret: `secret-${provider}` },
       ...extra,
     });
-  const postForm = (id: string, values: Record<string, string>, remoteAddress = '127.0.0.1') =>
-    ctx().app.inject({
-      method: 'POST',
-      url: `/f/${id}`,
-      remoteAddress,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE },
-      payload: new URLSearchParams(values).toString(),
-    });
-  const postJson = (id: string, body: unknown, remoteAddress = '127.0.0.1') =>
-    ctx().app.inject({
-      method: 'POST',
-      url: `/f/${id}`,
-      remoteAddress,
-      headers: { 'content-type': 'application/json', origin: SITE },
-      payload: JSON.stringify(body),
-    });
+  /** Posts to a form as a browser on SITE. */
+  const site = formPoster(() => ctx().app, SITE);
   const leadCount = async (formId: string) => {
     const row = await ctx()
       .app.deps.database.db.selectFrom('leads')
@@ -118,13 +100,13 @@ function client(ctx: () => TestContext) {
       .executeTakeFirstOrThrow();
     return Number(row.n);
   };
-  return { newForm, captchaForm, postForm, postJson, leadCount };
+  return { newForm, captchaForm, site, leadCount };
 }
 
 describe.each(dialects())('captcha on website forms on %s', (dialect) => {
   let verifier: Receiver;
   let ctx: TestContext;
-  const { newForm, captchaForm, postForm, postJson, leadCount } = client(() => ctx);
+  const { newForm, captchaForm, site, leadCount } = client(() => ctx);
   beforeAll(async () => {
     verifier = await startReceiver(passes);
     ctx = await createTestContext(dialect, { rateLimit: NO_LIMITS, captcha: verifierConfig(verifier, 5000) });
@@ -142,7 +124,7 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
   it('a token the provider accepts: the lead is stored; the provider got secret, response and remoteip form-encoded', async () => {
     const form = await captchaForm('turnstile');
     const values = fields({ 'cf-turnstile-response': 'token-ok-1' });
-    const res = await postForm(form.id, values, '203.0.113.7');
+    const res = await site.form(form.id, values, { remoteAddress: '203.0.113.7' });
     expect(res.statusCode, res.body).toBe(303);
     expect(res.headers.location).toBe(`/f/${form.id}/thanks`);
     expect(await leadCount(form.id)).toBe(1);
@@ -164,9 +146,9 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
     '$provider: the token comes in $field, form-encoded and JSON alike; another field does not count',
     async ({ provider, field }) => {
       const form = await captchaForm(provider);
-      const posted = await postForm(form.id, fields({ [field]: `${provider}-form-token` }));
+      const posted = await site.form(form.id, fields({ [field]: `${provider}-form-token` }));
       expect(posted.statusCode, posted.body).toBe(303);
-      const json = await postJson(form.id, { ...fields(), [field]: `${provider}-json-token` });
+      const json = await site.json(form.id, { ...fields(), [field]: `${provider}-json-token` });
       expect(json.statusCode, json.body).toBe(201);
       expect(verifier.received.map((r) => r.path)).toEqual([`/${provider}`, `/${provider}`]);
       expect(sent().map((s) => [s.secret, s.response])).toEqual([
@@ -175,7 +157,7 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
       ]);
       // Another provider's field is no token for this form: a 422, and the provider is not asked.
       const other = PROVIDERS.find((p) => p.provider !== provider)!.field;
-      const wrong = await postJson(form.id, { ...fields(), [other]: 'some-token' });
+      const wrong = await site.json(form.id, { ...fields(), [other]: 'some-token' });
       expect(wrong.statusCode).toBe(422);
       expect(wrong.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.missing }]);
       expect(verifier.received).toHaveLength(2);
@@ -186,7 +168,7 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
   it('a token the provider refuses is a 422 naming captcha, the form shown again; nothing is stored', async () => {
     verifier.setHandler(refuses);
     const form = await captchaForm('turnstile');
-    const html = await postForm(
+    const html = await site.form(
       form.id,
       fields({ customerName: 'Kees <b>', 'cf-turnstile-response': 'bad' }),
     );
@@ -200,7 +182,7 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
     expect(cspOf(html.headers['content-security-policy'])['script-src']).toBe(
       'https://challenges.cloudflare.com',
     );
-    const json = await postJson(form.id, { ...fields(), 'cf-turnstile-response': 'bad' });
+    const json = await site.json(form.id, { ...fields(), 'cf-turnstile-response': 'bad' });
     expect(json.statusCode).toBe(422);
     expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(json.headers['access-control-allow-origin']).toBe(SITE);
@@ -211,22 +193,22 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
 
   it('a missing token is a 422 listed with the other problems; the provider is asked only once the fields are valid', async () => {
     const form = await captchaForm('hcaptcha');
-    const missing = await postForm(form.id, fields());
+    const missing = await site.form(form.id, fields());
     expect(missing.statusCode).toBe(422);
     expect(missing.headers['content-type']).toMatch(/^text\/html/);
     expect(missing.body).toContain('Robot check is missing: please confirm you are not a robot.');
     expect(missing.body).toContain('<div class="h-captcha" data-sitekey="site-key-hcaptcha"></div>');
-    const empty = await postJson(form.id, { ...fields(), 'h-captcha-response': '' });
+    const empty = await site.json(form.id, { ...fields(), 'h-captcha-response': '' });
     expect(empty.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.missing }]);
-    const notString = await postJson(form.id, { ...fields(), 'h-captcha-response': 42 });
+    const notString = await site.json(form.id, { ...fields(), 'h-captcha-response': 42 });
     expect(notString.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.missing }]);
     // Reported together with the field errors.
-    const both = await postJson(form.id, { customerName: 'x', email: 'nope' });
+    const both = await site.json(form.id, { customerName: 'x', email: 'nope' });
     expect(both.statusCode).toBe(422);
     const names = both.json().errors.map((e: { field: string }) => e.field);
     expect(names).toEqual(expect.arrayContaining(['street', 'title', 'email', 'captcha']));
     // A token with invalid fields costs no provider call.
-    const invalid = await postJson(form.id, { customerName: 'x', 'h-captcha-response': 'good-token' });
+    const invalid = await site.json(form.id, { customerName: 'x', 'h-captcha-response': 'good-token' });
     expect(invalid.statusCode).toBe(422);
     expect(invalid.json().errors.map((e: { field: string }) => e.field)).not.toContain('captcha');
     expect(verifier.received).toHaveLength(0);
@@ -243,17 +225,17 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
     async (_what, handler) => {
       verifier.setHandler(handler);
       const form = await captchaForm('recaptcha');
-      const html = await postForm(form.id, fields({ 'g-recaptcha-response': 'token' }));
+      const html = await site.form(form.id, fields({ 'g-recaptcha-response': 'token' }));
       expect(html.statusCode).toBe(422);
       expect(html.body).toContain('Robot check could not be completed: please try again in a moment.');
-      const json = await postJson(form.id, { ...fields(), 'g-recaptcha-response': 'token' });
+      const json = await site.json(form.id, { ...fields(), 'g-recaptcha-response': 'token' });
       expect(json.statusCode).toBe(422);
       expect(json.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.unavailable }]);
       expect(verifier.received).toHaveLength(2);
       expect(await leadCount(form.id)).toBe(0);
       // Once the provider answers again, the same person can send the form.
       verifier.setHandler(passes);
-      expect((await postJson(form.id, { ...fields(), 'g-recaptcha-response': 'token' })).statusCode).toBe(
+      expect((await site.json(form.id, { ...fields(), 'g-recaptcha-response': 'token' })).statusCode).toBe(
         201,
       );
       expect(await leadCount(form.id)).toBe(1);
@@ -263,10 +245,10 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
   it('a filled honeypot is answered as success and stored as spam without asking the provider', async () => {
     verifier.setHandler(refuses);
     const form = await captchaForm('turnstile');
-    const noToken = await postForm(form.id, fields({ _gotcha: 'bot' }));
+    const noToken = await site.form(form.id, fields({ _gotcha: 'bot' }));
     expect(noToken.statusCode).toBe(303);
     expect(noToken.headers.location).toBe(`/f/${form.id}/thanks`);
-    const withToken = await postJson(form.id, { ...fields(), _gotcha: 'bot', 'cf-turnstile-response': 'x' });
+    const withToken = await site.json(form.id, { ...fields(), _gotcha: 'bot', 'cf-turnstile-response': 'x' });
     expect(withToken.statusCode).toBe(201);
     expect(Object.keys(withToken.json()).sort()).toEqual(['id', 'receivedAt', 'status']);
     expect(verifier.received).toHaveLength(0);
@@ -280,8 +262,8 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
 
   it('a form without a captcha takes posts without a token and never asks a provider', async () => {
     const form = await newForm({});
-    expect((await postForm(form.id, fields())).statusCode).toBe(303);
-    expect((await postJson(form.id, { ...fields(), 'cf-turnstile-response': 'ignored' })).statusCode).toBe(
+    expect((await site.form(form.id, fields())).statusCode).toBe(303);
+    expect((await site.json(form.id, { ...fields(), 'cf-turnstile-response': 'ignored' })).statusCode).toBe(
       201,
     );
     expect(verifier.received).toHaveLength(0);
@@ -406,7 +388,7 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
     it('is a 422 the person can retry once the timeout passes; nothing is stored and the server keeps serving', async () => {
       verifier.setHandler(silent);
       const form = await slowClient.captchaForm('turnstile');
-      const pending = slowClient.postForm(form.id, fields({ 'cf-turnstile-response': 'token' }));
+      const pending = slowClient.site.form(form.id, fields({ 'cf-turnstile-response': 'token' }));
       await waitFor(() => verifier.received.length === 1, 'the verifier to get the check');
       // While the check waits on the provider, other requests are served.
       const page = await slow.app.inject({ method: 'GET', url: `/f/${form.id}` });
@@ -414,12 +396,12 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
       const res = await pending;
       expect(res.statusCode).toBe(422);
       expect(res.body).toContain('Robot check could not be completed: please try again in a moment.');
-      const json = await slowClient.postJson(form.id, { ...fields(), 'cf-turnstile-response': 'token' });
+      const json = await slowClient.site.json(form.id, { ...fields(), 'cf-turnstile-response': 'token' });
       expect(json.statusCode).toBe(422);
       expect(json.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.unavailable }]);
       expect(await slowClient.leadCount(form.id)).toBe(0);
       verifier.setHandler(passes);
-      const retried = await slowClient.postForm(form.id, fields({ 'cf-turnstile-response': 'token' }));
+      const retried = await slowClient.site.form(form.id, fields({ 'cf-turnstile-response': 'token' }));
       expect(retried.statusCode).toBe(303);
       expect(await slowClient.leadCount(form.id)).toBe(1);
     });
@@ -441,24 +423,32 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
       await awayFromEdges();
       const form = await limitedClient.newForm({});
       const other = await limitedClient.newForm({});
-      expect((await limitedClient.postForm(form.id, fields(), '10.0.0.1')).statusCode).toBe(303);
-      expect((await limitedClient.postJson(form.id, fields(), '10.0.0.2')).statusCode).toBe(201);
-      expect((await limitedClient.postForm(form.id, fields(), '10.0.0.3')).statusCode).toBe(303);
-      const html = await limitedClient.postForm(form.id, fields(), '10.0.0.4');
+      expect(
+        (await limitedClient.site.form(form.id, fields(), { remoteAddress: '10.0.0.1' })).statusCode,
+      ).toBe(303);
+      expect(
+        (await limitedClient.site.json(form.id, fields(), { remoteAddress: '10.0.0.2' })).statusCode,
+      ).toBe(201);
+      expect(
+        (await limitedClient.site.form(form.id, fields(), { remoteAddress: '10.0.0.3' })).statusCode,
+      ).toBe(303);
+      const html = await limitedClient.site.form(form.id, fields(), { remoteAddress: '10.0.0.4' });
       expect(html.statusCode).toBe(429);
       expect(html.headers['content-type']).toMatch(/^text\/html/);
       expect(html.body).toContain('as many posts as it can this hour');
       const retryAfter = Number(html.headers['retry-after']);
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(3600);
-      const problem = await limitedClient.postJson(form.id, fields(), '10.0.0.5');
+      const problem = await limitedClient.site.json(form.id, fields(), { remoteAddress: '10.0.0.5' });
       expect(problem.statusCode).toBe(429);
       expect(problem.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(Number(problem.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(problem.json().detail).toMatch(/this hour/);
       expect(await limitedClient.leadCount(form.id)).toBe(3);
       // Another form has its own hour.
-      expect((await limitedClient.postForm(other.id, fields(), '10.0.0.4')).statusCode).toBe(303);
+      expect(
+        (await limitedClient.site.form(other.id, fields(), { remoteAddress: '10.0.0.4' })).statusCode,
+      ).toBe(303);
     });
 
     it('keeps the minute limit per address; posts refused by it or by the origin check use none of the hour', async () => {
@@ -474,15 +464,23 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
         });
         expect(evil.statusCode).toBe(403);
       }
-      expect((await limitedClient.postForm(form.id, fields(), '10.1.0.1')).statusCode).toBe(303);
-      expect((await limitedClient.postForm(form.id, fields(), '10.1.0.1')).statusCode).toBe(303);
-      const perMinute = await limitedClient.postForm(form.id, fields(), '10.1.0.1');
+      expect(
+        (await limitedClient.site.form(form.id, fields(), { remoteAddress: '10.1.0.1' })).statusCode,
+      ).toBe(303);
+      expect(
+        (await limitedClient.site.form(form.id, fields(), { remoteAddress: '10.1.0.1' })).statusCode,
+      ).toBe(303);
+      const perMinute = await limitedClient.site.form(form.id, fields(), { remoteAddress: '10.1.0.1' });
       expect(perMinute.statusCode).toBe(429);
       expect(perMinute.body).toContain('from your address');
       expect(Number(perMinute.headers['retry-after'])).toBeLessThanOrEqual(60);
       // The third post of the hour, from another address.
-      expect((await limitedClient.postForm(form.id, fields(), '10.1.0.2')).statusCode).toBe(303);
-      expect((await limitedClient.postForm(form.id, fields(), '10.1.0.3')).statusCode).toBe(429);
+      expect(
+        (await limitedClient.site.form(form.id, fields(), { remoteAddress: '10.1.0.2' })).statusCode,
+      ).toBe(303);
+      expect(
+        (await limitedClient.site.form(form.id, fields(), { remoteAddress: '10.1.0.3' })).statusCode,
+      ).toBe(429);
     });
   });
 });

@@ -1,8 +1,7 @@
 // Website forms: the forms API (CRUD, validation, brand isolation) and the public endpoint and pages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formPoster } from '../api.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
-
-const json = { 'content-type': 'application/json' };
 
 describe.each(dialects())('website forms on %s', (dialect) => {
   let ctx: TestContext;
@@ -20,24 +19,11 @@ describe.each(dialects())('website forms on %s', (dialect) => {
     await ctx?.close();
   });
 
-  const api = (
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    url: string,
-    payload?: unknown,
-    key = ctx.keys.full,
-  ) =>
-    ctx.app.inject({
-      method,
-      url,
-      headers: { ...(payload === undefined ? {} : json), 'x-api-key': key },
-      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-    });
   const newForm = async (fields: Record<string, unknown> = {}, key = ctx.keys.full) => {
-    const res = await api(
-      'POST',
+    const res = await ctx.api.post(
       '/v1/forms',
       { name: 'Contact', allowedOrigins: ['https://www.example.nl'], ...fields },
-      key,
+      { key: key },
     );
     expect(res.statusCode, res.body).toBe(201);
     return res.json();
@@ -79,7 +65,7 @@ describe.each(dialects())('website forms on %s', (dialect) => {
       expect(snippet.match(/<script\b[^>]*>/g)).toEqual([
         '<script src="https://challenges.cloudflare.com/turnstile/v0/api.js" async defer>',
       ]);
-      const read = await api('GET', `/v1/forms/${form.id}`);
+      const read = await ctx.api.get(`/v1/forms/${form.id}`);
       expect(read.statusCode).toBe(200);
       expect(read.json()).toEqual(form);
     });
@@ -87,14 +73,14 @@ describe.each(dialects())('website forms on %s', (dialect) => {
     it('lists, pages, changes, disables and deletes', async () => {
       const a = await newForm({ name: 'A' });
       const b = await newForm({ name: 'B' });
-      const page = await api('GET', '/v1/forms?limit=1');
+      const page = await ctx.api.get('/v1/forms?limit=1');
       expect(page.statusCode).toBe(200);
       expect(page.json().data.map((f: { id: string }) => f.id)).toEqual([b.id]);
       expect(page.json().hasMore).toBe(true);
-      const next = await api('GET', `/v1/forms?limit=1&cursor=${page.json().nextCursor}`);
+      const next = await ctx.api.get(`/v1/forms?limit=1&cursor=${page.json().nextCursor}`);
       expect(next.json().data.map((f: { id: string }) => f.id)).toEqual([a.id]);
 
-      const changed = await api('PATCH', `/v1/forms/${a.id}`, {
+      const changed = await ctx.api.patch(`/v1/forms/${a.id}`, {
         enabled: false,
         consentText: 'Yes',
         redirectUrl: null,
@@ -106,13 +92,13 @@ describe.each(dialects())('website forms on %s', (dialect) => {
         consentText: 'Yes',
         allowedOrigins: ['http://localhost:8080'],
       });
-      expect((await api('DELETE', `/v1/forms/${a.id}`)).statusCode).toBe(204);
-      expect((await api('GET', `/v1/forms/${a.id}`)).statusCode).toBe(404);
-      expect((await api('DELETE', `/v1/forms/${a.id}`)).statusCode).toBe(404);
+      expect((await ctx.api.delete(`/v1/forms/${a.id}`)).statusCode).toBe(204);
+      expect((await ctx.api.get(`/v1/forms/${a.id}`)).statusCode).toBe(404);
+      expect((await ctx.api.delete(`/v1/forms/${a.id}`)).statusCode).toBe(404);
     });
 
     it('refuses bad origins and URLs with named errors', async () => {
-      const res = await api('POST', '/v1/forms', {
+      const res = await ctx.api.post('/v1/forms', {
         name: ' ',
         allowedOrigins: [
           'http://www.example.nl',
@@ -138,25 +124,28 @@ describe.each(dialects())('website forms on %s', (dialect) => {
         ]),
       );
       expect(fields).not.toContain('allowedOrigins[3]');
-      const reserved = await api('POST', '/v1/forms', {
+      const reserved = await ctx.api.post('/v1/forms', {
         name: 'x',
         allowedOrigins: [],
         honeypotField: 'email',
       });
       expect(reserved.json().errors.map((e: { field: string }) => e.field)).toEqual(['honeypotField']);
-      const missing = await api('POST', '/v1/forms', { name: 'x' });
+      const missing = await ctx.api.post('/v1/forms', { name: 'x' });
       expect(missing.statusCode).toBe(422);
     });
 
     it("keeps brands apart: another brand's form is a 404 and is not listed", async () => {
       const mine = await newForm();
       for (const method of ['GET', 'DELETE'] as const) {
-        expect((await api(method, `/v1/forms/${mine.id}`, undefined, ctx.keys.other)).statusCode).toBe(404);
+        expect(
+          (await ctx.api.request(method, `/v1/forms/${mine.id}`, undefined, { key: ctx.keys.other }))
+            .statusCode,
+        ).toBe(404);
       }
-      expect((await api('PATCH', `/v1/forms/${mine.id}`, { name: 'x' }, ctx.keys.other)).statusCode).toBe(
-        404,
-      );
-      const list = await api('GET', '/v1/forms', undefined, ctx.keys.other);
+      expect(
+        (await ctx.api.patch(`/v1/forms/${mine.id}`, { name: 'x' }, { key: ctx.keys.other })).statusCode,
+      ).toBe(404);
+      const list = await ctx.api.get('/v1/forms', { key: ctx.keys.other });
       expect(list.json().data.map((f: { id: string }) => f.id)).not.toContain(mine.id);
     });
   });
@@ -185,26 +174,9 @@ describe.each(dialects())('website forms on %s', (dialect) => {
       title: 'Boiler broken',
       ...extra,
     });
-    const encode = (values: Record<string, string>) => new URLSearchParams(values).toString();
-    const postForm = (
-      id: string,
-      values: Record<string, string>,
-      headers: Record<string, string> = { origin: SITE },
-    ) =>
-      ctx.app.inject({
-        method: 'POST',
-        url: `/f/${id}`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-        payload: encode(values),
-      });
-    const postJson = (id: string, body: unknown, headers: Record<string, string> = { origin: SITE }) =>
-      ctx.app.inject({
-        method: 'POST',
-        url: `/f/${id}`,
-        headers: { 'content-type': 'application/json', ...headers },
-        payload: JSON.stringify(body),
-      });
-    const readLead = async (id: string) => (await api('GET', `/v1/leads/${id}`)).json();
+    /** Posts to a form as a browser on SITE. */
+    const site = formPoster(() => ctx.app, SITE);
+    const readLead = async (id: string) => (await ctx.api.get(`/v1/leads/${id}`)).json();
     const leadByEmail = async (email: string | undefined) => {
       const row = await ctx.app.deps.database.db
         .selectFrom('leads as l')
@@ -230,7 +202,7 @@ describe.each(dialects())('website forms on %s', (dialect) => {
         landingPage: '/cv-ketel',
         houseType: 'flat',
       });
-      const res = await postForm(form.id, values);
+      const res = await site.form(form.id, values);
       expect(res.statusCode, res.body).toBe(303);
       expect(res.headers.location).toBe(`/f/${form.id}/thanks`);
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
@@ -286,7 +258,7 @@ describe.each(dialects())('website forms on %s', (dialect) => {
     });
 
     it('JSON: 201 with exactly id, status and receivedAt, and CORS for the allowed origin', async () => {
-      const res = await postJson(form.id, fields({ phone: '020 123 4567' }));
+      const res = await site.json(form.id, fields({ phone: '020 123 4567' }));
       expect(res.statusCode, res.body).toBe(201);
       const body = res.json();
       expect(Object.keys(body).sort()).toEqual(['id', 'receivedAt', 'status']);
@@ -297,7 +269,7 @@ describe.each(dialects())('website forms on %s', (dialect) => {
     });
 
     it('a failing form post is a 422 page listing each problem and keeping what was typed', async () => {
-      const res = await postForm(form.id, {
+      const res = await site.form(form.id, {
         customerName: 'Kees <b>',
         email: 'not-an-email',
         phone: '12',
@@ -314,7 +286,7 @@ describe.each(dialects())('website forms on %s', (dialect) => {
     });
 
     it('a failing JSON post is a 422 problem naming the fields', async () => {
-      const res = await postJson(form.id, { customerName: 'x', email: 'nope' });
+      const res = await site.json(form.id, { customerName: 'x', email: 'nope' });
       expect(res.statusCode).toBe(422);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       const names = res.json().errors.map((e: { field: string }) => e.field);
@@ -323,45 +295,53 @@ describe.each(dialects())('website forms on %s', (dialect) => {
     });
 
     it('checks the origin: another origin is 403, Referer stands in for Origin, none or "null" is 403', async () => {
-      const evil = await postForm(form.id, fields(), { origin: 'https://evil.example' });
+      const evil = await site.form(form.id, fields(), { origin: 'https://evil.example' });
       expect(evil.statusCode).toBe(403);
       expect(evil.headers['content-type']).toMatch(/^text\/html/);
-      const evilJson = await postJson(form.id, fields(), { origin: 'https://evil.example' });
+      const evilJson = await site.json(form.id, fields(), { origin: 'https://evil.example' });
       expect(evilJson.statusCode).toBe(403);
       expect(evilJson.headers['access-control-allow-origin']).toBeUndefined();
-      expect((await postForm(form.id, fields(), { referer: `${SITE}/contact?x=1` })).statusCode).toBe(303);
       expect(
-        (await postForm(form.id, fields(), { referer: 'https://evil.example/contact' })).statusCode,
+        (await site.form(form.id, fields(), { origin: null, headers: { referer: `${SITE}/contact?x=1` } }))
+          .statusCode,
+      ).toBe(303);
+      expect(
+        (
+          await site.form(form.id, fields(), {
+            origin: null,
+            headers: { referer: 'https://evil.example/contact' },
+          })
+        ).statusCode,
       ).toBe(403);
-      expect((await postForm(form.id, fields(), {})).statusCode).toBe(403);
-      expect((await postForm(form.id, fields(), { origin: 'null', referer: `${SITE}/` })).statusCode).toBe(
-        403,
-      );
+      expect((await site.form(form.id, fields(), { origin: null })).statusCode).toBe(403);
+      expect(
+        (await site.form(form.id, fields(), { origin: 'null', headers: { referer: `${SITE}/` } })).statusCode,
+      ).toBe(403);
       // The service's own origin (the hosted page) is allowed, without CORS headers.
       const own = new URL(ctx.app.deps.config.publicUrl).origin;
-      const ownJson = await postJson(form.id, fields(), { origin: own });
+      const ownJson = await site.json(form.id, fields(), { origin: own });
       expect(ownJson.statusCode).toBe(201);
       expect(ownJson.headers['access-control-allow-origin']).toBeUndefined();
       // So is the host the hosted page was served by (a proxy's name, PUBLIC_URL unset), but only that host.
-      const served = await postJson(form.id, fields(), {
+      const served = await site.json(form.id, fields(), {
         origin: 'http://leads.proxy.example',
-        host: 'leads.proxy.example',
+        headers: { host: 'leads.proxy.example' },
       });
       expect(served.statusCode, served.body).toBe(201);
-      const elsewhere = await postJson(form.id, fields(), {
+      const elsewhere = await site.json(form.id, fields(), {
         origin: 'http://other.proxy.example',
-        host: 'leads.proxy.example',
+        headers: { host: 'leads.proxy.example' },
       });
       expect(elsewhere.statusCode).toBe(403);
     });
 
     it('tells people who wrote a national phone number how to write it, with examples of the country', async () => {
-      const res = await postJson(form.id, { ...fields(), phone: '12' }, { origin: SITE });
+      const res = await site.json(form.id, { ...fields(), phone: '12' });
       expect(res.statusCode).toBe(422);
       expect(res.json().errors).toEqual([
         { field: 'phone', message: 'must be a phone number, such as 06 12345678 or +31 6 12345678' },
       ]);
-      const international = await postJson(form.id, { ...fields(), phone: '+12' }, { origin: SITE });
+      const international = await site.json(form.id, { ...fields(), phone: '+12' });
       expect(international.json().errors[0].message).toBe('must hold 8 to 15 digits');
     });
 
@@ -395,15 +375,15 @@ describe.each(dialects())('website forms on %s', (dialect) => {
 
     it('a filled honeypot is answered like success, and the lead is spam: in no list, no event', async () => {
       const values = fields({ _gotcha: 'I am a bot' });
-      const res = await postForm(form.id, values);
+      const res = await site.form(form.id, values);
       expect(res.statusCode).toBe(303);
       expect(res.headers.location).toBe(`/f/${form.id}/thanks`);
       const spam = await leadByEmail(values.email);
       expect(spam.spam).toBe(1);
-      const jsonRes = await postJson(form.id, fields({ _gotcha: 'x' }));
+      const jsonRes = await site.json(form.id, fields({ _gotcha: 'x' }));
       expect(jsonRes.statusCode).toBe(201);
       expect(Object.keys(jsonRes.json()).sort()).toEqual(['id', 'receivedAt', 'status']);
-      const list = await api('GET', '/v1/leads?limit=100');
+      const list = await ctx.api.get('/v1/leads?limit=100');
       const ids = list.json().data.map((l: { id: string }) => l.id);
       expect(ids).not.toContain(spam.id);
       expect(ids).not.toContain(jsonRes.json().id);
@@ -417,61 +397,56 @@ describe.each(dialects())('website forms on %s', (dialect) => {
       const customerEvents = events.filter((r) => String(r.data).includes(values.email ?? '-')).length;
       expect(customerEvents).toBe(0);
       // Nor readable or movable through the API until it is released: a 404 like an unknown id.
-      expect((await api('GET', `/v1/leads/${spam.id}`)).statusCode).toBe(404);
-      const moved = await ctx.app.inject({
-        method: 'PATCH',
-        url: `/v1/leads/${spam.id}`,
-        headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
-        payload: { status: 'cancelled' },
-      });
+      expect((await ctx.api.get(`/v1/leads/${spam.id}`)).statusCode).toBe(404);
+      const moved = await ctx.api.patch(`/v1/leads/${spam.id}`, { status: 'cancelled' });
       expect(moved.statusCode).toBe(404);
       expect(await eventsFor(spam.id)).toEqual([]);
     });
 
     it('requires consent when the form asks for it, and keeps it with the lead', async () => {
-      const missing = await postForm(consentForm.id, fields());
+      const missing = await site.form(consentForm.id, fields());
       expect(missing.statusCode).toBe(422);
       expect(missing.body).toContain('href="#field-consent"');
-      const missingJson = await postJson(consentForm.id, fields({}));
+      const missingJson = await site.json(consentForm.id, fields({}));
       expect(missingJson.json().errors.map((e: { field: string }) => e.field)).toEqual(['consent']);
-      const falseJson = await postJson(consentForm.id, { ...fields(), consent: false });
+      const falseJson = await site.json(consentForm.id, { ...fields(), consent: false });
       expect(falseJson.statusCode).toBe(422);
       const values = fields({ consent: 'yes' });
-      const ok = await postForm(consentForm.id, values);
+      const ok = await site.form(consentForm.id, values);
       expect(ok.statusCode).toBe(303);
       expect(ok.headers.location).toBe(`${SITE}/thanks`);
       const lead = await readLead((await leadByEmail(values.email)).id);
       expect(lead.consent.text).toBe('I agree <to> "be" contacted');
       expect(Date.parse(lead.consent.at)).toBeGreaterThan(Date.now() - 60_000);
-      const jsonOk = await postJson(consentForm.id, { ...fields(), consent: true });
+      const jsonOk = await site.json(consentForm.id, { ...fields(), consent: true });
       expect(jsonOk.statusCode).toBe(201);
     });
 
     it('limits extra fields: 21 fields or 1,001 characters is a 422 naming the field', async () => {
       const many: Record<string, string> = {};
       for (let i = 1; i <= 21; i++) many[`extra${i}`] = 'x';
-      const tooMany = await postJson(form.id, { ...fields(), ...many });
+      const tooMany = await site.json(form.id, { ...fields(), ...many });
       expect(tooMany.statusCode).toBe(422);
       expect(tooMany.json().errors.map((e: { field: string }) => e.field)).toEqual(['extra21']);
       const twenty = { ...many };
       delete twenty.extra21;
-      expect((await postJson(form.id, { ...fields(), ...twenty })).statusCode).toBe(201);
-      const long = await postJson(form.id, { ...fields(), note2: 'y'.repeat(1001) });
+      expect((await site.json(form.id, { ...fields(), ...twenty })).statusCode).toBe(201);
+      const long = await site.json(form.id, { ...fields(), note2: 'y'.repeat(1001) });
       expect(long.statusCode).toBe(422);
       expect(long.json().errors.map((e: { field: string }) => e.field)).toEqual(['note2']);
-      expect((await postJson(form.id, { ...fields(), note2: 'y'.repeat(1000) })).statusCode).toBe(201);
+      expect((await site.json(form.id, { ...fields(), note2: 'y'.repeat(1000) })).statusCode).toBe(201);
     });
 
     it('a disabled or unknown form is a 404: HTML for form posts, problem+json for JSON', async () => {
       const off = await newForm({ allowedOrigins: [SITE] });
-      await api('PATCH', `/v1/forms/${off.id}`, { enabled: false });
-      const html = await postForm(off.id, fields());
+      await ctx.api.patch(`/v1/forms/${off.id}`, { enabled: false });
+      const html = await site.form(off.id, fields());
       expect(html.statusCode).toBe(404);
       expect(html.headers['content-type']).toMatch(/^text\/html/);
-      const json = await postJson(off.id, fields());
+      const json = await site.json(off.id, fields());
       expect(json.statusCode).toBe(404);
       expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect((await postForm('frm_00000000000000000000000000', fields())).statusCode).toBe(404);
+      expect((await site.form('frm_00000000000000000000000000', fields())).statusCode).toBe(404);
       expect((await ctx.app.inject({ method: 'GET', url: `/f/${off.id}` })).statusCode).toBe(404);
     });
 
@@ -485,44 +460,29 @@ describe.each(dialects())('website forms on %s', (dialect) => {
         },
       });
       try {
-        const created = await limited.app.inject({
-          method: 'POST',
-          url: '/v1/forms',
-          headers: { ...json, 'x-api-key': limited.keys.full },
-          payload: { name: 'Limited', allowedOrigins: [SITE] },
-        });
+        const created = await limited.api.post('/v1/forms', { name: 'Limited', allowedOrigins: [SITE] });
         const id = created.json().id as string;
-        const post = (remoteAddress: string, type: 'form' | 'json') =>
-          limited.app.inject({
-            method: 'POST',
-            url: `/f/${id}`,
-            remoteAddress,
-            headers: {
-              origin: SITE,
-              'content-type': type === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
-            },
-            payload: type === 'json' ? JSON.stringify(fields()) : encode(fields()),
-          });
-        expect((await post('10.0.0.1', 'form')).statusCode).toBe(303);
-        expect((await post('10.0.0.1', 'json')).statusCode).toBe(201);
-        const html = await post('10.0.0.1', 'form');
+        const limitedSite = formPoster(limited.app, SITE);
+        expect((await limitedSite.form(id, fields(), { remoteAddress: '10.0.0.1' })).statusCode).toBe(303);
+        expect((await limitedSite.json(id, fields(), { remoteAddress: '10.0.0.1' })).statusCode).toBe(201);
+        const html = await limitedSite.form(id, fields(), { remoteAddress: '10.0.0.1' });
         expect(html.statusCode).toBe(429);
         expect(html.headers['content-type']).toMatch(/^text\/html/);
         expect(html.headers['retry-after']).toBeDefined();
-        const problem = await post('10.0.0.1', 'json');
+        const problem = await limitedSite.json(id, fields(), { remoteAddress: '10.0.0.1' });
         expect(problem.statusCode).toBe(429);
         expect(problem.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect((await post('10.0.0.2', 'form')).statusCode).toBe(303);
+        expect((await limitedSite.form(id, fields(), { remoteAddress: '10.0.0.2' })).statusCode).toBe(303);
       } finally {
         await limited.close();
       }
     });
 
     it('a body over 64 KiB is a 413', async () => {
-      const res = await postForm(form.id, fields({ description: 'z'.repeat(70 * 1024) }));
+      const res = await site.form(form.id, fields({ description: 'z'.repeat(70 * 1024) }));
       expect(res.statusCode).toBe(413);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
-      const json = await postJson(form.id, fields({ description: 'z'.repeat(70 * 1024) }));
+      const json = await site.json(form.id, fields({ description: 'z'.repeat(70 * 1024) }));
       expect(json.statusCode).toBe(413);
       expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
     });

@@ -2,6 +2,7 @@
 // up to a cap, invalid UTF-8 and duplicate keys are 400s, invisible-only required fields are empty.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateBrandInput } from '../../src/accounts/brands.js';
+import { formPoster, raw } from '../api.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('input hardening on %s', (dialect) => {
@@ -12,21 +13,8 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const get = (url: string) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
-
-  const send = (
-    method: 'POST' | 'PATCH',
-    url: string,
-    payload: string,
-    headers: Record<string, string> = {},
-  ) =>
-    ctx.app.inject({
-      method,
-      url,
-      headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json', ...headers },
-      payload,
-    });
+  /** Posts to a form as a browser on the site the forms here allow. */
+  const site = formPoster(() => ctx.app, 'https://www.example.nl');
 
   describe('a 422 is never much larger than its request', () => {
     const UNKNOWN = Array.from({ length: 6000 }, (_, i) => `k${String(i).padStart(4, '0')}`);
@@ -49,14 +37,14 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
     it('POST /v1/leads with 6,000 unknown fields lists the first 20 and counts the rest', async () => {
       const payload = withUnknown(validLead());
       expect(payload.length).toBeGreaterThan(50_000);
-      const res = await send('POST', '/v1/leads', payload);
+      const res = await ctx.api.post('/v1/leads', raw(payload));
       expectCapped(res, /is not a known field/, 'unknown fields');
       // Only the unknown fields failed: 6,000 of them, and the count says so.
       expect(res.json().detail).toMatch(/^6,000 fields are invalid: /);
     });
 
     it('the real field errors are still all listed beside the capped unknown ones', async () => {
-      const res = await send('POST', '/v1/leads', withUnknown({ title: '', email: 'nope' }));
+      const res = await ctx.api.post('/v1/leads', raw(withUnknown({ title: '', email: 'nope' })));
       expectCapped(res, /is not a known field/, 'unknown fields');
       const fields = res.json().errors.map((e: { field: string }) => e.field);
       expect(fields).toEqual(expect.arrayContaining(['title', 'email', 'street', 'city', 'postalCode']));
@@ -65,41 +53,34 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
     it('PATCH /v1/leads/{id}, POST /v1/forms and POST /v1/webhook-endpoints cap their lists too', async () => {
       const lead = await ctx.createLead();
       expectCapped(
-        await send('PATCH', `/v1/leads/${lead.id}`, withUnknown({ status: 'quoted' })),
+        await ctx.api.patch(`/v1/leads/${lead.id}`, raw(withUnknown({ status: 'quoted' }))),
         /is not a known field/,
         'unknown fields',
       );
       expectCapped(
-        await send(
-          'POST',
+        await ctx.api.post(
           '/v1/forms',
-          withUnknown({ name: 'F', allowedOrigins: ['https://www.example.nl'] }),
+          raw(withUnknown({ name: 'F', allowedOrigins: ['https://www.example.nl'] })),
         ),
         /is not a known field/,
         'unknown fields',
       );
       expectCapped(
-        await send('POST', '/v1/webhook-endpoints', withUnknown({ url: 'https://example.com/hook' })),
+        await ctx.api.post('/v1/webhook-endpoints', raw(withUnknown({ url: 'https://example.com/hook' }))),
         /is not a known field/,
         'unknown fields',
       );
     });
 
     it('a public form post with 5,000 extra fields lists 20 of those it refuses', async () => {
-      const created = await send(
-        'POST',
-        '/v1/forms',
-        JSON.stringify({ name: 'Contact', allowedOrigins: ['https://www.example.nl'] }),
-      );
+      const created = await ctx.api.post('/v1/forms', {
+        name: 'Contact',
+        allowedOrigins: ['https://www.example.nl'],
+      });
       expect(created.statusCode, created.body).toBe(201);
       const extra: Record<string, string> = {};
       for (const key of UNKNOWN.slice(0, 5000)) extra[key] = '';
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: `/f/${created.json().id}`,
-        headers: { 'content-type': 'application/json', origin: 'https://www.example.nl' },
-        payload: JSON.stringify({ ...validLead(), ...extra }),
-      });
+      const res = await site.json(created.json().id, { ...validLead(), ...extra });
       // The first 20 extra fields are kept; the 4,980 beyond them are the ones refused.
       expect(res.statusCode).toBe(422);
       expect(res.body.length).toBeLessThan(8 * 1024);
@@ -111,7 +92,7 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
 
     it('a query string with 1,500 unknown parameters lists 20', async () => {
       const names = UNKNOWN.slice(0, 1500);
-      const res = await get(`/v1/leads?${names.map((n) => `${n}=`).join('&')}`);
+      const res = await ctx.api.get(`/v1/leads?${names.map((n) => `${n}=`).join('&')}`);
       expect(res.statusCode).toBe(422);
       expect(res.body.length).toBeLessThan(8 * 1024);
       const problem = res.json();
@@ -121,7 +102,7 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
 
     it('a very long unknown field name is cut where it is listed', async () => {
       const name = 'x'.repeat(50_000);
-      const res = await send('POST', '/v1/leads', JSON.stringify({ ...validLead(), [name]: 1 }));
+      const res = await ctx.api.post('/v1/leads', { ...validLead(), [name]: 1 });
       expect(res.statusCode).toBe(422);
       expect(res.body.length).toBeLessThan(2 * 1024);
       expect(res.json().errors).toEqual([{ field: `${'x'.repeat(100)}…`, message: 'is not a known field' }]);
@@ -129,13 +110,6 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
   });
 
   describe('input is refused rather than silently changed', () => {
-    const raw = (payload: Buffer | string, contentType = 'application/json') =>
-      ctx.app.inject({
-        method: 'POST',
-        url: '/v1/leads',
-        headers: { 'x-api-key': ctx.keys.full, 'content-type': contentType },
-        payload,
-      });
     const leadCount = async () =>
       Number(
         (
@@ -152,7 +126,7 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
       const at = json.indexOf('XX');
       for (const bad of [[0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0]]) {
         const body = Buffer.concat([json.subarray(0, at), Buffer.from(bad), json.subarray(at + 2)]);
-        const res = await raw(body);
+        const res = await ctx.api.post('/v1/leads', body);
         expect(res.statusCode, res.body).toBe(400);
         expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
         const problem = res.json();
@@ -162,26 +136,19 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
       }
       expect(await leadCount()).toBe(before);
       // Valid UTF-8 of every width still goes in as sent.
-      const ok = await raw(
+      const ok = await ctx.api.post(
+        '/v1/leads',
         Buffer.from(JSON.stringify(validLead({ title: 'Kraan lekt: café, Ελλάδα, 水, 🚿' }))),
       );
       expect(ok.statusCode, ok.body).toBe(201);
     });
 
     it('a public form post with invalid UTF-8 is refused, form-encoded or JSON', async () => {
-      const created = await send(
-        'POST',
-        '/v1/forms',
-        JSON.stringify({ name: 'Contact', allowedOrigins: ['https://www.example.nl'] }),
-      );
-      const url = `/f/${created.json().id}`;
-      const post = (payload: Buffer | string, contentType: string) =>
-        ctx.app.inject({
-          method: 'POST',
-          url,
-          headers: { 'content-type': contentType, origin: 'https://www.example.nl' },
-          payload,
-        });
+      const created = await ctx.api.post('/v1/forms', {
+        name: 'Contact',
+        allowedOrigins: ['https://www.example.nl'],
+      });
+      const formId = created.json().id as string;
       const before = await leadCount();
       const { title: _title, ...withoutTitle } = validLead() as Record<string, string>;
       const fields = new URLSearchParams(withoutTitle).toString();
@@ -191,33 +158,27 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
         `${fields}&title=%E2%82`,
         Buffer.concat([Buffer.from(`${fields}&title=Boiler`), Buffer.from([0xff])]),
       ]) {
-        const res = await post(body, 'application/x-www-form-urlencoded');
+        const res = await site.form(formId, body);
         expect(res.statusCode, String(body)).toBe(400);
         expect(res.headers['content-type']).toMatch(/^text\/html/);
       }
-      const json = await post(
+      const json = await site.json(
+        formId,
         Buffer.concat([
           Buffer.from(JSON.stringify(validLead()).slice(0, -1)),
           Buffer.from(',"x":"\xff"}', 'latin1'),
         ]),
-        'application/json',
       );
       expect(json.statusCode).toBe(400);
       expect(json.json().detail).toMatch(/not valid UTF-8/);
       expect(await leadCount()).toBe(before);
       // What browsers send still works: escaped UTF-8, a literal "%" that escapes nothing, "+" for spaces.
-      const ok = await post(
+      const ok = await site.form(
+        formId,
         `${fields}&title=${encodeURIComponent('Café: 100% kapot')}&description=100%+sure&note+x=a+b`,
-        'application/x-www-form-urlencoded',
       );
       expect(ok.statusCode, ok.body).toBe(303);
-      const lead = (
-        await ctx.app.inject({
-          method: 'GET',
-          url: '/v1/leads?limit=1',
-          headers: { 'x-api-key': ctx.keys.full },
-        })
-      ).json().data[0];
+      const lead = (await ctx.api.get('/v1/leads?limit=1')).json().data[0];
       expect(lead.title).toBe('Café: 100% kapot');
     });
 
@@ -237,7 +198,7 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
     };
 
     it.each(Object.entries(INVISIBLE))('a required field of only %s is empty: 422', async (_name, value) => {
-      const res = await send('POST', '/v1/leads', JSON.stringify(validLead({ title: value, city: value })));
+      const res = await ctx.api.post('/v1/leads', validLead({ title: value, city: value }));
       expect(res.statusCode, res.body).toBe(422);
       expect(res.json().errors).toEqual([
         { field: 'city', message: 'must not be empty' },
@@ -247,24 +208,17 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
 
     it('invisible characters beside visible text are kept exactly as sent', async () => {
       const title = '\u200eBoiler\u200b broken\u2060';
-      const res = await send('POST', '/v1/leads', JSON.stringify(validLead({ title, firstName: '\u200b' })));
+      const res = await ctx.api.post('/v1/leads', validLead({ title, firstName: '\u200b' }));
       expect(res.statusCode, res.body).toBe(201);
-      const lead = (
-        await ctx.app.inject({
-          method: 'GET',
-          url: `/v1/leads/${res.json().id}`,
-          headers: { 'x-api-key': ctx.keys.full },
-        })
-      ).json();
+      const lead = (await ctx.api.get(`/v1/leads/${res.json().id}`)).json();
       expect(lead.title).toBe(title);
     });
 
     it('a form name or brand name of only invisible characters is required', async () => {
-      const form = await send(
-        'POST',
-        '/v1/forms',
-        JSON.stringify({ name: '\u200b\u200f', allowedOrigins: ['https://www.example.nl'] }),
-      );
+      const form = await ctx.api.post('/v1/forms', {
+        name: '\u200b\u200f',
+        allowedOrigins: ['https://www.example.nl'],
+      });
       expect(form.statusCode).toBe(422);
       expect(form.json().errors).toEqual([{ field: 'name', message: 'must be a non-empty string' }]);
       expect(() => validateBrandInput({ name: '\u200b\u2060 ' })).toThrow(/name: is required/);
@@ -272,18 +226,13 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
     });
 
     it('a consent of only invisible characters is no consent', async () => {
-      const created = await send(
-        'POST',
-        '/v1/forms',
-        JSON.stringify({ name: 'C', allowedOrigins: ['https://www.example.nl'], consentText: 'I agree' }),
-      );
-      expect(created.statusCode, created.body).toBe(201);
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: `/f/${created.json().id}`,
-        headers: { 'content-type': 'application/json', origin: 'https://www.example.nl' },
-        payload: JSON.stringify({ ...validLead(), consent: '\u200b\u200e' }),
+      const created = await ctx.api.post('/v1/forms', {
+        name: 'C',
+        allowedOrigins: ['https://www.example.nl'],
+        consentText: 'I agree',
       });
+      expect(created.statusCode, created.body).toBe(201);
+      const res = await site.json(created.json().id, { ...validLead(), consent: '\u200b\u200e' });
       expect(res.statusCode, res.body).toBe(422);
       expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['consent']);
     });
@@ -296,7 +245,7 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
       ['{ "title" : "a" ,\n "title"\t: "b" }', 'title'],
     ])('a JSON body %s is a 400 naming the duplicate key', async (payload, key) => {
       const before = await leadCount();
-      const res = await raw(payload);
+      const res = await ctx.api.post('/v1/leads', raw(payload));
       expect(res.statusCode, res.body).toBe(400);
       const problem = res.json();
       expect(problem.type).toBe('https://lead-intake.dev/errors/malformed-json');
@@ -307,22 +256,23 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
 
     it('a duplicate key is refused on every JSON route, public forms included', async () => {
       const lead = await ctx.createLead();
-      const patch = await send('PATCH', `/v1/leads/${lead.id}`, '{"status":"quoted","status":"cancelled"}');
+      const patch = await ctx.api.patch(
+        `/v1/leads/${lead.id}`,
+        raw('{"status":"quoted","status":"cancelled"}'),
+      );
       expect(patch.statusCode).toBe(400);
       expect(patch.json().detail).toContain('duplicate key "status"');
-      const hook = await send(
-        'POST',
+      const hook = await ctx.api.post(
         '/v1/webhook-endpoints',
-        '{"url":"https://a.example/h","url":"https://b.example/h"}',
+        raw('{"url":"https://a.example/h","url":"https://b.example/h"}'),
       );
       expect(hook.statusCode).toBe(400);
     });
 
     it('the same key in different objects is no duplicate', async () => {
-      const res = await send(
-        'POST',
+      const res = await ctx.api.post(
         '/v1/leads',
-        JSON.stringify(validLead({ title: 'title: "title"', description: '{"title":"x","title":"y"}' })),
+        validLead({ title: 'title: "title"', description: '{"title":"x","title":"y"}' }),
       );
       expect(res.statusCode, res.body).toBe(201);
     });
@@ -342,7 +292,7 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
       'limit=%s is served as 100',
       async (limit) => {
         for (const path of LISTS) {
-          const res = await get(`${path}?limit=${encodeURIComponent(limit)}`);
+          const res = await ctx.api.get(`${path}?limit=${encodeURIComponent(limit)}`);
           expect(res.statusCode, `${path} ${res.body}`).toBe(200);
           expect(res.json().limit).toBe(100);
         }
@@ -359,7 +309,7 @@ describe.each(dialects())('input hardening on %s', (dialect) => {
       'x',
     ])('limit=%s is still a 422', async (limit) => {
       for (const path of LISTS) {
-        const res = await get(`${path}?limit=${encodeURIComponent(limit)}`);
+        const res = await ctx.api.get(`${path}?limit=${encodeURIComponent(limit)}`);
         expect(res.statusCode, path).toBe(422);
         expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['limit']);
       }

@@ -5,29 +5,21 @@ import {
   pruneIdempotencyKeys,
   requestFingerprint,
 } from '../../src/platform/db/idempotency.js';
+import type { ApiClient } from '../api.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) => {
   let ctx: TestContext;
+  /** Sends the leads:write key. */
+  let writer: ApiClient;
   beforeAll(async () => {
     ctx = await createTestContext(dialect);
+    writer = ctx.api.as(ctx.keys['leads:write']);
   });
   afterAll(async () => ctx?.close());
 
   let counter = 0;
   const newKey = () => `key-${dialect}-${Date.now()}-${++counter}`;
-
-  const post = (payload: unknown, idempotencyKey?: string, apiKey = ctx.keys['leads:write']) =>
-    ctx.app.inject({
-      method: 'POST',
-      url: '/v1/leads',
-      headers: {
-        'x-api-key': apiKey,
-        'content-type': 'application/json',
-        ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
-      },
-      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
-    });
 
   const countLeads = async (title: string) =>
     Number(
@@ -43,10 +35,10 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
   it('replays the first response for the same key and body, and creates nothing more', async () => {
     const key = newKey();
     const body = validLead({ title: `Idempotent ${key}` });
-    const first = await post(body, key);
+    const first = await writer.post('/v1/leads', body, { idempotencyKey: key });
     expect(first.statusCode).toBe(201);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
-    const again = await post(body, key);
+    const again = await writer.post('/v1/leads', body, { idempotencyKey: key });
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json()).toEqual(first.json());
@@ -66,8 +58,8 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
     const body = validLead({ title: `Reordered ${key}` });
     const reversed = Object.fromEntries(Object.entries(body).reverse());
     expect(JSON.stringify(reversed)).not.toBe(JSON.stringify(body));
-    const first = await post(body, key);
-    const again = await post(reversed, key);
+    const first = await writer.post('/v1/leads', body, { idempotencyKey: key });
+    const again = await writer.post('/v1/leads', reversed, { idempotencyKey: key });
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json().id).toBe(first.json().id);
@@ -75,8 +67,10 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
 
   it('refuses the same key with a different body: 422, nothing created', async () => {
     const key = newKey();
-    await post(validLead({ title: `First ${key}` }), key);
-    const other = await post(validLead({ title: `Second ${key}` }), key);
+    await writer.post('/v1/leads', validLead({ title: `First ${key}` }), { idempotencyKey: key });
+    const other = await writer.post('/v1/leads', validLead({ title: `Second ${key}` }), {
+      idempotencyKey: key,
+    });
     expect(other.statusCode).toBe(422);
     expect(other.headers['content-type']).toContain('application/problem+json');
     expect(other.json().errors[0].field).toBe('Idempotency-Key');
@@ -87,8 +81,8 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
   it('keys are per API key: another key with the same Idempotency-Key creates its own lead', async () => {
     const key = newKey();
     const body = validLead({ title: `Per key ${key}` });
-    const mine = await post(body, key, ctx.keys['leads:write']);
-    const theirs = await post(body, key, ctx.keys.full);
+    const mine = await writer.post('/v1/leads', body, { idempotencyKey: key, key: ctx.keys['leads:write'] });
+    const theirs = await writer.post('/v1/leads', body, { idempotencyKey: key, key: ctx.keys.full });
     expect(theirs.statusCode).toBe(201);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
     expect(theirs.json().id).not.toBe(mine.json().id);
@@ -110,7 +104,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
         created_at: Date.now(),
       })
       .execute();
-    const res = await post(body, key);
+    const res = await writer.post('/v1/leads', body, { idempotencyKey: key });
     expect(res.statusCode).toBe(409);
     expect(res.json().type).toBe('https://lead-intake.dev/errors/conflict');
     expect(res.json().detail).toMatch(/still being processed/);
@@ -133,7 +127,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
         created_at: Date.now() - 5 * 60_000,
       })
       .execute();
-    const res = await post(body, key);
+    const res = await writer.post('/v1/leads', body, { idempotencyKey: key });
     expect(res.statusCode).toBe(201);
     expect(await countLeads(`Abandoned ${key}`)).toBe(1);
   });
@@ -141,13 +135,15 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
   it('of many concurrent requests with one key, exactly one creates the lead', async () => {
     const key = newKey();
     const body = validLead({ title: `Race ${key}` });
-    const results = await Promise.all(Array.from({ length: 8 }, () => post(body, key)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => writer.post('/v1/leads', body, { idempotencyKey: key })),
+    );
     const statuses = results.map((r) => r.statusCode);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
     const created = results.filter((r) => r.statusCode === 201 && !r.headers['idempotent-replayed']);
     expect(created).toHaveLength(1);
     expect(await countLeads(`Race ${key}`)).toBe(1);
-    const after = await post(body, key);
+    const after = await writer.post('/v1/leads', body, { idempotencyKey: key });
     expect(after.headers['idempotent-replayed']).toBe('true');
     expect(after.json().id).toBe(created[0]!.json().id);
   });
@@ -168,7 +164,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
         .raw(`alter table leads add constraint fail_lead check (title <> '${title}')`)
         .execute(ctx.app.deps.database.db);
     }
-    const failed = await post(body, key);
+    const failed = await writer.post('/v1/leads', body, { idempotencyKey: key });
     expect(failed.statusCode).toBe(500);
     expect(await countLeads(title)).toBe(0);
     const row = await ctx.app.deps.database.db
@@ -181,7 +177,7 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
     await sql
       .raw(dialect === 'sqlite' ? 'drop trigger fail_lead' : 'alter table leads drop constraint fail_lead')
       .execute(ctx.app.deps.database.db);
-    const retried = await post(body, key);
+    const retried = await writer.post('/v1/leads', body, { idempotencyKey: key });
     expect(retried.statusCode).toBe(201);
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
     expect(await countLeads(title)).toBe(1);
@@ -189,9 +185,11 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
 
   it('stores nothing for a request that fails validation: the key stays free', async () => {
     const key = newKey();
-    const bad = await post({ title: 'no address' }, key);
+    const bad = await writer.post('/v1/leads', { title: 'no address' }, { idempotencyKey: key });
     expect(bad.statusCode).toBe(422);
-    const good = await post(validLead({ title: `After 422 ${key}` }), key);
+    const good = await writer.post('/v1/leads', validLead({ title: `After 422 ${key}` }), {
+      idempotencyKey: key,
+    });
     expect(good.statusCode).toBe(201);
     expect(good.headers['idempotent-replayed']).toBeUndefined();
   });
@@ -199,38 +197,33 @@ describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) =
   it('rejects a bad Idempotency-Key with 400 and stores nothing', async () => {
     for (const value of ['x'.repeat(256), 'caf\u00e9', '   ']) {
       const title = `Bad key ${newKey()}`;
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/leads',
-        headers: {
-          'x-api-key': ctx.keys['leads:write'],
-          'content-type': 'application/json',
-          'idempotency-key': Buffer.from(value, 'latin1').toString('latin1'),
-        },
-        payload: JSON.stringify(validLead({ title })),
+      const res = await writer.post('/v1/leads', validLead({ title }), {
+        idempotencyKey: Buffer.from(value, 'latin1').toString('latin1'),
       });
       expect(res.statusCode).toBe(400);
       expect(res.json().detail).toMatch(/Idempotency-Key must be .*1 to 255 printable ASCII/);
       expect(await countLeads(title)).toBe(0);
     }
-    const longest = await post(validLead(), 'k'.repeat(255));
+    const longest = await writer.post('/v1/leads', validLead(), { idempotencyKey: 'k'.repeat(255) });
     expect(longest.statusCode).toBe(201);
   });
 
   it('ignores keys older than 24 hours and prunes them', async () => {
     const key = newKey();
-    await post(validLead({ title: `Old ${key}` }), key);
+    await writer.post('/v1/leads', validLead({ title: `Old ${key}` }), { idempotencyKey: key });
     await ctx.app.deps.database.db
       .updateTable('idempotency_keys')
       .set({ created_at: Date.now() - IDEMPOTENCY_TTL_MS - 1000 })
       .where('idempotency_key', '=', key)
       .execute();
-    const reused = await post(validLead({ title: `New ${key}` }), key);
+    const reused = await writer.post('/v1/leads', validLead({ title: `New ${key}` }), {
+      idempotencyKey: key,
+    });
     expect(reused.statusCode).toBe(201);
     expect(reused.headers['idempotent-replayed']).toBeUndefined();
 
     const stale = newKey();
-    await post(validLead(), stale);
+    await writer.post('/v1/leads', validLead(), { idempotencyKey: stale });
     await ctx.app.deps.database.db
       .updateTable('idempotency_keys')
       .set({ created_at: Date.now() - IDEMPOTENCY_TTL_MS - 1000 })

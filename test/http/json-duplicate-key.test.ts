@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findDuplicateKey, hasDuplicateKey } from '../../src/platform/http/json-duplicate-key.js';
+import { quickRuns } from '../quick.js';
 
 describe('findDuplicateKey', () => {
   it.each([
@@ -47,7 +48,7 @@ describe('findDuplicateKey', () => {
         expect(hasDuplicateKey(text, JSON.parse(text))).toBe(false);
         expect(findDuplicateKey(text)).toBeUndefined();
       }),
-      { numRuns: 500 },
+      { numRuns: quickRuns(500) },
     );
   });
 
@@ -72,7 +73,7 @@ describe('findDuplicateKey', () => {
           expect(findDuplicateKey(text)).toBe(key);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: quickRuns(500) },
     );
   });
 });

@@ -1,6 +1,7 @@
 // Where a lead came from: `source` and `sourceFormName` on list items, the `source` filter of the lists (API and
 // dashboard), and the lead page naming the form, its consent, extra fields and attribution.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formPoster } from '../api.js';
 import { addUser, signedIn, textOf } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
@@ -14,25 +15,19 @@ describe.each(dialects())('lead sources on %s', (dialect) => {
 
   beforeAll(async () => {
     ctx = await createTestContext(dialect);
-    const form = await ctx.app.inject({
-      method: 'POST',
-      url: '/v1/forms',
-      headers: { 'x-api-key': ctx.keys.full },
-      payload: { name: 'Contact <page>', allowedOrigins: [ORIGIN], consentText: 'You may call me' },
+    const form = await ctx.api.post('/v1/forms', {
+      name: 'Contact <page>',
+      allowedOrigins: [ORIGIN],
+      consentText: 'You may call me',
     });
     expect(form.statusCode, form.body).toBe(201);
     formId = form.json().id;
     fromApi = (await ctx.createLead(validLead({ title: 'Through the API' }))).id as string;
-    const posted = await ctx.app.inject({
-      method: 'POST',
-      url: `/f/${formId}`,
-      headers: { origin: ORIGIN, 'content-type': 'application/json' },
-      payload: {
-        ...validLead({ title: 'Through the form' }),
-        consent: true,
-        howDidYouHear: 'Neighbour <b>told</b> me',
-        utm_source: 'flyer',
-      },
+    const posted = await formPoster(ctx.app, ORIGIN).json(formId, {
+      ...validLead({ title: 'Through the form' }),
+      consent: true,
+      howDidYouHear: 'Neighbour <b>told</b> me',
+      utm_source: 'flyer',
     });
     expect(posted.statusCode, posted.body).toBe(201);
     fromForm = posted.json().id;
@@ -41,11 +36,8 @@ describe.each(dialects())('lead sources on %s', (dialect) => {
     await ctx?.close();
   });
 
-  const list = (query: string) =>
-    ctx.app.inject({ method: 'GET', url: `/v1/leads${query}`, headers: { 'x-api-key': ctx.keys.full } });
-
   it('list items say where each lead came from', async () => {
-    const res = await list('');
+    const res = await ctx.api.get('/v1/leads');
     expect(res.statusCode).toBe(200);
     const byId = new Map(res.json().data.map((item: { id: string }) => [item.id, item]));
     expect(byId.get(fromApi)).toMatchObject({ source: 'website', sourceFormName: null });
@@ -54,11 +46,11 @@ describe.each(dialects())('lead sources on %s', (dialect) => {
 
   it('filters by one or more sources, and names a bad one', async () => {
     const ids = async (query: string) =>
-      (await list(query)).json().data.map((item: { id: string }) => item.id) as string[];
+      (await ctx.api.get(`/v1/leads${query}`)).json().data.map((item: { id: string }) => item.id) as string[];
     expect(await ids('?source=form')).toEqual([fromForm]);
     expect(await ids('?source=website')).toEqual([fromApi]);
     expect((await ids('?source=website,%20form')).sort()).toEqual([fromApi, fromForm].sort());
-    const bad = await list('?source=fax');
+    const bad = await ctx.api.get('/v1/leads?source=fax');
     expect(bad.statusCode).toBe(422);
     expect(bad.json().errors).toEqual([
       {

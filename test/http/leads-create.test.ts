@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../api.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 describe.each(dialects())('POST /v1/leads on %s', (dialect) => {
   let ctx: TestContext;
+  /** Sends the leads:write key. */
+  let writer: ApiClient;
   beforeAll(async () => {
     ctx = await createTestContext(dialect);
+    writer = ctx.api.as(ctx.keys['leads:write']);
   });
   afterAll(async () => ctx?.close());
 
-  const post = (payload: unknown, headers: Record<string, string> = {}) =>
-    ctx.app.inject({
-      method: 'POST',
-      url: '/v1/leads',
-      headers: { 'x-api-key': ctx.keys['leads:write'], 'content-type': 'application/json', ...headers },
-      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
-    });
-
   it('creates a lead: 201, Location, the spec 2.2 record', async () => {
-    const res = await post(
+    const res = await writer.post(
+      '/v1/leads',
       validLead({ title: '  Boiler repair  ', description: 'No hot water', priority: 'high' }),
     );
     expect(res.statusCode).toBe(201);
@@ -53,13 +50,9 @@ describe.each(dialects())('POST /v1/leads on %s', (dialect) => {
   });
 
   it('defaults priority to medium and country to the brand default; stores phone as E.164', async () => {
-    const created = (await post(validLead({ phone: '+31 (6) 12-34.56 78' }))).json();
+    const created = (await writer.post('/v1/leads', validLead({ phone: '+31 (6) 12-34.56 78' }))).json();
     expect(created.priority).toBe('medium');
-    const detail = await ctx.app.inject({
-      method: 'GET',
-      url: `/v1/leads/${created.id}`,
-      headers: { 'x-api-key': ctx.keys['leads:read'] },
-    });
+    const detail = await ctx.api.get(`/v1/leads/${created.id}`, { key: ctx.keys['leads:read'] });
     expect(detail.statusCode).toBe(200);
     const lead = detail.json();
     expect(lead.address.country).toBe('NL');
@@ -77,52 +70,68 @@ describe.each(dialects())('POST /v1/leads on %s', (dialect) => {
   });
 
   it('upper-cases a given country and makes a business customer when companyName is sent', async () => {
-    const created = (await post(validLead({ country: 'de', companyName: 'Bau GmbH' }))).json();
-    const lead = (
-      await ctx.app.inject({
-        method: 'GET',
-        url: `/v1/leads/${created.id}`,
-        headers: { 'x-api-key': ctx.keys.full },
-      })
+    const created = (
+      await writer.post('/v1/leads', validLead({ country: 'de', companyName: 'Bau GmbH' }))
     ).json();
+    const lead = (await ctx.api.get(`/v1/leads/${created.id}`)).json();
     expect(lead.address.country).toBe('DE');
     expect(lead.customer.type).toBe('business');
     expect(lead.customer.companyName).toBe('Bau GmbH');
   });
 
   it('links an existing customer by email (case-insensitive); a phone shared with another email is someone else', async () => {
-    const first = (await post(validLead({ email: 'Piet@Example.com', phone: '+31201234567' }))).json();
-    const byEmail = (await post(validLead({ email: 'piet@example.COM', phone: '+32470123456' }))).json();
+    const first = (
+      await writer.post('/v1/leads', validLead({ email: 'Piet@Example.com', phone: '+31201234567' }))
+    ).json();
+    const byEmail = (
+      await writer.post('/v1/leads', validLead({ email: 'piet@example.COM', phone: '+32470123456' }))
+    ).json();
     expect(byEmail.customerId).toBe(first.customerId);
     const samePhone = (
-      await post(validLead({ email: 'someone-else@example.com', phone: '+31 20 123 4567' }))
+      await writer.post(
+        '/v1/leads',
+        validLead({ email: 'someone-else@example.com', phone: '+31 20 123 4567' }),
+      )
     ).json();
     expect(samePhone.customerId).not.toBe(first.customerId);
-    const byPhone = (await post(validLead({ email: '', phone: '+31 20 123 4567' }))).json();
+    const byPhone = (
+      await writer.post('/v1/leads', validLead({ email: '', phone: '+31 20 123 4567' }))
+    ).json();
     expect([first.customerId, samePhone.customerId]).toContain(byPhone.customerId);
-    const stranger = (await post(validLead({ email: 'new@example.com', phone: '+31207654321' }))).json();
+    const stranger = (
+      await writer.post('/v1/leads', validLead({ email: 'new@example.com', phone: '+31207654321' }))
+    ).json();
     expect(stranger.customerId).not.toBe(first.customerId);
   });
 
   it('links the same address of a customer; a different number is a new address', async () => {
     const email = 'address-test@example.com';
-    const a = (await post(validLead({ email, postalCode: '1015 cj', streetNumber: '5' }))).json();
-    const b = (await post(validLead({ email, postalCode: '1015CJ', streetNumber: '5' }))).json();
-    const c = (await post(validLead({ email, postalCode: '1015CJ', streetNumber: '7' }))).json();
+    const a = (
+      await writer.post('/v1/leads', validLead({ email, postalCode: '1015 cj', streetNumber: '5' }))
+    ).json();
+    const b = (
+      await writer.post('/v1/leads', validLead({ email, postalCode: '1015CJ', streetNumber: '5' }))
+    ).json();
+    const c = (
+      await writer.post('/v1/leads', validLead({ email, postalCode: '1015CJ', streetNumber: '7' }))
+    ).json();
     expect(b.addressId).toBe(a.addressId);
     expect(c.addressId).not.toBe(a.addressId);
   });
 
   it('does not link customers across brands', async () => {
     const email = 'cross-brand@example.com';
-    const mine = (await post(validLead({ email }))).json();
-    const theirs = (await post(validLead({ email }), { 'x-api-key': ctx.keys.other })).json();
+    const mine = (await writer.post('/v1/leads', validLead({ email }))).json();
+    const theirs = (await writer.post('/v1/leads', validLead({ email }), { key: ctx.keys.other })).json();
     expect(theirs.customerId).not.toBe(mine.customerId);
     expect(theirs.brandId).toBe(ctx.otherBrandId);
   });
 
   it('treats empty optional strings and null as absent', async () => {
-    const res = await post(validLead({ email: '', phone: '   ', description: null, country: '' }));
+    const res = await writer.post(
+      '/v1/leads',
+      validLead({ email: '', phone: '   ', description: null, country: '' }),
+    );
     expect(res.statusCode).toBe(201);
     expect(res.json().description).toBeNull();
   });

@@ -25,15 +25,8 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
 
   const store = () => ctx.app.deps.database;
   const db = () => ctx.app.deps.database.db;
-  const get = (url: string) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
   const patch = async (id: string, payload: unknown) => {
-    const res = await ctx.app.inject({
-      method: 'PATCH',
-      url: `/v1/leads/${id}`,
-      headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
-      payload: JSON.stringify(payload),
-    });
+    const res = await ctx.api.patch(`/v1/leads/${id}`, payload);
     expect(res.statusCode, res.body).toBe(200);
   };
   const stored = async (id: string) =>
@@ -123,12 +116,12 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
     // Compared at once: the event is the lead as it was made, and a later lead may fill in its customer.
     const compare = async (made: { id?: unknown }) => {
       const id = made.id as string;
-      const events = (await get('/v1/events?type=lead.created&limit=20')).json().data as {
+      const events = (await ctx.api.get('/v1/events?type=lead.created&limit=20')).json().data as {
         data: { lead: { id: string } };
       }[];
       const event = events.find((e) => e.data.lead.id === id);
       expect(event, id).toBeDefined();
-      expect(JSON.stringify(event!.data.lead)).toBe((await get(`/v1/leads/${id}`)).body);
+      expect(JSON.stringify(event!.data.lead)).toBe((await ctx.api.get(`/v1/leads/${id}`)).body);
     };
     await compare(
       await ctx.createLead({ email: 'event-a@example.com', companyName: 'Event BV', notes: 'Side door' }),
@@ -172,7 +165,7 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
 
   it('sends the bytes the list always sent, for leads and for work items with and without a visit', async () => {
     for (let i = 0; i < 6; i++) await ctx.createLead({ title: `Byte check ${i}`, description: null });
-    const [a, b, c] = (await get('/v1/leads?limit=3')).json().data as { id: string }[];
+    const [a, b, c] = (await ctx.api.get('/v1/leads?limit=3')).json().data as { id: string }[];
     await patch(a!.id, { status: 'scheduled' });
     await patch(b!.id, {
       status: 'scheduled',
@@ -185,7 +178,7 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
       ['/v1/leads?limit=100', 'lead'],
       ['/v1/work-items?limit=100', 'work'],
     ] as const) {
-      const res = await get(url);
+      const res = await ctx.api.get(url);
       expect(res.statusCode).toBe(200);
       expect(res.body).toBe(await expected(stage));
       // And again once the write-backs are in: from stored items alone.
@@ -199,11 +192,11 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
           .execute();
         return nulls.length === 0;
       }, 'every listed item stored');
-      expect((await get(url)).body).toBe(await expected(stage));
+      expect((await ctx.api.get(url)).body).toBe(await expected(stage));
     }
     // Paged the same way too: the cursor of a ready page continues it.
-    const first = (await get('/v1/leads?limit=2')).json();
-    const next = await get(`/v1/leads?limit=2&cursor=${first.nextCursor}`);
+    const first = (await ctx.api.get('/v1/leads?limit=2')).json();
+    const next = await ctx.api.get(`/v1/leads?limit=2&cursor=${first.nextCursor}`);
     const page = await listLeads(store(), ctx.brandId, 'lead', {
       limit: 2,
       order: 'desc',
@@ -222,7 +215,9 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
       const json = await stored(id);
       if (json !== null) expect(json, what).toBe((await render(id)).json);
       for (const url of ['/v1/leads?limit=100', '/v1/work-items?limit=100']) {
-        const item = ((await get(url)).json().data as Record<string, unknown>[]).find((i) => i.id === id);
+        const item = ((await ctx.api.get(url)).json().data as Record<string, unknown>[]).find(
+          (i) => i.id === id,
+        );
         if (item) expect(find(item), what).toEqual(want);
       }
     };
@@ -244,9 +239,9 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
     await check('scheduled', (i) => i.status, 'scheduled');
     await db().updateTable('users').set({ name: 'Ann Renamed' }).where('id', '=', ann.id).execute();
     await check('assignee name', (i) => (i.assignee as { name: string }).name, 'Ann Renamed');
-    const item = ((await get('/v1/work-items?limit=100')).json().data as Record<string, unknown>[]).find(
-      (i) => i.id === id,
-    );
+    const item = (
+      (await ctx.api.get('/v1/work-items?limit=100')).json().data as Record<string, unknown>[]
+    ).find((i) => i.id === id);
     expect(item?.scheduledFor).toBe('2026-12-02T10:00:00.000Z');
   });
 
@@ -300,6 +295,6 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
       .where('list_json', 'is', null)
       .executeTakeFirstOrThrow();
     expect(Number(left.n)).toBe(0);
-    expect((await get('/v1/leads?limit=100')).body).toBe(await expected('lead'));
+    expect((await ctx.api.get('/v1/leads?limit=100')).body).toBe(await expected('lead'));
   });
 });

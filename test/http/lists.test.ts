@@ -2,6 +2,7 @@
 // filters, brand isolation, and cursor walks that stay exact while leads arrive and change state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leadFieldsWhere } from '../../src/leads/fields.js';
+import type { ApiResponse } from '../api.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 
 type Item = Record<string, unknown> & { id: string };
@@ -77,11 +78,8 @@ describe.each(dialects())('lists on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const get = (url: string, key: string = ctx.keys.full) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
-
   async function page(url: string, key?: string): Promise<Envelope> {
-    const res = await get(url, key);
+    const res = await ctx.api.get(url, { key });
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   }
@@ -117,17 +115,12 @@ describe.each(dialects())('lists on %s', (dialect) => {
   }
 
   async function patchStatus(id: string, status: string, key: string = ctx.keys.full) {
-    const res = await ctx.app.inject({
-      method: 'PATCH',
-      url: `/v1/leads/${id}`,
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload: { status },
-    });
+    const res = await ctx.api.patch(`/v1/leads/${id}`, { status }, { key });
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   }
 
-  function expectValidation(res: Awaited<ReturnType<typeof get>>, field: string) {
+  function expectValidation(res: ApiResponse, field: string) {
     expect(res.statusCode, res.body).toBe(422);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     const body = res.json();
@@ -152,7 +145,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
       const item = body.data[0]!;
       expect(item.id).toBe(created.id);
       expect(Object.keys(item).sort()).toEqual(sorted(LEAD_ITEM_KEYS));
-      const detail = (await get(`/v1/leads/${created.id}`)).json();
+      const detail = (await ctx.api.get(`/v1/leads/${created.id}`)).json();
       expect(item).toEqual({
         id: created.id,
         title: created.title,
@@ -183,7 +176,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
 
     it('work-item list: the same item shape plus scheduledAt (the time it was scheduled) and the planned visit', async () => {
       const id = await leadInState('planned');
-      const detail = (await get(`/v1/leads/${id}`)).json();
+      const detail = (await ctx.api.get(`/v1/leads/${id}`)).json();
       const body = await page('/v1/work-items?limit=1', ctx.keys['work-items:read']);
       expect(Object.keys(body).sort()).toEqual(['data', 'hasMore', 'limit', 'nextCursor']);
       const item = body.data.find((i) => i.id === id)!;
@@ -230,7 +223,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
     it('address lists need the full scope', async () => {
       for (const path of ['/v1/addresses', '/address']) {
         for (const scope of ['leads:read', 'leads:write', 'work-items:read'] as const) {
-          const res = await get(path, ctx.keys[scope]);
+          const res = await ctx.api.get(path, { key: ctx.keys[scope] });
           expect(res.statusCode).toBe(403);
         }
       }
@@ -263,7 +256,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
       );
 
       for (const id of [ids.cancelled!, cancelledLater]) {
-        const res = await get(`/v1/leads/${id}`, ctx.keys['leads:read']);
+        const res = await ctx.api.get(`/v1/leads/${id}`, { key: ctx.keys['leads:read'] });
         expect(res.statusCode).toBe(200);
         expect(res.json().status).toBe('cancelled');
       }
@@ -271,20 +264,22 @@ describe.each(dialects())('lists on %s', (dialect) => {
 
     it('GET /v1/work-items/{id} reads a scheduled item and 404s for a lead never scheduled', async () => {
       const scheduled = await leadInState('scheduled');
-      const res = await get(`/v1/work-items/${scheduled}`, ctx.keys['work-items:read']);
+      const res = await ctx.api.get(`/v1/work-items/${scheduled}`, { key: ctx.keys['work-items:read'] });
       expect(res.statusCode).toBe(200);
       const item = res.json();
       expect(item).toMatchObject({ id: scheduled, status: 'scheduled' });
       expect(item.scheduledAt).toBe(item.statusHistory.at(-1).at);
-      expect(item).toEqual((await get(`/v1/leads/${scheduled}`)).json());
+      expect(item).toEqual((await ctx.api.get(`/v1/leads/${scheduled}`)).json());
 
       for (const status of ['request', 'quoted', 'cancelled']) {
         const id = await leadInState(status);
-        const missing = await get(`/v1/work-items/${id}`, ctx.keys['work-items:read']);
+        const missing = await ctx.api.get(`/v1/work-items/${id}`, { key: ctx.keys['work-items:read'] });
         expect(missing.statusCode).toBe(404);
         expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
       }
-      const unknown = await get(`/v1/work-items/wrk_${'0'.repeat(26)}`, ctx.keys['work-items:read']);
+      const unknown = await ctx.api.get(`/v1/work-items/wrk_${'0'.repeat(26)}`, {
+        key: ctx.keys['work-items:read'],
+      });
       expect(unknown.statusCode).toBe(404);
     });
   });
@@ -317,7 +312,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
 
     it.each(['0', '-1', '1.5', 'ten', ''])('limit=%s is a 422', async (limit) => {
       for (const path of ['/v1/leads', '/v1/work-items', '/v1/addresses']) {
-        expectValidation(await get(`${path}?limit=${limit}`), 'limit');
+        expectValidation(await ctx.api.get(`${path}?limit=${limit}`), 'limit');
       }
     });
   });
@@ -351,11 +346,11 @@ describe.each(dialects())('lists on %s', (dialect) => {
     });
 
     it('order, cursor and unknown parameters are validated', async () => {
-      expectValidation(await get('/v1/leads?order=newest'), 'order');
-      expectValidation(await get('/v1/leads?cursor=abc'), 'cursor');
-      expectValidation(await get('/v1/work-items?cursor=l1.bm9wZQ'), 'cursor');
-      expectValidation(await get('/v1/addresses?cursor=abc'), 'cursor');
-      expectValidation(await get('/v1/leads?since=2026-01-01T00:00:00Z'), 'since');
+      expectValidation(await ctx.api.get('/v1/leads?order=newest'), 'order');
+      expectValidation(await ctx.api.get('/v1/leads?cursor=abc'), 'cursor');
+      expectValidation(await ctx.api.get('/v1/work-items?cursor=l1.bm9wZQ'), 'cursor');
+      expectValidation(await ctx.api.get('/v1/addresses?cursor=abc'), 'cursor');
+      expectValidation(await ctx.api.get('/v1/leads?since=2026-01-01T00:00:00Z'), 'since');
     });
   });
 
@@ -425,18 +420,18 @@ describe.each(dialects())('lists on %s', (dialect) => {
 
     it('a state the list does not serve, or an unknown one, is a 422', async () => {
       for (const status of ['scheduled', 'completed', 'cancelled', 'request,planned', 'done', '', ',']) {
-        expectValidation(await get(`/v1/leads?status=${encodeURIComponent(status)}`), 'status');
+        expectValidation(await ctx.api.get(`/v1/leads?status=${encodeURIComponent(status)}`), 'status');
       }
       for (const status of ['request', 'quoted', 'cancelled', 'planned,quoted', 'done']) {
-        expectValidation(await get(`/v1/work-items?status=${encodeURIComponent(status)}`), 'status');
+        expectValidation(await ctx.api.get(`/v1/work-items?status=${encodeURIComponent(status)}`), 'status');
       }
     });
 
     it('bad timestamps are a 422 naming the parameter', async () => {
-      expectValidation(await get('/v1/leads?receivedAfter=yesterday'), 'receivedAfter');
-      expectValidation(await get('/v1/leads?receivedBefore=2026-13-45T00:00:00Z'), 'receivedBefore');
-      expectValidation(await get('/v1/work-items?updatedAfter=1700000000'), 'updatedAfter');
-      const both = await get('/v1/leads?receivedAfter=x&updatedAfter=y');
+      expectValidation(await ctx.api.get('/v1/leads?receivedAfter=yesterday'), 'receivedAfter');
+      expectValidation(await ctx.api.get('/v1/leads?receivedBefore=2026-13-45T00:00:00Z'), 'receivedBefore');
+      expectValidation(await ctx.api.get('/v1/work-items?updatedAfter=1700000000'), 'updatedAfter');
+      const both = await ctx.api.get('/v1/leads?receivedAfter=x&updatedAfter=y');
       expectValidation(both, 'receivedAfter');
       expectValidation(both, 'updatedAfter');
     });
@@ -461,13 +456,15 @@ describe.each(dialects())('lists on %s', (dialect) => {
     expect((await all('/address', '', ctx.keys.other)).map((i) => i.id).sort()).toEqual(
       sorted([
         theirs.addressId as string,
-        (await get(`/v1/leads/${theirScheduled}`, ctx.keys.other)).json().addressId,
+        (await ctx.api.get(`/v1/leads/${theirScheduled}`, { key: ctx.keys.other })).json().addressId,
       ]),
     );
 
-    expect((await get(`/v1/leads/${theirs.id}`)).statusCode).toBe(404);
-    expect((await get(`/v1/work-items/${theirScheduled}`)).statusCode).toBe(404);
-    expect((await get(`/v1/leads/${originals[0]!.id}`, ctx.keys.other)).statusCode).toBe(404);
+    expect((await ctx.api.get(`/v1/leads/${theirs.id}`)).statusCode).toBe(404);
+    expect((await ctx.api.get(`/v1/work-items/${theirScheduled}`)).statusCode).toBe(404);
+    expect((await ctx.api.get(`/v1/leads/${originals[0]!.id}`, { key: ctx.keys.other })).statusCode).toBe(
+      404,
+    );
   });
 
   describe('cursor walks while leads arrive and change', () => {
@@ -480,7 +477,11 @@ describe.each(dialects())('lists on %s', (dialect) => {
       let cursor: string | null = null;
       for (let step = 0; step < 500; step++) {
         const cursorParam: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-        const [res] = await Promise.all([get(`${url}${cursorParam}`, key), ctx.createLead(), change(step)]);
+        const [res] = await Promise.all([
+          ctx.api.get(`${url}${cursorParam}`, { key }),
+          ctx.createLead(),
+          change(step),
+        ]);
         expect(res.statusCode, res.body).toBe(200);
         const body: Envelope = res.json();
         expect(body.limit).toBe(7);

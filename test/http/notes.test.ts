@@ -9,19 +9,11 @@ describe.each(dialects())('lead notes API on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const get = (url: string, key = ctx.keys.full) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
-  const post = (leadId: string, payload: unknown, key = ctx.keys.full) =>
-    ctx.app.inject({
-      method: 'POST',
-      url: `/v1/leads/${leadId}/notes`,
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload: payload as Record<string, unknown>,
-    });
-
   it('adds a note: 201 with id, trimmed text, the key as author and Location', async () => {
     const lead = await ctx.createLead({ title: 'Note me' });
-    const res = await post(lead.id as string, { text: '  Customer prefers mornings.\nRing twice.  ' });
+    const res = await ctx.api.post(`/v1/leads/${lead.id}/notes`, {
+      text: '  Customer prefers mornings.\nRing twice.  ',
+    });
     expect(res.statusCode).toBe(201);
     const note = res.json();
     expect(note).toEqual({
@@ -31,7 +23,7 @@ describe.each(dialects())('lead notes API on %s', (dialect) => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     expect(res.headers.location).toBe(`/v1/leads/${lead.id}/notes/${note.id}`);
-    const one = await get(res.headers.location as string);
+    const one = await ctx.api.get(res.headers.location as string);
     expect(one.statusCode).toBe(200);
     expect(one.json()).toEqual(note);
   });
@@ -39,26 +31,27 @@ describe.each(dialects())('lead notes API on %s', (dialect) => {
   it('lists notes newest first in the list envelope, paged by cursor without gaps', async () => {
     const lead = await ctx.createLead({ title: 'Many notes' });
     const ids: string[] = [];
-    for (let i = 1; i <= 5; i++) ids.push((await post(lead.id as string, { text: `note ${i}` })).json().id);
-    const first = (await get(`/v1/leads/${lead.id}/notes?limit=2`)).json();
+    for (let i = 1; i <= 5; i++)
+      ids.push((await ctx.api.post(`/v1/leads/${lead.id}/notes`, { text: `note ${i}` })).json().id);
+    const first = (await ctx.api.get(`/v1/leads/${lead.id}/notes?limit=2`)).json();
     expect(first.limit).toBe(2);
     expect(first.hasMore).toBe(true);
     expect(first.data.map((n: { text: string }) => n.text)).toEqual(['note 5', 'note 4']);
     const seen = [...first.data];
     let cursor = first.nextCursor;
     while (cursor) {
-      const page = (await get(`/v1/leads/${lead.id}/notes?limit=2&cursor=${cursor}`)).json();
+      const page = (await ctx.api.get(`/v1/leads/${lead.id}/notes?limit=2&cursor=${cursor}`)).json();
       seen.push(...page.data);
       cursor = page.nextCursor;
     }
     expect(seen.map((n: { id: string }) => n.id)).toEqual([...ids].reverse());
-    const asc = (await get(`/v1/leads/${lead.id}/notes?order=asc`)).json();
+    const asc = (await ctx.api.get(`/v1/leads/${lead.id}/notes?order=asc`)).json();
     expect(asc.data.map((n: { id: string }) => n.id)).toEqual(ids);
     expect(asc.hasMore).toBe(false);
     expect(asc.nextCursor).toBeNull();
     // Another lead's notes are not listed with these.
     const other = await ctx.createLead({ title: 'No notes' });
-    expect((await get(`/v1/leads/${other.id}/notes`)).json().data).toEqual([]);
+    expect((await ctx.api.get(`/v1/leads/${other.id}/notes`)).json().data).toEqual([]);
   });
 
   it('takes notes on work items, completed and cancelled leads alike', async () => {
@@ -68,9 +61,9 @@ describe.each(dialects())('lead notes API on %s', (dialect) => {
     const cancelled = await ctx.createLead({ title: 'Called off' });
     await ctx.setStatus(cancelled.id as string, 'cancelled');
     for (const lead of [done, cancelled]) {
-      const res = await post(lead.id as string, { text: 'after the fact' });
+      const res = await ctx.api.post(`/v1/leads/${lead.id}/notes`, { text: 'after the fact' });
       expect(res.statusCode).toBe(201);
-      expect((await get(`/v1/leads/${lead.id}/notes`)).json().data).toHaveLength(1);
+      expect((await ctx.api.get(`/v1/leads/${lead.id}/notes`)).json().data).toHaveLength(1);
     }
   });
 
@@ -87,44 +80,57 @@ describe.each(dialects())('lead notes API on %s', (dialect) => {
       [{ txt: 'typo' }, ['txt', 'text']],
     ];
     for (const [payload, fields] of cases) {
-      const res = await post(lead.id as string, payload);
+      const res = await ctx.api.post(`/v1/leads/${lead.id}/notes`, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(422);
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(fields);
     }
     // Exactly 5,000 characters (after trimming) is fine; emoji count as one character each.
-    expect((await post(lead.id as string, { text: ` ${'x'.repeat(5000)} ` })).statusCode).toBe(201);
-    expect((await post(lead.id as string, { text: '👍'.repeat(5000) })).statusCode).toBe(201);
-    expect((await get(`/v1/leads/${lead.id}/notes`)).json().data).toHaveLength(2);
+    expect(
+      (await ctx.api.post(`/v1/leads/${lead.id}/notes`, { text: ` ${'x'.repeat(5000)} ` })).statusCode,
+    ).toBe(201);
+    expect((await ctx.api.post(`/v1/leads/${lead.id}/notes`, { text: '👍'.repeat(5000) })).statusCode).toBe(
+      201,
+    );
+    expect((await ctx.api.get(`/v1/leads/${lead.id}/notes`)).json().data).toHaveLength(2);
   });
 
   it("answers another brand's lead or note with 404, and an unknown one too", async () => {
     const lead = await ctx.createLead({ title: 'Private notes' });
-    const note = (await post(lead.id as string, { text: 'secret' })).json();
-    expect((await post(lead.id as string, { text: 'intrusion' }, ctx.keys.other)).statusCode).toBe(404);
-    expect((await get(`/v1/leads/${lead.id}/notes`, ctx.keys.other)).statusCode).toBe(404);
-    expect((await get(`/v1/leads/${lead.id}/notes/${note.id}`, ctx.keys.other)).statusCode).toBe(404);
-    expect((await post('wrk_00000000000000000000000000', { text: 'x' })).statusCode).toBe(404);
+    const note = (await ctx.api.post(`/v1/leads/${lead.id}/notes`, { text: 'secret' })).json();
+    expect(
+      (await ctx.api.post(`/v1/leads/${lead.id}/notes`, { text: 'intrusion' }, { key: ctx.keys.other }))
+        .statusCode,
+    ).toBe(404);
+    expect((await ctx.api.get(`/v1/leads/${lead.id}/notes`, { key: ctx.keys.other })).statusCode).toBe(404);
+    expect(
+      (await ctx.api.get(`/v1/leads/${lead.id}/notes/${note.id}`, { key: ctx.keys.other })).statusCode,
+    ).toBe(404);
+    expect(
+      (await ctx.api.post('/v1/leads/wrk_00000000000000000000000000/notes', { text: 'x' })).statusCode,
+    ).toBe(404);
     // A note read through another lead of the same brand is not found either.
     const other = await ctx.createLead({ title: 'Other lead' });
-    expect((await get(`/v1/leads/${other.id}/notes/${note.id}`)).statusCode).toBe(404);
-    expect((await get(`/v1/leads/${lead.id}/notes`)).json().data).toHaveLength(1);
+    expect((await ctx.api.get(`/v1/leads/${other.id}/notes/${note.id}`)).statusCode).toBe(404);
+    expect((await ctx.api.get(`/v1/leads/${lead.id}/notes`)).json().data).toHaveLength(1);
   });
 
   it('needs the full scope: other keys get a 403 naming it', async () => {
     const lead = await ctx.createLead({ title: 'Scoped notes' });
     for (const scope of ['leads:read', 'leads:write', 'work-items:read', 'customers:read'] as const) {
-      const write = await post(lead.id as string, { text: 'x' }, ctx.keys[scope]);
+      const write = await ctx.api.post(`/v1/leads/${lead.id}/notes`, { text: 'x' }, { key: ctx.keys[scope] });
       expect(write.statusCode).toBe(403);
       expect(write.json().requiredScope).toBe('full');
-      expect((await get(`/v1/leads/${lead.id}/notes`, ctx.keys[scope])).statusCode).toBe(403);
+      expect((await ctx.api.get(`/v1/leads/${lead.id}/notes`, { key: ctx.keys[scope] })).statusCode).toBe(
+        403,
+      );
     }
   });
 
   it('records note.created with the note and the lead id', async () => {
     const lead = await ctx.createLead({ title: 'Note event' });
-    const note = (await post(lead.id as string, { text: 'watch the dog' })).json();
-    const events = (await get('/v1/events?type=note.created&limit=100')).json().data;
+    const note = (await ctx.api.post(`/v1/leads/${lead.id}/notes`, { text: 'watch the dog' })).json();
+    const events = (await ctx.api.get('/v1/events?type=note.created&limit=100')).json().data;
     const event = events.find((e: { data: { note?: { id: string } } }) => e.data.note?.id === note.id);
     expect(event).toMatchObject({ type: 'note.created', createdAt: note.createdAt });
     expect(event.data).toEqual({ note, leadId: lead.id });

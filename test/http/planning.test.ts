@@ -22,17 +22,8 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const patch = (id: string, payload: unknown, key: string = ctx.keys.full) =>
-    ctx.app.inject({
-      method: 'PATCH',
-      url: `/v1/leads/${id}`,
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload: JSON.stringify(payload),
-    });
-  const get = (url: string, key: string = ctx.keys.full) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
   const events = async (type: string) =>
-    (await get(`/v1/events?type=${type}&limit=100`)).json().data as {
+    (await ctx.api.get(`/v1/events?type=${type}&limit=100`)).json().data as {
       type: string;
       data: { lead: Record<string, unknown>; changed?: string[]; from?: string; to?: string };
     }[];
@@ -47,7 +38,7 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
 
   it('moving to scheduled with the plan: stored, read back on the lead, the work item and the list, one status_changed event', async () => {
     const id = await leadIn();
-    const res = await patch(id, {
+    const res = await ctx.api.patch(`/v1/leads/${id}`, {
       status: 'scheduled',
       scheduledFor: '2026-11-24T09:00:00+01:00',
       durationMinutes: 90,
@@ -61,9 +52,13 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
       assignee: { id: ann.id, name: 'Ann de Vries' },
     };
     expect(res.json()).toMatchObject(expected);
-    expect((await get(`/v1/leads/${id}`, ctx.keys['leads:read'])).json()).toMatchObject(expected);
-    expect((await get(`/v1/work-items/${id}`, ctx.keys['work-items:read'])).json()).toMatchObject(expected);
-    const list = (await get('/v1/work-items?limit=100', ctx.keys['work-items:read'])).json();
+    expect((await ctx.api.get(`/v1/leads/${id}`, { key: ctx.keys['leads:read'] })).json()).toMatchObject(
+      expected,
+    );
+    expect(
+      (await ctx.api.get(`/v1/work-items/${id}`, { key: ctx.keys['work-items:read'] })).json(),
+    ).toMatchObject(expected);
+    const list = (await ctx.api.get('/v1/work-items?limit=100', { key: ctx.keys['work-items:read'] })).json();
     expect(list.data.find((i: { id: string }) => i.id === id)).toMatchObject(expected);
     const changed = (await events('lead.status_changed')).filter((e) => e.data.lead.id === id);
     expect(changed).toHaveLength(1);
@@ -73,38 +68,44 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
 
   it('a plan without a state change on a work item: lead.updated naming only the fields that changed; the same plan again fires nothing', async () => {
     const id = await leadIn('scheduled', 'planned');
-    const first = await patch(id, { scheduledFor: '2026-12-01T07:30:00Z', durationMinutes: 60 });
+    const first = await ctx.api.patch(`/v1/leads/${id}`, {
+      scheduledFor: '2026-12-01T07:30:00Z',
+      durationMinutes: 60,
+    });
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toMatchObject({ status: 'planned', durationMinutes: 60, assignee: null });
-    const second = await patch(id, { durationMinutes: 60, assigneeId: bob.id });
+    const second = await ctx.api.patch(`/v1/leads/${id}`, { durationMinutes: 60, assigneeId: bob.id });
     expect(second.statusCode, second.body).toBe(200);
     // Bob has no name: his email stands in.
     expect(second.json().assignee).toEqual({ id: bob.id, name: 'bob@example.com' });
-    expect((await patch(id, { assigneeId: bob.id })).statusCode).toBe(200);
+    expect((await ctx.api.patch(`/v1/leads/${id}`, { assigneeId: bob.id })).statusCode).toBe(200);
     const updated = (await events('lead.updated')).filter((e) => e.data.lead.id === id).reverse();
     expect(updated.map((e) => e.data.changed)).toEqual([['scheduledFor', 'durationMinutes'], ['assigneeId']]);
     expect(updated[1]!.data.lead).toMatchObject({ assignee: { id: bob.id }, durationMinutes: 60 });
     // Nobody yet, and clearing the time.
-    const cleared = await patch(id, { assigneeId: null, scheduledFor: null });
+    const cleared = await ctx.api.patch(`/v1/leads/${id}`, { assigneeId: null, scheduledFor: null });
     expect(cleared.json()).toMatchObject({ assignee: null, scheduledFor: null, durationMinutes: 60 });
   });
 
   it('a visit in the past is allowed (logging work done), with a state change of open work', async () => {
     const id = await leadIn('scheduled', 'planned', 'in_progress');
-    const res = await patch(id, { status: 'completed', scheduledFor: '2020-01-02T08:00:00Z' });
+    const res = await ctx.api.patch(`/v1/leads/${id}`, {
+      status: 'completed',
+      scheduledFor: '2020-01-02T08:00:00Z',
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ status: 'completed', scheduledFor: '2020-01-02T08:00:00.000Z' });
   });
 
   it('a lead in request or quoted without status scheduled: 409 naming its state, nothing stored', async () => {
     for (const id of [await leadIn(), await leadIn('quoted')]) {
-      const res = await patch(id, { scheduledFor: '2026-12-01T07:30:00Z' });
+      const res = await ctx.api.patch(`/v1/leads/${id}`, { scheduledFor: '2026-12-01T07:30:00Z' });
       expect(res.statusCode, res.body).toBe(409);
       expect(res.json().detail).toMatch(/is scheduled/);
       expect(res.json().currentStatus).toMatch(/request|quoted/);
-      const quoted = await patch(id, { status: 'quoted', durationMinutes: 60 });
+      const quoted = await ctx.api.patch(`/v1/leads/${id}`, { status: 'quoted', durationMinutes: 60 });
       expect(quoted.statusCode).toBe(409);
-      expect((await get(`/v1/leads/${id}`)).json()).toMatchObject({
+      expect((await ctx.api.get(`/v1/leads/${id}`)).json()).toMatchObject({
         scheduledFor: null,
         durationMinutes: null,
       });
@@ -113,19 +114,19 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
 
   it('completed and cancelled items cannot be re-planned: 409', async () => {
     const done = await leadIn('scheduled', 'planned', 'in_progress', 'completed');
-    const res = await patch(done, { scheduledFor: '2026-12-01T07:30:00Z' });
+    const res = await ctx.api.patch(`/v1/leads/${done}`, { scheduledFor: '2026-12-01T07:30:00Z' });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ currentStatus: 'completed' });
     expect(res.json().detail).toMatch(/completed visit cannot be re-planned/);
     const cancelled = await leadIn('scheduled', 'cancelled');
-    const again = await patch(cancelled, { assigneeId: ann.id });
+    const again = await ctx.api.patch(`/v1/leads/${cancelled}`, { assigneeId: ann.id });
     expect(again.statusCode).toBe(409);
     expect(again.json().detail).toMatch(/cancelled/);
   });
 
   it('a state change the table refuses is still its own 409', async () => {
     const id = await leadIn();
-    const res = await patch(id, { status: 'completed', durationMinutes: 60 });
+    const res = await ctx.api.patch(`/v1/leads/${id}`, { status: 'completed', durationMinutes: 60 });
     expect(res.statusCode).toBe(409);
     expect(res.json().detail).toMatch(/cannot move to "completed"/);
   });
@@ -145,16 +146,16 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
     [{}, 'status'],
   ])('body %j is a 422 naming %s, nothing changes', async (payload, field) => {
     const id = await leadIn('scheduled');
-    const before = (await get(`/v1/leads/${id}`)).json();
-    const res = await patch(id, payload);
+    const before = (await ctx.api.get(`/v1/leads/${id}`)).json();
+    const res = await ctx.api.patch(`/v1/leads/${id}`, payload);
     expect(res.statusCode, res.body).toBe(422);
     expect(fieldsOf(res)).toContain(field);
-    expect((await get(`/v1/leads/${id}`)).json()).toEqual(before);
+    expect((await ctx.api.get(`/v1/leads/${id}`)).json()).toEqual(before);
   });
 
   it('an assignee of another brand, or a removed or disabled user, is a 422 naming assigneeId', async () => {
     const id = await leadIn('scheduled');
-    const other = await patch(id, { assigneeId: stranger.id });
+    const other = await ctx.api.patch(`/v1/leads/${id}`, { assigneeId: stranger.id });
     expect(other.statusCode).toBe(422);
     expect(other.json().errors).toEqual([{ field: 'assigneeId', message: 'is not a user of this brand' }]);
     const gone = await addUser(ctx.app, ctx.brandId, `gone-${dialect}@example.com`, 'member');
@@ -163,14 +164,19 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
       .set({ disabled_at: Date.now() })
       .where('id', '=', gone.id)
       .execute();
-    expect(fieldsOf(await patch(id, { assigneeId: gone.id }))).toEqual(['assigneeId']);
+    expect(fieldsOf(await ctx.api.patch(`/v1/leads/${id}`, { assigneeId: gone.id }))).toEqual(['assigneeId']);
   });
 
   it('another brand’s lead is a 404, and the plan needs the full scope', async () => {
     const id = await leadIn('scheduled');
-    expect((await patch(id, { durationMinutes: 60 }, ctx.keys.other)).statusCode).toBe(404);
-    expect((await patch(id, { durationMinutes: 60 }, ctx.keys['leads:write'])).statusCode).toBe(403);
-    expect((await get(`/v1/leads/${id}`)).json().durationMinutes).toBeNull();
+    expect(
+      (await ctx.api.patch(`/v1/leads/${id}`, { durationMinutes: 60 }, { key: ctx.keys.other })).statusCode,
+    ).toBe(404);
+    expect(
+      (await ctx.api.patch(`/v1/leads/${id}`, { durationMinutes: 60 }, { key: ctx.keys['leads:write'] }))
+        .statusCode,
+    ).toBe(403);
+    expect((await ctx.api.get(`/v1/leads/${id}`)).json().durationMinutes).toBeNull();
   });
 
   describe('work-item filters', () => {
@@ -181,12 +187,13 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
       early = await leadIn('scheduled');
       late = await leadIn('scheduled');
       unplanned = await leadIn('scheduled');
-      await patch(early, { scheduledFor: '2031-03-03T08:00:00Z', assigneeId: ann.id });
-      await patch(late, { scheduledFor: '2031-03-10T08:00:00Z', assigneeId: bob.id });
+      await ctx.api.patch(`/v1/leads/${early}`, { scheduledFor: '2031-03-03T08:00:00Z', assigneeId: ann.id });
+      await ctx.api.patch(`/v1/leads/${late}`, { scheduledFor: '2031-03-10T08:00:00Z', assigneeId: bob.id });
     });
     const ids = async (query: string) =>
       (
-        (await get(`/v1/work-items?limit=100&${query}`, ctx.keys['work-items:read'])).json().data as {
+        (await ctx.api.get(`/v1/work-items?limit=100&${query}`, { key: ctx.keys['work-items:read'] })).json()
+          .data as {
           id: string;
         }[]
       )
@@ -215,19 +222,23 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
       ['scheduledTo=2031-13-01T00:00:00Z', 'scheduledTo'],
       ['assigneeId=usr_nobody', 'assigneeId'],
     ])('%s is a 422 naming %s', async (query, field) => {
-      const res = await get(`/v1/work-items?${query}`, ctx.keys['work-items:read']);
+      const res = await ctx.api.get(`/v1/work-items?${query}`, { key: ctx.keys['work-items:read'] });
       expect(res.statusCode, res.body).toBe(422);
       expect(fieldsOf(res)).toEqual([field]);
     });
 
     it('a user of another brand is a 422 naming assigneeId', async () => {
-      const res = await get(`/v1/work-items?assigneeId=${stranger.id}`, ctx.keys['work-items:read']);
+      const res = await ctx.api.get(`/v1/work-items?assigneeId=${stranger.id}`, {
+        key: ctx.keys['work-items:read'],
+      });
       expect(res.statusCode).toBe(422);
       expect(res.json().errors).toEqual([{ field: 'assigneeId', message: 'is not a user of this brand' }]);
     });
 
     it('the lead list takes no planning filters', async () => {
-      const res = await get('/v1/leads?scheduledFrom=2031-03-03T08:00:00Z', ctx.keys['leads:read']);
+      const res = await ctx.api.get('/v1/leads?scheduledFrom=2031-03-03T08:00:00Z', {
+        key: ctx.keys['leads:read'],
+      });
       expect(res.statusCode).toBe(422);
     });
   });
@@ -236,11 +247,11 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
     const id = await leadIn('scheduled');
     const durations = [30, 45, 60, 90, 120, 150];
     const results = await Promise.all([
-      ...durations.map((d) => patch(id, { durationMinutes: d })),
-      patch(id, { status: 'planned' }),
+      ...durations.map((d) => ctx.api.patch(`/v1/leads/${id}`, { durationMinutes: d })),
+      ctx.api.patch(`/v1/leads/${id}`, { status: 'planned' }),
     ]);
     expect(results.map((r) => r.statusCode)).toEqual(durations.map(() => 200).concat(200));
-    const lead = (await get(`/v1/leads/${id}`)).json();
+    const lead = (await ctx.api.get(`/v1/leads/${id}`)).json();
     expect(lead.status).toBe('planned');
     expect(durations).toContain(lead.durationMinutes);
     const updated = (await events('lead.updated')).filter((e) => e.data.lead.id === id);
@@ -250,10 +261,10 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
   it('removing a user makes their visits "nobody yet"', async () => {
     const carl = await addUser(ctx.app, ctx.brandId, `carl-${dialect}@example.com`, 'member');
     const id = await leadIn('scheduled');
-    await patch(id, { assigneeId: carl.id });
+    await ctx.api.patch(`/v1/leads/${id}`, { assigneeId: carl.id });
     const { removeUser } = await import('../../src/accounts/users.js');
     const admin = await addUser(ctx.app, ctx.brandId, `admin-${dialect}@example.com`);
     await removeUser(ctx.app.deps.database, ctx.brandId, carl.id, admin.id);
-    expect((await get(`/v1/leads/${id}`)).json().assignee).toBeNull();
+    expect((await ctx.api.get(`/v1/leads/${id}`)).json().assignee).toBeNull();
   });
 });

@@ -11,11 +11,10 @@ describe.each(dialects())('query and body parsing rules on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const get = (url: string) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
-
   it('names every bad query parameter in one 422', async () => {
-    const res = await get('/v1/leads?limit=0&receivedAfter=yesterday&status=scheduled&cursor=nope&order=up');
+    const res = await ctx.api.get(
+      '/v1/leads?limit=0&receivedAfter=yesterday&status=scheduled&cursor=nope&order=up',
+    );
     expect(res.statusCode).toBe(422);
     const fields = res
       .json()
@@ -33,26 +32,26 @@ describe.each(dialects())('query and body parsing rules on %s', (dialect) => {
   it.each(['1e2', '0x10', 'Infinity', '10.0', ' ', '5abc'])(
     'limit=%s is not a whole number: 422',
     async (limit) => {
-      const res = await get(`/v1/leads?limit=${encodeURIComponent(limit)}`);
+      const res = await ctx.api.get(`/v1/leads?limit=${encodeURIComponent(limit)}`);
       expect(res.statusCode).toBe(422);
       expect(res.json().errors).toEqual([{ field: 'limit', message: 'must be a whole number' }]);
     },
   );
 
   it('a cursor continues in its own order; a contradicting order= is refused', async () => {
-    const first = (await get('/v1/leads?limit=2&order=asc')).json();
+    const first = (await ctx.api.get('/v1/leads?limit=2&order=asc')).json();
     expect(first.nextCursor).toBeTruthy();
-    const continued = await get(`/v1/leads?limit=2&cursor=${first.nextCursor}`);
+    const continued = await ctx.api.get(`/v1/leads?limit=2&cursor=${first.nextCursor}`);
     expect(continued.statusCode).toBe(200);
     const times = [...first.data, ...continued.json().data].map((l: { receivedAt: string }) => l.receivedAt);
     expect([...times].sort()).toEqual(times);
-    const contradicting = await get(`/v1/leads?limit=2&order=desc&cursor=${first.nextCursor}`);
+    const contradicting = await ctx.api.get(`/v1/leads?limit=2&order=desc&cursor=${first.nextCursor}`);
     expect(contradicting.statusCode).toBe(422);
     expect(contradicting.json().errors[0].field).toBe('order');
   });
 
   it('a __proto__ key is a 422 naming it, and nothing is stored', async () => {
-    const before = (await get('/v1/leads?limit=100')).json().data.length;
+    const before = (await ctx.api.get('/v1/leads?limit=100')).json().data.length;
     const body = `{"__proto__": {"x": 1}, ${JSON.stringify(validLead()).slice(1)}`;
     const res = await ctx.app.inject({
       method: 'POST',
@@ -64,12 +63,12 @@ describe.each(dialects())('query and body parsing rules on %s', (dialect) => {
     expect(res.json().errors).toEqual([
       { field: '__proto__', message: expect.stringMatching(/not allowed/) },
     ]);
-    expect((await get('/v1/leads?limit=100')).json().data.length).toBe(before);
+    expect((await ctx.api.get('/v1/leads?limit=100')).json().data.length).toBe(before);
   });
 
   it('country UK is stored as GB, the ISO code it stands for', async () => {
     const created = await ctx.createLead({ country: 'uk' });
-    const lead = (await get(`/v1/leads/${created.id}`)).json();
+    const lead = (await ctx.api.get(`/v1/leads/${created.id}`)).json();
     expect(lead.address.country).toBe('GB');
   });
 

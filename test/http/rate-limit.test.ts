@@ -15,27 +15,17 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     (await createApiKey(ctx.app.deps.database, { brandId: ctx.brandId, name: 'limited', scopes, ...limits }))
       .key;
 
-  const read = (key: string, remoteAddress = '127.0.0.1') =>
-    ctx.app.inject({ method: 'GET', url: '/v1/leads', headers: { 'x-api-key': key }, remoteAddress });
-  const write = (key: string) =>
-    ctx.app.inject({
-      method: 'POST',
-      url: '/v1/leads',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload: JSON.stringify(validLead()),
-    });
-
   it('sends RateLimit-Limit, -Remaining and -Reset with the contract defaults', async () => {
     await awayFromWindowEdge();
     const key = await keyWith({});
-    const first = await read(key);
+    const first = await ctx.api.get('/v1/leads', { key });
     expect(first.headers['ratelimit-limit']).toBe('600');
     expect(first.headers['ratelimit-remaining']).toBe('599');
     const reset = Number(first.headers['ratelimit-reset']);
     expect(reset).toBeGreaterThanOrEqual(1);
     expect(reset).toBeLessThanOrEqual(60);
-    expect((await read(key)).headers['ratelimit-remaining']).toBe('598');
-    const created = await write(key);
+    expect((await ctx.api.get('/v1/leads', { key })).headers['ratelimit-remaining']).toBe('598');
+    const created = await ctx.api.post('/v1/leads', validLead(), { key });
     expect(created.statusCode).toBe(201);
     expect(created.headers['ratelimit-limit']).toBe('120');
     expect(created.headers['ratelimit-remaining']).toBe('119');
@@ -44,10 +34,14 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
   it('limits per key with the key’s own numbers; reads and writes are counted apart', async () => {
     await awayFromWindowEdge();
     const key = await keyWith({ readsPerMinute: 3, writesPerMinute: 2 });
-    const reads = [await read(key), await read(key), await read(key)];
+    const reads = [
+      await ctx.api.get('/v1/leads', { key }),
+      await ctx.api.get('/v1/leads', { key }),
+      await ctx.api.get('/v1/leads', { key }),
+    ];
     expect(reads.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     expect(reads.map((r) => r.headers['ratelimit-remaining'])).toEqual(['2', '1', '0']);
-    const refused = await read(key);
+    const refused = await ctx.api.get('/v1/leads', { key });
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['content-type']).toContain('application/problem+json');
     expect(refused.json()).toMatchObject({
@@ -63,22 +57,22 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(refused.headers['ratelimit-reset']).toBe(refused.headers['retry-after']);
 
-    expect((await write(key)).statusCode).toBe(201);
-    expect((await write(key)).statusCode).toBe(201);
-    const writeRefused = await write(key);
+    expect((await ctx.api.post('/v1/leads', validLead(), { key })).statusCode).toBe(201);
+    expect((await ctx.api.post('/v1/leads', validLead(), { key })).statusCode).toBe(201);
+    const writeRefused = await ctx.api.post('/v1/leads', validLead(), { key });
     expect(writeRefused.statusCode).toBe(429);
     expect(writeRefused.json().detail).toMatch(/2 writes/);
 
     // Another key of the same brand has its own budget.
-    expect((await read(ctx.keys.full)).statusCode).toBe(200);
+    expect((await ctx.api.get('/v1/leads', { key: ctx.keys.full })).statusCode).toBe(200);
   });
 
   it('a refused write stores nothing', async () => {
     await awayFromWindowEdge();
     const key = await keyWith({ writesPerMinute: 1 });
-    await write(key);
+    await ctx.api.post('/v1/leads', validLead(), { key });
     const before = await ctx.app.deps.database.db.selectFrom('leads').select('id').execute();
-    expect((await write(key)).statusCode).toBe(429);
+    expect((await ctx.api.post('/v1/leads', validLead(), { key })).statusCode).toBe(429);
     expect(await ctx.app.deps.database.db.selectFrom('leads').select('id').execute()).toHaveLength(
       before.length,
     );
@@ -117,20 +111,27 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     const address = '203.0.113.7';
     const bad = 'lik_' + 'x'.repeat(43);
     const attempts = [];
-    for (let i = 0; i < 3; i++) attempts.push((await read(bad, address)).statusCode);
+    for (let i = 0; i < 3; i++)
+      attempts.push((await ctx.api.get('/v1/leads', { key: bad, remoteAddress: address })).statusCode);
     expect(attempts).toEqual([401, 401, 401]);
-    const blocked = await read(bad, address);
+    const blocked = await ctx.api.get('/v1/leads', { key: bad, remoteAddress: address });
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().detail).toMatch(/missing or invalid API key from your address/);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // Every other missing, unknown or revoked key from the address is refused for the rest of the minute.
-    expect((await read(`lik_${'y'.repeat(43)}`, address)).statusCode).toBe(429);
-    expect((await read(ctx.keys.revoked, address)).statusCode).toBe(429);
+    expect(
+      (await ctx.api.get('/v1/leads', { key: `lik_${'y'.repeat(43)}`, remoteAddress: address })).statusCode,
+    ).toBe(429);
+    expect(
+      (await ctx.api.get('/v1/leads', { key: ctx.keys.revoked, remoteAddress: address })).statusCode,
+    ).toBe(429);
     const missing = await ctx.app.inject({ method: 'GET', url: '/v1/leads', remoteAddress: address });
     expect(missing.statusCode).toBe(429);
     // Other addresses are not limited.
-    expect((await read(bad, '203.0.113.8')).statusCode).toBe(401);
-    expect((await read(ctx.keys.full, '203.0.113.8')).statusCode).toBe(200);
+    expect((await ctx.api.get('/v1/leads', { key: bad, remoteAddress: '203.0.113.8' })).statusCode).toBe(401);
+    expect(
+      (await ctx.api.get('/v1/leads', { key: ctx.keys.full, remoteAddress: '203.0.113.8' })).statusCode,
+    ).toBe(200);
     // Unauthenticated routes are not limited.
     const health = await ctx.app.inject({ method: 'GET', url: '/healthz', remoteAddress: address });
     expect(health.statusCode).toBe(200);
@@ -141,10 +142,10 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     await awayFromWindowEdge();
     const address = '203.0.113.9';
     const bad = 'lik_' + 'z'.repeat(43);
-    for (let i = 0; i < 3; i++) await read(bad, address);
-    expect((await read(bad, address)).statusCode).toBe(429);
+    for (let i = 0; i < 3; i++) await ctx.api.get('/v1/leads', { key: bad, remoteAddress: address });
+    expect((await ctx.api.get('/v1/leads', { key: bad, remoteAddress: address })).statusCode).toBe(429);
     // Someone else at the same address (an office, a carrier's NAT) with a real key is not locked out.
-    const valid = await read(ctx.keys.full, address);
+    const valid = await ctx.api.get('/v1/leads', { key: ctx.keys.full, remoteAddress: address });
     expect(valid.statusCode).toBe(200);
     expect(valid.headers['retry-after']).toBeUndefined();
     expect(valid.headers['ratelimit-limit']).toBe('600');
@@ -158,12 +159,12 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     expect(created.statusCode).toBe(201);
     // A valid key's own per-key limit still applies.
     const limited = await keyWith({ readsPerMinute: 1 });
-    expect((await read(limited, address)).statusCode).toBe(200);
-    const overKey = await read(limited, address);
+    expect((await ctx.api.get('/v1/leads', { key: limited, remoteAddress: address })).statusCode).toBe(200);
+    const overKey = await ctx.api.get('/v1/leads', { key: limited, remoteAddress: address });
     expect(overKey.statusCode).toBe(429);
     expect(overKey.json().detail).toMatch(/1 reads/);
     // A valid key does not reset the address's failures: guessing stays limited.
-    expect((await read(bad, address)).statusCode).toBe(429);
+    expect((await ctx.api.get('/v1/leads', { key: bad, remoteAddress: address })).statusCode).toBe(429);
     // A valid key without the scope is a 403, counted against the key, not the address.
     const forbidden = await ctx.app.inject({
       method: 'GET',

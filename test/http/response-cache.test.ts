@@ -16,15 +16,13 @@ describe.each(dialects())('reused responses on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const get = (url: string, key = ctx.keys.full) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
   const cache = () => ctx.app.deps.responses;
 
   it('serves a repeated read again only while nothing has changed, byte for byte', async () => {
     const lead = await ctx.createLead({ title: 'Cached once' });
-    const first = await get('/v1/leads?limit=5');
+    const first = await ctx.api.get('/v1/leads?limit=5');
     const hits = cache().hits;
-    const second = await get('/v1/leads?limit=5');
+    const second = await ctx.api.get('/v1/leads?limit=5');
     expect(second.statusCode).toBe(200);
     expect(second.body).toBe(first.body);
     expect(second.headers['content-type']).toBe(first.headers['content-type']);
@@ -34,39 +32,41 @@ describe.each(dialects())('reused responses on %s', (dialect) => {
   });
 
   it('shows a new lead, a state change and a new work item on the very next read', async () => {
-    await get('/v1/leads?limit=5');
-    await get('/v1/work-items?limit=5');
+    await ctx.api.get('/v1/leads?limit=5');
+    await ctx.api.get('/v1/work-items?limit=5');
     const lead = await ctx.createLead({ title: 'Arrives after the cached page' });
-    expect((await get('/v1/leads?limit=5')).json().data[0].id).toBe(lead.id);
-    const detail = await get(`/v1/leads/${lead.id}`);
+    expect((await ctx.api.get('/v1/leads?limit=5')).json().data[0].id).toBe(lead.id);
+    const detail = await ctx.api.get(`/v1/leads/${lead.id}`);
     expect(detail.json().status).toBe('request');
 
     await ctx.setStatus(lead.id as string, 'scheduled');
-    expect((await get(`/v1/leads/${lead.id}`)).json().status).toBe('scheduled');
-    expect((await get('/v1/leads?limit=5')).json().data.map((l: { id: string }) => l.id)).not.toContain(
-      lead.id,
-    );
-    expect((await get('/v1/work-items?limit=5')).json().data[0].id).toBe(lead.id);
-    expect((await get(`/v1/work-items/${lead.id}`)).json().status).toBe('scheduled');
+    expect((await ctx.api.get(`/v1/leads/${lead.id}`)).json().status).toBe('scheduled');
+    expect(
+      (await ctx.api.get('/v1/leads?limit=5')).json().data.map((l: { id: string }) => l.id),
+    ).not.toContain(lead.id);
+    expect((await ctx.api.get('/v1/work-items?limit=5')).json().data[0].id).toBe(lead.id);
+    expect((await ctx.api.get(`/v1/work-items/${lead.id}`)).json().status).toBe('scheduled');
   });
 
   it("never serves one brand's cached page or lead to another brand's key", async () => {
     const ours = await ctx.createLead({ title: 'Only for brand A' });
     const url = '/v1/leads?limit=3';
-    const mine = await get(url);
+    const mine = await ctx.api.get(url);
     expect(mine.json().data[0].id).toBe(ours.id);
-    const theirs = await get(url, ctx.keys.other);
+    const theirs = await ctx.api.get(url, { key: ctx.keys.other });
     expect(theirs.statusCode).toBe(200);
     expect(theirs.json().data.map((l: { id: string }) => l.id)).not.toContain(ours.id);
-    await get(`/v1/leads/${ours.id}`);
-    expect((await get(`/v1/leads/${ours.id}`, ctx.keys.other)).statusCode).toBe(404);
+    await ctx.api.get(`/v1/leads/${ours.id}`);
+    expect((await ctx.api.get(`/v1/leads/${ours.id}`, { key: ctx.keys.other })).statusCode).toBe(404);
   });
 
   it('still checks the key, its scope and the query on a cached URL', async () => {
-    await get('/v1/leads?limit=2');
-    expect((await get('/v1/leads?limit=2', ctx.keys.revoked)).statusCode).toBe(401);
-    expect((await get('/v1/leads?limit=2', ctx.keys['work-items:read'])).statusCode).toBe(403);
-    expect((await get('/v1/leads?limit=2&order=sideways')).statusCode).toBe(422);
+    await ctx.api.get('/v1/leads?limit=2');
+    expect((await ctx.api.get('/v1/leads?limit=2', { key: ctx.keys.revoked })).statusCode).toBe(401);
+    expect((await ctx.api.get('/v1/leads?limit=2', { key: ctx.keys['work-items:read'] })).statusCode).toBe(
+      403,
+    );
+    expect((await ctx.api.get('/v1/leads?limit=2&order=sideways')).statusCode).toBe(422);
   });
 });
 
@@ -86,16 +86,17 @@ describe('reused responses on a SQLite file written by another process', () => {
 
   it('sees a commit made through another connection on the next read', async () => {
     const lead = await ctx.createLead({ title: 'Before the other process' });
-    const get = (url: string) => ctx.app.inject({ url, headers: { 'x-api-key': ctx.keys.full } });
-    expect((await get(`/v1/leads/${lead.id}`)).json().title).toBe('Before the other process');
-    expect((await get('/v1/leads?limit=1')).json().data[0].title).toBe('Before the other process');
+    expect((await ctx.api.get(`/v1/leads/${lead.id}`)).json().title).toBe('Before the other process');
+    expect((await ctx.api.get('/v1/leads?limit=1')).json().data[0].title).toBe('Before the other process');
 
     const other = new SQLite(path.join(dir, 'lead-intake.db'));
     other.prepare('update leads set title = ? where id = ?').run('Changed by the other process', lead.id);
     other.close();
 
-    expect((await get(`/v1/leads/${lead.id}`)).json().title).toBe('Changed by the other process');
-    expect((await get('/v1/leads?limit=1')).json().data[0].title).toBe('Changed by the other process');
+    expect((await ctx.api.get(`/v1/leads/${lead.id}`)).json().title).toBe('Changed by the other process');
+    expect((await ctx.api.get('/v1/leads?limit=1')).json().data[0].title).toBe(
+      'Changed by the other process',
+    );
   });
 });
 

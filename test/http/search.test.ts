@@ -68,10 +68,8 @@ describe.each(dialects())('search on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const get = (url: string, key = ctx.keys.full) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
   const found = async (q: string, list = 'leads') => {
-    const response = await get(`/v1/${list}?q=${encodeURIComponent(q)}`);
+    const response = await ctx.api.get(`/v1/${list}?q=${encodeURIComponent(q)}`);
     expect(response.statusCode, response.body).toBe(200);
     return (response.json().data as { id: string }[]).map((l) => l.id).sort();
   };
@@ -136,7 +134,7 @@ describe.each(dialects())('search on %s', (dialect) => {
   });
 
   it("never finds another brand's leads, and the other brand finds only its own", async () => {
-    const other = await get(`/v1/leads?q=${encodeURIComponent('émile')}`, ctx.keys.other);
+    const other = await ctx.api.get(`/v1/leads?q=${encodeURIComponent('émile')}`, { key: ctx.keys.other });
     const data = other.json().data as { id: string }[];
     expect(data).toHaveLength(1);
     expect(Object.values(ids)).not.toContain(data[0]!.id);
@@ -159,13 +157,13 @@ describe.each(dialects())('search on %s', (dialect) => {
     const seen: string[] = [];
     let url = '/v1/leads?q=zwaluwstraat&limit=2';
     for (let pages = 0; pages < 10; pages++) {
-      const page = (await get(url)).json();
+      const page = (await ctx.api.get(url)).json();
       seen.push(...page.data.map((l: { id: string }) => l.id));
       if (!page.nextCursor) break;
       url = `/v1/leads?q=zwaluwstraat&limit=2&cursor=${page.nextCursor}`;
     }
     expect(seen).toEqual([...made].reverse());
-    const quoted = (await get('/v1/leads?q=zwaluwstraat&status=quoted'))
+    const quoted = (await ctx.api.get('/v1/leads?q=zwaluwstraat&status=quoted'))
       .json()
       .data.map((l: { id: string }) => l.id);
     expect(quoted.sort()).toEqual([made[0], made[1]].sort());
@@ -199,7 +197,7 @@ describe.each(dialects())('search on %s', (dialect) => {
     );
     expect(await found('Lindengracht')).toEqual([]);
     expect(await found('Bloemgracht 1016KR Zaandam')).toEqual([id]);
-    const lead = (await get(`/v1/leads/${id}`)).json();
+    const lead = (await ctx.api.get(`/v1/leads/${id}`)).json();
     const current = await getCustomer(database, ctx.brandId, lead.customerId);
     await database.write((tx) =>
       updateCustomer(
@@ -218,16 +216,18 @@ describe.each(dialects())('search on %s', (dialect) => {
 
   it('searches customers: GET /v1/customers?q=', async () => {
     const customers = await found('Bakker Vastgoed', 'customers');
-    const bakker = (await get(`/v1/leads/${ids.bakker}`)).json();
+    const bakker = (await ctx.api.get(`/v1/leads/${ids.bakker}`)).json();
     expect(customers).toEqual([bakker.customerId]);
     expect(await found('020 555 0101', 'customers')).toEqual([bakker.customerId]);
     expect(await found('nothing like it', 'customers')).toEqual([]);
-    const other = (await get('/v1/customers?q=Bakker', ctx.keys.other)).json().data as { id: string }[];
+    const other = (await ctx.api.get('/v1/customers?q=Bakker', { key: ctx.keys.other })).json().data as {
+      id: string;
+    }[];
     expect(other.map((c) => c.id)).not.toContain(bakker.customerId);
   });
 
   it('rejects a q of more than 200 characters', async () => {
-    expect((await get(`/v1/leads?q=${'a'.repeat(201)}`)).statusCode).toBe(422);
+    expect((await ctx.api.get(`/v1/leads?q=${'a'.repeat(201)}`)).statusCode).toBe(422);
   });
 
   it('uses the text index, not a scan (the plan)', async () => {

@@ -5,6 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/accounts/api-keys.js';
 import { type App, buildApp } from '../../src/app.js';
+import { raw } from '../api.js';
 import {
   ALL_SCOPES,
   createTestContext,
@@ -460,12 +461,7 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
   const fx = {} as Fixtures;
 
   const createEndpoint = async (key: string) => {
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: '/v1/webhook-endpoints',
-      headers: { ...json, 'x-api-key': key },
-      payload: { url: fx.hookUrl },
-    });
+    const res = await ctx.api.post('/v1/webhook-endpoints', { url: fx.hookUrl }, { key });
     expect(res.statusCode, res.body).toBe(201);
     return res.json().id as string;
   };
@@ -479,12 +475,11 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     fx.deleteEndpointId = await createEndpoint(ctx.keys.full);
     fx.otherEndpointId = await createEndpoint(ctx.keys.other);
     const createForm = async (key: string) => {
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/forms',
-        headers: { ...json, 'x-api-key': key },
-        payload: { name: 'Matrix form', allowedOrigins: ['https://www.example.nl'] },
-      });
+      const res = await ctx.api.post(
+        '/v1/forms',
+        { name: 'Matrix form', allowedOrigins: ['https://www.example.nl'] },
+        { key },
+      );
       expect(res.statusCode, res.body).toBe(201);
       return res.json().id as string;
     };
@@ -496,12 +491,7 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     fx.leadId = lead.id as string;
     fx.addressId = lead.addressId as string;
     fx.customerId = lead.customerId as string;
-    const note = await ctx.app.inject({
-      method: 'POST',
-      url: `/v1/leads/${fx.leadId}/notes`,
-      headers: { ...json, 'x-api-key': ctx.keys.full },
-      payload: { text: 'Matrix note' },
-    });
+    const note = await ctx.api.post(`/v1/leads/${fx.leadId}/notes`, { text: 'Matrix note' });
     expect(note.statusCode, note.body).toBe(201);
     fx.noteId = note.json().id as string;
     fx.patchLeadId = (await ctx.createLead()).id as string;
@@ -513,12 +503,11 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     fx.otherAddressId = other.addressId as string;
     fx.otherCustomerId = other.customerId as string;
     fx.otherWorkItemId = (await ctx.createLead({}, ctx.keys.other)).id as string;
-    const scheduled = await ctx.app.inject({
-      method: 'PATCH',
-      url: `/v1/leads/${fx.otherWorkItemId}`,
-      headers: { ...json, 'x-api-key': ctx.keys.other },
-      payload: { status: 'scheduled' },
-    });
+    const scheduled = await ctx.api.patch(
+      `/v1/leads/${fx.otherWorkItemId}`,
+      { status: 'scheduled' },
+      { key: ctx.keys.other },
+    );
     expect(scheduled.statusCode).toBe(200);
 
     const db = ctx.app.deps.database.db;
@@ -637,21 +626,13 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
       payload: { status: 'cancelled' },
     });
     expect(res.statusCode).toBe(404);
-    const lead = await ctx.app.inject({
-      method: 'GET',
-      url: `/v1/leads/${fx.leadId}`,
-      headers: { 'x-api-key': ctx.keys.full },
-    });
+    const lead = await ctx.api.get(`/v1/leads/${fx.leadId}`);
     expect(lead.json().status).toBe('request');
   });
 
   it.each(LISTS)('$url shows each brand only its own records', async ({ url, mine, theirs }) => {
     const ids = async (key: string) => {
-      const res = await ctx.app.inject({
-        method: 'GET',
-        url: `${url}?limit=100`,
-        headers: { 'x-api-key': key },
-      });
+      const res = await ctx.api.get(`${url}?limit=100`, { key });
       expect(res.statusCode).toBe(200);
       return (res.json().data as { id: string }[]).map((item) => item.id);
     };
@@ -665,9 +646,6 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
   });
 
   describe('authentication comes before reading the body', () => {
-    const post = (payload: string, headers: Record<string, string>) =>
-      ctx.app.inject({ method: 'POST', url: '/v1/leads', headers, payload });
-
     it.each([
       { label: 'an invalid lead', payload: JSON.stringify({ postcode: 'x' }), type: 'application/json' },
       { label: 'malformed JSON', payload: '{"street": ', type: 'application/json' },
@@ -679,26 +657,25 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
         type: 'application/json',
       },
     ])('no key and $label: 401, not a body error', async ({ payload, type }) => {
-      expectUnauthorized(await post(payload, { 'content-type': type }), /X-API-Key/);
-    });
-
-    it('a revoked key and an invalid body: 401', async () => {
-      const res = await post('{"postcode": "x"}', { ...json, 'x-api-key': ctx.keys.revoked });
-      expectUnauthorized(res, /revoked/);
-    });
-
-    it('no key and an invalid state change: 401', async () => {
-      const res = await ctx.app.inject({
-        method: 'PATCH',
-        url: `/v1/leads/${fx.leadId}`,
-        headers: json,
-        payload: { status: 'nonsense' },
+      const res = await ctx.api.post('/v1/leads', raw(payload), {
+        key: null,
+        headers: { 'content-type': type },
       });
       expectUnauthorized(res, /X-API-Key/);
     });
 
+    it('a revoked key and an invalid body: 401', async () => {
+      const res = await ctx.api.post('/v1/leads', raw('{"postcode": "x"}'), { key: ctx.keys.revoked });
+      expectUnauthorized(res, /revoked/);
+    });
+
+    it('no key and an invalid state change: 401', async () => {
+      const res = await ctx.api.patch(`/v1/leads/${fx.leadId}`, { status: 'nonsense' }, { key: null });
+      expectUnauthorized(res, /X-API-Key/);
+    });
+
     it('a key without the scope and an invalid body: 403, not 422', async () => {
-      const res = await post('{"postcode": "x"}', { ...json, 'x-api-key': ctx.keys['leads:read'] });
+      const res = await ctx.api.post('/v1/leads', raw('{"postcode": "x"}'), { key: ctx.keys['leads:read'] });
       expect(res.statusCode).toBe(403);
       expect(res.json().requiredScope).toBe('leads:write');
     });
@@ -713,24 +690,21 @@ describe.each(dialects())('API key cache and lastUsedAt on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const list = (key: string) =>
-    ctx.app.inject({ method: 'GET', url: '/v1/leads', headers: { 'x-api-key': key } });
-
   it('a key revoked in the database is refused once the cache TTL has passed', async () => {
     const key = ctx.keys['leads:read'];
     const started = Date.now();
-    expect((await list(key)).statusCode).toBe(200);
+    expect((await ctx.api.get('/v1/leads', { key })).statusCode).toBe(200);
     await ctx.app.deps.database.db
       .updateTable('api_keys')
       .set({ revoked_at: Date.now() })
       .where('id', '=', ctx.keyIds['leads:read']!)
       .execute();
-    const cached = await list(key);
+    const cached = await ctx.api.get('/v1/leads', { key });
     // Only when this ran within the TTL must the cached answer still stand; a slow machine proves nothing.
     if (Date.now() - started < ttlMs) expect(cached.statusCode).toBe(200);
 
     const refused = await poll(async () => {
-      const res = await list(key);
+      const res = await ctx.api.get('/v1/leads', { key });
       return res.statusCode === 401 ? res : undefined;
     });
     expect(refused, 'the revoked key was still accepted after the cache TTL').toBeDefined();

@@ -23,8 +23,6 @@ describe.each(dialects())('customers of spam on %s', (dialect) => {
     await ctx?.close();
   });
 
-  const get = (url: string) =>
-    ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
   const customerByEmail = async (email: string) =>
     ctx.app.deps.database.db
       .selectFrom('customers')
@@ -32,7 +30,7 @@ describe.each(dialects())('customers of spam on %s', (dialect) => {
       .where('email_normalized', '=', email)
       .executeTakeFirst();
   const customerEvents = async (id: string) =>
-    (await get('/v1/events?limit=100'))
+    (await ctx.api.get('/v1/events?limit=100'))
       .json()
       .data.filter(
         (e: { type: string; data: { customer?: { id: string } } }) => e.data.customer?.id === id,
@@ -51,20 +49,24 @@ describe.each(dialects())('customers of spam on %s', (dialect) => {
     expect(quiet, 'the spam lead is linked to a stored customer').toBeDefined();
     const id = quiet!.id;
 
-    const listed = (await get('/v1/customers?limit=100')).json().data.map((c: { id: string }) => c.id);
+    const listed = (await ctx.api.get('/v1/customers?limit=100'))
+      .json()
+      .data.map((c: { id: string }) => c.id);
     expect(listed).not.toContain(id);
-    expect((await get(`/v1/customers?email=${email}`)).json().data).toEqual([]);
-    expect((await get(`/v1/customers/${id}`)).statusCode).toBe(404);
-    expect((await get(`/v1/leads?customerId=${id}`)).statusCode).toBe(422);
+    expect((await ctx.api.get(`/v1/customers?email=${email}`)).json().data).toEqual([]);
+    expect((await ctx.api.get(`/v1/customers/${id}`)).statusCode).toBe(404);
+    expect((await ctx.api.get(`/v1/leads?customerId=${id}`)).statusCode).toBe(422);
     expect(await customerEvents(id)).toEqual([]);
 
     // A real lead from the same person: the customer appears, announced as created, filled from this lead.
     const real = await ctx.createLead(validLead({ email, customerName: 'Anna Dak', phone: '+31611112222' }));
     expect(real.customerId).toBe(id);
-    const read = await get(`/v1/customers/${id}`);
+    const read = await ctx.api.get(`/v1/customers/${id}`);
     expect(read.statusCode).toBe(200);
     expect(read.json()).toMatchObject({ id, leadCount: 1 });
-    expect((await get('/v1/customers?limit=100')).json().data.map((c: { id: string }) => c.id)).toContain(id);
+    expect(
+      (await ctx.api.get('/v1/customers?limit=100')).json().data.map((c: { id: string }) => c.id),
+    ).toContain(id);
     expect((await customerEvents(id)).map((e) => e.type)).toEqual(['customer.created']);
     // A second real lead is an ordinary link: customer.updated only if it fills something.
     await ctx.createLead(validLead({ email, customerName: 'Anna Dak', companyName: 'Dak BV' }));

@@ -1,6 +1,7 @@
 // The state table of the contract, through PATCH /v1/leads/{id}: every allowed change, every refused one,
 // bad bodies, other brands, and parallel changes of one lead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiResponse } from '../api.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 
 const STATES = [
@@ -58,34 +59,18 @@ describe.each(dialects())('lead states on %s', (dialect) => {
   });
   afterAll(async () => ctx?.close());
 
-  const patch = (id: string, payload: unknown, key: string = ctx.keys.full) =>
-    ctx.app.inject({
-      method: 'PATCH',
-      url: `/v1/leads/${id}`,
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload: JSON.stringify(payload),
-    });
-
-  async function read(id: string) {
-    const res = await ctx.app.inject({
-      method: 'GET',
-      url: `/v1/leads/${id}`,
-      headers: { 'x-api-key': ctx.keys['leads:read'] },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json();
-  }
+  const read = (id: string) => ctx.api.read(`/v1/leads/${id}`, { key: ctx.keys['leads:read'] });
 
   async function leadIn(state: State): Promise<string> {
     const id = (await ctx.createLead()).id as string;
     for (const step of PATH_TO[state]) {
-      const res = await patch(id, { status: step });
+      const res = await ctx.api.patch(`/v1/leads/${id}`, { status: step });
       expect(res.statusCode, res.body).toBe(200);
     }
     return id;
   }
 
-  function expectRefusal(res: Awaited<ReturnType<typeof patch>>, current: State) {
+  function expectRefusal(res: ApiResponse, current: State) {
     expect(res.statusCode, res.body).toBe(409);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     const body = res.json();
@@ -100,7 +85,7 @@ describe.each(dialects())('lead states on %s', (dialect) => {
     async (from, to) => {
       const id = await leadIn(from);
       const before = await read(id);
-      const res = await patch(id, { status: to });
+      const res = await ctx.api.patch(`/v1/leads/${id}`, { status: to });
       expect(res.statusCode, res.body).toBe(200);
       const body = res.json();
       expect(body).toEqual(await read(id));
@@ -125,7 +110,7 @@ describe.each(dialects())('lead states on %s', (dialect) => {
   it.each(REFUSED)('%s → %s is refused: 409 naming the current state, nothing changes', async (from, to) => {
     const id = await leadIn(from);
     const before = await read(id);
-    expectRefusal(await patch(id, { status: to }), from);
+    expectRefusal(await ctx.api.patch(`/v1/leads/${id}`, { status: to }), from);
     expect(await read(id)).toEqual(before);
   });
 
@@ -133,7 +118,8 @@ describe.each(dialects())('lead states on %s', (dialect) => {
     const created = await ctx.createLead();
     const id = created.id as string;
     const path: State[] = ['quoted', 'scheduled', 'planned', 'in_progress', 'completed'];
-    for (const status of path) expect((await patch(id, { status })).statusCode).toBe(200);
+    for (const status of path)
+      expect((await ctx.api.patch(`/v1/leads/${id}`, { status })).statusCode).toBe(200);
     const lead = await read(id);
     expect(lead.status).toBe('completed');
     const history: History[] = lead.statusHistory;
@@ -155,7 +141,7 @@ describe.each(dialects())('lead states on %s', (dialect) => {
   ])('body %j is a 422 naming %s, nothing changes', async (payload, field) => {
     const id = await leadIn('request');
     const before = await read(id);
-    const res = await patch(id, payload);
+    const res = await ctx.api.patch(`/v1/leads/${id}`, payload);
     expect(res.statusCode, res.body).toBe(422);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
@@ -165,27 +151,31 @@ describe.each(dialects())('lead states on %s', (dialect) => {
   it('a body that is not an object is a 422', async () => {
     const id = await leadIn('request');
     for (const payload of [['quoted'], 'quoted', 42]) {
-      expect((await patch(id, payload)).statusCode).toBe(422);
+      expect((await ctx.api.patch(`/v1/leads/${id}`, payload)).statusCode).toBe(422);
     }
     expect((await read(id)).statusHistory).toHaveLength(1);
   });
 
   it('another brand’s id, or an unknown id, is a 404 and changes nothing', async () => {
     const ours = await leadIn('request');
-    const res = await patch(ours, { status: 'quoted' }, ctx.keys.other);
+    const res = await ctx.api.patch(`/v1/leads/${ours}`, { status: 'quoted' }, { key: ctx.keys.other });
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect((await read(ours)).status).toBe('request');
 
     const theirs = (await ctx.createLead({}, ctx.keys.other)).id as string;
-    expect((await patch(theirs, { status: 'quoted' })).statusCode).toBe(404);
-    expect((await patch(`wrk_${'0'.repeat(26)}`, { status: 'quoted' })).statusCode).toBe(404);
+    expect((await ctx.api.patch(`/v1/leads/${theirs}`, { status: 'quoted' })).statusCode).toBe(404);
+    expect((await ctx.api.patch(`/v1/leads/wrk_${'0'.repeat(26)}`, { status: 'quoted' })).statusCode).toBe(
+      404,
+    );
   });
 
   it('needs the full scope', async () => {
     const id = await leadIn('request');
     for (const scope of ['leads:read', 'leads:write', 'work-items:read'] as const) {
-      expect((await patch(id, { status: 'quoted' }, ctx.keys[scope])).statusCode).toBe(403);
+      expect(
+        (await ctx.api.patch(`/v1/leads/${id}`, { status: 'quoted' }, { key: ctx.keys[scope] })).statusCode,
+      ).toBe(403);
     }
     expect((await read(id)).status).toBe('request');
   });
@@ -193,7 +183,9 @@ describe.each(dialects())('lead states on %s', (dialect) => {
   describe('parallel changes of one lead', () => {
     it.each([2, 10])('%i parallel changes to the same state: exactly one 200, the rest 409', async (n) => {
       const id = await leadIn('request');
-      const results = await Promise.all(Array.from({ length: n }, () => patch(id, { status: 'scheduled' })));
+      const results = await Promise.all(
+        Array.from({ length: n }, () => ctx.api.patch(`/v1/leads/${id}`, { status: 'scheduled' })),
+      );
       expect(results.map((r) => r.statusCode).sort()).toEqual([200, ...Array(n - 1).fill(409)]);
       for (const res of results.filter((r) => r.statusCode === 409)) expectRefusal(res, 'scheduled');
       const lead = await read(id);
@@ -223,7 +215,9 @@ describe.each(dialects())('lead states on %s', (dialect) => {
       'parallel changes to %j end as a serial order of the ones that succeeded',
       async (targets) => {
         const id = await leadIn('request');
-        const results = await Promise.all(targets.map((status) => patch(id, { status })));
+        const results = await Promise.all(
+          targets.map((status) => ctx.api.patch(`/v1/leads/${id}`, { status })),
+        );
         const lead = await read(id);
         const history: State[] = lead.statusHistory.map((h: History) => h.status);
         const succeeded = targets.filter((_, i) => results[i]!.statusCode === 200);

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
+import { apiClient } from '../api.js';
 import { awayFromWindowEdge, createTestContext, type TestContext, testConfig } from '../helpers.js';
 
 const BAD_KEY = `lik_${'x'.repeat(43)}`;
@@ -18,13 +19,16 @@ async function appTrusting(value: string): Promise<App> {
   return app;
 }
 
-async function client(app: App, remoteAddress: string, forwardedFor?: string) {
-  const headers: Record<string, string> = { 'x-forwarded-proto': 'https' };
-  if (forwardedFor !== undefined) headers['x-forwarded-for'] = forwardedFor;
-  return (await app.inject({ url: '/test/client', remoteAddress, headers })).json() as {
-    ip: string;
-    protocol: string;
-  };
+/** What the app takes the client to be for a request from `remoteAddress`, through proxies that say `forwardedFor`. */
+function client(
+  app: App,
+  remoteAddress: string,
+  forwardedFor?: string,
+): Promise<{ ip: string; protocol: string }> {
+  return apiClient(app, null).read('/test/client', {
+    remoteAddress,
+    headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': forwardedFor },
+  });
 }
 
 describe('which client address and protocol a request has', () => {
@@ -74,12 +78,6 @@ describe('which client address and protocol a request has', () => {
 });
 
 const limits = { readsPerMinute: 1000, writesPerMinute: 1000, failedAuthPerMinute: 30 };
-const badKey = (ctx: TestContext, remoteAddress: string, forwardedFor: string) =>
-  ctx.app.inject({
-    url: '/v1/leads',
-    remoteAddress,
-    headers: { 'x-api-key': BAD_KEY, 'x-forwarded-for': forwardedFor },
-  });
 
 describe.each([
   ['1', '127.0.0.1', (i: number) => `10.0.${i}.1, 127.0.0.1`],
@@ -95,13 +93,29 @@ describe.each([
     await awayFromWindowEdge(10_000);
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
-      statuses.push((await badKey(ctx, remoteAddress, forwardedFor(i))).statusCode);
+      statuses.push(
+        (
+          await ctx.api.get('/v1/leads', {
+            key: BAD_KEY,
+            remoteAddress: remoteAddress,
+            headers: { 'x-forwarded-for': forwardedFor(i) },
+          })
+        ).statusCode,
+      );
     }
     expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401));
     expect(statuses.slice(30)).toEqual(Array(10).fill(429));
     if (value === '1') {
       // Another client behind the same proxy (the address nginx appended) has its own budget.
-      expect((await badKey(ctx, '127.0.0.1', '198.51.100.20')).statusCode).toBe(401);
+      expect(
+        (
+          await ctx.api.get('/v1/leads', {
+            key: BAD_KEY,
+            remoteAddress: '127.0.0.1',
+            headers: { 'x-forwarded-for': '198.51.100.20' },
+          })
+        ).statusCode,
+      ).toBe(401);
     }
   });
 });

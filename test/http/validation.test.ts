@@ -1,6 +1,7 @@
 // Every rule of the contract's "Lead creation" section, and the list query rules, positive and negative.
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { raw } from '../api.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 
 const REQUIRED = ['street', 'postalCode', 'city', 'customerName', 'title'] as const;
@@ -91,18 +92,14 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
     };
   }
 
-  const post = (payload: unknown) =>
-    ctx.app.inject({
-      method: 'POST',
-      url: '/v1/leads',
-      headers: { 'x-api-key': ctx.keys['leads:write'], 'content-type': 'application/json' },
-      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
-    });
-
-  /** Sends a body that must fail; checks the 422 names exactly `fields` and that nothing was stored. */
+  /**
+   * Sends a body that must fail (a string is the body's text); checks the 422 names exactly `fields` and that
+   * nothing was stored.
+   */
   async function rejects(payload: unknown, fields: string[]): Promise<LightMyRequestResponse> {
     const before = await counts();
-    const res = await post(payload);
+    const sent = typeof payload === 'string' ? raw(payload) : payload;
+    const res = await ctx.api.post('/v1/leads', sent, { key: ctx.keys['leads:write'] });
     expect(res.statusCode, res.body).toBe(422);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     const body = res.json();
@@ -115,17 +112,10 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
 
   /** Sends a body that must succeed and returns the stored lead as the single read shows it. */
   async function accepts(payload: Record<string, unknown>, key = ctx.keys['leads:write']) {
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: '/v1/leads',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload,
-    });
+    const res = await ctx.api.post('/v1/leads', payload, { key });
     expect(res.statusCode, res.body).toBe(201);
-    const detail = await ctx.app.inject({
-      method: 'GET',
-      url: `/v1/leads/${res.json().id}`,
-      headers: { 'x-api-key': key === ctx.keys.other ? ctx.keys.other : ctx.keys.full },
+    const detail = await ctx.api.get(`/v1/leads/${res.json().id}`, {
+      key: key === ctx.keys.other ? ctx.keys.other : ctx.keys.full,
     });
     expect(detail.statusCode).toBe(200);
     return detail.json();
@@ -289,7 +279,11 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
       ['constructor.prototype', '{"constructor": {"prototype": {"isAdmin": true}}, "street": "x"}'],
     ])('a %s key is refused and nothing is stored', async (_label, payload) => {
       const before = await counts();
-      const res = await post(payload.replace('"street": "x"', JSON.stringify(validLead()).slice(1, -1)));
+      const res = await ctx.api.post(
+        '/v1/leads',
+        raw(payload.replace('"street": "x"', JSON.stringify(validLead()).slice(1, -1))),
+        { key: ctx.keys['leads:write'] },
+      );
       expect(res.statusCode).toBeGreaterThanOrEqual(400);
       expect(res.statusCode).toBeLessThan(500);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -448,11 +442,8 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
 
   describe('list query parameters', () => {
     const LISTS = ['/v1/leads', '/v1/work-items', '/v1/addresses', '/address'];
-    const get = (url: string) =>
-      ctx.app.inject({ method: 'GET', url, headers: { 'x-api-key': ctx.keys.full } });
-
     async function queryRejected(url: string, field: string) {
-      const res = await get(url);
+      const res = await ctx.api.get(url);
       expect(res.statusCode, res.body).toBe(422);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual([field]);
@@ -472,14 +463,14 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
         ['101', 100],
         ['500', 100],
       ])('limit=%s is served as %i', async (value, served) => {
-        const res = await get(`${list}?limit=${value}`);
+        const res = await ctx.api.get(`${list}?limit=${value}`);
         expect(res.statusCode).toBe(200);
         expect(res.json().limit).toBe(served);
         expect(res.json().data.length).toBeLessThanOrEqual(served);
       });
 
       it('limit defaults to 50', async () => {
-        const res = await get(list);
+        const res = await ctx.api.get(list);
         expect(res.statusCode).toBe(200);
         expect(res.json().limit).toBe(50);
       });
@@ -487,7 +478,7 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
       it.each(['postcode', 'page', 'offset', 'sort'])(
         'an unknown parameter %s is a 422 naming it',
         async (name) => {
-          const res = await get(`${list}?${name}=1`);
+          const res = await ctx.api.get(`${list}?${name}=1`);
           expect(res.statusCode).toBe(422);
           expect(res.json().errors).toEqual([
             { field: name, message: expect.stringMatching(/query parameter/) },
@@ -509,7 +500,7 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
 
       it('order must be asc or desc', async () => {
         await queryRejected(`${list}?order=sideways`, 'order');
-        expect((await get(`${list}?order=asc`)).statusCode).toBe(200);
+        expect((await ctx.api.get(`${list}?order=asc`)).statusCode).toBe(200);
       });
     });
 
@@ -524,13 +515,13 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
       it.each(['receivedAfter', 'receivedBefore', 'updatedAfter'])(
         '%s accepts an ISO timestamp',
         async (name) => {
-          const res = await get(`${list}?${name}=${encodeURIComponent('2026-11-21T09:30:00.000Z')}`);
+          const res = await ctx.api.get(`${list}?${name}=${encodeURIComponent('2026-11-21T09:30:00.000Z')}`);
           expect(res.statusCode).toBe(200);
         },
       );
 
       it('several bad timestamps are all named', async () => {
-        const res = await get(`${list}?receivedBefore=x&updatedAfter=y&receivedAfter=z`);
+        const res = await ctx.api.get(`${list}?receivedBefore=x&updatedAfter=y&receivedAfter=z`);
         expect(res.statusCode).toBe(422);
         expect(
           res
@@ -548,13 +539,13 @@ describe.each(dialects())('lead and query validation on %s', (dialect) => {
     it('status must be a state the list serves', async () => {
       await queryRejected('/v1/leads?status=scheduled', 'status');
       await queryRejected('/v1/work-items?status=request', 'status');
-      expect((await get('/v1/leads?status=request,quoted')).statusCode).toBe(200);
-      expect((await get('/v1/work-items?status=scheduled,in_progress')).statusCode).toBe(200);
+      expect((await ctx.api.get('/v1/leads?status=request,quoted')).statusCode).toBe(200);
+      expect((await ctx.api.get('/v1/work-items?status=scheduled,in_progress')).statusCode).toBe(200);
     });
 
     it('addresses take createdAfter and createdBefore, checked like the other timestamps', async () => {
       await queryRejected('/v1/addresses?createdAfter=soon', 'createdAfter');
-      expect((await get('/v1/addresses?createdBefore=2026-11-21T09:30:00Z')).statusCode).toBe(200);
+      expect((await ctx.api.get('/v1/addresses?createdBefore=2026-11-21T09:30:00Z')).statusCode).toBe(200);
     });
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { raw } from '../api.js';
 import { createTestContext, dialects, TEST_WEBHOOKS, type TestContext } from '../helpers.js';
 
 describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
@@ -16,28 +17,14 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
     await strict?.close();
   });
 
-  const call = (
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    url: string,
-    payload?: unknown,
-    key = ctx.keys.full,
-    on = ctx,
-  ) =>
-    on.app.inject({
-      method,
-      url,
-      headers: { 'x-api-key': key, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-
   const create = async (body: Record<string, unknown> = {}) => {
-    const res = await call('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', ...body });
+    const res = await ctx.api.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', ...body });
     expect(res.statusCode, res.body).toBe(201);
     return res.json();
   };
 
   it('creates an endpoint: 201, all event types by default, the secret shown once', async () => {
-    const res = await call('POST', '/v1/webhook-endpoints', {
+    const res = await ctx.api.post('/v1/webhook-endpoints', {
       url: 'http://127.0.0.1:9/hook',
       description: '  CRM sync  ',
     });
@@ -63,11 +50,11 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
     expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-    const read = (await call('GET', `/v1/webhook-endpoints/${body.id}`)).json();
+    const read = (await ctx.api.get(`/v1/webhook-endpoints/${body.id}`)).json();
     expect(read.secret).toBeUndefined();
     const { secret: _secret, ...withoutSecret } = body;
     expect(read).toEqual(withoutSecret);
-    const list = (await call('GET', '/v1/webhook-endpoints')).json();
+    const list = (await ctx.api.get('/v1/webhook-endpoints')).json();
     expect(list.data.some((e: { id: string }) => e.id === body.id)).toBe(true);
     expect(JSON.stringify(list)).not.toContain(body.secret);
   });
@@ -75,11 +62,11 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
   it('lists newest first with the envelope and cursor paging', async () => {
     const a = await create();
     const b = await create();
-    const page = (await call('GET', '/v1/webhook-endpoints?limit=1')).json();
+    const page = (await ctx.api.get('/v1/webhook-endpoints?limit=1')).json();
     expect(page).toMatchObject({ limit: 1, hasMore: true });
     expect(page.data[0].id).toBe(b.id);
     const next = (
-      await call('GET', `/v1/webhook-endpoints?limit=1&cursor=${encodeURIComponent(page.nextCursor)}`)
+      await ctx.api.get(`/v1/webhook-endpoints?limit=1&cursor=${encodeURIComponent(page.nextCursor)}`)
     ).json();
     expect(next.data[0].id).toBe(a.id);
   });
@@ -87,7 +74,7 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
   it('updates url, events, description and enabled', async () => {
     const endpoint = await create({ events: ['lead.created'] });
     expect(endpoint.events).toEqual(['lead.created']);
-    const res = await call('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
+    const res = await ctx.api.patch(`/v1/webhook-endpoints/${endpoint.id}`, {
       url: 'http://localhost:9/other',
       events: ['lead.status_changed', 'lead.created'],
       description: 'changed',
@@ -101,7 +88,7 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
       enabled: false,
     });
     expect(res.json().secret).toBeUndefined();
-    const cleared = await call('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
+    const cleared = await ctx.api.patch(`/v1/webhook-endpoints/${endpoint.id}`, {
       description: null,
       enabled: true,
     });
@@ -111,22 +98,22 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
 
   it('deletes: 204, then 404', async () => {
     const endpoint = await create();
-    const res = await call('DELETE', `/v1/webhook-endpoints/${endpoint.id}`);
+    const res = await ctx.api.delete(`/v1/webhook-endpoints/${endpoint.id}`);
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
-    expect((await call('GET', `/v1/webhook-endpoints/${endpoint.id}`)).statusCode).toBe(404);
-    expect((await call('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)).statusCode).toBe(404);
+    expect((await ctx.api.get(`/v1/webhook-endpoints/${endpoint.id}`)).statusCode).toBe(404);
+    expect((await ctx.api.delete(`/v1/webhook-endpoints/${endpoint.id}`)).statusCode).toBe(404);
   });
 
   it('rotates the secret: a new one, shown once', async () => {
     const endpoint = await create();
-    const res = await call('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`);
+    const res = await ctx.api.post(`/v1/webhook-endpoints/${endpoint.id}/rotate-secret`);
     expect(res.statusCode).toBe(200);
     const { secret, previousSecretExpiresAt } = res.json();
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(endpoint.secret);
     expect(Date.parse(previousSecretExpiresAt)).toBeGreaterThan(Date.now());
-    expect((await call('GET', `/v1/webhook-endpoints/${endpoint.id}`)).json().secret).toBeUndefined();
+    expect((await ctx.api.get(`/v1/webhook-endpoints/${endpoint.id}`)).json().secret).toBeUndefined();
   });
 
   it('validates bodies: 422 naming each field', async () => {
@@ -143,7 +130,7 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
       [{ url: 42, events: 'lead.created' }, ['url', 'events']],
     ];
     for (const [body, fields] of cases) {
-      const res = await call('POST', '/v1/webhook-endpoints', body);
+      const res = await ctx.api.post('/v1/webhook-endpoints', body);
       expect(res.statusCode, JSON.stringify(body)).toBe(422);
       expect(
         res
@@ -154,20 +141,17 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
       ).toEqual(fields.sort());
     }
     const endpoint = await create();
-    const bad = await call('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { enabled: 'yes' });
+    const bad = await ctx.api.patch(`/v1/webhook-endpoints/${endpoint.id}`, { enabled: 'yes' });
     expect(bad.statusCode).toBe(422);
     expect(bad.json().errors[0].field).toBe('enabled');
-    const notJson = await ctx.app.inject({
-      method: 'POST',
-      url: '/v1/webhook-endpoints',
-      headers: { 'x-api-key': ctx.keys.full, 'content-type': 'text/plain' },
-      payload: 'url=x',
+    const notJson = await ctx.api.post('/v1/webhook-endpoints', raw('url=x'), {
+      headers: { 'content-type': 'text/plain' },
     });
     expect(notJson.statusCode).toBe(415);
   });
 
   it('refuses plain http and non-public addresses unless configured (SSRF)', async () => {
-    const post = (url: string) => call('POST', '/v1/webhook-endpoints', { url }, strict.keys.full, strict);
+    const post = (url: string) => strict.api.post('/v1/webhook-endpoints', { url });
     const http = await post('http://127.0.0.1:9/hook');
     expect(http.statusCode).toBe(422);
     expect(http.json().errors[0]).toEqual({ field: 'url', message: 'must use https' });
@@ -194,12 +178,9 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
     const unresolvable = await post('https://no-such-host.invalid/hook');
     expect(unresolvable.statusCode).toBe(422);
     expect(unresolvable.json().errors[0].message).toMatch(/could not be resolved|did not resolve within/);
-    const patch = await call(
-      'PATCH',
-      `/v1/webhook-endpoints/${(await create()).id}`,
-      { url: 'https://10.0.0.1/hook' },
-      ctx.keys.full,
-    );
+    const patch = await ctx.api.patch(`/v1/webhook-endpoints/${(await create()).id}`, {
+      url: 'https://10.0.0.1/hook',
+    });
     // The permissive app allows private addresses; the strict one refuses them on update too.
     expect(patch.statusCode).toBe(200);
   });
@@ -216,21 +197,30 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
       ['POST', `/v1/webhook-endpoints/${endpoint.id}/deliveries/${delivery}/resend`],
     ];
     for (const [method, url, body] of routes) {
-      expect((await call(method, url, body, ctx.keys.other)).statusCode, `${method} ${url}`).toBe(404);
-      expect((await call(method, url, body, ctx.keys['leads:write'])).statusCode, `${method} ${url}`).toBe(
-        403,
-      );
-      expect((await call(method, url, body, ctx.keys.expired)).statusCode, `${method} ${url}`).toBe(401);
+      expect(
+        (await ctx.api.request(method, url, body, { key: ctx.keys.other })).statusCode,
+        `${method} ${url}`,
+      ).toBe(404);
+      expect(
+        (await ctx.api.request(method, url, body, { key: ctx.keys['leads:write'] })).statusCode,
+        `${method} ${url}`,
+      ).toBe(403);
+      expect(
+        (await ctx.api.request(method, url, body, { key: ctx.keys.expired })).statusCode,
+        `${method} ${url}`,
+      ).toBe(401);
     }
     for (const [method, url, body] of [
       ['GET', '/v1/webhook-endpoints'],
       ['POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/' }],
     ] as const) {
-      expect((await call(method, url, body, ctx.keys['leads:read'])).statusCode).toBe(403);
+      expect((await ctx.api.request(method, url, body, { key: ctx.keys['leads:read'] })).statusCode).toBe(
+        403,
+      );
     }
-    const theirs = (await call('GET', '/v1/webhook-endpoints', undefined, ctx.keys.other)).json();
+    const theirs = (await ctx.api.get('/v1/webhook-endpoints', { key: ctx.keys.other })).json();
     expect(theirs.data).toEqual([]);
-    expect((await call('GET', `/v1/webhook-endpoints/${endpoint.id}`)).statusCode).toBe(200);
+    expect((await ctx.api.get(`/v1/webhook-endpoints/${endpoint.id}`)).statusCode).toBe(200);
   });
 
   it('documents every route in the OpenAPI document with scope full', async () => {

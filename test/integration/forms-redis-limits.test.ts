@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.js';
 import { createBrand } from '../../src/accounts/brands.js';
 import { type App, buildApp } from '../../src/app.js';
+import { apiClient, formPoster } from '../api.js';
 import {
   awayFromWindowEdge,
   dialects,
@@ -51,12 +52,7 @@ describe.skipIf(!postgres || !redisUrl)('form post limits shared through Redis b
     }
     brandId = (await createBrand(a.deps.database, { name: 'Acme Plumbing', country: 'NL' })).id;
     key = (await createApiKey(a.deps.database, { brandId, name: 'forms', scopes: ['full'] })).key;
-    const created = await a.inject({
-      method: 'POST',
-      url: '/v1/forms',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload: { name: 'Contact', allowedOrigins: [SITE] },
-    });
+    const created = await apiClient(a, key).post('/v1/forms', { name: 'Contact', allowedOrigins: [SITE] });
     expect(created.statusCode, created.body).toBe(201);
     formId = created.json().id;
   });
@@ -67,17 +63,10 @@ describe.skipIf(!postgres || !redisUrl)('form post limits shared through Redis b
     await a?.close();
   });
 
-  const post = (app: App, remoteAddress: string, fields: Record<string, string> = {}) =>
-    app.inject({
-      method: 'POST',
-      url: `/f/${formId}`,
-      remoteAddress,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE },
-      payload: new URLSearchParams({
-        ...(validLead({ phone: '06 1234 5678' }) as Record<string, string>),
-        ...fields,
-      }).toString(),
-    });
+  /** A lead as a browser on SITE posts it to the form, through instance A or B. */
+  const siteA = formPoster(() => a, SITE);
+  const siteB = formPoster(() => b, SITE);
+  const lead = () => validLead({ phone: '06 1234 5678' }) as Record<string, string>;
 
   const leadsOfForm = async () =>
     (await a.deps.database.db.selectFrom('leads').select('id').where('source_form_id', '=', formId).execute())
@@ -87,11 +76,11 @@ describe.skipIf(!postgres || !redisUrl)('form post limits shared through Redis b
     await awayFromWindowEdge(10_000);
     const client = '203.0.113.7';
     for (let i = 0; i < PER_MINUTE; i++) {
-      const res = await post(i % 2 ? b : a, client);
+      const res = await (i % 2 ? siteB : siteA).form(formId, lead(), { remoteAddress: client });
       expect(res.statusCode, res.body).toBe(303);
     }
     // Each instance has seen at most two of these: only a shared count refuses the 4th.
-    const refused = await post(b, client);
+    const refused = await siteB.form(formId, lead(), { remoteAddress: client });
     expect(refused.statusCode).toBe(429);
     const retryAfter = Number(refused.headers['retry-after']);
     expect(Number.isInteger(retryAfter)).toBe(true);
@@ -102,21 +91,15 @@ describe.skipIf(!postgres || !redisUrl)('form post limits shared through Redis b
 
     // The other instance refuses the same address too, a JSON post with problem+json (and CORS, so a page's
     // script can read the answer).
-    const json = await a.inject({
-      method: 'POST',
-      url: `/f/${formId}`,
-      remoteAddress: client,
-      headers: { 'content-type': 'application/json', origin: SITE },
-      payload: JSON.stringify(validLead()),
-    });
+    const json = await siteA.json(formId, validLead(), { remoteAddress: client });
     expect(json.statusCode).toBe(429);
     expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(json.headers['retry-after']).toBeDefined();
     expect(json.headers['access-control-allow-origin']).toBe(SITE);
 
     // Someone else, on either instance, is not affected.
-    expect((await post(a, '198.51.100.23')).statusCode).toBe(303);
-    expect((await post(b, '198.51.100.24')).statusCode).toBe(303);
+    expect((await siteA.form(formId, lead(), { remoteAddress: '198.51.100.23' })).statusCode).toBe(303);
+    expect((await siteB.form(formId, lead(), { remoteAddress: '198.51.100.24' })).statusCode).toBe(303);
     expect(await leadsOfForm()).toBe(PER_MINUTE + 2);
   });
 });

@@ -1,6 +1,7 @@
 // The auto-reply receipt: a form with autoReply mails the customer what they sent, over real SMTP (smtp-server on
 // 127.0.0.1), sent by the real mail worker. Nothing for forms without it, leads without an email, or spam.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formPoster } from '../api.js';
 import { addUser } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
 import { type SmtpReceiver, startSmtp, testMail } from './smtp.js';
@@ -24,12 +25,7 @@ describe.each(dialects())('the auto-reply receipt on %s', (dialect) => {
     });
     await addUser(ctx.app, ctx.brandId, owner, 'owner');
     const newForm = async (fields: Record<string, unknown>) => {
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/forms',
-        headers: { 'x-api-key': ctx.keys.full },
-        payload: { name: 'Website', allowedOrigins: [ORIGIN], ...fields },
-      });
+      const res = await ctx.api.post('/v1/forms', { name: 'Website', allowedOrigins: [ORIGIN], ...fields });
       expect(res.statusCode, res.body).toBe(201);
       return res.json().id as string;
     };
@@ -41,13 +37,8 @@ describe.each(dialects())('the auto-reply receipt on %s', (dialect) => {
     await smtp?.close();
   });
 
-  const post = (formId: string, fields: Record<string, string>) =>
-    ctx.app.inject({
-      method: 'POST',
-      url: `/f/${formId}`,
-      headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ ...ADDRESS, ...fields }).toString(),
-    });
+  /** Posts to a form as a browser on ORIGIN; every lead has the same address. */
+  const site = formPoster(() => ctx.app, ORIGIN);
   const outbox = (recipient: string) =>
     ctx.app.deps.database.db
       .selectFrom('email_outbox')
@@ -58,7 +49,8 @@ describe.each(dialects())('the auto-reply receipt on %s', (dialect) => {
 
   it('mails the customer what they sent, escaped, and the office gets its own mail', async () => {
     const email = 'sanne@devries.example';
-    const res = await post(replying, {
+    const res = await site.form(replying, {
+      ...ADDRESS,
       title: 'Leaking tap <b>kitchen</b>',
       description: 'Drips all night.\nSince Monday & worse now.',
       customerName: 'Sanne <i>de Vries</i>',
@@ -98,9 +90,15 @@ describe.each(dialects())('the auto-reply receipt on %s', (dialect) => {
 
   it('repeats only what this customer sent, not what an earlier lead stored for them', async () => {
     const email = 'piet@bakker.example';
-    await post(replying, { title: 'First job', customerName: 'Piet Bakker', email, phone: '0687654321' });
+    await site.form(replying, {
+      ...ADDRESS,
+      title: 'First job',
+      customerName: 'Piet Bakker',
+      email,
+      phone: '0687654321',
+    });
     await waitFor(() => smtp.to(email)[0], 'first receipt');
-    await post(replying, { title: 'Second job', customerName: 'P. Bakker', email });
+    await site.form(replying, { ...ADDRESS, title: 'Second job', customerName: 'P. Bakker', email });
     await waitFor(() => smtp.to(email)[1], 'second receipt');
     const second = smtp.to(email).find((m) => m.parsed.subject === 'We received your request: Second job');
     expect(second, 'second receipt').toBeDefined();
@@ -115,14 +113,17 @@ describe.each(dialects())('the auto-reply receipt on %s', (dialect) => {
     const quiet = 'quiet@example.nl';
     const spammer = 'bot@spam.example';
     expect(
-      (await post(silent, { title: 'No receipt here', customerName: 'Q', email: quiet })).statusCode,
+      (await site.form(silent, { ...ADDRESS, title: 'No receipt here', customerName: 'Q', email: quiet }))
+        .statusCode,
     ).toBe(303);
     expect(
-      (await post(replying, { title: 'Phone only', customerName: 'R', phone: '0612345000' })).statusCode,
+      (await site.form(replying, { ...ADDRESS, title: 'Phone only', customerName: 'R', phone: '0612345000' }))
+        .statusCode,
     ).toBe(303);
     expect(
       (
-        await post(replying, {
+        await site.form(replying, {
+          ...ADDRESS,
           title: 'Cheap pills',
           customerName: 'Bot',
           email: spammer,

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.js';
 import { type App, buildApp } from '../../src/app.js';
+import { type ApiClient, apiClient, formPoster } from '../api.js';
 import { brandWithKeyAndOwner, phonedInLead, signedIn, textOf } from '../dashboard/helpers.js';
 import {
   awayFromWindowEdge,
@@ -27,6 +28,8 @@ describe.each(dialects())('metrics on %s', (dialect) => {
   let receiver: Receiver;
   let brandId: string;
   let key: string;
+  /** Sends the brand's key. */
+  let api: ApiClient;
   const logs = captureLogs();
 
   beforeAll(async () => {
@@ -48,6 +51,7 @@ describe.each(dialects())('metrics on %s', (dialect) => {
     await app.ready();
     // The owner is told of new leads by mail: every lead queues one.
     ({ brandId, key } = await brandWithKeyAndOwner(app));
+    api = apiClient(app, key);
   });
   afterAll(async () => {
     if (app) {
@@ -58,19 +62,8 @@ describe.each(dialects())('metrics on %s', (dialect) => {
     await smtp?.close();
   });
 
-  const api = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, headers = {}) =>
-    app.inject({
-      method,
-      url,
-      headers: {
-        'x-api-key': key,
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
   const createLead = async (fields: Record<string, unknown> = {}) => {
-    const res = await api('POST', '/v1/leads', validLead(fields));
+    const res = await api.post('/v1/leads', validLead(fields));
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as { id: string };
   };
@@ -83,9 +76,9 @@ describe.each(dialects())('metrics on %s', (dialect) => {
 
   it('the latency histogram has method, route template and status code; unknown paths are "unmatched"', async () => {
     const lead = await createLead();
-    expect((await api('GET', `/v1/leads/${lead.id}`)).statusCode).toBe(200);
-    expect((await api('GET', '/v1/leads/wrk_00000000000000000000000000')).statusCode).toBe(404);
-    expect((await api('GET', '/no/such/path?email=someone@example.com')).statusCode).toBe(404);
+    expect((await api.get(`/v1/leads/${lead.id}`)).statusCode).toBe(200);
+    expect((await api.get('/v1/leads/wrk_00000000000000000000000000')).statusCode).toBe(404);
+    expect((await api.get('/no/such/path?email=someone@example.com')).statusCode).toBe(404);
     const text = await scrape(app);
     const count = (route: string, status: string) =>
       sampleValue(text, 'lead_intake_http_request_duration_seconds_count', {
@@ -118,29 +111,31 @@ describe.each(dialects())('metrics on %s', (dialect) => {
     // An idempotent replay returns the first response and creates nothing: not counted again.
     const body = validLead();
     const headers = { 'idempotency-key': `metrics-${dialect}-${Date.now()}` };
-    expect((await api('POST', '/v1/leads', body, headers)).statusCode).toBe(201);
-    const replay = await api('POST', '/v1/leads', body, headers);
+    expect((await api.post('/v1/leads', body, { headers })).statusCode).toBe(201);
+    const replay = await api.post('/v1/leads', body, { headers });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(await leads('website')).toBe(website + 2);
     // Refused input stores nothing and counts nothing.
-    expect((await api('POST', '/v1/leads', { title: '' })).statusCode).toBe(422);
+    expect((await api.post('/v1/leads', { title: '' })).statusCode).toBe(422);
     expect(await leads('website')).toBe(website + 2);
 
     // A website form: a real post, and a filled honeypot (stored as spam) counted apart.
-    const form = await api('POST', '/v1/forms', { name: 'Contact', allowedOrigins: [SITE] });
+    const form = await api.post('/v1/forms', { name: 'Contact', allowedOrigins: [SITE] });
     expect(form.statusCode, form.body).toBe(201);
     const formId = form.json().id as string;
-    const post = (fields: Record<string, unknown>, remoteAddress: string) =>
-      app.inject({
-        method: 'POST',
-        url: `/f/${formId}`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE },
-        payload: new URLSearchParams(validLead(fields) as Record<string, string>).toString(),
-        remoteAddress,
-      });
+    const site = formPoster(app, SITE);
     const [form0, spam0] = [await leads('form'), await leads('form', 'true')];
-    expect((await post({}, '198.51.100.10')).statusCode).toBe(303);
-    expect((await post({ _gotcha: 'I am a bot' }, '198.51.100.11')).statusCode).toBe(303);
+    expect(
+      (await site.form(formId, validLead() as Record<string, string>, { remoteAddress: '198.51.100.10' }))
+        .statusCode,
+    ).toBe(303);
+    expect(
+      (
+        await site.form(formId, validLead({ _gotcha: 'I am a bot' }) as Record<string, string>, {
+          remoteAddress: '198.51.100.11',
+        })
+      ).statusCode,
+    ).toBe(303);
     expect(await leads('form')).toBe(form0 + 1);
     expect(await leads('form', 'true')).toBe(spam0 + 1);
 
@@ -159,9 +154,9 @@ describe.each(dialects())('metrics on %s', (dialect) => {
       counter(app, 'lead_intake_lead_status_changes_total', { from, to });
     const lead = await createLead();
     const [quoted, scheduled] = [await changes('request', 'quoted'), await changes('quoted', 'scheduled')];
-    expect((await api('PATCH', `/v1/leads/${lead.id}`, { status: 'quoted' })).statusCode).toBe(200);
-    expect((await api('PATCH', `/v1/leads/${lead.id}`, { status: 'scheduled' })).statusCode).toBe(200);
-    expect((await api('PATCH', `/v1/leads/${lead.id}`, { status: 'request' })).statusCode).toBe(409);
+    expect((await api.patch(`/v1/leads/${lead.id}`, { status: 'quoted' })).statusCode).toBe(200);
+    expect((await api.patch(`/v1/leads/${lead.id}`, { status: 'scheduled' })).statusCode).toBe(200);
+    expect((await api.patch(`/v1/leads/${lead.id}`, { status: 'request' })).statusCode).toBe(409);
     expect(await changes('request', 'quoted')).toBe(quoted + 1);
     expect(await changes('quoted', 'scheduled')).toBe(scheduled + 1);
     expect(await changes('scheduled', 'request')).toBe(0);
@@ -169,7 +164,7 @@ describe.each(dialects())('metrics on %s', (dialect) => {
 
   it('webhook deliveries by outcome; failed ones logged at warn with endpoint, delivery, event, attempt and reason', async () => {
     const endpoint = async () => {
-      const res = await api('POST', '/v1/webhook-endpoints', {
+      const res = await api.post('/v1/webhook-endpoints', {
         url: receiver.url(),
         events: ['lead.created'],
       });
@@ -222,9 +217,7 @@ describe.each(dialects())('metrics on %s', (dialect) => {
       () => warnings(/given up$/).find((l) => l.endpointId === failing.id && l.responseStatus === 500),
       'the give-up warning',
     );
-    expect((await api('PATCH', `/v1/webhook-endpoints/${failing.id}`, { enabled: false })).statusCode).toBe(
-      200,
-    );
+    expect((await api.patch(`/v1/webhook-endpoints/${failing.id}`, { enabled: false })).statusCode).toBe(200);
 
     // An endpoint switched off while a delivery waits (as the automatic disable does): the delivery is abandoned.
     const off = await endpoint();
@@ -301,36 +294,25 @@ describe.each(dialects())('metrics on %s', (dialect) => {
       await limited('failed_auth'),
       await limited('form'),
     ];
-    const as = { 'x-api-key': small.key };
-    expect((await api('GET', '/v1/leads', undefined, as)).statusCode).toBe(200);
-    expect((await api('GET', '/v1/leads', undefined, as)).statusCode).toBe(429);
-    expect((await api('POST', '/v1/leads', validLead(), as)).statusCode).toBe(201);
-    expect((await api('POST', '/v1/leads', validLead(), as)).statusCode).toBe(429);
+    expect((await api.get('/v1/leads', { key: small.key })).statusCode).toBe(200);
+    expect((await api.get('/v1/leads', { key: small.key })).statusCode).toBe(429);
+    expect((await api.post('/v1/leads', validLead(), { key: small.key })).statusCode).toBe(201);
+    expect((await api.post('/v1/leads', validLead(), { key: small.key })).statusCode).toBe(429);
     expect(await limited('key_read')).toBe(reads + 1);
     expect(await limited('key_write')).toBe(writes + 1);
 
     // Bad keys from one address: 401 twice, then 429.
-    const bad = () =>
-      app.inject({
-        method: 'GET',
-        url: '/v1/leads',
-        headers: { 'x-api-key': 'lik_not_a_key' },
-        remoteAddress: '203.0.113.50',
-      });
-    expect([(await bad()).statusCode, (await bad()).statusCode, (await bad()).statusCode]).toEqual([
-      401, 401, 429,
-    ]);
+    const bad = { key: 'lik_not_a_key', remoteAddress: '203.0.113.50' };
+    expect([
+      (await api.get('/v1/leads', bad)).statusCode,
+      (await api.get('/v1/leads', bad)).statusCode,
+      (await api.get('/v1/leads', bad)).statusCode,
+    ]).toEqual([401, 401, 429]);
     expect(await limited('failed_auth')).toBe(auth + 1);
 
-    const created = await api('POST', '/v1/forms', { name: 'Limited', allowedOrigins: [SITE] });
-    const post = () =>
-      app.inject({
-        method: 'POST',
-        url: `/f/${created.json().id}`,
-        headers: { 'content-type': 'application/json', origin: SITE },
-        payload: JSON.stringify(validLead()),
-        remoteAddress: '203.0.113.60',
-      });
+    const created = await api.post('/v1/forms', { name: 'Limited', allowedOrigins: [SITE] });
+    const site = formPoster(app, SITE);
+    const post = () => site.json(created.json().id, validLead(), { remoteAddress: '203.0.113.60' });
     expect([(await post()).statusCode, (await post()).statusCode, (await post()).statusCode]).toEqual([
       201, 201, 429,
     ]);
@@ -345,17 +327,17 @@ describe.each(dialects())('metrics on %s', (dialect) => {
     const saved = { ...state };
     try {
       state.inFlight = app.deps.config.maxInFlight;
-      expect((await api('GET', '/v1/leads')).statusCode).toBe(503);
+      expect((await api.get('/v1/leads')).statusCode).toBe(503);
       state.inFlight = saved.inFlight;
       state.eventLoopDelayMs = app.deps.config.maxEventLoopDelayMs + 1;
-      expect((await api('GET', '/v1/leads')).statusCode).toBe(503);
+      expect((await api.get('/v1/leads')).statusCode).toBe(503);
       expect(await shed('in_flight')).toBe(inFlight + 1);
       expect(await shed('event_loop_lag')).toBe(lag + 1);
     } finally {
       state.inFlight = saved.inFlight;
       state.eventLoopDelayMs = saved.eventLoopDelayMs;
     }
-    expect((await api('GET', '/v1/leads')).statusCode).toBe(200);
+    expect((await api.get('/v1/leads')).statusCode).toBe(200);
   });
 
   it('an app sharing the database counts only its own work', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
+import { apiClient } from '../api.js';
 import { brandWithKeyAndOwner } from '../dashboard/helpers.js';
 import {
   dialects,
@@ -37,13 +38,6 @@ describe.each(dialects())('queue gauges on %s', (dialect) => {
     }
   });
 
-  const post = (url: string, payload: unknown) =>
-    app.inject({
-      method: 'POST',
-      url,
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload: JSON.stringify(payload),
-    });
   const gauges = async () => {
     const text = await scrape(app);
     const of = (name: string, queue: string) => sampleValue(text, `lead_intake_queue_${name}`, { queue });
@@ -59,12 +53,13 @@ describe.each(dialects())('queue gauges on %s', (dialect) => {
   it('depth and oldest age of the delivery queue and the email outbox', async () => {
     expect(await gauges()).toEqual({ deliveries: { depth: 0, age: 0 }, mails: { depth: 0, age: 0 } });
 
-    const endpoint = await post('/v1/webhook-endpoints', {
+    const api = apiClient(app, key);
+    const endpoint = await api.post('/v1/webhook-endpoints', {
       url: 'http://127.0.0.1:9/hook',
       events: ['lead.created'],
     });
     expect(endpoint.statusCode, endpoint.body).toBe(201);
-    for (let i = 0; i < 3; i++) expect((await post('/v1/leads', validLead())).statusCode).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await api.post('/v1/leads', validLead())).statusCode).toBe(201);
     const db = app.deps.database.db;
     const [delivery] = await db.selectFrom('webhook_deliveries').select('id').orderBy('id').execute();
     const [mail] = await db.selectFrom('email_outbox').select('id').orderBy('id').execute();

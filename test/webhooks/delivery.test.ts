@@ -2,6 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { verifySignature } from '../../src/index.js';
+import { apiClient } from '../api.js';
 import {
   createTestContext,
   dialects,
@@ -45,37 +46,23 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
     await receiver?.close();
   });
 
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, on = ctx) =>
-    on.app.inject({
-      method,
-      url,
-      headers: {
-        'x-api-key': on.keys.full,
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-
   const createEndpoint = async (body: Record<string, unknown> = {}, on = ctx) => {
-    const res = await call(
-      'POST',
-      '/v1/webhook-endpoints',
-      { url: receiver.url(), events: LEAD_EVENTS, ...body },
-      on,
-    );
+    const res = await on.api.post('/v1/webhook-endpoints', {
+      url: receiver.url(),
+      events: LEAD_EVENTS,
+      ...body,
+    });
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as { id: string; secret: string };
   };
 
   const deliveries = async (endpointId: string, on = ctx): Promise<Delivery[]> =>
-    (await call('GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, undefined, on)).json()
-      .data;
+    (await on.api.get(`/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`)).json().data;
 
   const deliveryOf = async (endpointId: string, eventId: string, on = ctx) =>
     (await deliveries(endpointId, on)).find((d) => d.eventId === eventId);
 
-  const latestEventId = async (on = ctx) =>
-    (await call('GET', '/v1/events?limit=1', undefined, on)).json().data[0].id;
+  const latestEventId = async (on = ctx) => (await on.api.get('/v1/events?limit=1')).json().data[0].id;
 
   it('POSTs the event JSON, signed, with the event id; the log records the attempt', async () => {
     receiver = await startReceiver();
@@ -97,7 +84,7 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
     expect(verifySignature(`${endpoint.secret}x`, signature, request!.body)).toBe(false);
 
     const event = JSON.parse(request!.body);
-    const page = await call('GET', '/v1/events?limit=1');
+    const page = await ctx.api.get('/v1/events?limit=1');
     expect(event).toEqual(page.json().data[0]);
     // Byte for byte: the list is built from the same stored text as the delivery.
     expect(page.body).toBe(
@@ -163,7 +150,7 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
     receiver = await startReceiver();
     const changes = await createEndpoint({ events: ['lead.status_changed'] });
     const off = await createEndpoint();
-    await call('PATCH', `/v1/webhook-endpoints/${off.id}`, { enabled: false });
+    await ctx.api.patch(`/v1/webhook-endpoints/${off.id}`, { enabled: false });
     const lead = await ctx.createLead();
     await ctx.setStatus(lead.id as string, 'quoted');
     const changed = await latestEventId();
@@ -184,7 +171,7 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
         (await deliveryOf(endpoint.id, eventId))?.status === 'succeeded' && deliveryOf(endpoint.id, eventId),
       'first delivery',
     );
-    const res = await call('POST', `/v1/webhook-endpoints/${endpoint.id}/deliveries/${first!.id}/resend`);
+    const res = await ctx.api.post(`/v1/webhook-endpoints/${endpoint.id}/deliveries/${first!.id}/resend`);
     expect(res.statusCode).toBe(202);
     const again = res.json();
     expect(again).toMatchObject({ eventId, attempt: 0, status: 'pending' });
@@ -193,14 +180,12 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
     await waitFor(async () => (await deliveries(endpoint.id)).every((d) => d.status === 'succeeded'), 'log');
     expect((await deliveries(endpoint.id)).map((d) => d.id)).toEqual([again.id, first!.id]);
 
-    const missing = await call(
-      'POST',
+    const missing = await ctx.api.post(
       `/v1/webhook-endpoints/${endpoint.id}/deliveries/whd_00000000000000000000000000/resend`,
     );
     expect(missing.statusCode).toBe(404);
-    await call('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { enabled: false });
-    const disabled = await call(
-      'POST',
+    await ctx.api.patch(`/v1/webhook-endpoints/${endpoint.id}`, { enabled: false });
+    const disabled = await ctx.api.post(
       `/v1/webhook-endpoints/${endpoint.id}/deliveries/${first!.id}/resend`,
     );
     expect(disabled.statusCode).toBe(409);
@@ -210,7 +195,7 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
   it('signs with the new and the previous secret after a rotation', async () => {
     receiver = await startReceiver();
     const endpoint = await createEndpoint();
-    const { secret } = (await call('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`)).json();
+    const { secret } = (await ctx.api.post(`/v1/webhook-endpoints/${endpoint.id}/rotate-secret`)).json();
     await ctx.createLead();
     const eventId = await latestEventId();
     const [request] = await waitFor(
@@ -234,13 +219,9 @@ describe.each(dialects())('webhook deliveries on %s', (dialect) => {
     await second.ready();
     try {
       const endpoint = await createEndpoint();
+      const onSecond = apiClient(second, ctx.keys.full);
       const posts = Array.from({ length: 24 }, (_, i) =>
-        (i % 2 ? second : ctx.app).inject({
-          method: 'POST',
-          url: '/v1/leads',
-          headers: { 'x-api-key': ctx.keys.full, 'content-type': 'application/json' },
-          payload: JSON.stringify(validLead()),
-        }),
+        (i % 2 ? onSecond : ctx.api).post('/v1/leads', validLead()),
       );
       expect((await Promise.all(posts)).map((r) => r.statusCode)).toEqual(posts.map(() => 201));
       await waitFor(async () => {
@@ -284,31 +265,18 @@ describe.each(dialects())('webhook safety and give-up on %s', (dialect) => {
   });
 
   const createEndpointOn = async (on: TestContext, url: string) => {
-    const res = await on.app.inject({
-      method: 'POST',
-      url: '/v1/webhook-endpoints',
-      headers: { 'x-api-key': on.keys.full, 'content-type': 'application/json' },
-      payload: JSON.stringify({ url, events: LEAD_EVENTS }),
-    });
+    const res = await on.api.post('/v1/webhook-endpoints', { url, events: LEAD_EVENTS });
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as { id: string; createdAt: string };
   };
-  const latestEventOf = async (on: TestContext) => (await get(on, '/v1/events?limit=1')).json().data[0].id;
+  const latestEventOf = async (on: TestContext) => (await on.api.get('/v1/events?limit=1')).json().data[0].id;
   const deliveryOn = async (on: TestContext, endpointId: string, eventId: string) =>
     (
-      (await get(on, `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`)).json().data as Delivery[]
+      (await on.api.get(`/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`)).json().data as Delivery[]
     ).find((d) => d.eventId === eventId);
 
-  const get = (on: TestContext, url: string) =>
-    on.app.inject({ method: 'GET', url, headers: { 'x-api-key': on.keys.full } });
-
   it('refuses a private address at send time, even if the endpoint was stored earlier', async () => {
-    const created = await strict.app.inject({
-      method: 'POST',
-      url: '/v1/webhook-endpoints',
-      headers: { 'x-api-key': strict.keys.full, 'content-type': 'application/json' },
-      payload: JSON.stringify({ url: receiver.url('/strict') }),
-    });
+    const created = await strict.api.post('/v1/webhook-endpoints', { url: receiver.url('/strict') });
     expect(created.statusCode).toBe(422);
     expect(created.json().errors[0].message).toMatch(/127\.0\.0\.1, which is not a public address/);
 
@@ -337,7 +305,7 @@ describe.each(dialects())('webhook safety and give-up on %s', (dialect) => {
     await strict.createLead();
     const [delivery] = await waitFor(async () => {
       const log = (
-        await get(strict, '/v1/webhook-endpoints/whk_01m7zt8f7488qg4qgkt4mq7000/deliveries')
+        await strict.api.get('/v1/webhook-endpoints/whk_01m7zt8f7488qg4qgkt4mq7000/deliveries')
       ).json().data as Delivery[];
       return log[0]?.attempt ? log : undefined;
     }, 'a refused attempt');
@@ -377,12 +345,12 @@ describe.each(dialects())('webhook safety and give-up on %s', (dialect) => {
     const endpoint = await createEndpointOn(quick, receiver.url('/always-failing'));
     await quick.createLead();
     const disabled = await waitFor(async () => {
-      const e = (await get(quick, `/v1/webhook-endpoints/${endpoint.id}`)).json();
+      const e = (await quick.api.get(`/v1/webhook-endpoints/${endpoint.id}`)).json();
       return e.enabled === false && e;
     }, 'the endpoint to be disabled');
     expect(disabled.disabledReason).toMatch(/failed for .* hours \(last attempt: HTTP 500\)/);
     expect(Date.parse(disabled.disabledAt)).toBeGreaterThan(Date.parse(endpoint.createdAt));
-    const log = (await get(quick, `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json()
+    const log = (await quick.api.get(`/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json()
       .data as Delivery[];
     expect(log.every((d) => d.status === 'failed')).toBe(true);
     expect(log[0]!.attempt).toBeGreaterThanOrEqual(1);
@@ -390,15 +358,10 @@ describe.each(dialects())('webhook safety and give-up on %s', (dialect) => {
 
     // Disabled: new events queue nothing for it. Enabled again: the record is clean.
     await quick.createLead();
-    expect((await get(quick, `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json().data).toHaveLength(
+    expect((await quick.api.get(`/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json().data).toHaveLength(
       log.length,
     );
-    const enabled = await quick.app.inject({
-      method: 'PATCH',
-      url: `/v1/webhook-endpoints/${endpoint.id}`,
-      headers: { 'x-api-key': quick.keys.full, 'content-type': 'application/json' },
-      payload: JSON.stringify({ enabled: true }),
-    });
+    const enabled = await quick.api.patch(`/v1/webhook-endpoints/${endpoint.id}`, { enabled: true });
     expect(enabled.json()).toMatchObject({ enabled: true, disabledAt: null, disabledReason: null });
   });
 });

@@ -28,24 +28,13 @@ describe.each(dialects())('deliveries verified by standardwebhooks and stripe on
     await receiver?.close();
   });
 
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-    ctx.app.inject({
-      method,
-      url,
-      headers: {
-        'x-api-key': ctx.keys.full,
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-
   const createEndpoint = async () => {
-    const res = await call('POST', '/v1/webhook-endpoints', { url: receiver.url(), events: LEAD_EVENTS });
+    const res = await ctx.api.post('/v1/webhook-endpoints', { url: receiver.url(), events: LEAD_EVENTS });
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as { id: string; secret: string };
   };
 
-  const latestEventId = async () => (await call('GET', '/v1/events?limit=1')).json().data[0].id as string;
+  const latestEventId = async () => (await ctx.api.get('/v1/events?limit=1')).json().data[0].id as string;
 
   /** The requests for the next lead's lead.created event, once `count` have arrived. */
   const deliveryOfNewLead = async (count = 1) => {
@@ -109,11 +98,11 @@ describe.each(dialects())('deliveries verified by standardwebhooks and stripe on
     const endpoint = await createEndpoint();
     const { eventId } = await deliveryOfNewLead();
     const first = await waitFor(async () => {
-      const list = (await call('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json().data;
+      const list = (await ctx.api.get(`/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json().data;
       const delivery = list.find((d: { eventId: string }) => d.eventId === eventId);
       return delivery?.status === 'succeeded' && (delivery as { id: string });
     }, 'first delivery');
-    const res = await call('POST', `/v1/webhook-endpoints/${endpoint.id}/deliveries/${first.id}/resend`);
+    const res = await ctx.api.post(`/v1/webhook-endpoints/${endpoint.id}/deliveries/${first.id}/resend`);
     expect(res.statusCode).toBe(202);
     const [, again] = await waitFor(
       () => receiver.forEvent(eventId).length === 2 && receiver.forEvent(eventId),
@@ -126,7 +115,7 @@ describe.each(dialects())('deliveries verified by standardwebhooks and stripe on
   it('during a rotation both the new and the previous secret verify, with each library', async () => {
     receiver = await startReceiver();
     const endpoint = await createEndpoint();
-    const rotated = await call('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`);
+    const rotated = await ctx.api.post(`/v1/webhook-endpoints/${endpoint.id}/rotate-secret`);
     expect(rotated.statusCode).toBe(200);
     const { secret } = rotated.json() as { secret: string };
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -158,7 +147,7 @@ describe.each(dialects())('deliveries verified by standardwebhooks and stripe on
       stripe.webhooks.constructEvent(old!.body, old!.headers['lead-intake-signature'] as string, legacy),
     ).toMatchObject({ id: before.eventId });
 
-    const { secret } = (await call('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`)).json();
+    const { secret } = (await ctx.api.post(`/v1/webhook-endpoints/${endpoint.id}/rotate-secret`)).json();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const after = await deliveryOfNewLead();
     const [request] = after.requests;
