@@ -16,7 +16,7 @@ import exportRoutes from './leads/api/exports.js';
 import leadRoutes from './leads/api/leads.js';
 import noteRoutes from './leads/api/notes.js';
 import workItemRoutes from './leads/api/work-items.js';
-import { outboxQueueStats } from './mail/outbox.js';
+import { outboxQueue } from './mail/outbox.js';
 import type { Config, TrustProxy } from './platform/config.js';
 import { type Database, migrate, openDatabase } from './platform/db/database.js';
 import { withWriteMetrics } from './platform/db/store.js';
@@ -37,7 +37,7 @@ import { createRateLimiter, type RateLimiter } from './platform/rate-limit/limit
 import { ulid } from './shared/ids.js';
 import webhookEndpointRoutes from './webhooks/api/endpoints.js';
 import eventRoutes from './webhooks/api/events.js';
-import { deliveryQueueStats } from './webhooks/deliveries.js';
+import { deliveryQueue } from './webhooks/deliveries.js';
 
 export interface BuildOptions {
   /**
@@ -185,8 +185,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     meter,
     defaultMetrics: options.defaultMetrics ?? true,
     queues: {
-      webhook_deliveries: (now) => deliveryQueueStats(database, now),
-      email_outbox: (now) => outboxQueueStats(database, now),
+      webhook_deliveries: (now) => deliveryQueue.stats(database, now),
+      email_outbox: (now) => outboxQueue.stats(database, now),
     },
   });
   await app.register(requestLogPlugin);

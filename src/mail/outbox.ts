@@ -8,7 +8,7 @@ import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
 import { deferEmailInsert, selectEmailJobs, selectFailedEmails, updateClaimedEmail } from './queries.js';
 
-export { claimDueEmails, outboxQueueStats } from './queries.js';
+export { outboxQueue } from './queries.js';
 
 export type EmailStatus = 'pending' | 'sent' | 'failed';
 

@@ -1,7 +1,7 @@
 // The mail capability's SQL, all of it: the email outbox. Kysely queries, except the insert that queues a mail
 // inside a lead create (see below). Reads take a Store (the database or a write's tx); writes take the write's Tx.
 import type { Selectable, Updateable } from 'kysely';
-import { claimDueRows, type QueueStats, queueStats } from '../platform/db/lease.js';
+import { leasedQueue } from '../platform/db/lease.js';
 import type { EmailOutboxTable } from '../platform/db/schema.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
@@ -39,21 +39,8 @@ export function deferEmailInsert(
   ]);
 }
 
-/** Leases up to `limit` due mails to `owner` (see claimDueRows). */
-export function claimDueEmails(
-  store: Store,
-  owner: string,
-  limit: number,
-  leaseMs: number,
-  now: number,
-): Promise<string[]> {
-  return claimDueRows(store, 'email_outbox', owner, limit, leaseMs, now);
-}
-
-/** Mails waiting to be sent (due, or waiting for a retry) and the age of the oldest: the outbox's gauges. */
-export function outboxQueueStats(store: Store, now: number): Promise<QueueStats> {
-  return queueStats(store, 'email_outbox', now);
-}
+/** The outbox as a leased queue: due mails claimed by a worker, and its gauges. */
+export const outboxQueue = leasedQueue('email_outbox');
 
 export type EmailJobRow = Pick<
   Selectable<EmailOutboxTable>,

@@ -5,9 +5,9 @@ import type { MailConfig } from '../platform/config.js';
 import type { Store } from '../platform/db/store.js';
 import { LeasedQueueWorker, Shutdown, type WorkerLog } from '../platform/queue/leased-worker.js';
 import {
-  claimDueEmails,
   type EmailJob,
   loadEmailJobs,
+  outboxQueue,
   recordEmailAttempt,
   releaseEmailLease,
 } from './outbox.js';
@@ -56,7 +56,7 @@ export class MailWorker extends LeasedQueueWorker<EmailJob> {
 
   protected async claim(limit: number) {
     const { store } = this.options;
-    const ids = await claimDueEmails(store, this.owner, limit, this.leaseMs, Date.now());
+    const ids = await outboxQueue.claimDue(store, this.owner, limit, this.leaseMs, Date.now());
     if (!ids.length) return { claimed: 0, jobs: [] };
     return { claimed: ids.length, jobs: await loadEmailJobs(store, this.owner, ids) };
   }

@@ -23,7 +23,7 @@ import {
   updateEndpointOutcome,
 } from './queries.js';
 
-export { claimDueDeliveries, deliveryQueueStats, type SubscribedEndpoint } from './queries.js';
+export { deliveryQueue, type SubscribedEndpoint } from './queries.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 

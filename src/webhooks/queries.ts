@@ -2,7 +2,7 @@
 // three statements a lead create runs (see below). Reads take a Store (the database or a write's tx); writes take
 // the write's Tx, so the transaction is the caller's.
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { claimDueRows, type QueueStats, queueStats } from '../platform/db/lease.js';
+import { leasedQueue } from '../platform/db/lease.js';
 import type { EventTable, WebhookDeliveryTable, WebhookEndpointTable } from '../platform/db/schema.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
@@ -313,21 +313,8 @@ export async function selectDeliveryEventId(
   return row?.event_id;
 }
 
-/** Leases up to `limit` due deliveries to `owner` (see claimDueRows). */
-export function claimDueDeliveries(
-  store: Store,
-  owner: string,
-  limit: number,
-  leaseMs: number,
-  now: number,
-): Promise<string[]> {
-  return claimDueRows(store, 'webhook_deliveries', owner, limit, leaseMs, now);
-}
-
-/** Deliveries waiting to be sent (due, or waiting for a retry) and the age of the oldest: the queue's gauges. */
-export function deliveryQueueStats(store: Store, now: number): Promise<QueueStats> {
-  return queueStats(store, 'webhook_deliveries', now);
-}
+/** Webhook deliveries as a leased queue: due deliveries claimed by a worker, and its gauges. */
+export const deliveryQueue = leasedQueue('webhook_deliveries');
 
 /** A claimed delivery with its event and its endpoint's URL and secrets. */
 export type DeliveryJobRow = Pick<Selectable<WebhookDeliveryTable>, 'id' | 'attempt' | 'created_at'> & {

@@ -4,8 +4,8 @@ import type { Store } from '../platform/db/store.js';
 import { LeasedQueueWorker, Shutdown, type WorkerLog } from '../platform/queue/leased-worker.js';
 import {
   abandonDelivery,
-  claimDueDeliveries,
   type DeliveryJob,
+  deliveryQueue,
   loadDeliveryJobs,
   recordAttempt,
   releaseLease,
@@ -59,7 +59,7 @@ export class DeliveryWorker extends LeasedQueueWorker<DeliveryJob> {
   protected async claim(limit: number) {
     const { store } = this.options;
     const now = Date.now();
-    const ids = await claimDueDeliveries(store, this.owner, limit, this.leaseMs, now);
+    const ids = await deliveryQueue.claimDue(store, this.owner, limit, this.leaseMs, now);
     if (!ids.length) return { claimed: 0, jobs: [] };
     return { claimed: ids.length, jobs: await loadDeliveryJobs(store, this.owner, ids, now) };
   }

@@ -10,6 +10,7 @@ import type { Status } from '../../src/leads/states.js';
 import { InvalidTransitionError, NotFoundError } from '../../src/shared/errors.js';
 import { newId } from '../../src/shared/ids.js';
 import { dialects, validLead } from '../helpers.js';
+import { PATH_TO } from '../lead-paths.js';
 import { migratedDatabase } from '../migrated-database.js';
 
 const STATUSES: Status[] = [
@@ -30,16 +31,6 @@ const ALLOWED: Record<Status, Status[]> = {
   in_progress: ['completed', 'cancelled'],
   completed: [],
   cancelled: [],
-};
-/** How a new lead (request) reaches each state. */
-const PATH: Record<Status, Status[]> = {
-  request: [],
-  quoted: ['quoted'],
-  scheduled: ['scheduled'],
-  planned: ['scheduled', 'planned'],
-  in_progress: ['scheduled', 'planned', 'in_progress'],
-  completed: ['scheduled', 'planned', 'in_progress', 'completed'],
-  cancelled: ['cancelled'],
 };
 const STAGE: Record<Status, string> = {
   request: 'lead',
@@ -82,14 +73,14 @@ describe.each(dialects())('lead state changes on %s', (dialect) => {
         }
       : {}),
   });
-  /** A new lead moved along PATH to `status`; returns its id. */
+  /** A new lead moved along PATH_TO to `status`; returns its id. */
   const leadIn = async (status: Status) => {
     const { id } = await createLead(
       database,
       source(),
       parseLeadInput(validLead({ title: `Lead in ${status}` })),
     );
-    for (const step of PATH[status]) await changeLeadStatus(database, brandId, id, step, OFFICE);
+    for (const step of PATH_TO[status]) await changeLeadStatus(database, brandId, id, step, OFFICE);
     return id;
   };
   const row = async (id: string) => {
@@ -154,11 +145,11 @@ describe.each(dialects())('lead state changes on %s', (dialect) => {
         // A reason belongs to a cancellation only.
         reason: to === 'cancelled' ? 'No longer needed' : null,
       });
-      expect(after.map((h) => h.status)).toEqual(['request', ...PATH[from], to]);
+      expect(after.map((h) => h.status)).toEqual(['request', ...PATH_TO[from], to]);
       // The single read shows the same history.
       expect((await getLead(database, brandId, id)).statusHistory.map((h) => h.status)).toEqual([
         'request',
-        ...PATH[from],
+        ...PATH_TO[from],
         to,
       ]);
       const events = await statusEventsSince(mark, id);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../api.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { PATH_TO } from '../lead-paths.js';
 
 const STATES = [
   'request',
@@ -33,17 +34,6 @@ const isAllowed = (from: State, to: State) => ALLOWED.some(([f, t]) => f === fro
 const REFUSED: [State, State][] = STATES.flatMap((from) =>
   STATES.filter((to) => !isAllowed(from, to)).map((to): [State, State] => [from, to]),
 );
-
-/** The changes that bring a new lead (in request) to each state. */
-const PATH_TO: Record<State, State[]> = {
-  request: [],
-  quoted: ['quoted'],
-  scheduled: ['scheduled'],
-  planned: ['scheduled', 'planned'],
-  in_progress: ['scheduled', 'planned', 'in_progress'],
-  completed: ['scheduled', 'planned', 'in_progress', 'completed'],
-  cancelled: ['cancelled'],
-};
 
 interface History {
   status: State;

@@ -86,3 +86,18 @@ export async function queueStats(store: Store, table: LeasedTable, now: number):
     oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (now - oldest) / 1000),
   };
 }
+
+/** One leased queue's claim and gauges, bound to its table. */
+export interface LeasedQueue {
+  /** Leases up to `limit` due rows to `owner` (see claimDueRows). */
+  claimDue(store: Store, owner: string, limit: number, leaseMs: number, now: number): Promise<string[]>;
+  /** Rows waiting to be sent (due, or waiting for a retry) and the age of the oldest: the queue's gauges. */
+  stats(store: Store, now: number): Promise<QueueStats>;
+}
+
+export function leasedQueue(table: LeasedTable): LeasedQueue {
+  return {
+    claimDue: (store, owner, limit, leaseMs, now) => claimDueRows(store, table, owner, limit, leaseMs, now),
+    stats: (store, now) => queueStats(store, table, now),
+  };
+}
