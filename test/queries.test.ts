@@ -30,7 +30,6 @@ const CONVERTED_IN_A_LATER_PASS = [
   'leads/stats.ts',
   'leads/status-change.ts',
   'leads/update.ts',
-  'shared/paging.ts',
 ];
 
 /** What writing or running SQL looks like in TypeScript here. */

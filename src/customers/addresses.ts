@@ -1,9 +1,10 @@
 // Addresses: linking a lead's address to one the customer already has, and the brand's address list.
 
+import { keysetPage } from '../platform/db/keyset.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { newRandomId } from '../shared/ids.js';
-import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import type { AddressInput } from './fields.js';
 

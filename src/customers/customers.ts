@@ -6,6 +6,7 @@
 // fills the customer's empty fields and never overwrites a filled one; a company name makes it a business.
 import { type Static, Type } from '@sinclair/typebox';
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import { keysetPage } from '../platform/db/keyset.js';
 import type { CustomerTable, Tables } from '../platform/db/schema.js';
 import { planFor, searchedLeadIds } from '../platform/db/search.js';
 import { type Runner, statement } from '../platform/db/sql.js';
@@ -13,7 +14,7 @@ import type { Store, Tx } from '../platform/db/store.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { newRandomId } from '../shared/ids.js';
 import { NullableString, Timestamp } from '../shared/json-schema.js';
-import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import { normalizePhone } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';

@@ -1,11 +1,12 @@
 // Internal notes on a lead or work item: plain text by office staff (or an API key), newest first, never sent to
 // the customer. Adding one writes a note.created event in the same transaction.
 import { type Static, Type } from '@sinclair/typebox';
+import { keysetPage } from '../platform/db/keyset.js';
 import type { Store } from '../platform/db/store.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Timestamp } from '../shared/json-schema.js';
-import { keysetPage, type Page, type PageQuery, toPage } from '../shared/paging.js';
+import { type Page, type PageQuery, toPage } from '../shared/paging.js';
 import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
 import { characterLength } from '../shared/values.js';

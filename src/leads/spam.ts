@@ -5,10 +5,11 @@
 import type { Selectable } from 'kysely';
 import { findOrCreateAddress } from '../customers/addresses.js';
 import { type ContactInput, deleteUnusedCustomers, linkReleasedCustomer } from '../customers/customers.js';
+import { keysetPage } from '../platform/db/keyset.js';
 import type { LeadTable } from '../platform/db/schema.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
-import { keysetPage, type Page, type PageQuery, toPage } from '../shared/paging.js';
+import { type Page, type PageQuery, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Submitted } from './input.js';
