@@ -4,13 +4,10 @@ import type { Store, Tx } from '../platform/db/store.js';
 import { InvalidTransitionError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
+import { insertHistoryEntry } from './queries.js';
 import { getLead } from './read.js';
 import type { LeadDetail } from './shape.js';
 import { ALL_STATUSES, allowedTransitions, canTransition, isStatus, type Status, stageOf } from './states.js';
-
-const INSERT_HISTORY = statement(
-  'insert into lead_status_history (lead_id, seq, status, at, actor, actor_type, actor_id, actor_name, reason) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-);
 
 /** Most a cancellation's reason may be (characters, after trimming). */
 export const MAX_REASON_LENGTH = 500;
@@ -24,17 +21,7 @@ export async function insertHistory(
   actor: Actor | null,
   reason: string | null = null,
 ): Promise<void> {
-  await r.defer(INSERT_HISTORY, [
-    leadId,
-    seq,
-    status,
-    at,
-    actor?.id ?? null,
-    actor?.type ?? null,
-    actor?.id ?? null,
-    actor?.name ?? null,
-    reason,
-  ]);
+  await insertHistoryEntry(r, { leadId, seq, status, at, actor, reason });
 }
 
 // Spam leads (a filled honeypot) cannot be moved: like reads, they are not there until released.
