@@ -21,6 +21,7 @@ import {
   customerKnown,
   deleteUnusedAddresses,
   deleteUnusedCustomers as deleteUnusedCustomerRows,
+  emailTakenByOther,
   type FoundCustomerIds,
   findCustomer,
   findOrInsertCustomer,
@@ -368,6 +369,16 @@ export async function listCustomers(
 /** True when a lead other than `exceptLeadId` that is not spam belongs to the customer: the outside knows it. */
 async function announced(tx: Tx, customerId: string, exceptLeadId: string): Promise<boolean> {
   return otherRealLeadExists(tx, customerId, exceptLeadId);
+}
+
+/** True when another customer of the brand than `exceptId` has this email (any case). */
+export function emailTakenByAnotherCustomer(
+  store: Store,
+  brandId: string,
+  email: string,
+  exceptId: string,
+): Promise<boolean> {
+  return emailTakenByOther(store, brandId, email.toLowerCase(), exceptId);
 }
 
 /**

@@ -268,6 +268,23 @@ export async function selectCustomerPage(
   return q.execute();
 }
 
+/** True when a customer of the brand other than `exceptId` has this email (lower case). */
+export async function emailTakenByOther(
+  { db }: Store,
+  brandId: string,
+  emailNormalized: string,
+  exceptId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('brand_id', '=', brandId)
+    .where('email_normalized', '=', emailNormalized)
+    .where('id', '!=', exceptId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** True when a lead other than `exceptLeadId` that is not spam belongs to the customer: the outside knows it. */
 export async function otherRealLeadExists(
   tx: Tx,
