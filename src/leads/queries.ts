@@ -7,7 +7,14 @@ import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { ADVISORY_LOCKS_SQL } from '../platform/db/advisory-locks.js';
 import { keysetPage } from '../platform/db/keyset.js';
 import { forUpdate, lockRow } from '../platform/db/portable.js';
-import type { AddressTable, LeadActivityTable, LeadNoteTable, LeadTable } from '../platform/db/schema.js';
+import type {
+  AddressTable,
+  BrandTable,
+  FormTable,
+  LeadActivityTable,
+  LeadNoteTable,
+  LeadTable,
+} from '../platform/db/schema.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import type { PageQuery } from '../shared/paging.js';
@@ -534,4 +541,38 @@ export function selectVisitRows(
     ),
     params,
   );
+}
+
+// New-lead mails (run in every create when mail is on: kept as the create's other statements, b837174)
+
+const MAIL_RECIPIENTS = statement(
+  'select email from users where brand_id = ? and notify_new_leads = 1 and disabled_at is null ' +
+    'order by created_at, id',
+);
+const MAIL_LEAD = statement(
+  'select l.title, l.description, l.priority, l.submitted, b.name as brand_name, b.default_country, ' +
+    'f.auto_reply from leads l ' +
+    'join brands b on b.id = l.brand_id left join forms f on f.id = l.source_form_id ' +
+    'where l.id = ? and l.brand_id = ?',
+);
+
+/** What a new lead's mails say of it, its brand and its form. */
+export type MailLeadRow = Pick<Selectable<LeadTable>, 'title' | 'description' | 'priority' | 'submitted'> &
+  Pick<Selectable<BrandTable>, 'default_country'> & {
+    brand_name: string;
+    /** Null when the lead came in through no form (left join). */
+    auto_reply: Selectable<FormTable>['auto_reply'] | null;
+  };
+
+/** The emails of the brand's active users who want a mail on each new lead, oldest user first. */
+export function selectNewLeadRecipients(tx: Tx, brandId: string): Promise<{ email: string }[]> {
+  return tx.all<{ email: string }>(MAIL_RECIPIENTS, [brandId]);
+}
+
+export async function selectMailLead(
+  tx: Tx,
+  brandId: string,
+  leadId: string,
+): Promise<MailLeadRow | undefined> {
+  return (await tx.all<MailLeadRow>(MAIL_LEAD, [leadId, brandId]))[0];
 }
