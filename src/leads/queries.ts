@@ -3,7 +3,7 @@
 // measurement): a lead's create (bench/README.md "Speed, round two, continued: PostgreSQL"; commits b837174,
 // 9477ae2) and the list and single-lead reads (bench/README.md "Speed, round two: lists from ready JSON";
 // commits e6facc2, f46cf69).
-import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import { ADVISORY_LOCKS_SQL } from '../platform/db/advisory-locks.js';
 import { keysetPage } from '../platform/db/keyset.js';
 import { forUpdate, lockRow } from '../platform/db/portable.js';
@@ -16,9 +16,10 @@ import type {
   LeadTable,
 } from '../platform/db/schema.js';
 import { statement } from '../platform/db/sql.js';
-import type { Store, Tx } from '../platform/db/store.js';
+import type { Dialect, Store, Tx } from '../platform/db/store.js';
 import type { PageQuery } from '../shared/paging.js';
 import type { SubscribedEndpoint } from '../webhooks/deliveries.js';
+import type { ListJsonWatched } from './list-json-triggers.js';
 import { DETAIL_PROJECTION, INPUT_COLUMNS, LEAD_FROM } from './shape.js';
 
 // Create
@@ -575,4 +576,105 @@ export async function selectMailLead(
   leadId: string,
 ): Promise<MailLeadRow | undefined> {
   return (await tx.all<MailLeadRow>(MAIL_LEAD, [leadId, brandId]))[0];
+}
+
+// The list JSON's triggers (list-json-triggers.ts; migrations hand the database handle they run on)
+
+const clear = (where: string) => `update leads set list_json = null, list_rev = list_rev + 1 where ${where}`;
+const changed = (columns: readonly string[], distinct: string) =>
+  columns.map((c) => `new.${c} ${distinct} old.${c}`).join(' or ');
+
+/**
+ * The statements that (re)create the triggers watching these columns, dropping those there are first: the
+ * migration's triggers, written the same way (a table none of whose columns are listed gets none).
+ */
+function listJsonTriggerStatements(dialect: Dialect, watched: ListJsonWatched): string[] {
+  const customers = watched.customers.join(', ');
+  const addresses = watched.addresses.join(', ');
+  if (dialect === 'sqlite') {
+    return [
+      'drop trigger if exists leads_list_json_lead',
+      'drop trigger if exists leads_list_json_customer',
+      'drop trigger if exists leads_list_json_address',
+      // SQLite cannot change NEW: the lead's own trigger clears it with a second update, which moves list_rev and so
+      // does not fire the trigger again (nor would it: recursive triggers are off).
+      `create trigger leads_list_json_lead after update on leads when new.list_rev is old.list_rev
+          begin ${clear('id = new.id')}; end`,
+      ...(customers
+        ? [
+            `create trigger leads_list_json_customer after update of ${customers}
+          on customers when ${changed(watched.customers, 'is not')} begin ${clear('customer_id = new.id')}; end`,
+          ]
+        : []),
+      ...(addresses
+        ? [
+            `create trigger leads_list_json_address after update of ${addresses}
+          on addresses when ${changed(watched.addresses, 'is not')} begin ${clear('address_id = new.id')}; end`,
+          ]
+        : []),
+    ];
+  }
+  return [
+    'drop trigger if exists leads_list_json_lead on leads',
+    'drop trigger if exists leads_list_json_customer on customers',
+    'drop trigger if exists leads_list_json_address on addresses',
+    `create or replace function leads_list_json_lead() returns trigger language plpgsql as $$
+        begin
+          if new.list_rev = old.list_rev then
+            new.list_json := null;
+            new.list_rev := old.list_rev + 1;
+          end if;
+          return new;
+        end $$`,
+    `create trigger leads_list_json_lead before update on leads for each row
+        execute function leads_list_json_lead()`,
+    `create or replace function leads_list_json_customer() returns trigger language plpgsql as $$
+        begin ${clear('customer_id = new.id')}; return null; end $$`,
+    ...(customers
+      ? [
+          `create trigger leads_list_json_customer after update of ${customers}
+        on customers for each row when (${changed(watched.customers, 'is distinct from')})
+        execute function leads_list_json_customer()`,
+        ]
+      : []),
+    `create or replace function leads_list_json_address() returns trigger language plpgsql as $$
+        begin ${clear('address_id = new.id')}; return null; end $$`,
+    ...(addresses
+      ? [
+          `create trigger leads_list_json_address after update of ${addresses}
+        on addresses for each row when (${changed(watched.addresses, 'is distinct from')})
+        execute function leads_list_json_address()`,
+        ]
+      : []),
+  ];
+}
+
+/** The columns a table has now. */
+export async function tableColumns<DB>(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  table: string,
+): Promise<Set<string>> {
+  const { rows } =
+    dialect === 'sqlite'
+      ? await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)
+      : await sql<{ name: string }>`select column_name as name from information_schema.columns
+          where table_schema = current_schema() and table_name = ${table}`.execute(db);
+  return new Set(rows.map((r) => r.name));
+}
+
+/** (Re)creates the list JSON's triggers watching these columns, dropping those there are first. */
+export async function createListJsonTriggers<DB>(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  watched: ListJsonWatched,
+): Promise<void> {
+  for (const text of listJsonTriggerStatements(dialect, watched)) await sql.raw(text).execute(db);
+}
+
+/** Forgets every stored list item, moving list_rev on. */
+export async function forgetListJson<DB>(db: Kysely<DB>): Promise<void> {
+  await sql`update leads set list_json = null, list_rev = list_rev + 1 where list_json is not null`.execute(
+    db,
+  );
 }
