@@ -1,7 +1,8 @@
 // Where SQL is written (issue 24, "one way to query per capability"): in src/platform/db/ and in one queries.ts at
 // the top of each capability, nowhere else. Domain code calls its capability's queries module: it builds no Kysely
 // query, writes no statement or sql tag, and never asks which database it runs on (src/platform/db/portable.ts spells
-// what the two databases spell differently). Checked on the text of src/, comments left out.
+// what the two databases spell differently; a queries.ts may choose a statement per database). Checked on the text
+// of src/, comments left out.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,23 +16,7 @@ const CAPABILITIES = ['accounts', 'customers', 'forms', 'leads', 'mail', 'webhoo
  * the keyset-paging step of a Kysely list, which moves to platform/db/ with them. The list only shrinks: a file
  * whose SQL has moved must leave it (the last test fails while it stays).
  */
-const CONVERTED_IN_A_LATER_PASS = [
-  'customers/addresses.ts',
-  'customers/customers.ts',
-  'leads/create.ts',
-  'leads/customer-details.ts',
-  'leads/list-json-triggers.ts',
-  'leads/list-json.ts',
-  'leads/new-lead-mail.ts',
-  'leads/notes.ts',
-  'leads/planning.ts',
-  'leads/read.ts',
-  'leads/spam.ts',
-  'leads/stats.ts',
-  'leads/status-change.ts',
-  'leads/update.ts',
-  'shared/paging.ts',
-];
+const CONVERTED_IN_A_LATER_PASS = ['leads/list-json.ts', 'leads/read.ts'];
 
 /** What writing or running SQL looks like in TypeScript here. */
 const SQL_PATTERNS: [string, RegExp][] = [
@@ -102,9 +87,11 @@ describe('where SQL is written', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('no code outside src/platform/db/ asks which database it runs on', () => {
+  // A capability's queries.ts is SQL: where the two databases want different statements and platform/db has no
+  // helper for the difference, it may choose, behind a function whose name says what it does.
+  it('no code outside src/platform/db/ and the queries.ts asks which database it runs on', () => {
     const wrong = files
-      .filter(({ file }) => !file.startsWith('platform/db/') && !CONVERTED_IN_A_LATER_PASS.includes(file))
+      .filter(({ file }) => !allowed(file) && !CONVERTED_IN_A_LATER_PASS.includes(file))
       .filter(({ code }) => dialectTestsIn(code))
       .map(({ file }) => file);
     expect(wrong).toEqual([]);

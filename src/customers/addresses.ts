@@ -1,11 +1,11 @@
 // Addresses: linking a lead's address to one the customer already has, and the brand's address list.
 
-import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { newRandomId } from '../shared/ids.js';
-import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import type { AddressInput } from './fields.js';
+import { findAddress, insertAddressUnlessMatched, insertFirstAddress, selectAddressPage } from './queries.js';
 
 export interface Address {
   id: string;
@@ -22,17 +22,6 @@ export interface Address {
 
 /** What a lead shows of its address (see leads/shape.ts): the row as stored, which may be written differently. */
 export type ListedAddress = Omit<Address, 'customerId' | 'createdAt' | 'updatedAt'>;
-
-const FIND = statement(
-  'select id, street, street_number as "streetNumber", street_number_addition as "streetNumberAddition", ' +
-    'postal_code as "postalCode", city, country from addresses where customer_id = ? and match_key = ?',
-);
-const INSERT_TEXT =
-  'insert into addresses (id, brand_id, customer_id, street, street_number, street_number_addition, ' +
-  'postal_code, city, country, match_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const INSERT = statement(`${INSERT_TEXT} on conflict do nothing returning id`);
-/** The first address of a customer inserted in the same transaction: nothing can conflict with it. */
-const INSERT_FIRST = statement(INSERT_TEXT);
 
 export type { AddressInput };
 
@@ -70,28 +59,28 @@ export async function findOrCreateAddress(
   options: { newCustomer?: boolean } = {},
 ): Promise<{ id: string; created: boolean; listed: ListedAddress }> {
   const matchKey = addressMatchKey(input);
-  const find = async () => (await r.all<ListedAddress>(FIND, [customerId, matchKey]))[0];
+  const find = () => findAddress(r, customerId, matchKey);
   const existing = options.newCustomer ? undefined : await find();
   if (existing) return { id: existing.id, created: false, listed: existing };
   const id = newRandomId('address');
-  const values = [
+  const row = {
     id,
-    brandId,
-    customerId,
-    input.street,
-    input.streetNumber,
-    input.streetNumberAddition,
-    input.postalCode,
-    input.city,
-    input.country,
-    matchKey,
-    now,
-    now,
-  ];
+    brand_id: brandId,
+    customer_id: customerId,
+    street: input.street,
+    street_number: input.streetNumber,
+    street_number_addition: input.streetNumberAddition,
+    postal_code: input.postalCode,
+    city: input.city,
+    country: input.country,
+    match_key: matchKey,
+    created_at: now,
+    updated_at: now,
+  };
   // A new customer's first address goes with the create's other inserts (Tx.defer).
   let inserted = true;
-  if (options.newCustomer) await r.defer(INSERT_FIRST, values);
-  else inserted = (await r.all<{ id: string }>(INSERT, values)).length > 0;
+  if (options.newCustomer) await insertFirstAddress(r, row);
+  else inserted = await insertAddressUnlessMatched(r, row);
   if (inserted) {
     const { street, streetNumber, streetNumberAddition, postalCode, city, country } = input;
     return {
@@ -114,18 +103,11 @@ export interface AddressListQuery {
 }
 
 export async function listAddresses(
-  { db }: Store,
+  store: Store,
   brandId: string,
   query: AddressListQuery,
 ): Promise<Page<Address>> {
-  let q = keysetPage(
-    db.selectFrom('addresses').selectAll().where('brand_id', '=', brandId),
-    { time: 'created_at', id: 'id' },
-    query,
-  );
-  if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
-  if (query.createdBefore !== undefined) q = q.where('created_at', '<', query.createdBefore);
-  const rows = await q.execute();
+  const rows = await selectAddressPage(store, brandId, query);
   return toPage(
     rows,
     query.limit,

@@ -5,19 +5,35 @@
 // links to the customer with that phone (the one with the latest lead). Otherwise a customer is created. Linking
 // fills the customer's empty fields and never overwrites a filled one; a company name makes it a business.
 import { type Static, Type } from '@sinclair/typebox';
-import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
-import type { CustomerTable, Tables } from '../platform/db/schema.js';
-import { planFor, searchedLeadIds } from '../platform/db/search.js';
-import { type Runner, statement } from '../platform/db/sql.js';
+import { takeAdvisoryLocks } from '../platform/db/advisory-locks.js';
+import type { Runner } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { newRandomId } from '../shared/ids.js';
 import { NullableString, Timestamp } from '../shared/json-schema.js';
-import { keysetPage, type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import { normalizePhone } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';
 import { CONTACT_FIELDS, type ContactField, type ContactInput } from './fields.js';
+import {
+  type CustomerRow,
+  customerKnown,
+  deleteUnusedAddresses,
+  deleteUnusedCustomers as deleteUnusedCustomerRows,
+  emailTakenByOther,
+  type FoundCustomerIds,
+  findCustomer,
+  findOrInsertCustomer,
+  lockCustomer,
+  otherRealLeadExists,
+  selectContactsOf,
+  selectCustomer,
+  selectCustomerDetail,
+  selectCustomerMatch,
+  selectCustomerPage,
+  updateCustomerRow,
+} from './queries.js';
 
 export const CustomerSchema = Type.Object(
   {
@@ -60,10 +76,6 @@ const CONTACT = (Object.keys(CONTACT_FIELDS) as ContactField[]).map((field) => (
 export type { ContactField, ContactInput };
 export type Contact = { [K in ContactField]: string | null };
 
-type CustomerRow = Omit<Selectable<CustomerTable>, 'brand_id' | 'email_normalized'>;
-
-const COLUMNS = 'id, type, name, first_name, last_name, email, phone, company_name, created_at, updated_at';
-
 export function toCustomer(row: CustomerRow): Customer {
   return {
     id: row.id,
@@ -86,30 +98,9 @@ export function customerEmailKey(input: { email: string | null }): string | null
 
 // PostgreSQL: submissions naming the same email or phone wait for each other, so two at once make one customer
 // (SQLite runs one write at a time). Always email before phone, so two waiters never hold each other's lock.
-/** Takes the advisory locks of the keys in its one parameter (contactLockKeys), in their order. */
-export const CONTACT_LOCKS_SQL = 'select pg_advisory_xact_lock(hashtext(k)) from unnest(?::text[]) as k';
-const LOCK = statement(`select count(*) as n from (${CONTACT_LOCKS_SQL}) as locks`);
 
-/** By email; else by phone among customers without an email (any, when the submission has none), latest lead first. */
-const FIND_TEXT =
-  'select ' +
-  '(select c.id from customers c where c.brand_id = ? and c.email_normalized = ?) as by_email, ' +
-  '(select c.id from customers c where c.brand_id = ? and c.phone = ? and (? = 1 or c.email_normalized is null) ' +
-  'order by (select max(l.received_at) from leads l where l.customer_id = c.id) desc, c.created_at desc ' +
-  'limit 1) as by_phone';
-const FIND = statement(FIND_TEXT);
-/** FIND's parameters: the email as matched (customerEmailKey) and the E.164 phone. */
-const findParams = (brandId: string, email: string | null, phone: string | null) => [
-  brandId,
-  email,
-  brandId,
-  phone,
-  email ? 0 : 1,
-];
-/** What FIND's row says: the customer by email, else by phone, else none. */
-function foundIn(
-  row: { by_email?: string | null; by_phone?: string | null } | undefined,
-): CustomerFound | null {
+/** What findCustomer's row says: the customer by email, else by phone, else none. */
+function foundIn(row: FoundCustomerIds | undefined): CustomerFound | null {
   if (row?.by_email) return { id: row.by_email, rule: 'email' };
   if (row?.by_phone) return { id: row.by_phone, rule: 'phone' };
   return null;
@@ -131,11 +122,7 @@ export async function findCustomerFor(
   brandId: string,
   contact: { email: string | null; phone: string | null },
 ): Promise<CustomerFound | null> {
-  const [found] = await r.all<{ by_email: string | null; by_phone: string | null }>(
-    FIND,
-    findParams(brandId, customerEmailKey(contact), contact.phone),
-  );
-  return foundIn(found);
+  return foundIn(await findCustomer(r, brandId, customerEmailKey(contact), contact.phone));
 }
 
 /** A customer a lead being typed in would be added to, as the dashboard names it before saving. */
@@ -160,24 +147,7 @@ export async function matchCustomer(
   if (!contact.email && !contact.phone) return { match: null, rule: null };
   const found = await findCustomerFor(store, brandId, contact);
   if (!found) return { match: null, rule: null };
-  const row = await store.db
-    .selectFrom('customers as c')
-    .select([
-      'c.id',
-      'c.name',
-      'c.company_name',
-      (eb) =>
-        eb
-          .selectFrom('leads as l')
-          .select((e) => e.fn.countAll<number>().as('n'))
-          .whereRef('l.customer_id', '=', 'c.id')
-          .where('l.spam', '=', 0)
-          .as('lead_count'),
-    ])
-    .where('c.id', '=', found.id)
-    .where('c.brand_id', '=', brandId)
-    .where(hasRealLead('c.id'))
-    .executeTakeFirst();
+  const row = await selectCustomerMatch(store, brandId, found.id);
   if (!row) return { match: null, rule: null };
   return {
     match: {
@@ -195,9 +165,7 @@ async function lockContacts(
   tx: Tx,
   contacts: readonly { brandId: string; email: string | null; phone: string | null }[],
 ): Promise<void> {
-  if (tx.dialect !== 'postgres') return;
-  const keys = contactLockKeys(contacts);
-  if (keys.length) await tx.all(LOCK, [keys]);
+  await takeAdvisoryLocks(tx, contactLockKeys(contacts));
 }
 
 /** The lock keys of one submission's contact (see contactLockKeys). */
@@ -217,25 +185,6 @@ export function contactLockKeys(
   const phones = contacts.flatMap((c) => (c.phone ? [`${c.brandId}|p|${c.phone}`] : []));
   return [...new Set(emails)].sort().concat([...new Set(phones)].sort());
 }
-const BY_ID = statement(`select ${COLUMNS} from customers where id = ? and brand_id = ?`);
-const INSERT_COLUMNS =
-  'insert into customers (id, brand_id, type, name, first_name, last_name, email, email_normalized, phone, ' +
-  'company_name, created_at, updated_at)';
-const INSERT = statement(
-  `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning ${COLUMNS}`,
-);
-/**
- * PostgreSQL: FIND, and INSERT when it finds nothing, in one round trip. The statement's snapshot is taken after
- * the contact locks were (an earlier statement), so it sees every customer committed under them.
- */
-const FIND_OR_INSERT = statement(
-  `with found as (${FIND_TEXT}), inserted as (${INSERT_COLUMNS} ` +
-    'select ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::bigint, ' +
-    '?::bigint where not exists (select 1 from found where by_email is not null or by_phone is not null) ' +
-    `on conflict do nothing returning ${COLUMNS}) ` +
-    'select found.by_email, found.by_phone, inserted.* from found left join inserted on true',
-);
-
 export interface LinkedCustomer {
   id: string;
   /** New to the outside: customer.created was written (a fresh row, or one only spam had used so far). */
@@ -274,33 +223,21 @@ export async function linkCustomer(
   if (!options.locked) await lockContacts(tx, [{ brandId, email, phone: input.phone }]);
   for (let round = 0; round < 2; round++) {
     const id = newRandomId('customer');
-    const values = [
+    const { found, inserted } = await findOrInsertCustomer(tx, email, input.phone, {
       id,
-      brandId,
-      input.companyName ? 'business' : 'person',
-      input.customerName,
-      input.firstName,
-      input.lastName,
-      input.email,
-      email,
-      input.phone,
-      input.companyName,
-      now,
-      now,
-    ];
-    let existing: string | null;
-    let inserted: CustomerRow | undefined;
-    if (tx.dialect === 'postgres') {
-      const [row] = await tx.all<{ by_email: string | null; by_phone: string | null } & Partial<CustomerRow>>(
-        FIND_OR_INSERT,
-        [...findParams(brandId, email, input.phone), ...values],
-      );
-      existing = foundIn(row)?.id ?? null;
-      inserted = row?.id ? (row as CustomerRow) : undefined;
-    } else {
-      existing = (await findCustomerFor(tx, brandId, input))?.id ?? null;
-      inserted = existing ? undefined : (await tx.all<CustomerRow>(INSERT, values))[0];
-    }
+      brand_id: brandId,
+      type: input.companyName ? 'business' : 'person',
+      name: input.customerName,
+      first_name: input.firstName,
+      last_name: input.lastName,
+      email: input.email,
+      email_normalized: email,
+      phone: input.phone,
+      company_name: input.companyName,
+      created_at: now,
+      updated_at: now,
+    });
+    const existing = foundIn(found)?.id ?? null;
     // Quiet (a spam lead): linked, but the customer is neither filled in nor announced.
     if (existing) {
       if (options.quiet) return { id: existing, created: false, changed: [] };
@@ -323,7 +260,7 @@ export async function linkCustomer(
 }
 
 export async function readCustomer(r: Pick<Store, 'all'>, brandId: string, id: string): Promise<Customer> {
-  const [row] = await r.all<CustomerRow>(BY_ID, [id, brandId]);
+  const row = await selectCustomer(r, brandId, id);
   if (!row) throw new NotFoundError(`No customer with id ${id}`);
   return toCustomer(row);
 }
@@ -369,12 +306,7 @@ export async function updateCustomer(
   for (const c of changes) set[c.column] = values[c.field] ?? null;
   if ('email' in values) set.email_normalized = customerEmailKey({ email: values.email ?? null });
   if (becomesBusiness) set.type = 'business';
-  await tx.db
-    .updateTable('customers')
-    .set(set)
-    .where('id', '=', current.id)
-    .where('brand_id', '=', brandId)
-    .execute();
+  await updateCustomerRow(tx, brandId, current.id, set);
   const customer = await readCustomer(tx, brandId, current.id);
   await recordEvent(tx, brandId, 'customer.updated', { customer, changed }, now);
   return changed;
@@ -382,38 +314,7 @@ export async function updateCustomer(
 
 /** One customer of the brand with how many leads it has and when the last came in. NotFoundError otherwise. */
 export async function getCustomer(store: Store, brandId: string, id: string): Promise<CustomerDetail> {
-  const row = await store.db
-    .selectFrom('customers as c')
-    .select([
-      'c.id',
-      'c.type',
-      'c.name',
-      'c.first_name',
-      'c.last_name',
-      'c.email',
-      'c.phone',
-      'c.company_name',
-      'c.created_at',
-      'c.updated_at',
-      (eb) =>
-        eb
-          .selectFrom('leads as l')
-          .select((e) => e.fn.countAll<number>().as('n'))
-          .whereRef('l.customer_id', '=', 'c.id')
-          .where('l.spam', '=', 0)
-          .as('lead_count'),
-      (eb) =>
-        eb
-          .selectFrom('leads as l')
-          .select((e) => e.fn.max('l.received_at').as('m'))
-          .whereRef('l.customer_id', '=', 'c.id')
-          .where('l.spam', '=', 0)
-          .as('last_lead_at'),
-    ])
-    .where('c.id', '=', id)
-    .where('c.brand_id', '=', brandId)
-    .where(hasRealLead('c.id'))
-    .executeTakeFirst();
+  const row = await selectCustomerDetail(store, brandId, id);
   if (!row) throw new NotFoundError(`No customer with id ${id}`);
   const lastLeadAt =
     row.last_lead_at === null || row.last_lead_at === undefined ? null : Number(row.last_lead_at);
@@ -426,22 +327,7 @@ export async function getCustomer(store: Store, brandId: string, id: string): Pr
 
 /** True when the brand has this customer (for filters, which must not pass an unknown id as "no results"). */
 export async function customerExists(store: Store, brandId: string, id: string): Promise<boolean> {
-  const row = await store.db
-    .selectFrom('customers')
-    .select('id')
-    .where('id', '=', id)
-    .where('brand_id', '=', brandId)
-    .where(hasRealLead('customers.id'))
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
- * A customer that only spam leads have is known to nobody outside (spam is in no list and fires no event): it is
- * in no list and no read until a real lead links to it or its spam is released.
- */
-function hasRealLead(customerId: 'c.id' | 'customers.id') {
-  return sql<boolean>`exists (select 1 from leads l where l.customer_id = ${sql.ref(customerId)} and l.spam = 0)`;
+  return customerKnown(store, brandId, id);
 }
 
 export interface CustomerListQuery {
@@ -467,51 +353,32 @@ export async function listCustomers(
     if ('error' in result) throw new ValidationError([{ field: 'phone', message: result.error }]);
     phone = result.phone;
   }
-  let q = keysetPage(
-    store.db
-      .selectFrom('customers')
-      .select([
-        'id',
-        'type',
-        'name',
-        'first_name',
-        'last_name',
-        'email',
-        'phone',
-        'company_name',
-        'created_at',
-        'updated_at',
-      ])
-      .where('brand_id', '=', brandId)
-      .where(hasRealLead('customers.id')),
-    { time: 'created_at', id: 'id' },
-    query,
-  );
-  if (query.updatedAfter !== undefined) q = q.where('updated_at', '>', query.updatedAfter);
-  if (query.email !== undefined) q = q.where('email_normalized', '=', query.email.trim().toLowerCase());
-  if (phone !== undefined) q = q.where('phone', '=', phone);
-  if (query.search !== undefined && query.search.trim() !== '') {
-    // The leads' text index: every document holds its customer's name, company, email and phone.
-    const ids = searchedLeadIds(store.dialect, await planFor(store, brandId, query.search));
-    q = q.where(
-      sql<boolean>`customers.id in (select l.customer_id from leads l where l.brand_id = ${brandId} and l.spam = 0 and l.id in (${ids}))`,
-    );
-  }
-  const rows = await q.execute();
+  const search = query.search?.trim() ? query.search : undefined;
+  const rows = await selectCustomerPage(store, brandId, {
+    limit: query.limit,
+    order: query.order,
+    ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+    ...(query.updatedAfter !== undefined ? { updatedAfter: query.updatedAfter } : {}),
+    ...(query.email !== undefined ? { email: query.email.trim().toLowerCase() } : {}),
+    ...(phone !== undefined ? { phone } : {}),
+    ...(search !== undefined ? { search } : {}),
+  });
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toCustomer);
 }
 
 /** True when a lead other than `exceptLeadId` that is not spam belongs to the customer: the outside knows it. */
 async function announced(tx: Tx, customerId: string, exceptLeadId: string): Promise<boolean> {
-  const row = await tx.db
-    .selectFrom('leads')
-    .select('id')
-    .where('customer_id', '=', customerId)
-    .where('spam', '=', 0)
-    .where('id', '!=', exceptLeadId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return otherRealLeadExists(tx, customerId, exceptLeadId);
+}
+
+/** True when another customer of the brand than `exceptId` has this email (any case). */
+export function emailTakenByAnotherCustomer(
+  store: Store,
+  brandId: string,
+  email: string,
+  exceptId: string,
+): Promise<boolean> {
+  return emailTakenByOther(store, brandId, email.toLowerCase(), exceptId);
 }
 
 /**
@@ -544,10 +411,8 @@ async function announceQuietCustomer(
   now: number,
   exceptLeadId: string,
 ): Promise<LinkedCustomer> {
-  if (tx.dialect === 'postgres') {
-    // Two real leads for the same quiet customer, found by different keys, must not both announce it.
-    await tx.db.selectFrom('customers').select('id').where('id', '=', id).forUpdate().execute();
-  }
+  // Two real leads for the same quiet customer, found by different keys, must not both announce it.
+  await lockCustomer(tx, id);
   if (await announced(tx, id, exceptLeadId)) return fillCustomer(tx, brandId, id, input, now);
   const current = await readCustomer(tx, brandId, id);
   const set: Record<string, unknown> = {};
@@ -557,14 +422,7 @@ async function announceQuietCustomer(
   }
   if ('email' in set) set.email_normalized = customerEmailKey(input);
   if (current.type === 'person' && (current.companyName ?? input.companyName) !== null) set.type = 'business';
-  if (Object.keys(set).length) {
-    await tx.db
-      .updateTable('customers')
-      .set({ ...set, updated_at: now })
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .execute();
-  }
+  if (Object.keys(set).length) await updateCustomerRow(tx, brandId, id, { ...set, updated_at: now });
   const customer = await readCustomer(tx, brandId, id);
   await recordEvent(tx, brandId, 'customer.created', { customer }, now);
   return { id, created: true, changed: [], contact: contactOf(customer) };
@@ -583,41 +441,11 @@ export async function deleteUnusedCustomers(
   const customerIds = [...new Set(ids.customerIds)];
   const addressIds = [...new Set(ids.addressIds)];
   if (!customerIds.length && !addressIds.length) return 0;
-  const owners = await tx.db
-    .selectFrom('customers')
-    .select(['id', 'brand_id', 'email_normalized', 'phone'])
-    .where((eb) =>
-      eb.or([
-        ...(customerIds.length ? [eb('id', 'in', customerIds)] : []),
-        ...(addressIds.length
-          ? [eb('id', 'in', eb.selectFrom('addresses').select('customer_id').where('id', 'in', addressIds))]
-          : []),
-      ]),
-    )
-    .execute();
+  const owners = await selectContactsOf(tx, customerIds, addressIds);
   await lockContacts(
     tx,
     owners.map((c) => ({ brandId: c.brand_id, email: c.email_normalized, phone: c.phone })),
   );
-  const unusedAddress = (eb: ExpressionBuilder<Tables, 'addresses'>) =>
-    eb.not(
-      eb.exists(eb.selectFrom('leads').select('leads.id').whereRef('leads.address_id', '=', 'addresses.id')),
-    );
-  if (addressIds.length) {
-    await tx.db.deleteFrom('addresses').where('id', 'in', addressIds).where(unusedAddress).execute();
-  }
-  if (!customerIds.length) return 0;
-  const unused = await tx.db
-    .selectFrom('customers as c')
-    .select('c.id')
-    .where('c.id', 'in', customerIds)
-    .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('leads').select('leads.id').whereRef('leads.customer_id', '=', 'c.id'))),
-    )
-    .execute();
-  const gone = unused.map((c) => c.id);
-  if (!gone.length) return 0;
-  await tx.db.deleteFrom('addresses').where('customer_id', 'in', gone).where(unusedAddress).execute();
-  await tx.db.deleteFrom('customers').where('id', 'in', gone).execute();
-  return gone.length;
+  await deleteUnusedAddresses(tx, addressIds);
+  return (await deleteUnusedCustomerRows(tx, customerIds)).length;
 }

@@ -1,9 +1,10 @@
 // The forms capability's SQL, all of it: a brand's website forms. Kysely queries. Reads take a Store (the database
 // or a write's tx); writes take the write's Tx.
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { keysetPage } from '../platform/db/keyset.js';
 import type { BrandTable, FormTable } from '../platform/db/schema.js';
 import type { Store, Tx } from '../platform/db/store.js';
-import { keysetPage, type PageQuery } from '../shared/paging.js';
+import type { PageQuery } from '../shared/paging.js';
 
 const FORM_COLUMNS = [
   'id',

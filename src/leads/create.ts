@@ -2,17 +2,17 @@
 // one transaction.
 
 import { findOrCreateAddress } from '../customers/addresses.js';
-import { CONTACT_LOCKS_SQL, linkCustomer, submissionLockKeys } from '../customers/customers.js';
-import { statement } from '../platform/db/sql.js';
+import { linkCustomer, submissionLockKeys } from '../customers/customers.js';
 import type { Store } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
-import { knowEndpoints, type SubscribedEndpoint } from '../webhooks/deliveries.js';
+import { knowEndpoints } from '../webhooks/deliveries.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
 import { type LeadInput, submittedOf } from './input.js';
 import { queueNewLeadEmails } from './new-lead-mail.js';
+import { insertLead, OWN_COLUMNS, selectBrandTakingContactLocks } from './queries.js';
 import {
   type CreatedLead,
   DETAIL_ALIAS_OF_COLUMN,
@@ -57,63 +57,16 @@ function actorOf(origin: LeadSource): Actor | null {
   return null;
 }
 
-const BRAND = statement('select default_country from brands where id = ?');
-/**
- * PostgreSQL: the brand's country, the submission's contact locks (see linkCustomer) and the brand's enabled
- * webhook endpoints (what its events are delivered to), in one round trip.
- */
-const BRAND_LOCKING = statement(
-  'select b.default_country, ' +
-    `(select count(*) from (${CONTACT_LOCKS_SQL}) as locks) as locked, ` +
-    "(select coalesce(json_agg(json_build_object('id', e.id, 'events', e.events)), '[]') " +
-    'from webhook_endpoints e where e.brand_id = b.id and e.enabled = 1) as endpoints from brands b where b.id = ?',
-);
-
-// Columns set by the create itself, then those copied from the input (shape.ts says which).
-const OWN_COLUMNS = [
-  'id',
-  'brand_id',
-  'customer_id',
-  'address_id',
-  'status',
-  'stage',
-  'source',
-  'source_key_id',
-  'source_key_name',
-  'received_at',
-  'created_at',
-  'updated_at',
-  'scheduled_at',
-  'submitted',
-  'source_form_id',
-  'source_form_name',
-  'spam',
-  'extra_fields',
-  'attribution',
-  'consent',
-  'source_user_id',
-  'source_user_name',
-  'list_json',
-] as const;
-const INSERT_LEAD = statement(
-  `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
-    ...OWN_COLUMNS,
-    ...INPUT_COLUMNS,
-  ]
-    .map(() => '?')
-    .join(', ')})`,
-);
-
 /**
  * Creates customer (or links), address (or links), lead and its lead.created event in one transaction, and
  * resolves once that has committed (or, given a Tx, as part of that transaction).
  */
 export function createLead(store: Store, origin: LeadSource, input: LeadInput): Promise<CreatedLead> {
   return store.write(async (tx) => {
-    const pg = tx.dialect === 'postgres';
-    const [brand] = await tx.all<{ default_country: string; endpoints?: SubscribedEndpoint[] }>(
-      pg ? BRAND_LOCKING : BRAND,
-      pg ? [submissionLockKeys(origin.brandId, input), origin.brandId] : [origin.brandId],
+    const brand = await selectBrandTakingContactLocks(
+      tx,
+      origin.brandId,
+      submissionLockKeys(origin.brandId, input),
     );
     if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
     if (brand.endpoints) knowEndpoints(tx, origin.brandId, brand.endpoints);
@@ -121,7 +74,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
     const country = input.country ?? brand.default_country;
     const form = origin.form;
     const spam = form?.spam === true;
-    const customer = await linkCustomer(tx, origin.brandId, input, now, { quiet: spam, locked: pg });
+    const customer = await linkCustomer(tx, origin.brandId, input, now, { quiet: spam, locked: true });
     const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
       newCustomer: customer.inserted,
     });
@@ -190,10 +143,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
             ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
           };
     if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));
-    await tx.defer(INSERT_LEAD, [
-      ...OWN_COLUMNS.map((c) => own[c]),
-      ...INPUT_COLUMNS.map((c) => input[c.input]),
-    ]);
+    await insertLead(tx, [...OWN_COLUMNS.map((c) => own[c]), ...INPUT_COLUMNS.map((c) => input[c.input])]);
     await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
     tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
     if (!spam) {

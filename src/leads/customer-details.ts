@@ -1,12 +1,19 @@
 // A customer's leads for the customer page, and "Use these details": the details a lead was submitted with,
 // applied to its customer by a person in the office, recorded in the lead's activity.
 
-import { type Contact, type ContactField, readCustomer, updateCustomer } from '../customers/customers.js';
+import {
+  type Contact,
+  type ContactField,
+  emailTakenByAnotherCustomer,
+  readCustomer,
+  updateCustomer,
+} from '../customers/customers.js';
 import { CONTACT_FIELDS } from '../customers/fields.js';
 import type { Store } from '../platform/db/store.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
+import { insertActivity, selectCustomerLeads, selectLeadActivity } from './queries.js';
 import { getLead } from './read.js';
 import type { LeadDetail } from './shape.js';
 import type { Status } from './states.js';
@@ -49,14 +56,7 @@ export function useSubmittedDetails(
     const values: Partial<Contact> = {};
     for (const d of differences) values[d.field] = d.submitted;
     if (values.email) {
-      const taken = await tx.db
-        .selectFrom('customers')
-        .select('id')
-        .where('brand_id', '=', brandId)
-        .where('email_normalized', '=', values.email.toLowerCase())
-        .where('id', '!=', lead.customer.id)
-        .executeTakeFirst();
-      if (taken) {
+      if (await emailTakenByAnotherCustomer(tx, brandId, values.email, lead.customer.id)) {
         throw new DomainError(
           'conflict',
           `Another customer already has the email ${values.email}; the details were not applied.`,
@@ -66,19 +66,16 @@ export function useSubmittedDetails(
     const current = await readCustomer(tx, brandId, lead.customer.id);
     const changed = await updateCustomer(tx, brandId, current, values, now);
     if (changed.length) {
-      await tx.db
-        .insertInto('lead_activity')
-        .values({
-          id: newId('activity', now),
-          lead_id: leadId,
-          at: now,
-          kind: 'customer_details_applied',
-          actor_type: actor.type,
-          actor_id: actor.id,
-          actor_name: actor.name,
-          detail: JSON.stringify({ customerId: lead.customer.id, changed }),
-        })
-        .execute();
+      await insertActivity(tx, {
+        id: newId('activity', now),
+        lead_id: leadId,
+        at: now,
+        kind: 'customer_details_applied',
+        actor_type: actor.type,
+        actor_id: actor.id,
+        actor_name: actor.name,
+        detail: JSON.stringify({ customerId: lead.customer.id, changed }),
+      });
     }
     return changed;
   });
@@ -98,15 +95,7 @@ export async function listLeadActivity(
   brandId: string,
   leadId: string,
 ): Promise<LeadActivity[]> {
-  const rows = await store.db
-    .selectFrom('lead_activity as a')
-    .innerJoin('leads as l', 'l.id', 'a.lead_id')
-    .select(['a.id', 'a.at', 'a.kind', 'a.actor_type', 'a.actor_id', 'a.actor_name', 'a.detail'])
-    .where('a.lead_id', '=', leadId)
-    .where('l.brand_id', '=', brandId)
-    .orderBy('a.at')
-    .orderBy('a.id')
-    .execute();
+  const rows = await selectLeadActivity(store, brandId, leadId);
   return rows.map((r) => ({
     id: r.id,
     at: iso(r.at),
@@ -132,27 +121,7 @@ export async function listCustomerLeads(
   customerId: string,
   limit = 200,
 ): Promise<CustomerLead[]> {
-  const rows = await store.db
-    .selectFrom('leads as l')
-    .innerJoin('addresses as a', 'a.id', 'l.address_id')
-    .select([
-      'l.id',
-      'l.title',
-      'l.status',
-      'l.priority',
-      'l.received_at',
-      'a.street',
-      'a.street_number',
-      'a.postal_code',
-      'a.city',
-    ])
-    .where('l.customer_id', '=', customerId)
-    .where('l.brand_id', '=', brandId)
-    .where('l.spam', '=', 0)
-    .orderBy('l.received_at', 'desc')
-    .orderBy('l.id', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await selectCustomerLeads(store, brandId, customerId, limit);
   return rows.map((r) => ({
     id: r.id,
     title: r.title,

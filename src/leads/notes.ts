@@ -5,12 +5,13 @@ import type { Store } from '../platform/db/store.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Timestamp } from '../shared/json-schema.js';
-import { keysetPage, type Page, type PageQuery, toPage } from '../shared/paging.js';
+import { type Page, type PageQuery, toPage } from '../shared/paging.js';
 import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
 import { characterLength } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
+import { insertNote, type NoteRow, realLeadExists, selectNote, selectNotePage } from './queries.js';
 import { ActorSchema } from './shape.js';
 
 /** Most a note may hold (characters, after trimming). */
@@ -73,24 +74,8 @@ export function parseNoteBody(body: unknown): { text: string } {
 
 async function leadExists(store: Store, brandId: string, leadId: string): Promise<boolean> {
   // Spam leads are not there until released, as for reads.
-  const row = await store.db
-    .selectFrom('leads')
-    .select('id')
-    .where('id', '=', leadId)
-    .where('brand_id', '=', brandId)
-    .where('spam', '=', 0)
-    .executeTakeFirst();
-  return row !== undefined;
+  return realLeadExists(store, brandId, leadId);
 }
-
-type NoteRow = {
-  id: string;
-  text: string;
-  author_type: 'key' | 'user' | 'form';
-  author_id: string;
-  author_name: string;
-  created_at: number;
-};
 
 function noteOf(row: NoteRow): Note {
   return {
@@ -125,7 +110,7 @@ export function addNote(
       author_name: author.name,
       created_at: now,
     };
-    await tx.db.insertInto('lead_notes').values(row).execute();
+    await insertNote(tx, row);
     const note = noteOf(row);
     await recordEvent(tx, brandId, 'note.created', { note, leadId }, now);
     return note;
@@ -140,29 +125,13 @@ export async function listNotes(
   query: PageQuery,
 ): Promise<Page<Note>> {
   if (!(await leadExists(store, brandId, leadId))) throw new NotFoundError(`No lead with id ${leadId}`);
-  const rows = await keysetPage(
-    store.db
-      .selectFrom('lead_notes')
-      .select(['id', 'text', 'author_type', 'author_id', 'author_name', 'created_at'])
-      .where('lead_id', '=', leadId)
-      .where('brand_id', '=', brandId),
-    { time: 'created_at', id: 'id' },
-    query,
-  ).execute();
+  const rows = await selectNotePage(store, brandId, leadId, query);
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), noteOf);
 }
 
 /** One note of a lead. NotFoundError when the note, or its lead, is not the brand's. */
 export async function getNote(store: Store, brandId: string, leadId: string, noteId: string): Promise<Note> {
-  const row = await store.db
-    .selectFrom('lead_notes as n')
-    .innerJoin('leads as l', 'l.id', 'n.lead_id')
-    .select(['n.id', 'n.text', 'n.author_type', 'n.author_id', 'n.author_name', 'n.created_at'])
-    .where('n.id', '=', noteId)
-    .where('n.lead_id', '=', leadId)
-    .where('n.brand_id', '=', brandId)
-    .where('l.spam', '=', 0)
-    .executeTakeFirst();
+  const row = await selectNote(store, brandId, leadId, noteId);
   if (!row) throw new NotFoundError(`No note with id ${noteId} on lead ${leadId}`);
   return noteOf(row);
 }

@@ -1,12 +1,12 @@
 // Planning the visit: when a work item is done, for how long and by whom (PATCH /v1/leads/{id} and the
 // dashboard's Schedule and Change visit forms), and the brand's visits between two moments (the planning page).
-import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { DomainError, type FieldError, ValidationError } from '../shared/errors.js';
 import { parseTimestamp } from '../shared/paging.js';
 import { recordEvent } from '../webhooks/events.js';
+import { activeUserExists, selectPlanLocked, selectVisitRows, updateLeadRow, updatePlan } from './queries.js';
 import { getLead } from './read.js';
-import { DETAIL_PROJECTION, LEAD_FROM, type LeadDetail } from './shape.js';
+import { DETAIL_PROJECTION, type LeadDetail } from './shape.js';
 import { ALL_STATUSES, allowedTransitions, isStatus, type Status } from './states.js';
 import { changeLeadStatus } from './status-change.js';
 
@@ -130,18 +130,6 @@ function notPlannableMessage(status: Status): string {
   return `The lead is in status "${status}": a visit is planned when it is scheduled. Send "status": "scheduled" with the planning fields.`;
 }
 
-const CURRENT_SQL =
-  'select status, scheduled_for, duration_minutes, assignee_id from leads where id = ? and brand_id = ? and spam = 0';
-const CURRENT = statement(CURRENT_SQL);
-// PostgreSQL: the row is locked from this read on, so a concurrent state change waits and the plan is written to
-// the state it was checked against (SQLite runs one write at a time anyway).
-const CURRENT_LOCKED = statement(`${CURRENT_SQL} for update`);
-const ACTIVE_USER = statement('select id from users where id = ? and brand_id = ? and disabled_at is null');
-const SET_PLAN = statement(
-  'update leads set scheduled_for = ?, duration_minutes = ?, assignee_id = ? where id = ? and brand_id = ? and status = ?',
-);
-const TOUCH = statement('update leads set updated_at = ? where id = ? and brand_id = ?');
-
 const COLUMN: Record<PlanField, 'scheduled_for' | 'duration_minutes' | 'assignee_id'> = {
   scheduledFor: 'scheduled_for',
   durationMinutes: 'duration_minutes',
@@ -170,13 +158,9 @@ export function patchLead(
       if (!patch.status) throw new ValidationError([{ field: 'status', message: 'is required' }]);
       return (await changeLeadStatus(tx, brandId, id, patch.status, actor)).lead;
     }
-    const [current] = await tx.all<{
-      status: Status;
-      scheduled_for: number | null;
-      duration_minutes: number | null;
-      assignee_id: string | null;
-    }>(tx.dialect === 'postgres' ? CURRENT_LOCKED : CURRENT, [id, brandId]);
-    if (!current) return getLead(tx, brandId, id); // the NotFoundError of the single read
+    const row = await selectPlanLocked(tx, brandId, id);
+    if (!row) return getLead(tx, brandId, id); // the NotFoundError of the single read
+    const current = { ...row, status: row.status as Status };
     const plannable =
       PLANNABLE_STATUSES.includes(current.status) ||
       (patch.status === 'scheduled' && allowedTransitions(current.status).includes('scheduled'));
@@ -198,18 +182,11 @@ export function patchLead(
       assignee_id: assigneeId === undefined ? current.assignee_id : assigneeId,
     };
     const changed = PLAN_FIELDS.filter((f) => given.includes(f) && next[COLUMN[f]] !== current[COLUMN[f]]);
-    await tx.run(SET_PLAN, [
-      next.scheduled_for,
-      next.duration_minutes,
-      next.assignee_id,
-      id,
-      brandId,
-      current.status,
-    ]);
+    await updatePlan(tx, brandId, id, current.status, next);
     if (patch.status) return (await changeLeadStatus(tx, brandId, id, patch.status, actor)).lead;
     if (!changed.length) return getLead(tx, brandId, id);
     const now = Date.now();
-    await tx.run(TOUCH, [now, id, brandId]);
+    await updateLeadRow(tx, brandId, id, { updated_at: now });
     const lead = await getLead(tx, brandId, id);
     await recordEvent(tx, brandId, 'lead.updated', { lead, changed }, now);
     return lead;
@@ -217,7 +194,7 @@ export function patchLead(
 }
 
 async function isActiveUser(tx: Tx, brandId: string, userId: string): Promise<boolean> {
-  return (await tx.all(ACTIVE_USER, [userId, brandId])).length > 0;
+  return activeUserExists(tx, brandId, userId);
 }
 
 /** A planned visit as the planning page and My visits show it. */
@@ -232,22 +209,6 @@ export async function listVisits(
   brandId: string,
   query: { from: number; to?: number; assigneeId?: string; limit?: number },
 ): Promise<Visit[]> {
-  const params: unknown[] = [brandId, query.from];
-  let where = "l.brand_id = ? and l.spam = 0 and l.stage = 'work' and l.scheduled_for >= ?";
-  if (query.to !== undefined) {
-    where += ' and l.scheduled_for < ?';
-    params.push(query.to);
-  }
-  if (query.assigneeId !== undefined) {
-    where += ' and l.assignee_id = ?';
-    params.push(query.assigneeId);
-  }
-  params.push(query.limit ?? 500);
-  const rows = await store.all<Record<string, unknown>>(
-    statement(
-      `select ${DETAIL_PROJECTION.columns} ${LEAD_FROM} where ${where} order by l.scheduled_for, l.id limit ?`,
-    ),
-    params,
-  );
+  const rows = await selectVisitRows(store, brandId, { ...query, limit: query.limit ?? 500 });
   return rows.map((r) => DETAIL_PROJECTION.map(r) as Visit);
 }

@@ -2,17 +2,26 @@
 // releases one ("Not spam"), which makes it a lead exactly as if it had arrived normally; after 30 days the worker
 // removes them with whatever only they had (lead history, activity, quietly created customers and addresses).
 
-import type { Selectable } from 'kysely';
 import { findOrCreateAddress } from '../customers/addresses.js';
 import { type ContactInput, deleteUnusedCustomers, linkReleasedCustomer } from '../customers/customers.js';
-import type { LeadTable } from '../platform/db/schema.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
-import { keysetPage, type Page, type PageQuery, toPage } from '../shared/paging.js';
+import { type Page, type PageQuery, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Submitted } from './input.js';
 import { queueNewLeadEmails } from './new-lead-mail.js';
+import {
+  countSpam,
+  deleteSpamLeads,
+  type SpamRow,
+  selectAddressPlace,
+  selectOldSpamLocked,
+  selectSpamLocked,
+  selectSpamPage,
+  updateLeadRow,
+  updateSpamReleased,
+} from './queries.js';
 import { getLead } from './read.js';
 
 /** How long spam is kept for someone to look at. */
@@ -56,23 +65,7 @@ export async function listSpamLeads(
   brandId: string,
   query: PageQuery,
 ): Promise<Page<SpamLead>> {
-  const rows = await keysetPage(
-    store.db
-      .selectFrom('leads')
-      .select([
-        'id',
-        'title',
-        'description',
-        'received_at',
-        'submitted',
-        'source_form_id',
-        'source_form_name',
-      ])
-      .where('brand_id', '=', brandId)
-      .where('spam', '=', 1),
-    { time: 'received_at', id: 'id' },
-    query,
-  ).execute();
+  const rows = await selectSpamPage(store, brandId, query);
   return toPage(
     rows,
     query.limit,
@@ -91,13 +84,7 @@ export async function listSpamLeads(
 }
 
 export async function countSpamLeads(store: Store, brandId: string): Promise<number> {
-  const row = await store.db
-    .selectFrom('leads')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('brand_id', '=', brandId)
-    .where('spam', '=', 1)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  return countSpam(store, brandId);
 }
 
 /**
@@ -114,22 +101,11 @@ export function releaseSpam(
   now: number = Date.now(),
 ): Promise<{ id: string; title: string }> {
   return store.write(async (tx) => {
-    const lead = await tx.db
-      .updateTable('leads')
-      .set({ spam: 0, updated_at: now })
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .where('spam', '=', 1)
-      .returning(['customer_id', 'address_id', 'submitted', 'title'])
-      .executeTakeFirst();
+    const lead = await updateSpamReleased(tx, brandId, id, now);
     if (!lead) throw new NotFoundError(`No spam lead with id ${id}`);
     const customer = await linkReleasedCustomer(tx, brandId, contactOf(submittedOf(lead.submitted)), id, now);
     if (customer.id !== lead.customer_id) {
-      const address = await tx.db
-        .selectFrom('addresses')
-        .select(['street', 'street_number', 'street_number_addition', 'postal_code', 'city', 'country'])
-        .where('id', '=', lead.address_id)
-        .executeTakeFirstOrThrow();
+      const address = await selectAddressPlace(tx, lead.address_id);
       const moved = await findOrCreateAddress(
         tx,
         brandId,
@@ -144,11 +120,7 @@ export function releaseSpam(
         },
         now,
       );
-      await tx.db
-        .updateTable('leads')
-        .set({ customer_id: customer.id, address_id: moved.id })
-        .where('id', '=', id)
-        .execute();
+      await updateLeadRow(tx, brandId, id, { customer_id: customer.id, address_id: moved.id });
       await deleteUnusedCustomers(tx, { customerIds: [lead.customer_id], addressIds: [lead.address_id] });
     }
     await recordEvent(tx, brandId, 'lead.created', { lead: await getLead(tx, brandId, id) }, now);
@@ -158,15 +130,11 @@ export function releaseSpam(
   });
 }
 
-type SpamRow = Pick<Selectable<LeadTable>, 'id' | 'customer_id' | 'address_id'>;
-
 /** Deletes spam leads and what hangs off them; the rows must be locked spam of the caller's transaction. */
 async function removeSpam(tx: Tx, rows: readonly SpamRow[]): Promise<void> {
   if (!rows.length) return;
   const ids = rows.map((r) => r.id);
-  await tx.db.deleteFrom('lead_activity').where('lead_id', 'in', ids).execute();
-  await tx.db.deleteFrom('lead_status_history').where('lead_id', 'in', ids).execute();
-  await tx.db.deleteFrom('leads').where('id', 'in', ids).where('spam', '=', 1).execute();
+  await deleteSpamLeads(tx, ids);
   await deleteUnusedCustomers(tx, {
     customerIds: rows.map((r) => r.customer_id),
     addressIds: rows.map((r) => r.address_id),
@@ -176,14 +144,7 @@ async function removeSpam(tx: Tx, rows: readonly SpamRow[]): Promise<void> {
 /** Deletes one spam lead of the brand at once (not waiting for the 30 days). NotFoundError otherwise. */
 export function deleteSpam(store: Store, brandId: string, id: string): Promise<void> {
   return store.write(async (tx) => {
-    let q = tx.db
-      .selectFrom('leads')
-      .select(['id', 'customer_id', 'address_id'])
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .where('spam', '=', 1);
-    if (tx.dialect === 'postgres') q = q.forUpdate();
-    const row = await q.executeTakeFirst();
+    const row = await selectSpamLocked(tx, brandId, id);
     if (!row) throw new NotFoundError(`No spam lead with id ${id}`);
     await removeSpam(tx, [row]);
   });
@@ -201,16 +162,8 @@ export async function purgeSpam(
   let total = 0;
   for (;;) {
     const removed = await store.write(async (tx) => {
-      let q = tx.db
-        .selectFrom('leads')
-        .select(['id', 'customer_id', 'address_id'])
-        .where('spam', '=', 1)
-        .where('received_at', '<', now - olderThanMs)
-        .orderBy('received_at')
-        .limit(PURGE_BATCH);
       // A release running at the same moment either commits first (the lead is no spam and is skipped) or waits.
-      if (tx.dialect === 'postgres') q = q.forUpdate();
-      const rows = await q.execute();
+      const rows = await selectOldSpamLocked(tx, now - olderThanMs, PURGE_BATCH);
       await removeSpam(tx, rows);
       return rows.length;
     });

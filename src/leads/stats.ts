@@ -1,7 +1,7 @@
 // The numbers behind the dashboard's picture: leads received per day, and how many sit in each state.
-import { sql } from 'kysely';
 import type { Store } from '../platform/db/store.js';
 import { addDays, dayIn, startOfDay } from '../shared/time-zones.js';
+import { selectLeadCounts } from './queries.js';
 import { ALL_STATUSES, type Status } from './states.js';
 
 /** Leads are counted per quarter hour in SQL, then the quarters summed per day of the brand's time zone. */
@@ -15,7 +15,7 @@ export interface LeadStats {
 }
 
 export async function leadStats(
-  { db }: Store,
+  store: Store,
   brandId: string,
   days = 30,
   now = Date.now(),
@@ -24,28 +24,8 @@ export async function leadStats(
   const today = dayIn(timeZone, now);
   const firstDay = addDays(today, -(days - 1));
   const from = startOfDay(timeZone, firstDay);
-  // Integer division by a quarter hour's milliseconds is the same on both dialects; every zone's offset is a
-  // whole number of quarter hours, so each quarter falls in one day of the zone. Naming every stage lets both
-  // planners use the (brand_id, stage, received_at) index.
-  const quarter = sql<number>`received_at / ${sql.lit(QUARTER_MS)}`;
-  const [quarterRows, statusRows] = await Promise.all([
-    db
-      .selectFrom('leads')
-      .select([quarter.as('quarter'), (eb) => eb.fn.countAll<number>().as('n')])
-      .where('brand_id', '=', brandId)
-      .where('spam', '=', 0)
-      .where('stage', 'in', ['lead', 'work', 'closed'])
-      .where('received_at', '>=', from)
-      .groupBy(quarter)
-      .execute(),
-    db
-      .selectFrom('leads')
-      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('brand_id', '=', brandId)
-      .where('spam', '=', 0)
-      .groupBy('status')
-      .execute(),
-  ]);
+  // Every zone's offset is a whole number of quarter hours, so each quarter falls in one day of the zone.
+  const [quarterRows, statusRows] = await selectLeadCounts(store, brandId, from, QUARTER_MS);
   const byDay = new Map<string, number>();
   for (const r of quarterRows) {
     const day = dayIn(timeZone, Number(r.quarter) * QUARTER_MS);

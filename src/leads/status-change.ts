@@ -1,16 +1,12 @@
 // Moving a lead through the states of states.ts, with its history entry and lead.status_changed event.
-import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { InvalidTransitionError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
+import { insertHistoryEntry, selectLastHistorySeq, selectLeadStatus, updateLeadStatus } from './queries.js';
 import { getLead } from './read.js';
 import type { LeadDetail } from './shape.js';
 import { ALL_STATUSES, allowedTransitions, canTransition, isStatus, type Status, stageOf } from './states.js';
-
-const INSERT_HISTORY = statement(
-  'insert into lead_status_history (lead_id, seq, status, at, actor, actor_type, actor_id, actor_name, reason) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-);
 
 /** Most a cancellation's reason may be (characters, after trimming). */
 export const MAX_REASON_LENGTH = 500;
@@ -24,28 +20,8 @@ export async function insertHistory(
   actor: Actor | null,
   reason: string | null = null,
 ): Promise<void> {
-  await r.defer(INSERT_HISTORY, [
-    leadId,
-    seq,
-    status,
-    at,
-    actor?.id ?? null,
-    actor?.type ?? null,
-    actor?.id ?? null,
-    actor?.name ?? null,
-    reason,
-  ]);
+  await insertHistoryEntry(r, { leadId, seq, status, at, actor, reason });
 }
-
-// Spam leads (a filled honeypot) cannot be moved: like reads, they are not there until released.
-const LEAD_STATUS = statement('select status from leads where id = ? and brand_id = ? and spam = 0');
-const SET_STATUS = statement(
-  'update leads set status = ?, stage = ?, updated_at = ? where id = ? and brand_id = ? and status = ?',
-);
-const SET_STATUS_SCHEDULED = statement(
-  'update leads set status = ?, stage = ?, updated_at = ?, scheduled_at = ? where id = ? and brand_id = ? and status = ?',
-);
-const LAST_SEQ = statement('select max(seq) as seq from lead_status_history where lead_id = ?');
 
 export function parseStatusChange(body: unknown): Status {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -103,28 +79,26 @@ export function changeLeadStatus(
   // A reason belongs to a cancellation only; other changes keep null.
   const reason = to === 'cancelled' ? (options.reason ?? null) : null;
   return store.write(async (tx) => {
-    const [current] = await tx.all<{ status: string }>(LEAD_STATUS, [id, brandId]);
-    if (!current) throw new NotFoundError(`No lead with id ${id}`);
-    const from = current.status as Status;
+    const current = await selectLeadStatus(tx, brandId, id);
+    if (current === undefined) throw new NotFoundError(`No lead with id ${id}`);
+    const from = current as Status;
     if ((options.from !== undefined && options.from !== from) || !canTransition(from, to))
       throw new InvalidTransitionError(from, to, allowedTransitions(from));
     const now = Date.now();
-    const changed = await tx.run(to === 'scheduled' ? SET_STATUS_SCHEDULED : SET_STATUS, [
-      to,
-      stageOf(to),
-      now,
-      ...(to === 'scheduled' ? [now] : []),
-      id,
-      brandId,
+    const changed = await updateLeadStatus(tx, brandId, id, {
       from,
-    ]);
-    if (changed !== 1) {
-      const [latest] = await tx.all<{ status: string }>(LEAD_STATUS, [id, brandId]);
-      const latestStatus = (latest?.status ?? from) as Status;
+      to,
+      stage: stageOf(to),
+      at: now,
+      ...(to === 'scheduled' ? { scheduledAt: now } : {}),
+    });
+    if (!changed) {
+      const latest = await selectLeadStatus(tx, brandId, id);
+      const latestStatus = (latest ?? from) as Status;
       throw new InvalidTransitionError(latestStatus, to, allowedTransitions(latestStatus));
     }
-    const [last] = await tx.all<{ seq: number | null }>(LAST_SEQ, [id]);
-    await insertHistory(tx, id, Number(last?.seq ?? 0) + 1, to, now, actor, reason);
+    const last = await selectLastHistorySeq(tx, id);
+    await insertHistory(tx, id, last + 1, to, now, actor, reason);
     // Read before commit: the row lock held since the update means this is exactly the state this change made.
     const lead = await getLead(tx, brandId, id);
     await recordEvent(tx, brandId, 'lead.status_changed', { lead, from, to }, now);

@@ -12,6 +12,14 @@ import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
 import { leadField, leadFieldsWhere } from './fields.js';
 import { type LeadInput, parseLeadFields } from './input.js';
+import {
+  insertActivity,
+  lockLead,
+  selectAddressColumns,
+  selectBrandCountry,
+  updateAddressRow,
+  updateLeadRow,
+} from './queries.js';
 import { getLead } from './read.js';
 
 /** The job's own fields an edit may change (the field table's editedOn 'lead'), by their API names. */
@@ -58,10 +66,8 @@ export function updateLead(
   actor: Actor,
 ): Promise<{ changed: EditableField[] }> {
   return store.write(async (tx) => {
-    if (tx.dialect === 'postgres') {
-      // Two edits of one lead at once: the second reads what the first wrote, so its "from" is true.
-      await tx.db.selectFrom('leads').select('id').where('id', '=', id).forUpdate().execute();
-    }
+    // Two edits of one lead at once: the second reads what the first wrote, so its "from" is true.
+    await lockLead(tx, id);
     const lead = await getLead(tx, brandId, id);
     const now = Date.now();
     const changed: EditableField[] = [];
@@ -88,13 +94,9 @@ export function updateLead(
     };
     let country = changes.country;
     if (country === null) {
-      const brand = await tx.db
-        .selectFrom('brands')
-        .select('default_country')
-        .where('id', '=', brandId)
-        .executeTakeFirst();
-      if (!brand) throw new NotFoundError(`No brand with id ${brandId}`);
-      country = brand.default_country;
+      const brandCountry = await selectBrandCountry(tx, brandId);
+      if (brandCountry === undefined) throw new NotFoundError(`No brand with id ${brandId}`);
+      country = brandCountry;
     }
     const target: AddressValues = {
       street: changes.street ?? current.street,
@@ -121,17 +123,13 @@ export function updateLead(
       const values: Record<string, string | null> = Object.fromEntries(
         EDITABLE_ADDRESS_FIELDS.map((f) => [ADDRESS_FIELDS[f].column, target[f]]),
       );
-      const row: Record<string, unknown> = await tx.db
-        .selectFrom('addresses')
-        .select(EDITABLE_ADDRESS_FIELDS.map((f) => ADDRESS_FIELDS[f].column))
-        .where('id', '=', addressId)
-        .executeTakeFirstOrThrow();
+      const row = await selectAddressColumns(
+        tx,
+        addressId,
+        EDITABLE_ADDRESS_FIELDS.map((f) => ADDRESS_FIELDS[f].column),
+      );
       if (Object.keys(values).some((k) => row[k] !== values[k])) {
-        await tx.db
-          .updateTable('addresses')
-          .set({ ...values, updated_at: now })
-          .where('id', '=', addressId)
-          .execute();
+        await updateAddressRow(tx, addressId, { ...values, updated_at: now });
       }
       for (const name of addressChanged) {
         changed.push(name);
@@ -143,26 +141,18 @@ export function updateLead(
     if (!changed.length) return { changed };
     // Strictly later than before, also within the same millisecond: updatedAfter filters must see the change.
     const updatedAt = Math.max(now, Date.parse(lead.updatedAt) + 1);
-    await tx.db
-      .updateTable('leads')
-      .set({ ...set, updated_at: updatedAt })
-      .where('id', '=', id)
-      .where('brand_id', '=', brandId)
-      .execute();
+    await updateLeadRow(tx, brandId, id, { ...set, updated_at: updatedAt });
     if (oldAddressId) await deleteUnusedCustomers(tx, { customerIds: [], addressIds: [oldAddressId] });
-    await tx.db
-      .insertInto('lead_activity')
-      .values({
-        id: newId('activity', now),
-        lead_id: id,
-        at: now,
-        kind: 'edited',
-        actor_type: actor.type,
-        actor_id: actor.id,
-        actor_name: actor.name,
-        detail: JSON.stringify({ changed, from, to }),
-      })
-      .execute();
+    await insertActivity(tx, {
+      id: newId('activity', now),
+      lead_id: id,
+      at: now,
+      kind: 'edited',
+      actor_type: actor.type,
+      actor_id: actor.id,
+      actor_name: actor.name,
+      detail: JSON.stringify({ changed, from, to }),
+    });
     await recordEvent(tx, brandId, 'lead.updated', { lead: await getLead(tx, brandId, id), changed }, now);
     return { changed };
   });

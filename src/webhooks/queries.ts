@@ -2,11 +2,12 @@
 // three statements a lead create runs (see below). Reads take a Store (the database or a write's tx); writes take
 // the write's Tx, so the transaction is the caller's.
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { keysetPage } from '../platform/db/keyset.js';
 import { leasedQueue } from '../platform/db/lease.js';
 import type { EventTable, WebhookDeliveryTable, WebhookEndpointTable } from '../platform/db/schema.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
-import { keysetPage, type PageQuery } from '../shared/paging.js';
+import type { PageQuery } from '../shared/paging.js';
 
 // Hand-written statements, not Kysely: every lead create runs them (its customer.created and lead.created events,
 // their deliveries, and the brand's endpoints, read once per transaction). Kysely builds and compiles a query on

@@ -1,0 +1,432 @@
+// The customers capability's SQL, all of it: customers and addresses. Kysely queries, reads taking a Store and
+// writes the caller's Tx, except the statements of a lead's create (find or insert the customer and its address,
+// read it back), hand-written for measured speed: bench/README.md "Speed, round two, continued: PostgreSQL" and
+// commits b837174 (a customer found or inserted in one statement) and 9477ae2 (addresses found with all fields).
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import { keysetPage } from '../platform/db/keyset.js';
+import { lockRow } from '../platform/db/portable.js';
+import type { AddressTable, CustomerTable, Tables } from '../platform/db/schema.js';
+import { planFor, searchedLeadIds } from '../platform/db/search.js';
+import { type Runner, statement } from '../platform/db/sql.js';
+import type { Store, Tx } from '../platform/db/store.js';
+import type { PageQuery } from '../shared/paging.js';
+
+// Customers
+
+const CUSTOMER_COLUMNS = [
+  'id',
+  'type',
+  'name',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'company_name',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** A customer as the service shows it. */
+export type CustomerRow = Pick<Selectable<CustomerTable>, (typeof CUSTOMER_COLUMNS)[number]>;
+
+const COLUMNS = CUSTOMER_COLUMNS.join(', ');
+
+/** What findCustomer found: the customer with the email, and the one with the phone (see FIND_TEXT). */
+export interface FoundCustomerIds {
+  by_email: string | null;
+  by_phone: string | null;
+}
+
+// Hot (every create; b837174): by email; else by phone among customers without an email (any, when the
+// submission has none), latest lead first.
+const FIND_TEXT =
+  'select ' +
+  '(select c.id from customers c where c.brand_id = ? and c.email_normalized = ?) as by_email, ' +
+  '(select c.id from customers c where c.brand_id = ? and c.phone = ? and (? = 1 or c.email_normalized is null) ' +
+  'order by (select max(l.received_at) from leads l where l.customer_id = c.id) desc, c.created_at desc ' +
+  'limit 1) as by_phone';
+const FIND = statement(FIND_TEXT);
+/** FIND's parameters: the email as matched (lower case) and the E.164 phone. */
+const findParams = (brandId: string, email: string | null, phone: string | null) => [
+  brandId,
+  email,
+  brandId,
+  phone,
+  email ? 0 : 1,
+];
+// Hot (every create's customer read back or inserted; b837174, 9477ae2).
+const BY_ID = statement(`select ${COLUMNS} from customers where id = ? and brand_id = ?`);
+const INSERT_COLUMNS =
+  'insert into customers (id, brand_id, type, name, first_name, last_name, email, email_normalized, phone, ' +
+  'company_name, created_at, updated_at)';
+const INSERT = statement(
+  `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning ${COLUMNS}`,
+);
+/**
+ * PostgreSQL: FIND, and INSERT when it finds nothing, in one round trip (b837174). The statement's snapshot is
+ * taken after the contact locks were (an earlier statement), so it sees every customer committed under them.
+ */
+const FIND_OR_INSERT = statement(
+  `with found as (${FIND_TEXT}), inserted as (${INSERT_COLUMNS} ` +
+    'select ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::bigint, ' +
+    '?::bigint where not exists (select 1 from found where by_email is not null or by_phone is not null) ' +
+    `on conflict do nothing returning ${COLUMNS}) ` +
+    'select found.by_email, found.by_phone, inserted.* from found left join inserted on true',
+);
+
+/** The brand's customer with this email (lower case), and the one with this phone (see FIND_TEXT). */
+export async function findCustomer(
+  r: Runner,
+  brandId: string,
+  email: string | null,
+  phone: string | null,
+): Promise<FoundCustomerIds | undefined> {
+  const [row] = await r.all<FoundCustomerIds>(FIND, findParams(brandId, email, phone));
+  return row;
+}
+
+/**
+ * Finds the brand's customer for this email (lower case) and phone, and inserts `row` when there is none, which
+ * `inserted` returns whole; neither when the insert conflicted with a customer inserted meanwhile (try again).
+ * One statement on PostgreSQL, two on SQLite.
+ */
+export async function findOrInsertCustomer(
+  tx: Tx,
+  email: string | null,
+  phone: string | null,
+  row: Selectable<CustomerTable>,
+): Promise<{ found: FoundCustomerIds | undefined; inserted: CustomerRow | undefined }> {
+  const values = [
+    row.id,
+    row.brand_id,
+    row.type,
+    row.name,
+    row.first_name,
+    row.last_name,
+    row.email,
+    row.email_normalized,
+    row.phone,
+    row.company_name,
+    row.created_at,
+    row.updated_at,
+  ];
+  if (tx.dialect === 'postgres') {
+    const [both] = await tx.all<FoundCustomerIds & Partial<CustomerRow>>(FIND_OR_INSERT, [
+      ...findParams(row.brand_id, email, phone),
+      ...values,
+    ]);
+    return { found: both, inserted: both?.id ? (both as CustomerRow) : undefined };
+  }
+  const found = await findCustomer(tx, row.brand_id, email, phone);
+  if (found?.by_email || found?.by_phone) return { found, inserted: undefined };
+  return { found, inserted: (await tx.all<CustomerRow>(INSERT, values))[0] };
+}
+
+export async function selectCustomer(
+  r: Pick<Store, 'all'>,
+  brandId: string,
+  id: string,
+): Promise<CustomerRow | undefined> {
+  const [row] = await r.all<CustomerRow>(BY_ID, [id, brandId]);
+  return row;
+}
+
+export async function updateCustomerRow(
+  tx: Tx,
+  brandId: string,
+  id: string,
+  set: Partial<Selectable<CustomerTable>>,
+): Promise<void> {
+  await tx.db
+    .updateTable('customers')
+    .set(set)
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .execute();
+}
+
+/**
+ * Locks the customer's row for the rest of the write (PostgreSQL; see lockRow): two real leads for the same quiet
+ * customer, found by different keys, must not both announce it.
+ */
+export async function lockCustomer(tx: Tx, id: string): Promise<void> {
+  await lockRow(tx, 'customers', id);
+}
+
+/**
+ * A customer that only spam leads have is known to nobody outside (spam is in no list and fires no event): it is
+ * in no list and no read until a real lead links to it or its spam is released.
+ */
+function hasRealLead(customerId: 'c.id' | 'customers.id') {
+  return sql<boolean>`exists (select 1 from leads l where l.customer_id = ${sql.ref(customerId)} and l.spam = 0)`;
+}
+
+/** The customer a lead being typed in would be added to, with its count of real leads; none if only spam has it. */
+export function selectCustomerMatch(
+  { db }: Store,
+  brandId: string,
+  id: string,
+): Promise<(Pick<CustomerRow, 'id' | 'name' | 'company_name'> & { lead_count: number | null }) | undefined> {
+  return db
+    .selectFrom('customers as c')
+    .select([
+      'c.id',
+      'c.name',
+      'c.company_name',
+      (eb) =>
+        eb
+          .selectFrom('leads as l')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('l.customer_id', '=', 'c.id')
+          .where('l.spam', '=', 0)
+          .as('lead_count'),
+    ])
+    .where('c.id', '=', id)
+    .where('c.brand_id', '=', brandId)
+    .where(hasRealLead('c.id'))
+    .executeTakeFirst();
+}
+
+/** One customer of the brand with its count of real leads and when the last came in; none if only spam has it. */
+export function selectCustomerDetail(
+  { db }: Store,
+  brandId: string,
+  id: string,
+): Promise<
+  (CustomerRow & { lead_count: number | null; last_lead_at: number | string | null | undefined }) | undefined
+> {
+  return db
+    .selectFrom('customers as c')
+    .select([
+      ...CUSTOMER_COLUMNS.map((c) => `c.${c}` as const),
+      (eb) =>
+        eb
+          .selectFrom('leads as l')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('l.customer_id', '=', 'c.id')
+          .where('l.spam', '=', 0)
+          .as('lead_count'),
+      (eb) =>
+        eb
+          .selectFrom('leads as l')
+          .select((e) => e.fn.max('l.received_at').as('m'))
+          .whereRef('l.customer_id', '=', 'c.id')
+          .where('l.spam', '=', 0)
+          .as('last_lead_at'),
+    ])
+    .where('c.id', '=', id)
+    .where('c.brand_id', '=', brandId)
+    .where(hasRealLead('c.id'))
+    .executeTakeFirst();
+}
+
+/** True when the brand has this customer and a real lead has it. */
+export async function customerKnown({ db }: Store, brandId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .where(hasRealLead('customers.id'))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A page of the brand's customers a real lead has (limit + 1 rows, see keysetPage), filtered. */
+export async function selectCustomerPage(
+  store: Store,
+  brandId: string,
+  query: PageQuery & {
+    updatedAfter?: number;
+    /** Lower case. */
+    email?: string;
+    /** E.164. */
+    phone?: string;
+    /** Customers with a real lead the lead search finds. */
+    search?: string;
+  },
+): Promise<CustomerRow[]> {
+  let q = keysetPage(
+    store.db
+      .selectFrom('customers')
+      .select(CUSTOMER_COLUMNS)
+      .where('brand_id', '=', brandId)
+      .where(hasRealLead('customers.id')),
+    { time: 'created_at', id: 'id' },
+    query,
+  );
+  if (query.updatedAfter !== undefined) q = q.where('updated_at', '>', query.updatedAfter);
+  if (query.email !== undefined) q = q.where('email_normalized', '=', query.email);
+  if (query.phone !== undefined) q = q.where('phone', '=', query.phone);
+  if (query.search !== undefined) {
+    // The leads' text index: every document holds its customer's name, company, email and phone.
+    const ids = searchedLeadIds(store.dialect, await planFor(store, brandId, query.search));
+    q = q.where(
+      sql<boolean>`customers.id in (select l.customer_id from leads l where l.brand_id = ${brandId} and l.spam = 0 and l.id in (${ids}))`,
+    );
+  }
+  return q.execute();
+}
+
+/** True when a customer of the brand other than `exceptId` has this email (lower case). */
+export async function emailTakenByOther(
+  { db }: Store,
+  brandId: string,
+  emailNormalized: string,
+  exceptId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('brand_id', '=', brandId)
+    .where('email_normalized', '=', emailNormalized)
+    .where('id', '!=', exceptId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** True when a lead other than `exceptLeadId` that is not spam belongs to the customer: the outside knows it. */
+export async function otherRealLeadExists(
+  tx: Tx,
+  customerId: string,
+  exceptLeadId: string,
+): Promise<boolean> {
+  const row = await tx.db
+    .selectFrom('leads')
+    .select('id')
+    .where('customer_id', '=', customerId)
+    .where('spam', '=', 0)
+    .where('id', '!=', exceptLeadId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The contacts of these customers and of the owners of these addresses (for their contact locks). */
+export function selectContactsOf(
+  tx: Tx,
+  customerIds: readonly string[],
+  addressIds: readonly string[],
+): Promise<Pick<Selectable<CustomerTable>, 'id' | 'brand_id' | 'email_normalized' | 'phone'>[]> {
+  return tx.db
+    .selectFrom('customers')
+    .select(['id', 'brand_id', 'email_normalized', 'phone'])
+    .where((eb) =>
+      eb.or([
+        ...(customerIds.length ? [eb('id', 'in', customerIds)] : []),
+        ...(addressIds.length
+          ? [eb('id', 'in', eb.selectFrom('addresses').select('customer_id').where('id', 'in', addressIds))]
+          : []),
+      ]),
+    )
+    .execute();
+}
+
+const unusedAddress = (eb: ExpressionBuilder<Tables, 'addresses'>) =>
+  eb.not(
+    eb.exists(eb.selectFrom('leads').select('leads.id').whereRef('leads.address_id', '=', 'addresses.id')),
+  );
+
+/** Deletes those of these addresses no lead refers to. */
+export async function deleteUnusedAddresses(tx: Tx, addressIds: readonly string[]): Promise<void> {
+  if (!addressIds.length) return;
+  await tx.db.deleteFrom('addresses').where('id', 'in', addressIds).where(unusedAddress).execute();
+}
+
+/**
+ * Deletes those of these customers no lead refers to, with their addresses no lead refers to; returns the ids of
+ * the customers deleted.
+ */
+export async function deleteUnusedCustomers(tx: Tx, customerIds: readonly string[]): Promise<string[]> {
+  if (!customerIds.length) return [];
+  const unused = await tx.db
+    .selectFrom('customers as c')
+    .select('c.id')
+    .where('c.id', 'in', customerIds)
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('leads').select('leads.id').whereRef('leads.customer_id', '=', 'c.id'))),
+    )
+    .execute();
+  const gone = unused.map((c) => c.id);
+  if (!gone.length) return [];
+  await tx.db.deleteFrom('addresses').where('customer_id', 'in', gone).where(unusedAddress).execute();
+  await tx.db.deleteFrom('customers').where('id', 'in', gone).execute();
+  return gone;
+}
+
+// Addresses
+
+/** What a lead shows of its address, as stored (camel-cased as the lead's projection names it). */
+export interface ListedAddressRow {
+  id: string;
+  street: string;
+  streetNumber: string | null;
+  streetNumberAddition: string | null;
+  postalCode: string;
+  city: string;
+  country: string;
+}
+
+// Hot (every create with a known customer; 9477ae2: addresses found with all their fields).
+const FIND_ADDRESS = statement(
+  'select id, street, street_number as "streetNumber", street_number_addition as "streetNumberAddition", ' +
+    'postal_code as "postalCode", city, country from addresses where customer_id = ? and match_key = ?',
+);
+const INSERT_ADDRESS_TEXT =
+  'insert into addresses (id, brand_id, customer_id, street, street_number, street_number_addition, ' +
+  'postal_code, city, country, match_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_ADDRESS = statement(`${INSERT_ADDRESS_TEXT} on conflict do nothing returning id`);
+/** The first address of a customer inserted in the same transaction: nothing can conflict with it (b837174). */
+const INSERT_FIRST_ADDRESS = statement(INSERT_ADDRESS_TEXT);
+
+/** The customer's address with this match key. */
+export async function findAddress(
+  tx: Tx,
+  customerId: string,
+  matchKey: string,
+): Promise<ListedAddressRow | undefined> {
+  return (await tx.all<ListedAddressRow>(FIND_ADDRESS, [customerId, matchKey]))[0];
+}
+
+type AddressValues = Selectable<AddressTable>;
+
+const addressValues = (row: AddressValues) => [
+  row.id,
+  row.brand_id,
+  row.customer_id,
+  row.street,
+  row.street_number,
+  row.street_number_addition,
+  row.postal_code,
+  row.city,
+  row.country,
+  row.match_key,
+  row.created_at,
+  row.updated_at,
+];
+
+/** Inserts the address unless the customer has one with its match key; whether it did. */
+export async function insertAddressUnlessMatched(tx: Tx, row: AddressValues): Promise<boolean> {
+  return (await tx.all<{ id: string }>(INSERT_ADDRESS, addressValues(row))).length > 0;
+}
+
+/** Inserts the first address of a customer this write inserted, with the write's other inserts (Tx.defer). */
+export async function insertFirstAddress(tx: Tx, row: AddressValues): Promise<void> {
+  await tx.defer(INSERT_FIRST_ADDRESS, addressValues(row));
+}
+
+/** A page of the brand's addresses (limit + 1 rows, see keysetPage), created in the window given. */
+export function selectAddressPage(
+  { db }: Store,
+  brandId: string,
+  query: PageQuery & { createdAfter?: number; createdBefore?: number },
+): Promise<Selectable<AddressTable>[]> {
+  let q = keysetPage(
+    db.selectFrom('addresses').selectAll().where('brand_id', '=', brandId),
+    { time: 'created_at', id: 'id' },
+    query,
+  );
+  if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
+  if (query.createdBefore !== undefined) q = q.where('created_at', '<', query.createdBefore);
+  return q.execute();
+}

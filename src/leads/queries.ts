@@ -1,0 +1,680 @@
+// The leads capability's SQL, all of it. Kysely queries, reads taking a Store and writes the caller's Tx, except
+// the statements of the hot paths, hand-written for measured speed and kept verbatim (each cites its
+// measurement): a lead's create (bench/README.md "Speed, round two, continued: PostgreSQL"; commits b837174,
+// 9477ae2) and the list and single-lead reads (bench/README.md "Speed, round two: lists from ready JSON";
+// commits e6facc2, f46cf69).
+import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { ADVISORY_LOCKS_SQL } from '../platform/db/advisory-locks.js';
+import { keysetPage } from '../platform/db/keyset.js';
+import { forUpdate, lockRow } from '../platform/db/portable.js';
+import type {
+  AddressTable,
+  BrandTable,
+  FormTable,
+  LeadActivityTable,
+  LeadNoteTable,
+  LeadTable,
+} from '../platform/db/schema.js';
+import { statement } from '../platform/db/sql.js';
+import type { Dialect, Store, Tx } from '../platform/db/store.js';
+import type { PageQuery } from '../shared/paging.js';
+import type { SubscribedEndpoint } from '../webhooks/deliveries.js';
+import type { ListJsonWatched } from './list-json-triggers.js';
+import { DETAIL_PROJECTION, INPUT_COLUMNS, LEAD_FROM } from './shape.js';
+
+// Create
+
+const BRAND = statement('select default_country from brands where id = ?');
+/**
+ * PostgreSQL: the brand's country, the submission's contact locks (see linkCustomer) and the brand's enabled
+ * webhook endpoints (what its events are delivered to), in one round trip (b837174: a create in 5 statements
+ * instead of 12).
+ */
+const BRAND_LOCKING = statement(
+  'select b.default_country, ' +
+    `(select count(*) from (${ADVISORY_LOCKS_SQL}) as locks) as locked, ` +
+    "(select coalesce(json_agg(json_build_object('id', e.id, 'events', e.events)), '[]') " +
+    'from webhook_endpoints e where e.brand_id = b.id and e.enabled = 1) as endpoints from brands b where b.id = ?',
+);
+
+/**
+ * The first read of a create: the brand's default country; on PostgreSQL in the same statement the advisory
+ * locks of `lockKeys` (the submission's contact, see contactLockKeys) and the brand's enabled webhook endpoints
+ * (`endpoints`, absent on SQLite). After it the contact's locks are held wherever the database has them.
+ */
+export async function selectBrandTakingContactLocks(
+  tx: Tx,
+  brandId: string,
+  lockKeys: readonly string[],
+): Promise<{ default_country: string; endpoints?: SubscribedEndpoint[] } | undefined> {
+  const pg = tx.dialect === 'postgres';
+  const [brand] = await tx.all<{ default_country: string; endpoints?: SubscribedEndpoint[] }>(
+    pg ? BRAND_LOCKING : BRAND,
+    pg ? [lockKeys, brandId] : [brandId],
+  );
+  return brand;
+}
+
+/** The columns a create sets itself, then those copied from the input (shape.ts says which). */
+export const OWN_COLUMNS = [
+  'id',
+  'brand_id',
+  'customer_id',
+  'address_id',
+  'status',
+  'stage',
+  'source',
+  'source_key_id',
+  'source_key_name',
+  'received_at',
+  'created_at',
+  'updated_at',
+  'scheduled_at',
+  'submitted',
+  'source_form_id',
+  'source_form_name',
+  'spam',
+  'extra_fields',
+  'attribution',
+  'consent',
+  'source_user_id',
+  'source_user_name',
+  'list_json',
+] as const;
+// Hot (every create; b837174: deferred with the create's other inserts, one round trip on PostgreSQL).
+const INSERT_LEAD = statement(
+  `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
+    ...OWN_COLUMNS,
+    ...INPUT_COLUMNS,
+  ]
+    .map(() => '?')
+    .join(', ')})`,
+);
+
+/** Inserts a new lead with the write's other inserts (Tx.defer): OWN_COLUMNS' values, then INPUT_COLUMNS'. */
+export async function insertLead(tx: Tx, values: readonly unknown[]): Promise<void> {
+  await tx.defer(INSERT_LEAD, values);
+}
+
+// Status history
+
+// Hot (every create; b837174: deferred with the create's other inserts).
+const INSERT_HISTORY = statement(
+  'insert into lead_status_history (lead_id, seq, status, at, actor, actor_type, actor_id, actor_name, reason) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+);
+
+/** Adds an entry to a lead's status history, with the write's other inserts (Tx.defer). */
+export async function insertHistoryEntry(
+  tx: Tx,
+  entry: {
+    leadId: string;
+    seq: number;
+    status: string;
+    at: number;
+    actor: { type: string; id: string; name: string } | null;
+    reason: string | null;
+  },
+): Promise<void> {
+  const { leadId, seq, status, at, actor, reason } = entry;
+  await tx.defer(INSERT_HISTORY, [
+    leadId,
+    seq,
+    status,
+    at,
+    actor?.id ?? null,
+    actor?.type ?? null,
+    actor?.id ?? null,
+    actor?.name ?? null,
+    reason,
+  ]);
+}
+
+// Status changes
+
+/** The state of the brand's lead (spam leads cannot be moved: like reads, they are not there until released). */
+export async function selectLeadStatus(
+  store: Store,
+  brandId: string,
+  id: string,
+): Promise<string | undefined> {
+  const row = await store.db
+    .selectFrom('leads')
+    .select('status')
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .where('spam', '=', 0)
+    .executeTakeFirst();
+  return row?.status;
+}
+
+/**
+ * Moves the lead from state `from` to `to` (stage `stage`), stamping `scheduled_at` too when given; whether it
+ * did (not when the lead is no longer in `from`).
+ */
+export async function updateLeadStatus(
+  tx: Tx,
+  brandId: string,
+  id: string,
+  change: { from: string; to: string; stage: string; at: number; scheduledAt?: number },
+): Promise<boolean> {
+  const result = await tx.db
+    .updateTable('leads')
+    .set({
+      status: change.to,
+      stage: change.stage,
+      updated_at: change.at,
+      ...(change.scheduledAt !== undefined ? { scheduled_at: change.scheduledAt } : {}),
+    })
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .where('status', '=', change.from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The last sequence number of the lead's status history (0 when it has none). */
+export async function selectLastHistorySeq(tx: Tx, leadId: string): Promise<number> {
+  const row = await tx.db
+    .selectFrom('lead_status_history')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('lead_id', '=', leadId)
+    .executeTakeFirst();
+  return Number(row?.seq ?? 0);
+}
+
+// Stats
+
+/**
+ * The brand's real leads received since `from` counted per quarter of an hour (`quarter`: received_at divided by
+ * `quarterMs`), and counted per state.
+ */
+export function selectLeadCounts(
+  { db }: Store,
+  brandId: string,
+  from: number,
+  quarterMs: number,
+): Promise<[{ quarter: number; n: number }[], { status: string; n: number }[]]> {
+  // Integer division by a quarter hour's milliseconds is the same on both dialects. Naming every stage lets both
+  // planners use the (brand_id, stage, received_at) index.
+  const quarter = sql<number>`received_at / ${sql.lit(quarterMs)}`;
+  return Promise.all([
+    db
+      .selectFrom('leads')
+      .select([quarter.as('quarter'), (eb) => eb.fn.countAll<number>().as('n')])
+      .where('brand_id', '=', brandId)
+      .where('spam', '=', 0)
+      .where('stage', 'in', ['lead', 'work', 'closed'])
+      .where('received_at', '>=', from)
+      .groupBy(quarter)
+      .execute(),
+    db
+      .selectFrom('leads')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('brand_id', '=', brandId)
+      .where('spam', '=', 0)
+      .groupBy('status')
+      .execute(),
+  ]);
+}
+
+// Leads as other writes see them
+
+/** Whether the brand has this lead (spam leads are not there until released, as for reads). */
+export async function realLeadExists({ db }: Store, brandId: string, leadId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('leads')
+    .select('id')
+    .where('id', '=', leadId)
+    .where('brand_id', '=', brandId)
+    .where('spam', '=', 0)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Locks the lead's row for the rest of the write (PostgreSQL; see lockRow): two edits of one lead at once take
+ * turns, so the second reads what the first wrote.
+ */
+export async function lockLead(tx: Tx, id: string): Promise<void> {
+  await lockRow(tx, 'leads', id);
+}
+
+export async function selectBrandCountry({ db }: Store, brandId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('brands')
+    .select('default_country')
+    .where('id', '=', brandId)
+    .executeTakeFirst();
+  return row?.default_country;
+}
+
+/** Sets columns of the brand's lead. */
+export async function updateLeadRow(
+  tx: Tx,
+  brandId: string,
+  id: string,
+  set: Updateable<LeadTable>,
+): Promise<void> {
+  await tx.db.updateTable('leads').set(set).where('id', '=', id).where('brand_id', '=', brandId).execute();
+}
+
+/** The address's columns named. */
+export function selectAddressColumns(
+  tx: Tx,
+  addressId: string,
+  columns: readonly (keyof Selectable<AddressTable> & string)[],
+): Promise<Record<string, unknown>> {
+  return tx.db.selectFrom('addresses').select(columns).where('id', '=', addressId).executeTakeFirstOrThrow();
+}
+
+/** Sets columns of an address (a lead's edit corrects how its address is written). */
+export async function updateAddressRow(
+  tx: Tx,
+  addressId: string,
+  set: Updateable<AddressTable>,
+): Promise<void> {
+  await tx.db.updateTable('addresses').set(set).where('id', '=', addressId).execute();
+}
+
+// Activity
+
+export async function insertActivity(tx: Tx, row: Insertable<LeadActivityTable>): Promise<void> {
+  await tx.db.insertInto('lead_activity').values(row).execute();
+}
+
+// Notes
+
+const NOTE_COLUMNS = ['id', 'text', 'author_type', 'author_id', 'author_name', 'created_at'] as const;
+
+/** A note as the service shows it. */
+export type NoteRow = Pick<Selectable<LeadNoteTable>, (typeof NOTE_COLUMNS)[number]>;
+
+export async function insertNote(tx: Tx, row: Insertable<LeadNoteTable>): Promise<void> {
+  await tx.db.insertInto('lead_notes').values(row).execute();
+}
+
+/** A page of the lead's notes (limit + 1 rows, see keysetPage). */
+export function selectNotePage(
+  { db }: Store,
+  brandId: string,
+  leadId: string,
+  query: PageQuery,
+): Promise<NoteRow[]> {
+  return keysetPage(
+    db
+      .selectFrom('lead_notes')
+      .select(NOTE_COLUMNS)
+      .where('lead_id', '=', leadId)
+      .where('brand_id', '=', brandId),
+    { time: 'created_at', id: 'id' },
+    query,
+  ).execute();
+}
+
+/** One note of the brand's lead, unless the lead is spam. */
+export function selectNote(
+  { db }: Store,
+  brandId: string,
+  leadId: string,
+  noteId: string,
+): Promise<NoteRow | undefined> {
+  return db
+    .selectFrom('lead_notes as n')
+    .innerJoin('leads as l', 'l.id', 'n.lead_id')
+    .select(['n.id', 'n.text', 'n.author_type', 'n.author_id', 'n.author_name', 'n.created_at'])
+    .where('n.id', '=', noteId)
+    .where('n.lead_id', '=', leadId)
+    .where('n.brand_id', '=', brandId)
+    .where('l.spam', '=', 0)
+    .executeTakeFirst();
+}
+
+/** What was done to the brand's lead besides its state changes, oldest first. */
+export function selectLeadActivity({ db }: Store, brandId: string, leadId: string) {
+  return db
+    .selectFrom('lead_activity as a')
+    .innerJoin('leads as l', 'l.id', 'a.lead_id')
+    .select(['a.id', 'a.at', 'a.kind', 'a.actor_type', 'a.actor_id', 'a.actor_name', 'a.detail'])
+    .where('a.lead_id', '=', leadId)
+    .where('l.brand_id', '=', brandId)
+    .orderBy('a.at')
+    .orderBy('a.id')
+    .execute();
+}
+
+/** The customer's real leads with their addresses, newest first (at most `limit`). */
+export function selectCustomerLeads({ db }: Store, brandId: string, customerId: string, limit: number) {
+  return db
+    .selectFrom('leads as l')
+    .innerJoin('addresses as a', 'a.id', 'l.address_id')
+    .select([
+      'l.id',
+      'l.title',
+      'l.status',
+      'l.priority',
+      'l.received_at',
+      'a.street',
+      'a.street_number',
+      'a.postal_code',
+      'a.city',
+    ])
+    .where('l.customer_id', '=', customerId)
+    .where('l.brand_id', '=', brandId)
+    .where('l.spam', '=', 0)
+    .orderBy('l.received_at', 'desc')
+    .orderBy('l.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+// Spam
+
+/** A page of the brand's spam (limit + 1 rows, see keysetPage), by (received, id). */
+export function selectSpamPage({ db }: Store, brandId: string, query: PageQuery) {
+  return keysetPage(
+    db
+      .selectFrom('leads')
+      .select([
+        'id',
+        'title',
+        'description',
+        'received_at',
+        'submitted',
+        'source_form_id',
+        'source_form_name',
+      ])
+      .where('brand_id', '=', brandId)
+      .where('spam', '=', 1),
+    { time: 'received_at', id: 'id' },
+    query,
+  ).execute();
+}
+
+export async function countSpam({ db }: Store, brandId: string): Promise<number> {
+  const row = await db
+    .selectFrom('leads')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('brand_id', '=', brandId)
+    .where('spam', '=', 1)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Makes the brand's spam lead a lead, updated `now`; what it was submitted with, or undefined when no such spam. */
+export function updateSpamReleased(
+  tx: Tx,
+  brandId: string,
+  id: string,
+  now: number,
+): Promise<Pick<Selectable<LeadTable>, 'customer_id' | 'address_id' | 'submitted' | 'title'> | undefined> {
+  return tx.db
+    .updateTable('leads')
+    .set({ spam: 0, updated_at: now })
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .where('spam', '=', 1)
+    .returning(['customer_id', 'address_id', 'submitted', 'title'])
+    .executeTakeFirst();
+}
+
+/** The place an address names (its written values). */
+export function selectAddressPlace(tx: Tx, addressId: string) {
+  return tx.db
+    .selectFrom('addresses')
+    .select(['street', 'street_number', 'street_number_addition', 'postal_code', 'city', 'country'])
+    .where('id', '=', addressId)
+    .executeTakeFirstOrThrow();
+}
+
+/** Who spam is linked to. */
+export type SpamRow = Pick<Selectable<LeadTable>, 'id' | 'customer_id' | 'address_id'>;
+
+/** The brand's spam lead, locked for the rest of the write (PostgreSQL; see forUpdate). */
+export function selectSpamLocked(tx: Tx, brandId: string, id: string): Promise<SpamRow | undefined> {
+  return forUpdate(
+    tx,
+    tx.db
+      .selectFrom('leads')
+      .select(['id', 'customer_id', 'address_id'])
+      .where('id', '=', id)
+      .where('brand_id', '=', brandId)
+      .where('spam', '=', 1),
+  ).executeTakeFirst();
+}
+
+/** Up to `limit` spam leads of any brand received before `before`, oldest first, locked (see forUpdate). */
+export function selectOldSpamLocked(tx: Tx, before: number, limit: number): Promise<SpamRow[]> {
+  return forUpdate(
+    tx,
+    tx.db
+      .selectFrom('leads')
+      .select(['id', 'customer_id', 'address_id'])
+      .where('spam', '=', 1)
+      .where('received_at', '<', before)
+      .orderBy('received_at')
+      .limit(limit),
+  ).execute();
+}
+
+/** Deletes these spam leads with their history and activity. */
+export async function deleteSpamLeads(tx: Tx, ids: readonly string[]): Promise<void> {
+  await tx.db.deleteFrom('lead_activity').where('lead_id', 'in', ids).execute();
+  await tx.db.deleteFrom('lead_status_history').where('lead_id', 'in', ids).execute();
+  await tx.db.deleteFrom('leads').where('id', 'in', ids).where('spam', '=', 1).execute();
+}
+
+// Planning
+
+/** A lead's state and plan. */
+export type PlanRow = Pick<
+  Selectable<LeadTable>,
+  'status' | 'scheduled_for' | 'duration_minutes' | 'assignee_id'
+>;
+
+/**
+ * The brand's lead's state and plan (not spam), locked from this read on (PostgreSQL; see forUpdate): a
+ * concurrent state change waits, and the plan is written to the state it was checked against.
+ */
+export function selectPlanLocked(tx: Tx, brandId: string, id: string): Promise<PlanRow | undefined> {
+  return forUpdate(
+    tx,
+    tx.db
+      .selectFrom('leads')
+      .select(['status', 'scheduled_for', 'duration_minutes', 'assignee_id'])
+      .where('id', '=', id)
+      .where('brand_id', '=', brandId)
+      .where('spam', '=', 0),
+  ).executeTakeFirst();
+}
+
+/** Sets the lead's plan, if it is still in state `status`. */
+export async function updatePlan(
+  tx: Tx,
+  brandId: string,
+  id: string,
+  status: string,
+  plan: Omit<PlanRow, 'status'>,
+): Promise<void> {
+  await tx.db
+    .updateTable('leads')
+    .set(plan)
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .where('status', '=', status)
+    .execute();
+}
+
+/** Whether the brand has this user and they can sign in. */
+export async function activeUserExists({ db }: Store, brandId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', userId)
+    .where('brand_id', '=', brandId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The brand's work items with a planned time from `from` (inclusive) to `to` (exclusive), earliest first, as
+ * DETAIL_PROJECTION's rows: a hand-written text because the projection is (shape.ts, the single read's, f46cf69).
+ */
+export function selectVisitRows(
+  store: Store,
+  brandId: string,
+  query: { from: number; to?: number; assigneeId?: string; limit: number },
+): Promise<Record<string, unknown>[]> {
+  const params: unknown[] = [brandId, query.from];
+  let where = "l.brand_id = ? and l.spam = 0 and l.stage = 'work' and l.scheduled_for >= ?";
+  if (query.to !== undefined) {
+    where += ' and l.scheduled_for < ?';
+    params.push(query.to);
+  }
+  if (query.assigneeId !== undefined) {
+    where += ' and l.assignee_id = ?';
+    params.push(query.assigneeId);
+  }
+  params.push(query.limit);
+  return store.all<Record<string, unknown>>(
+    statement(
+      `select ${DETAIL_PROJECTION.columns} ${LEAD_FROM} where ${where} order by l.scheduled_for, l.id limit ?`,
+    ),
+    params,
+  );
+}
+
+// New-lead mails (run in every create when mail is on: kept as the create's other statements, b837174)
+
+const MAIL_RECIPIENTS = statement(
+  'select email from users where brand_id = ? and notify_new_leads = 1 and disabled_at is null ' +
+    'order by created_at, id',
+);
+const MAIL_LEAD = statement(
+  'select l.title, l.description, l.priority, l.submitted, b.name as brand_name, b.default_country, ' +
+    'f.auto_reply from leads l ' +
+    'join brands b on b.id = l.brand_id left join forms f on f.id = l.source_form_id ' +
+    'where l.id = ? and l.brand_id = ?',
+);
+
+/** What a new lead's mails say of it, its brand and its form. */
+export type MailLeadRow = Pick<Selectable<LeadTable>, 'title' | 'description' | 'priority' | 'submitted'> &
+  Pick<Selectable<BrandTable>, 'default_country'> & {
+    brand_name: string;
+    /** Null when the lead came in through no form (left join). */
+    auto_reply: Selectable<FormTable>['auto_reply'] | null;
+  };
+
+/** The emails of the brand's active users who want a mail on each new lead, oldest user first. */
+export function selectNewLeadRecipients(tx: Tx, brandId: string): Promise<{ email: string }[]> {
+  return tx.all<{ email: string }>(MAIL_RECIPIENTS, [brandId]);
+}
+
+export async function selectMailLead(
+  tx: Tx,
+  brandId: string,
+  leadId: string,
+): Promise<MailLeadRow | undefined> {
+  return (await tx.all<MailLeadRow>(MAIL_LEAD, [leadId, brandId]))[0];
+}
+
+// The list JSON's triggers (list-json-triggers.ts; migrations hand the database handle they run on)
+
+const clear = (where: string) => `update leads set list_json = null, list_rev = list_rev + 1 where ${where}`;
+const changed = (columns: readonly string[], distinct: string) =>
+  columns.map((c) => `new.${c} ${distinct} old.${c}`).join(' or ');
+
+/**
+ * The statements that (re)create the triggers watching these columns, dropping those there are first: the
+ * migration's triggers, written the same way (a table none of whose columns are listed gets none).
+ */
+function listJsonTriggerStatements(dialect: Dialect, watched: ListJsonWatched): string[] {
+  const customers = watched.customers.join(', ');
+  const addresses = watched.addresses.join(', ');
+  if (dialect === 'sqlite') {
+    return [
+      'drop trigger if exists leads_list_json_lead',
+      'drop trigger if exists leads_list_json_customer',
+      'drop trigger if exists leads_list_json_address',
+      // SQLite cannot change NEW: the lead's own trigger clears it with a second update, which moves list_rev and so
+      // does not fire the trigger again (nor would it: recursive triggers are off).
+      `create trigger leads_list_json_lead after update on leads when new.list_rev is old.list_rev
+          begin ${clear('id = new.id')}; end`,
+      ...(customers
+        ? [
+            `create trigger leads_list_json_customer after update of ${customers}
+          on customers when ${changed(watched.customers, 'is not')} begin ${clear('customer_id = new.id')}; end`,
+          ]
+        : []),
+      ...(addresses
+        ? [
+            `create trigger leads_list_json_address after update of ${addresses}
+          on addresses when ${changed(watched.addresses, 'is not')} begin ${clear('address_id = new.id')}; end`,
+          ]
+        : []),
+    ];
+  }
+  return [
+    'drop trigger if exists leads_list_json_lead on leads',
+    'drop trigger if exists leads_list_json_customer on customers',
+    'drop trigger if exists leads_list_json_address on addresses',
+    `create or replace function leads_list_json_lead() returns trigger language plpgsql as $$
+        begin
+          if new.list_rev = old.list_rev then
+            new.list_json := null;
+            new.list_rev := old.list_rev + 1;
+          end if;
+          return new;
+        end $$`,
+    `create trigger leads_list_json_lead before update on leads for each row
+        execute function leads_list_json_lead()`,
+    `create or replace function leads_list_json_customer() returns trigger language plpgsql as $$
+        begin ${clear('customer_id = new.id')}; return null; end $$`,
+    ...(customers
+      ? [
+          `create trigger leads_list_json_customer after update of ${customers}
+        on customers for each row when (${changed(watched.customers, 'is distinct from')})
+        execute function leads_list_json_customer()`,
+        ]
+      : []),
+    `create or replace function leads_list_json_address() returns trigger language plpgsql as $$
+        begin ${clear('address_id = new.id')}; return null; end $$`,
+    ...(addresses
+      ? [
+          `create trigger leads_list_json_address after update of ${addresses}
+        on addresses for each row when (${changed(watched.addresses, 'is distinct from')})
+        execute function leads_list_json_address()`,
+        ]
+      : []),
+  ];
+}
+
+/** The columns a table has now. */
+export async function tableColumns<DB>(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  table: string,
+): Promise<Set<string>> {
+  const { rows } =
+    dialect === 'sqlite'
+      ? await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)
+      : await sql<{ name: string }>`select column_name as name from information_schema.columns
+          where table_schema = current_schema() and table_name = ${table}`.execute(db);
+  return new Set(rows.map((r) => r.name));
+}
+
+/** (Re)creates the list JSON's triggers watching these columns, dropping those there are first. */
+export async function createListJsonTriggers<DB>(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  watched: ListJsonWatched,
+): Promise<void> {
+  for (const text of listJsonTriggerStatements(dialect, watched)) await sql.raw(text).execute(db);
+}
+
+/** Forgets every stored list item, moving list_rev on. */
+export async function forgetListJson<DB>(db: Kysely<DB>): Promise<void> {
+  await sql`update leads set list_json = null, list_rev = list_rev + 1 where list_json is not null`.execute(
+    db,
+  );
+}
