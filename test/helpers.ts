@@ -144,8 +144,8 @@ export async function createTestContext(
   await app.ready();
   const database = app.deps.database;
   const db = database.db;
-  const brand = await createBrand(database, { name: 'Acme Plumbing', country: 'NL' });
-  const other = await createBrand(database, { name: 'Other Builders', country: 'BE' });
+  const brand = await createBrand(database, { language: 'en', name: 'Acme Plumbing', country: 'NL' });
+  const other = await createBrand(database, { language: 'en', name: 'Other Builders', country: 'BE' });
   const keys = {} as TestContext['keys'];
   const keyIds: Record<string, string> = {};
   for (const scope of ALL_SCOPES) {

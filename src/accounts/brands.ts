@@ -1,3 +1,4 @@
+import { defaultBrandLocale, isLocale, type Locale } from '../shared/i18n/index.js';
 import type { Store } from '../platform/db/store.js';
 import { ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -13,6 +14,8 @@ export interface Brand {
   defaultCountry: string;
   /** IANA time zone the dashboard shows and takes times in. */
   timeZone: string;
+  /** What its new users, website forms and dashboard-typed leads' mails default to. */
+  language: Locale;
   createdAt: string;
 }
 
@@ -22,6 +25,7 @@ function toBrand(row: q.BrandRow): Brand {
     name: row.name,
     defaultCountry: row.default_country,
     timeZone: row.time_zone,
+    language: isLocale(row.language) ? row.language : 'en',
     createdAt: iso(row.created_at),
   };
 }
@@ -35,10 +39,28 @@ export function parseTimeZone(value: unknown, field = 'timeZone'): string {
   return zone;
 }
 
-export function validateBrandInput(input: { name: unknown; country?: unknown; timeZone?: unknown }): {
+export const LANGUAGE_MESSAGE = 'must be nl or en';
+
+/** A language as given (nl or en, any case); ValidationError naming `field` when it is neither. */
+export function parseLanguage(value: unknown, field = 'language'): Locale {
+  const given = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (!isLocale(given)) throw new ValidationError([{ field, message: LANGUAGE_MESSAGE }]);
+  return given;
+}
+
+export interface BrandInput {
+  name: unknown;
+  country?: unknown;
+  timeZone?: unknown;
+  /** nl or en; absent: nl for a Dutch brand, else en. */
+  language?: unknown;
+}
+
+export function validateBrandInput(input: BrandInput): {
   name: string;
   country: string;
   timeZone: string;
+  language: Locale;
 } {
   const errors = [];
   const name = typeof input.name === 'string' ? input.name.trim() : '';
@@ -52,21 +74,24 @@ export function validateBrandInput(input: { name: unknown; country?: unknown; ti
   const zoneGiven = input.timeZone !== undefined && input.timeZone !== null && input.timeZone !== '';
   const timeZone = zoneGiven ? canonicalTimeZone(input.timeZone) : defaultTimeZone(country ?? 'NL');
   if (!timeZone) errors.push({ field: 'timeZone', message: TIME_ZONE_MESSAGE });
-  if (errors.length || !country || !timeZone) throw new ValidationError(errors);
-  return { name, country, timeZone };
+  const languageGiven = input.language !== undefined && input.language !== null && input.language !== '';
+  const language = languageGiven
+    ? String(input.language).trim().toLowerCase()
+    : defaultBrandLocale(country ?? 'NL');
+  if (!isLocale(language)) errors.push({ field: 'language', message: LANGUAGE_MESSAGE });
+  if (errors.length || !country || !timeZone || !isLocale(language)) throw new ValidationError(errors);
+  return { name, country, timeZone, language };
 }
 
 /** Creates a brand; its time zone defaults to the country's (Europe/Amsterdam for NL, else UTC). */
-export async function createBrand(
-  store: Store,
-  input: { name: unknown; country?: unknown; timeZone?: unknown },
-): Promise<Brand> {
-  const { name, country, timeZone } = validateBrandInput(input);
+export async function createBrand(store: Store, input: BrandInput): Promise<Brand> {
+  const { name, country, timeZone, language } = validateBrandInput(input);
   const row = {
     id: newId('brand'),
     name,
     default_country: country,
     time_zone: timeZone,
+    language,
     created_at: Date.now(),
   };
   await store.write((tx) => q.insertBrand(tx, row));

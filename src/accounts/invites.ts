@@ -6,7 +6,7 @@ import { newId } from '../shared/ids.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import { iso } from '../shared/time.js';
 import { isValidEmail } from '../shared/values.js';
-import { findBrand } from './brands.js';
+import { findBrand, parseLanguage } from './brands.js';
 import * as q from './queries.js';
 import { insertUser, parseUserName, prepareUser, type Role, type User } from './users.js';
 
@@ -100,7 +100,7 @@ export async function findInvite(store: Store, token: unknown, now = Date.now())
 /** Uses an invitation: creates the user with the chosen password; the link dies in the same transaction. */
 export async function acceptInvite(
   store: Store,
-  input: { token: unknown; name?: unknown; password: unknown; passwordConfirmation: unknown },
+  input: { token: unknown; name?: unknown; password: unknown; passwordConfirmation: unknown; language?: unknown },
   now = Date.now(),
 ): Promise<User> {
   const invite = await findInvite(store, input.token, now);
@@ -110,13 +110,19 @@ export async function acceptInvite(
   if (password && password !== input.passwordConfirmation) {
     throw new ValidationError([{ field: 'passwordConfirmation', message: 'does not match the password' }]);
   }
+  const brand = await findBrand(store, invite.brandId);
+  const language =
+    input.language === undefined || input.language === null || input.language === ''
+      ? (brand?.language ?? 'en')
+      : parseLanguage(input.language);
   const user = await prepareUser({
     brandId: invite.brandId,
     email: invite.email,
     name,
     password,
     role: invite.role,
-    brandName: (await findBrand(store, invite.brandId))?.name,
+    brandName: brand?.name,
+    language,
   });
   return store.write(async (tx) => {
     if (!(await q.deleteLiveInvite(tx, hashSecret(input.token as string), now))) {

@@ -46,7 +46,7 @@ export async function lockBrand(tx: Tx, id: string): Promise<void> {
 
 // Users
 
-const USER_COLUMNS = ['id', 'brand_id', 'email', 'name', 'role', 'created_at'] as const;
+const USER_COLUMNS = ['id', 'brand_id', 'email', 'name', 'role', 'created_at', 'language'] as const;
 
 /** What the dashboard shows of a user. */
 export type UserRow = Pick<Selectable<UserTable>, (typeof USER_COLUMNS)[number]>;
@@ -294,7 +294,7 @@ export type SessionRow = Pick<
   Selectable<SessionTable>,
   'csrf_token' | 'created_at' | 'last_seen_at' | 'expires_at'
 > &
-  Pick<Selectable<UserTable>, 'email' | 'name' | 'role' | 'disabled_at'> &
+  Pick<Selectable<UserTable>, 'email' | 'name' | 'role' | 'disabled_at' | 'language'> &
   Pick<Selectable<BrandTable>, 'time_zone'> & {
     user_id: Selectable<UserTable>['id'];
     brand_id: Selectable<BrandTable>['id'];
@@ -317,6 +317,7 @@ export function selectSession({ db }: Store, id: string): Promise<SessionRow | u
       'u.name',
       'u.role',
       'u.disabled_at',
+      'u.language',
       'b.id as brand_id',
       'b.name as brand_name',
       'b.time_zone',

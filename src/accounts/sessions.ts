@@ -1,4 +1,5 @@
 // Dashboard sessions, stored server-side. The browser holds a random token; the database holds its hash.
+import { isLocale, type Locale } from '../shared/i18n/index.js';
 import type { Store } from '../platform/db/store.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import * as q from './queries.js';
@@ -23,6 +24,8 @@ export interface SessionUser {
   timeZone: string;
   /** The brand's default country (ISO 3166-1 alpha-2): phones of that country are shown in national format. */
   brandCountry: string;
+  /** The language this user reads the dashboard and their mails in. */
+  locale: Locale;
   expiresAt: number;
 }
 
@@ -82,6 +85,7 @@ export async function findSession(
     brandName: row.brand_name,
     timeZone: row.time_zone,
     brandCountry: row.brand_country,
+    locale: isLocale(row.language) ? row.language : 'en',
     expiresAt,
   };
 }

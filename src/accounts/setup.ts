@@ -48,6 +48,8 @@ export interface SetupInput {
   name?: unknown;
   password: unknown;
   passwordConfirmation: unknown;
+  /** The brand's and the owner's language (nl or en); absent: nl for a Dutch brand, else en. */
+  language?: unknown;
 }
 
 export class SetupClosedError extends DomainError {
@@ -60,9 +62,9 @@ export class SetupClosedError extends DomainError {
 export async function completeSetup(store: Store, input: SetupInput): Promise<User> {
   if (!(await isSetupTokenValid(store, input.token))) throw new SetupClosedError();
   const errors = [];
-  let brand = { name: '', country: '', timeZone: 'UTC' };
+  let brand: ReturnType<typeof validateBrandInput> = { name: '', country: '', timeZone: 'UTC', language: 'en' };
   try {
-    brand = validateBrandInput({ name: input.brandName, country: input.country });
+    brand = validateBrandInput({ name: input.brandName, country: input.country, language: input.language });
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     errors.push(...error.errors.map((e) => ({ ...e, field: e.field === 'name' ? 'brandName' : e.field })));
@@ -79,6 +81,7 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
     password: input.password as string,
     role: 'owner',
     brandName: brand.name,
+    language: brand.language,
   });
 
   return store.write(async (tx) => {
@@ -99,10 +102,12 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
         name: brand.name,
         default_country: brand.country,
         time_zone: timeZone,
+        language: brand.language,
       });
       brandId = existing.id;
     } else {
-      brandId = (await createBrand(tx, { name: brand.name, country: brand.country })).id;
+      brandId = (await createBrand(tx, { name: brand.name, country: brand.country, language: brand.language }))
+        .id;
     }
     return insertUser(tx, { ...owner, brand_id: brandId });
   });

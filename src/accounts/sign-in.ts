@@ -10,6 +10,7 @@
 //   failures within ADDRESS_WINDOW_MS, across all accounts, its pairs are delayed from their first failure. An
 //   account with no failures from that address still has its password checked, so a correct one always works.
 // - Nothing is kept per account alone: failures from one address never delay the same account elsewhere.
+import { isLocale } from '../shared/i18n/index.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { iso } from '../shared/time.js';
 import * as q from './queries.js';
@@ -78,6 +79,7 @@ export async function signIn(
       email: row.email,
       name: row.name,
       role: row.role === 'owner' ? 'owner' : 'member',
+      language: isLocale(row.language) ? row.language : 'en',
       createdAt: iso(row.created_at),
     },
   };

@@ -1,4 +1,5 @@
 // Dashboard users: scrypt password hashes, one brand each.
+import { isLocale, type Locale } from '../shared/i18n/index.js';
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Store, Tx } from '../platform/db/store.js';
@@ -6,7 +7,7 @@ import { DomainError, type FieldError, NotFoundError, ValidationError } from '..
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
 import { isValidEmail } from '../shared/values.js';
-import { findBrand } from './brands.js';
+import { findBrand, parseLanguage } from './brands.js';
 import { checkPassword } from './password-strength.js';
 import * as q from './queries.js';
 
@@ -61,6 +62,8 @@ export interface User {
   /** Display name; null while they have none (their email stands in). */
   name: string | null;
   role: Role;
+  /** What they read the dashboard and their mails in. */
+  language: Locale;
   createdAt: string;
 }
 
@@ -121,10 +124,12 @@ export interface NewUser {
   name?: string | null | undefined;
   /** The brand's name, which the password must not be built from. */
   brandName?: string | undefined;
+  /** What they read the dashboard and their mails in; absent: the brand's language. */
+  language?: unknown;
 }
 
 /** A validated user row with its password hashed: hashing takes a while, so it is done before any write. */
-export async function prepareUser(input: NewUser) {
+export async function prepareUser(input: NewUser & { language: Locale }) {
   const email = input.email.trim();
   const errors = validateUserInput(input);
   if (errors.length) throw new ValidationError(errors);
@@ -140,6 +145,7 @@ export async function prepareUser(input: NewUser) {
     disabled_at: null,
     // Owners hear of new leads unless they turn it off; members only when they turn it on.
     notify_new_leads: (input.role ?? 'owner') === 'owner' ? 1 : 0,
+    language: input.language,
   };
 }
 
@@ -154,8 +160,14 @@ export function insertUser(store: Store, row: Awaited<ReturnType<typeof prepareU
 }
 
 export async function createUser(store: Store, input: NewUser): Promise<User> {
-  const brandName = input.brandName ?? (await findBrand(store, input.brandId))?.name;
-  return insertUser(store, await prepareUser({ ...input, brandName }));
+  const brand = await findBrand(store, input.brandId);
+  const language = isBlankValue(input.language) ? (brand?.language ?? 'en') : parseLanguage(input.language);
+  const brandName = input.brandName ?? brand?.name;
+  return insertUser(store, await prepareUser({ ...input, brandName, language }));
+}
+
+function isBlankValue(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
 }
 
 function toUser(row: q.UserRow): User {
@@ -165,6 +177,7 @@ function toUser(row: q.UserRow): User {
     email: row.email,
     name: row.name,
     role: row.role === 'owner' ? 'owner' : 'member',
+    language: isLocale(row.language) ? row.language : 'en',
     createdAt: iso(row.created_at),
   };
 }

@@ -1,13 +1,16 @@
 import { createInterface } from 'node:readline';
 import { findPasswordOwner, resetPasswordDirectly } from '../accounts/passwords.js';
 import { createUser, MAX_NAME_LENGTH, MIN_PASSWORD_LENGTH, parseUserName } from '../accounts/users.js';
+import { isLocale } from '../shared/i18n/index.js';
 import { isValidEmail } from '../shared/values.js';
 import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
 export const USERS_HELP = `Usage:
-  lead-intake users create --email EMAIL [--brand brd_...] [--name NAME] [--role owner|member] [--json]
+  lead-intake users create --email EMAIL [--brand brd_...] [--name NAME] [--role owner|member]
+                     [--language nl|en] [--json]
       Add a dashboard user to a brand (role owner by default). --name is the display name
-      colleagues see on visits and in the history (the email stands in without one).
+      colleagues see on visits and in the history (the email stands in without one). --language is
+      what they read the dashboard and their mails in (default: the brand's).
       The password (at least ${MIN_PASSWORD_LENGTH} characters; common and easily guessed ones are refused)
       is read from standard input, first line, or asked for twice at a hidden prompt when standard input is
       a terminal:
@@ -78,6 +81,7 @@ async function createCommand(args: string[], io: Io): Promise<number> {
       name: { type: 'string' },
       brand: { type: 'string' },
       role: { type: 'string', default: 'owner' },
+      language: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -98,6 +102,9 @@ async function createCommand(args: string[], io: Io): Promise<number> {
   }
   const role = values.role;
   if (role !== 'owner' && role !== 'member') throw new UsageError('--role must be owner or member.');
+  if (values.language !== undefined && !isLocale(values.language)) {
+    throw new UsageError('--language must be nl or en.');
+  }
   // The brand is checked before the password is asked for, so nobody types a password in vain.
   const user = await withDatabase(async (database) => {
     const brandId = await resolveBrand(database, values.brand);
@@ -105,7 +112,7 @@ async function createCommand(args: string[], io: Io): Promise<number> {
     if (!password) {
       throw new UsageError('No password given: send it on standard input or type it at the prompt.');
     }
-    return createUser(database, { brandId, email, name, password, role });
+    return createUser(database, { brandId, email, name, password, role, language: values.language });
   });
   if (values.json) io.out(JSON.stringify(user));
   else {

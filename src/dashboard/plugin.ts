@@ -20,10 +20,12 @@ import type { RouteDeps } from '../platform/http/deps.js';
 import { registerAssetRoutes } from '../platform/web/assets.js';
 import { FORM_COOKIE } from '../platform/web/cookies.js';
 import { csrfRefusal } from '../platform/web/csrf.js';
-import { adminOnlyPage, errorPage } from '../platform/web/error-pages.js';
+import { adminOnlyPage, type ErrorText, errorPage } from '../platform/web/error-pages.js';
 import { safeNext, seeOther, sendPage, withQuery } from '../platform/web/http.js';
+import { requestLocale } from '../platform/web/messages.js';
 import { notFound } from '../platform/web/not-found.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
+import type { MessageKey } from '../shared/i18n/index.js';
 import webhookRoutes from '../webhooks/dashboard/routes.js';
 
 export const CONTENT_SECURITY_POLICY = [
@@ -79,76 +81,50 @@ function pageAccess(deps: RouteDeps) {
     }
     if (request.method !== 'POST') return;
     if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
-      return formRefused(
-        request,
-        reply,
-        415,
-        'Unsupported form',
-        'Forms must be sent as application/x-www-form-urlencoded.',
-      );
+      return formRefused(request, reply, 415, UNSUPPORTED_FORM);
     }
     const expected = access === 'public' ? request.cookies[FORM_COOKIE] : request.signedIn?.csrfToken;
     const refusal = csrfRefusal(request, expected, deps.config.publicUrl);
     if (refusal) {
       request.log.warn({ reason: refusal }, 'form post refused: possible cross-site request forgery');
-      return formRefused(
-        request,
-        reply,
-        403,
-        'This form has expired',
-        'For your safety it was not sent. Go back, reload the page and try again.',
-      );
+      return formRefused(request, reply, 403, { title: 'error.expired.title', message: 'error.expired.message' });
     }
   };
 }
 
 /** Errors as pages: not found, conflicts, refused forms, an unreachable database, and our own faults. */
 async function dashboardErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const user = request.signedIn ?? null;
   if (error instanceof NotFoundError) return notFound(request, reply);
   if (error instanceof DomainError && error.code === 'conflict') {
-    return sendPage(reply, errorPage('Conflict', error.message, user), 409);
+    // Conflicts the dashboard's own checks do not catch first (a race with another tab): said in general words.
+    request.log.info({ err: error }, 'conflict in the dashboard');
+    return formRefused(request, reply, 409, { title: 'error.conflict.title', message: 'error.conflict.message' });
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return formRefused(
-        request,
-        reply,
-        415,
-        'Unsupported form',
-        'Forms must be sent as application/x-www-form-urlencoded.',
-      );
+      return formRefused(request, reply, 415, UNSUPPORTED_FORM);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return formRefused(
-        request,
-        reply,
-        413,
-        'Too much text',
-        'The form holds more than 64 KiB. Shorten it and try again.',
-      );
+      return formRefused(request, reply, 413, { title: 'error.tooLarge.title', message: 'error.tooLarge.message' });
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable');
     reply.header('Retry-After', '5');
-    const page = errorPage(
-      'Temporarily unavailable',
-      'The database is not reachable right now. Try again in a moment.',
-      user,
-    );
-    return sendPage(reply, page, 503);
+    return formRefused(request, reply, 503, {
+      title: 'error.unavailable.title',
+      message: 'error.unavailable.message',
+    });
   }
   const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
   if (status >= 400 && status < 500) {
-    return sendPage(reply, errorPage('Bad request', 'The request could not be understood.', user), status);
+    return formRefused(request, reply, status, {
+      title: 'error.badRequest.title',
+      message: 'error.badRequest.message',
+    });
   }
   request.log.error({ err: error }, 'unhandled error in the dashboard');
-  const page = errorPage(
-    'Something went wrong',
-    'This is a fault on our side. Try again; if it persists, quote the request id.',
-    user,
-    String(request.id),
-  );
-  return sendPage(reply, page, 500);
+  const text: ErrorText = { title: 'error.internal.title', message: 'error.internal.message' };
+  const locale = requestLocale(request, request.signedIn);
+  return sendPage(reply, errorPage(text, request.signedIn, locale, String(request.id)), 500);
 }
 
 /** The pages behind /dashboard, with a not-found page that knows who is signed in. */
@@ -193,27 +169,28 @@ export default async function dashboardPlugin(app: FastifyInstance, { deps }: { 
   });
 }
 
-const ADMIN_TASKS: [prefix: string, what: string][] = [
-  ['/dashboard/settings/api-keys', 'manage API keys'],
-  ['/dashboard/settings/webhooks', 'manage webhooks'],
-  ['/dashboard/settings/forms', 'manage website forms'],
-  ['/dashboard/settings/users', 'add, change or remove people'],
-  ['/dashboard/settings/brand', 'change the brand’s settings'],
+const ADMIN_TASKS: [prefix: string, what: MessageKey][] = [
+  ['/dashboard/settings/api-keys', 'error.adminOnly.task.apiKeys'],
+  ['/dashboard/settings/webhooks', 'error.adminOnly.task.webhooks'],
+  ['/dashboard/settings/forms', 'error.adminOnly.task.forms'],
+  ['/dashboard/settings/users', 'error.adminOnly.task.users'],
+  ['/dashboard/settings/brand', 'error.adminOnly.task.brand'],
 ];
 
 /** What an admin-only page is for, in words that finish "Only an admin can …". */
-function adminTask(url: string): string {
+function adminTask(url: string): MessageKey {
   const path = url.split('?')[0] ?? '';
   const found = ADMIN_TASKS.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
-  return found ? found[1] : 'do this';
+  return found ? found[1] : 'error.adminOnly.task.other';
 }
 
-function formRefused(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  title: string,
-  message: string,
-) {
-  return sendPage(reply, errorPage(title, message, request.signedIn), status);
+const UNSUPPORTED_FORM: ErrorText = {
+  title: 'error.unsupportedForm.title',
+  message: 'error.unsupportedForm.message',
+};
+
+/** An error page in the asker's language (the user's, signed in; else the browser's). */
+function formRefused(request: FastifyRequest, reply: FastifyReply, status: number, text: ErrorText) {
+  const page = errorPage(text, request.signedIn, requestLocale(request, request.signedIn));
+  return sendPage(reply, page, status);
 }

@@ -6,6 +6,7 @@ import { PRIORITIES, type Priority } from '../leads/states.js';
 import type { FormTable } from '../platform/db/schema.js';
 import type { Store } from '../platform/db/store.js';
 import { type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { isLocale, type Locale } from '../shared/i18n/index.js';
 import { newId } from '../shared/ids.js';
 import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { isBlank } from '../shared/text.js';
@@ -31,6 +32,8 @@ export interface Form {
   autoReply: boolean;
   defaults: { priority: Priority | null; category: string | null };
   enabled: boolean;
+  /** nl or en: its hosted page, the snippet's labels, its error messages and the customer's receipt. */
+  language: Locale;
   createdAt: string;
   updatedAt: string;
 }
@@ -61,6 +64,7 @@ function toForm(row: q.FormRow): Form {
       category: row.default_category,
     },
     enabled: row.enabled === 1,
+    language: isLocale(row.language) ? row.language : 'en',
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
@@ -118,6 +122,8 @@ function isAbsoluteHttpUrl(value: string): boolean {
 }
 
 export interface FormInput {
+  /** nl or en; absent on create: the brand's. */
+  language?: unknown;
   name?: unknown;
   allowedOrigins?: unknown;
   redirectUrl?: unknown;
@@ -155,6 +161,11 @@ const nullableText = (
 export function parseFormInput(input: FormInput, creating: boolean): Changes {
   const errors: FieldError[] = [];
   const out: Changes = {};
+  if (input.language !== undefined) {
+    const language = typeof input.language === 'string' ? input.language.trim().toLowerCase() : input.language;
+    if (isLocale(language)) out.language = language;
+    else errors.push({ field: 'language', message: 'must be nl or en' });
+  }
   if (input.name !== undefined || creating) {
     if (typeof input.name !== 'string' || isBlank(input.name)) {
       errors.push({
@@ -268,7 +279,9 @@ export async function createForm(
   now: number = Date.now(),
 ): Promise<Form> {
   const parsed = parseFormInput(input, true);
+  const brandLanguage = await q.selectBrandLanguage(store, brandId);
   const row: FormTable = {
+    language: parsed.language ?? (isLocale(brandLanguage) ? brandLanguage : 'en'),
     id: newId('form', now),
     brand_id: brandId,
     name: parsed.name!,

@@ -22,10 +22,17 @@ const FORM_COLUMNS = [
   'enabled',
   'created_at',
   'updated_at',
+  'language',
 ] as const;
 
 /** A form's row without its brand. */
 export type FormRow = Pick<Selectable<FormTable>, (typeof FORM_COLUMNS)[number]>;
+
+/** The brand's language: a new form's until one is chosen. */
+export async function selectBrandLanguage({ db }: Store, brandId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('brands').select('language').where('id', '=', brandId).executeTakeFirst();
+  return row?.language;
+}
 
 export async function insertForm(tx: Tx, row: Insertable<FormTable>): Promise<void> {
   await tx.db.insertInto('forms').values(row).execute();

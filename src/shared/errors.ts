@@ -1,5 +1,7 @@
 // The closed list of errors domain code may throw. The HTTP layer maps each code to a status in one place.
 
+import type { MessageKey } from './i18n/index.js';
+
 export type ErrorCode =
   | 'validation'
   | 'not_found'
@@ -9,9 +11,18 @@ export type ErrorCode =
   | 'forbidden'
   | 'unavailable';
 
+/** What a field error says to people, in their language: a catalog message and its values (`field` is added). */
+export interface FieldErrorText {
+  key: MessageKey;
+  values?: Record<string, string | number>;
+}
+
 export interface FieldError {
   field: string;
+  /** English, for the API (and logs). */
   message: string;
+  /** For people (pages, a website form's 422): absent, the catalog's generic "is not valid" stands in. */
+  text?: FieldErrorText;
 }
 
 export class DomainError extends Error {

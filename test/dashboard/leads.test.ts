@@ -287,7 +287,7 @@ describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
     const db = database.db;
     const day = 24 * 60 * 60 * 1000;
     const now = Date.UTC(2026, 10, 21, 12);
-    const other = (await createBrand(database, { name: 'Chart Co' })).id;
+    const other = (await createBrand(database, { language: 'en', name: 'Chart Co' })).id;
     const key = (await createApiKey(database, { brandId: other, name: 'chart', scopes: ['full'] })).key;
     // A third brand: 2 leads today, 1 three days ago, 1 thirty days ago (outside the window).
     const ids: string[] = [];

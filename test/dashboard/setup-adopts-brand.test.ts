@@ -20,7 +20,7 @@ describe.each(dialects())('setup with a brand made before it on %s', (dialect) =
   });
 
   it('adopts the only brand, with the name and country entered, and shows its leads', async () => {
-    const brand = await createBrand(app.deps.database, { name: 'Acme', country: 'NL' });
+    const brand = await createBrand(app.deps.database, { language: 'en', name: 'Acme', country: 'NL' });
     const key = await createApiKey(app.deps.database, {
       brandId: brand.id,
       name: 'Website',
@@ -57,8 +57,8 @@ describe.each(dialects())('setup with a brand made before it on %s', (dialect) =
   });
 
   it('creates a new brand when several exist (it cannot guess which)', async () => {
-    await createBrand(app.deps.database, { name: 'One' });
-    await createBrand(app.deps.database, { name: 'Two' });
+    await createBrand(app.deps.database, { language: 'en', name: 'One' });
+    await createBrand(app.deps.database, { language: 'en', name: 'Two' });
     const token = new URL((await createSetupLink(app.deps.database, 'http://x'))!).searchParams.get('token')!;
     const browser = new Browser(app);
     await browser.get(`/setup?token=${token}`);

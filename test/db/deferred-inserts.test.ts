@@ -62,7 +62,7 @@ describe.each(dialects())('deferred inserts on %s', (dialect) => {
   });
 
   it('fail their write when one fails, and nothing of that write is kept', async () => {
-    const existing = await createBrand(database, { name: 'Taken', country: 'NL' });
+    const existing = await createBrand(database, { language: 'en', name: 'Taken', country: 'NL' });
     const write = database.write(async (tx) => {
       await tx.run(INSERT_BRAND, ['brd_deferred_before', 'Before', 'NL', 1]);
       await tx.defer(INSERT_BRAND, ['brd_deferred_fresh', 'Fresh', 'NL', 1]);

@@ -115,7 +115,7 @@ describe.each(dialects())('triggers that follow the field table on %s', (dialect
   });
 
   it('recreated, they clear an item when a listed column changes and keep it otherwise', async () => {
-    const brand = await createBrand(database, { name: 'Trigger brand', country: 'NL' });
+    const brand = await createBrand(database, { language: 'en', name: 'Trigger brand', country: 'NL' });
     const lead = await createLead(
       database,
       { brandId: brand.id, source: 'website', keyId: null, keyName: null },

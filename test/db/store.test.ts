@@ -48,7 +48,7 @@ describe.each(dialects())('the transaction handle on %s', (dialect) => {
   it('gives tx.db and tx statements the same transaction, and a domain function given the tx joins it', async () => {
     const failed = await settled(
       database.write(async (tx) => {
-        const brand = await createBrand(tx, { name: 'Joined', country: 'NL' });
+        const brand = await createBrand(tx, { language: 'en', name: 'Joined', country: 'NL' });
         // Seen by the statements of the same transaction before commit.
         expect(await tx.all(BRAND_NAMES, [brand.id])).toEqual([{ name: 'Joined' }]);
         await tx.db.updateTable('brands').set({ name: 'Renamed' }).where('id', '=', brand.id).execute();
@@ -65,7 +65,7 @@ describe.each(dialects())('the transaction handle on %s', (dialect) => {
     const seen: string[] = [];
     let visibleAtHook: unknown[] = [];
     const brand = await database.write(async (tx) => {
-      const created = await createBrand(tx, { name: 'Hooked', country: 'NL' });
+      const created = await createBrand(tx, { language: 'en', name: 'Hooked', country: 'NL' });
       tx.onCommit(() => {
         seen.push('committed');
         // Outside the write now: the outer handle works, and sees the data.

@@ -59,6 +59,7 @@ const USER = {
   brandName: 'Acme',
   timeZone: 'Europe/Amsterdam',
   brandCountry: 'NL',
+  locale: 'en' as const,
   expiresAt: Date.now() + 60_000,
 };
 
@@ -75,6 +76,7 @@ const FORM = {
   enabled: true,
   createdAt: '2026-11-24T13:20:50.965Z',
   updatedAt: '2026-11-24T13:20:50.965Z',
+  language: 'en' as const,
 };
 
 describe('the field table', () => {

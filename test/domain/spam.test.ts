@@ -33,8 +33,8 @@ describe.each(dialects())('spam in the domain on %s', (dialect) => {
       publicUrl: 'https://leads.example',
     });
     await migrate(database, dialect === 'postgres' ? schema : undefined);
-    brandId = (await createBrand(database, { name: 'Acme Plumbing', country: 'NL' })).id;
-    otherBrandId = (await createBrand(database, { name: 'Other Builders', country: 'BE' })).id;
+    brandId = (await createBrand(database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })).id;
+    otherBrandId = (await createBrand(database, { language: 'en', name: 'Other Builders', country: 'BE' })).id;
     await database.db
       .insertInto('users')
       .values({
@@ -47,6 +47,7 @@ describe.each(dialects())('spam in the domain on %s', (dialect) => {
         created_at: Date.now(),
         disabled_at: null,
         notify_new_leads: 1,
+        language: 'en',
       })
       .execute();
   });

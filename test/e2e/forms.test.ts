@@ -278,7 +278,7 @@ describe.skipIf(!haveChromium && !ci)('website forms in Chromium, posted from an
     await app.listen({ host: '127.0.0.1', port });
     expect(app.server.address()).toMatchObject({ port });
 
-    const brand = await createBrand(app.deps.database, { name: 'Acme Plumbing', country: 'NL' });
+    const brand = await createBrand(app.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' });
     apiKey = (await createApiKey(app.deps.database, { brandId: brand.id, name: 'forms', scopes: ['full'] }))
       .key;
     site = await startStaticSite();

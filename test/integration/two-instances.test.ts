@@ -42,7 +42,7 @@ describe.skipIf(!postgres || !redisUrl)('two instances, one database', () => {
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
     database = openDatabase({ dialect: 'postgres', url: env.DATABASE_URL!, schema, poolMax: 2 });
     await migrate(database, schema);
-    brandId = (await createBrand(database, { name: 'Two Instance Roofing' })).id;
+    brandId = (await createBrand(database, { language: 'en', name: 'Two Instance Roofing' })).id;
     fullKey = (await createApiKey(database, { brandId, name: 'full', scopes: ['full'] })).key;
   });
 

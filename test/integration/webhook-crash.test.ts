@@ -37,7 +37,7 @@ describe.each(dialects())('a server killed between commit and delivery on %s', (
       WEBHOOKS_ALLOW_PRIVATE: '1',
       WEBHOOKS_TIMEOUT_MS: '1000',
     });
-    const brand = await createBrand(database, { name: 'Crash Test Plumbing' });
+    const brand = await createBrand(database, { language: 'en', name: 'Crash Test Plumbing' });
     key = (await createApiKey(database, { brandId: brand.id, name: 'crash', scopes: ['full'] })).key;
   });
 

@@ -49,7 +49,7 @@ describe.each(dialects())('a mail in flight at shutdown on %s', (dialect) => {
     try {
       await app.ready();
       const store = app.deps.database;
-      const brandId = (await createBrand(store, { name: 'Acme Plumbing', country: 'NL' })).id;
+      const brandId = (await createBrand(store, { language: 'en', name: 'Acme Plumbing', country: 'NL' })).id;
       const { key } = await createApiKey(store, { brandId, name: 'site', scopes: ['full'] });
       await addUser(app, brandId, 'owner@acme.example', 'owner');
       const res = await app.inject({

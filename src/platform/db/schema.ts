@@ -10,6 +10,8 @@ export interface BrandTable {
   /** IANA time zone the dashboard shows and takes times in (Europe/Amsterdam for NL brands, else UTC). */
   time_zone: Defaulted<string>;
   created_at: number;
+  /** 'nl' | 'en': what its mails to customers and new users default to (nl for NL brands, else en). */
+  language: Defaulted<string>;
 }
 
 export interface UserTable {
@@ -25,6 +27,8 @@ export interface UserTable {
   notify_new_leads: number;
   /** Display name (assignee, history); null: the email stands in. */
   name: Defaulted<string | null>;
+  /** 'nl' | 'en': the dashboard and the mails this user reads (the brand's until they choose). */
+  language: string;
 }
 
 export interface ApiKeyTable {
@@ -284,6 +288,8 @@ export interface FormTable {
   enabled: number;
   created_at: number;
   updated_at: number;
+  /** 'nl' | 'en': the hosted page, the snippet's labels, its error messages and the receipt. */
+  language: string;
 }
 
 export interface WebhookDeliveryTable {

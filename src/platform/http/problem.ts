@@ -39,7 +39,7 @@ export function problemBody(
 ) {
   const { title } = PROBLEMS[code];
   const status = statusOverride ?? PROBLEMS[code].status;
-  return {
+  const body = {
     type: PROBLEM_BASE + code.replace(/_/g, '-'),
     title,
     status,
@@ -47,6 +47,9 @@ export function problemBody(
     requestId,
     ...extras,
   };
+  // The API speaks English: an entry's message for people (FieldError.text) stays out of it.
+  if (extras.errors) body.errors = extras.errors.map(({ field, message }) => ({ field, message }));
+  return body;
 }
 
 /** Sends a problem; the body is pre-serialised so no route response schema can strip its fields. */

@@ -1,6 +1,7 @@
 // Building blocks every page uses: form fields with labels and errors, notices, badges, times.
 
 import type { FieldError } from '../../shared/errors.js';
+import type { Translator } from '../../shared/i18n/index.js';
 import { CSRF_FIELD } from './csrf.js';
 import { formatDateTime, phoneText } from './format.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
@@ -9,17 +10,26 @@ export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
 }
 
-export function errorFor(errors: readonly FieldError[], field: string): string | undefined {
-  return errors.find((e) => e.field === field)?.message;
+export function errorFor(errors: readonly FieldError[], field: string): FieldError | undefined {
+  return errors.find((e) => e.field === field);
+}
+
+/** A field error as one sentence for people: the rule's message with the field's label, or "is not valid". */
+export function errorText(tr: Translator, error: FieldError, label: string): string {
+  return error.text
+    ? tr.t(error.text.key, { ...error.text.values, field: label })
+    : tr.t('validation.invalid', { field: label });
 }
 
 export interface FieldOptions {
+  /** The reader's language (the "(optional)" mark, the error's sentence). */
+  tr: Translator;
   name: string;
   label: string;
   type?: string;
   value?: string;
   hint?: HtmlValue;
-  error?: string | undefined;
+  error?: FieldError | undefined;
   required?: boolean;
   autocomplete?: string;
   attributes?: SafeHtml;
@@ -32,9 +42,9 @@ export function field(options: FieldOptions): SafeHtml {
     .filter(Boolean)
     .join(' ');
   return html`<div class="field${options.error ? ' field-invalid' : ''}">
-  <label for="${id}">${options.label}${options.required ? '' : html` <span class="optional">(optional)</span>`}</label>
+  <label for="${id}">${options.label}${options.required ? '' : html` <span class="optional">${options.tr.t('form.optional')}</span>`}</label>
   ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ''}
-  ${options.error ? html`<p class="error" id="${id}-error">${options.label} ${options.error}.</p>` : ''}
+  ${options.error ? html`<p class="error" id="${id}-error">${errorText(options.tr, options.error, options.label)}</p>` : ''}
   <input id="${id}" name="${options.name}" type="${options.type ?? 'text'}" value="${options.value ?? ''}"${
     options.required ? html` required` : ''
   }${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${
@@ -44,12 +54,16 @@ export function field(options: FieldOptions): SafeHtml {
 }
 
 /** The list of problems at the top of a form; focused on load so screen readers announce it. */
-export function errorSummary(errors: readonly FieldError[], labels: Record<string, string>): SafeHtml | '' {
+export function errorSummary(
+  tr: Translator,
+  errors: readonly FieldError[],
+  labels: Record<string, string>,
+): SafeHtml | '' {
   if (!errors.length) return '';
   return html`<div class="error-summary" role="alert" tabindex="-1" autofocus>
-  <h2>There ${errors.length === 1 ? 'is a problem' : `are ${errors.length} problems`}</h2>
+  <h2>${tr.t('form.errorSummary', { count: errors.length })}</h2>
   <ul>${errors.map(
-    (e) => html`<li><a href="#field-${e.field}">${labels[e.field] ?? e.field} ${e.message}.</a></li>`,
+    (e) => html`<li><a href="#field-${e.field}">${errorText(tr, e, labels[e.field] ?? e.field)}</a></li>`,
   )}</ul>
 </div>`;
 }
@@ -69,6 +83,7 @@ export function customerHref(id: string): string {
   return `/dashboard/customers/${encodeURIComponent(id)}`;
 }
 
+/** A moment; the page shell writes it in the user's zone and language (see timesInZone). */
 export function time(iso: string | null): SafeHtml {
   if (!iso) return html`<span class="muted">—</span>`;
   return html`<time datetime="${iso}" data-local>${formatDateTime(iso)}</time>`;

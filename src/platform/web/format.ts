@@ -1,5 +1,6 @@
 // Dates, times and phone numbers as people read them.
 
+import type { Translator } from '../../shared/i18n/index.js';
 import { formatPhone } from '../../shared/phone.js';
 
 const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
@@ -34,11 +35,12 @@ const TIME_ELEMENT = /<time datetime="([^"]+)" data-local>[^<]*<\/time>/g;
  * Every time() of a page, written in the signed-in user's brand's time zone. Views render times without knowing
  * the zone; the page shell, which knows the user, rewrites them here, so no view can forget to.
  */
-export function timesInZone(markup: string, zone: string): string {
+export function timesInZone(markup: string, zone: string, tr?: Translator): string {
   return markup.replace(TIME_ELEMENT, (_match, iso: string) => {
     const date = new Date(iso);
     if (Number.isNaN(date.getTime())) return _match;
-    return `<time datetime="${iso}" title="${zone}">${escapeText(formatDateTime(iso, zone))}</time>`;
+    const text = tr ? tr.dateTime(date, zone) : formatDateTime(iso, zone);
+    return `<time datetime="${iso}" title="${zone}">${escapeText(text)}</time>`;
   });
 }
 

@@ -2,8 +2,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SafeHtml } from './html.js';
 
+const PAGE_LANGUAGE = /^<html lang="([a-z]{2})"/;
+
+/** A whole page; its `<html lang>` is sent as Content-Language too. */
 export function sendPage(reply: FastifyReply, page: SafeHtml, status = 200): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(`<!doctype html>\n${page}`);
+  const markup = page.toString();
+  const language = PAGE_LANGUAGE.exec(markup)?.[1];
+  if (language) reply.header('Content-Language', language);
+  return reply.code(status).type('text/html; charset=utf-8').send(`<!doctype html>\n${markup}`);
 }
 
 /** 303: after a form post the browser follows with a GET, so reloading never re-submits. */

@@ -4,6 +4,8 @@
 import { assetUrls } from './assets.js';
 import { csrfField } from './components.js';
 import { timesInZone } from './format.js';
+import type { Locale, MessageKey, Translator } from '../../shared/i18n/index.js';
+import { translator } from '../../shared/i18n/index.js';
 import { type HtmlValue, html, type SafeHtml, trusted } from './html.js';
 
 export type Section =
@@ -19,27 +21,27 @@ export type Section =
   | 'account';
 
 // adminOnly: hidden from members, whom those pages refuse anyway (the server's check is what counts).
-const NAV: { section: Section; href: string; label: string; adminOnly?: true }[] = [
-  { section: 'leads', href: '/dashboard/leads', label: 'Leads' },
-  { section: 'work-items', href: '/dashboard/work-items', label: 'Work items' },
-  { section: 'planning', href: '/dashboard/planning', label: 'Planning' },
-  { section: 'my-visits', href: '/dashboard/my-visits', label: 'My visits' },
-  { section: 'api-keys', href: '/dashboard/settings/api-keys', label: 'API keys', adminOnly: true },
-  { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', adminOnly: true },
-  { section: 'forms', href: '/dashboard/settings/forms', label: 'Forms', adminOnly: true },
-  { section: 'users', href: '/dashboard/settings/users', label: 'Users' },
-  { section: 'brand', href: '/dashboard/settings/brand', label: 'Brand', adminOnly: true },
+const NAV: { section: Section; href: string; label: MessageKey; adminOnly?: true }[] = [
+  { section: 'leads', href: '/dashboard/leads', label: 'nav.leads' },
+  { section: 'work-items', href: '/dashboard/work-items', label: 'nav.workItems' },
+  { section: 'planning', href: '/dashboard/planning', label: 'nav.planning' },
+  { section: 'my-visits', href: '/dashboard/my-visits', label: 'nav.myVisits' },
+  { section: 'api-keys', href: '/dashboard/settings/api-keys', label: 'nav.apiKeys', adminOnly: true },
+  { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'nav.webhooks', adminOnly: true },
+  { section: 'forms', href: '/dashboard/settings/forms', label: 'nav.forms', adminOnly: true },
+  { section: 'users', href: '/dashboard/settings/users', label: 'nav.users' },
+  { section: 'brand', href: '/dashboard/settings/brand', label: 'nav.brand', adminOnly: true },
 ];
 
 // A small mark in the primary colour, inline so the page needs no extra request for it.
 const ICON =
   'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 32 32%22%3E%3Crect width=%2232%22 height=%2232%22 rx=%228%22 fill=%22%231f5fbf%22/%3E%3Cpath d=%22M9 22V10h3v9.5h7V22z%22 fill=%22white%22/%3E%3C/svg%3E';
 
-function head(title: string): SafeHtml {
+function head(tr: Translator, title: string): SafeHtml {
   return html`<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · lead-intake</title>
+<title>${tr.t('page.title', { title })}</title>
 <link rel="icon" href="${ICON}">
 <link rel="stylesheet" href="${assetUrls.css}">
 <script src="${assetUrls.js}" defer></script>
@@ -54,6 +56,8 @@ export interface Viewer {
   csrfToken: string;
   /** The brand's IANA time zone: every time on the page is written in it. */
   timeZone: string;
+  /** The language the user reads the dashboard in. */
+  locale: Locale;
 }
 
 export interface PageOptions {
@@ -66,44 +70,46 @@ export interface PageOptions {
 /** A page for a signed-in user. */
 export function page(options: PageOptions): SafeHtml {
   const { user } = options;
-  return html`<html lang="en">
-${head(options.title)}
+  const tr = translator(user.locale);
+  return html`<html lang="${tr.locale}">
+${head(tr, options.title)}
 <body>
-<a class="skip-link" href="#main">Skip to content</a>
+<a class="skip-link" href="#main">${tr.t('page.skipLink')}</a>
 <header class="site-header">
   <div class="container header-inner">
     <a class="brand" href="/dashboard/leads"><span class="brand-mark" aria-hidden="true">L</span>${user.brandName}</a>
     <details class="menu" data-open-wide>
-      <summary class="menu-button"><span class="menu-icon" aria-hidden="true"></span>Menu</summary>
+      <summary class="menu-button"><span class="menu-icon" aria-hidden="true"></span>${tr.t('nav.menu')}</summary>
       <div class="menu-panel">
-        <nav aria-label="Main">
+        <nav aria-label="${tr.t('nav.label')}">
           <ul class="nav">${NAV.filter((item) => !item.adminOnly || user.role === 'owner').map(
             (item) =>
-              html`<li><a href="${item.href}"${item.section === options.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+              html`<li><a href="${item.href}"${item.section === options.section ? html` aria-current="page"` : ''}>${tr.t(item.label)}</a></li>`,
           )}</ul>
         </nav>
         <form class="sign-out" method="post" action="/sign-out">
           ${csrfField(user.csrfToken)}
-          <a class="who" href="/dashboard/settings/account" title="Your account: signed in as ${user.email}"${options.section === 'account' ? html` aria-current="page"` : ''}>${user.email}</a>
-          <button type="submit" class="button button-quiet">Sign out</button>
+          <a class="who" href="/dashboard/settings/account" title="${tr.t('nav.account', { email: user.email })}"${options.section === 'account' ? html` aria-current="page"` : ''}>${user.email}</a>
+          <button type="submit" class="button button-quiet">${tr.t('nav.signOut')}</button>
         </form>
       </div>
     </details>
   </div>
 </header>
 <main id="main" class="container" tabindex="-1">
-${trusted(timesInZone(html`${options.body}`.toString(), user.timeZone))}
+${trusted(timesInZone(html`${options.body}`.toString(), user.timeZone, tr))}
 </main>
 </body>
 </html>`;
 }
 
-/** A page before sign-in (setup, sign-in, invitation, errors): one centred card. */
-export function plainPage(title: string, body: HtmlValue): SafeHtml {
-  return html`<html lang="en">
-${head(title)}
+/** A page before sign-in (setup, sign-in, invitation, errors): one centred card, in the asker's language. */
+export function plainPage(locale: Locale, title: string, body: HtmlValue): SafeHtml {
+  const tr = translator(locale);
+  return html`<html lang="${tr.locale}">
+${head(tr, title)}
 <body class="plain">
-<a class="skip-link" href="#main">Skip to content</a>
+<a class="skip-link" href="#main">${tr.t('page.skipLink')}</a>
 <main id="main" class="plain-main" tabindex="-1">
   <p class="plain-brand"><span class="brand-mark" aria-hidden="true">L</span>lead-intake</p>
   <div class="card plain-card">
