@@ -1,7 +1,7 @@
 // Validation and normalisation of the flat POST /v1/leads body: one table of fields, every failing field reported.
 
 import type { FieldFormat } from '../customers/fields.js';
-import { type FieldError, ValidationError } from '../shared/errors.js';
+import { type FieldError, type FieldErrorText, ValidationError } from '../shared/errors.js';
 import { isBlank } from '../shared/text.js';
 import { characterLength, isValidEmail, normalizeCountry, normalizePhone } from '../shared/values.js';
 import {
@@ -83,6 +83,9 @@ export function parseLeadFields<K extends keyof LeadInput>(
   return out as never;
 }
 
+const REQUIRED: FieldErrorText = { key: 'validation.required' };
+const INVALID: FieldErrorText = { key: 'validation.invalid' };
+
 function parseFields(
   source: Record<string, unknown>,
   rules: readonly FieldRule[],
@@ -92,48 +95,69 @@ function parseFields(
   for (const rule of rules) {
     const raw = Object.hasOwn(source, rule.name) ? source[rule.name] : undefined;
     if (raw === undefined || raw === null) {
-      if (rule.required) errors.push({ field: rule.name, message: 'is required' });
+      if (rule.required)
+        errors.push({ field: rule.name, message: 'is required', text: { key: 'validation.required' } });
       out[rule.name] = null;
       continue;
     }
     if (typeof raw !== 'string') {
-      errors.push({ field: rule.name, message: `must be a string, got ${describeType(raw)}` });
+      errors.push({ field: rule.name, message: `must be a string, got ${describeType(raw)}`, text: INVALID });
       continue;
     }
     const value = raw.trim();
     // A required field of zero-width spaces, bidi controls and the like is as empty as one of spaces.
     if (value === '' || (rule.required && isBlank(value))) {
-      if (rule.required) errors.push({ field: rule.name, message: 'must not be empty' });
+      if (rule.required) errors.push({ field: rule.name, message: 'must not be empty', text: REQUIRED });
       out[rule.name] = null;
       continue;
     }
     // Control characters other than line breaks and tabs have no place in a form field.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point of this check
     if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value)) {
-      errors.push({ field: rule.name, message: 'must not contain control characters' });
+      errors.push({
+        field: rule.name,
+        message: 'must not contain control characters',
+        text: { key: 'validation.controlCharacters' },
+      });
       continue;
     }
     // Half of a UTF-16 surrogate pair is not text: stored as UTF-8 it would read back as U+FFFD, not as sent.
     if (LONE_SURROGATE.test(value)) {
-      errors.push({ field: rule.name, message: 'must be valid Unicode text (it holds a lone surrogate)' });
+      errors.push({
+        field: rule.name,
+        message: 'must be valid Unicode text (it holds a lone surrogate)',
+        text: INVALID,
+      });
       continue;
     }
     // A priority is judged against its values alone: "must be one of ..." helps more than a length.
     if (rule.format !== 'priority' && characterLength(value) > rule.maxLength) {
-      errors.push({ field: rule.name, message: `must be at most ${rule.maxLength} characters` });
+      errors.push({
+        field: rule.name,
+        message: `must be at most ${rule.maxLength} characters`,
+        text: { key: 'validation.tooLong', values: { max: rule.maxLength } },
+      });
       continue;
     }
     switch (rule.format) {
       case 'email':
         if (!isValidEmail(value)) {
-          errors.push({ field: rule.name, message: 'must be a valid email address' });
+          errors.push({
+            field: rule.name,
+            message: 'must be a valid email address',
+            text: { key: 'validation.email' },
+          });
           continue;
         }
         break;
       case 'phone': {
         const result = normalizePhone(value);
         if ('error' in result) {
-          errors.push({ field: rule.name, message: result.error });
+          errors.push({
+            field: rule.name,
+            message: result.error,
+            text: { key: 'validation.phoneInternational' },
+          });
           continue;
         }
         out[rule.name] = result.phone;
@@ -145,6 +169,7 @@ function parseFields(
           errors.push({
             field: rule.name,
             message: 'must be an ISO 3166-1 alpha-2 country code such as "NL"',
+            text: { key: 'validation.country' },
           });
           continue;
         }
@@ -153,7 +178,11 @@ function parseFields(
       }
       case 'priority':
         if (!(PRIORITIES as readonly string[]).includes(value)) {
-          errors.push({ field: rule.name, message: `must be one of ${PRIORITIES.join(', ')}` });
+          errors.push({
+            field: rule.name,
+            message: `must be one of ${PRIORITIES.join(', ')}`,
+            text: { key: 'validation.choice' },
+          });
           continue;
         }
         break;

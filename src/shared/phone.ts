@@ -2,6 +2,7 @@
 // Website forms and leads typed in the dashboard accept both; the API keeps the spec's international format.
 import { getExampleNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import mobileExamples from 'libphonenumber-js/mobile/examples';
+import type { FieldErrorText } from './errors.js';
 import { normalizePhone } from './values.js';
 
 /**
@@ -21,6 +22,17 @@ export function phoneHint(country: string): string {
   return example
     ? `must be a phone number, such as ${example.formatNational()} or ${example.formatInternational()}`
     : 'must be a phone number in international format, starting with "+"';
+}
+
+/** What a phone error says to people: the examples of the country (or: start with "+"). */
+export function phoneErrorText(country: string): FieldErrorText {
+  const example = phoneExample(country);
+  return example
+    ? {
+        key: 'validation.phone',
+        values: { national: example.national, international: example.international },
+      }
+    : { key: 'validation.phoneInternational' };
 }
 
 /**
