@@ -2,7 +2,7 @@
 // in the code, and every message a valid ICU MessageFormat that formats in its language.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
+import { type MessageFormatElement, parse, TYPE } from '@formatjs/icu-messageformat-parser';
 import { describe, expect, it } from 'vitest';
 import { CATALOGS, LOCALES, type MessageKey, translator } from '../../src/shared/i18n/index.js';
 
@@ -70,7 +70,9 @@ describe('the message catalogs', () => {
               return [name, type === 'text' || type === 'select' ? 'x' : 2];
             }),
         );
-        const tags = [...signature(parse(CATALOGS[locale][key as MessageKey]))].filter((s) => s.startsWith('<'));
+        const tags = [...signature(parse(CATALOGS[locale][key as MessageKey]))].filter((s) =>
+          s.startsWith('<'),
+        );
         for (const tag of tags) values[tag.slice(1, -1)] = ((chunks: unknown[]) => chunks.join('')) as never;
         expect(() => tr.parts(key as MessageKey, values), `${locale} ${key}`).not.toThrow();
       }
