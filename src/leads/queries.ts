@@ -4,6 +4,7 @@
 // 9477ae2) and the list and single-lead reads (bench/README.md "Speed, round two: lists from ready JSON";
 // commits e6facc2, f46cf69).
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { ADDRESS_FIELDS, columnsOf } from '../customers/fields.js';
 import { ADVISORY_LOCKS_SQL } from '../platform/db/advisory-locks.js';
 import { keysetPage } from '../platform/db/keyset.js';
 import { forUpdate, lockRow } from '../platform/db/portable.js';
@@ -430,7 +431,7 @@ export function updateSpamReleased(
 export function selectAddressPlace(tx: Tx, addressId: string) {
   return tx.db
     .selectFrom('addresses')
-    .select(['street', 'street_number', 'street_number_addition', 'postal_code', 'city', 'country'])
+    .select(columnsOf(ADDRESS_FIELDS))
     .where('id', '=', addressId)
     .executeTakeFirstOrThrow();
 }
