@@ -10,14 +10,6 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../src');
 const CAPABILITIES = ['accounts', 'customers', 'forms', 'leads', 'mail', 'webhooks'];
 
-/**
- * Files converted in a later pass, the only ones outside the allowed places that still write SQL or test the
- * dialect: leads/ and customers/ keep theirs in their domain files for now, and shared/paging.ts holds keysetPage,
- * the keyset-paging step of a Kysely list, which moves to platform/db/ with them. The list only shrinks: a file
- * whose SQL has moved must leave it (the last test fails while it stays).
- */
-const CONVERTED_IN_A_LATER_PASS = ['leads/list-json.ts', 'leads/read.ts'];
-
 /** What writing or running SQL looks like in TypeScript here. */
 const SQL_PATTERNS: [string, RegExp][] = [
   ['imports kysely', /^import\s+(?!type\s)[^;]*from\s+'kysely'/m],
@@ -81,7 +73,7 @@ describe('where SQL is written', () => {
 
   it('only in src/platform/db/ and the capabilities’ queries.ts', () => {
     const wrong = files
-      .filter(({ file }) => !allowed(file) && !CONVERTED_IN_A_LATER_PASS.includes(file))
+      .filter(({ file }) => !allowed(file))
       .map(({ file, code }) => ({ file, sql: sqlIn(code) }))
       .filter(({ sql }) => sql.length);
     expect(wrong).toEqual([]);
@@ -91,7 +83,7 @@ describe('where SQL is written', () => {
   // helper for the difference, it may choose, behind a function whose name says what it does.
   it('no code outside src/platform/db/ and the queries.ts asks which database it runs on', () => {
     const wrong = files
-      .filter(({ file }) => !allowed(file) && !CONVERTED_IN_A_LATER_PASS.includes(file))
+      .filter(({ file }) => !allowed(file))
       .filter(({ code }) => dialectTestsIn(code))
       .map(({ file }) => file);
     expect(wrong).toEqual([]);
@@ -106,13 +98,5 @@ describe('where SQL is written', () => {
         .map((to) => `${file} imports ${to}`),
     );
     expect(wrong).toEqual([]);
-  });
-
-  it('the files converted in a later pass still have SQL of their own (drop those that do not)', () => {
-    const done = CONVERTED_IN_A_LATER_PASS.filter((name) => {
-      const found = files.find(({ file }) => file === name);
-      return !found || (!sqlIn(found.code).length && !dialectTestsIn(found.code));
-    });
-    expect(done).toEqual([]);
   });
 });

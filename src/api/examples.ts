@@ -3,7 +3,7 @@
 // a new field is in every example at once. Typed with the response types, so an example cannot lose a field the
 // schema requires; the lint and response tests check them against the document too.
 import type { TSchema } from '@sinclair/typebox';
-import { AddressSchema } from '../customers/api/addresses.js';
+import { AddressSchema } from '../customers/addresses.js';
 import { type Customer, type CustomerDetail, CustomerSchema } from '../customers/customers.js';
 import { type LeadFieldsWhere, leadBodyExample, leadFieldsWhere, readNameOf } from '../leads/fields.js';
 import {

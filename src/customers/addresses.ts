@@ -1,23 +1,42 @@
 // Addresses: linking a lead's address to one the customer already has, and the brand's address list.
 
+import { type Static, Type } from '@sinclair/typebox';
 import type { Store, Tx } from '../platform/db/store.js';
 import { newRandomId } from '../shared/ids.js';
+import { Timestamp } from '../shared/json-schema.js';
 import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
-import type { AddressInput } from './fields.js';
-import { findAddress, insertAddressUnlessMatched, insertFirstAddress, selectAddressPage } from './queries.js';
+import { ADDRESS_FIELDS, type AddressInput, readSchemas, valuesByColumn, valuesByName } from './fields.js';
+import {
+  type AddressRow,
+  findAddress,
+  insertAddressUnlessMatched,
+  insertFirstAddress,
+  selectAddressPage,
+} from './queries.js';
 
-export interface Address {
-  id: string;
-  customerId: string;
-  street: string;
-  streetNumber: string | null;
-  streetNumberAddition: string | null;
-  postalCode: string;
-  city: string;
-  country: string;
-  createdAt: string;
-  updatedAt: string;
+export const AddressSchema = Type.Object(
+  {
+    id: Type.String(),
+    customerId: Type.String(),
+    // The address fields, as the table declares them (fields.ts), in its order.
+    ...readSchemas(ADDRESS_FIELDS),
+    createdAt: Timestamp(),
+    updatedAt: Timestamp(),
+  },
+  { additionalProperties: false, title: 'Address' },
+);
+export type Address = Static<typeof AddressSchema>;
+
+/** An address as the addresses API shows it: its fields by API name, from their columns (fields.ts). */
+export function toAddress(row: AddressRow): Address {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    ...valuesByName(ADDRESS_FIELDS, row),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
 }
 
 /** What a lead shows of its address (see leads/shape.ts): the row as stored, which may be written differently. */
@@ -67,12 +86,7 @@ export async function findOrCreateAddress(
     id,
     brand_id: brandId,
     customer_id: customerId,
-    street: input.street,
-    street_number: input.streetNumber,
-    street_number_addition: input.streetNumberAddition,
-    postal_code: input.postalCode,
-    city: input.city,
-    country: input.country,
+    ...valuesByColumn(ADDRESS_FIELDS, input),
     match_key: matchKey,
     created_at: now,
     updated_at: now,
@@ -81,14 +95,7 @@ export async function findOrCreateAddress(
   let inserted = true;
   if (options.newCustomer) await insertFirstAddress(r, row);
   else inserted = await insertAddressUnlessMatched(r, row);
-  if (inserted) {
-    const { street, streetNumber, streetNumberAddition, postalCode, city, country } = input;
-    return {
-      id,
-      created: true,
-      listed: { id, street, streetNumber, streetNumberAddition, postalCode, city, country },
-    };
-  }
+  if (inserted) return { id, created: true, listed: { id, ...valuesByName(ADDRESS_FIELDS, row) } };
   const winner = await find();
   if (!winner) throw new Error('address insert conflicted but no matching address was found');
   return { id: winner.id, created: false, listed: winner };
@@ -108,22 +115,5 @@ export async function listAddresses(
   query: AddressListQuery,
 ): Promise<Page<Address>> {
   const rows = await selectAddressPage(store, brandId, query);
-  return toPage(
-    rows,
-    query.limit,
-    query.order,
-    (r) => ({ time: r.created_at, id: r.id }),
-    (r) => ({
-      id: r.id,
-      customerId: r.customer_id,
-      street: r.street,
-      streetNumber: r.street_number,
-      streetNumberAddition: r.street_number_addition,
-      postalCode: r.postal_code,
-      city: r.city,
-      country: r.country,
-      createdAt: iso(r.created_at),
-      updatedAt: iso(r.updated_at),
-    }),
-  );
+  return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toAddress);
 }

@@ -15,7 +15,7 @@ import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import { normalizePhone } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';
-import { CONTACT_FIELDS, type ContactField, type ContactInput } from './fields.js';
+import { CONTACT_FIELDS, type ContactField, type ContactInput, readSchemas, valuesByName } from './fields.js';
 import {
   type CustomerRow,
   customerKnown,
@@ -43,12 +43,8 @@ export const CustomerSchema = Type.Object(
       enum: ['person', 'business'],
       description: '"business" once any lead of the customer gave a company name.',
     }),
-    name: Type.String(),
-    firstName: NullableString(),
-    lastName: NullableString(),
-    companyName: NullableString(),
-    email: NullableString(),
-    phone: NullableString({ description: 'E.164' }),
+    // The contact fields, as the table declares them (fields.ts), in its order.
+    ...readSchemas(CONTACT_FIELDS),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
@@ -80,15 +76,21 @@ export function toCustomer(row: CustomerRow): Customer {
   return {
     id: row.id,
     type: row.type === 'business' ? 'business' : 'person',
-    name: row.name,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    companyName: row.company_name,
-    email: row.email,
-    phone: row.phone,
+    ...valuesByName(CONTACT_FIELDS, row),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
+}
+
+/** A submission's contact (by input names) by the customers' columns (fields.ts), as an insert writes it. */
+type ContactColumns = {
+  [K in ContactField as (typeof CONTACT_FIELDS)[K]['column']]: ContactInput[(typeof CONTACT_FIELDS)[K]['input']];
+};
+
+function contactColumns(input: ContactInput): ContactColumns {
+  return Object.fromEntries(
+    CONTACT.map(({ column, input: from }) => [column, input[from]]),
+  ) as ContactColumns;
 }
 
 /** The email as customers are matched by it: lower case. */
@@ -227,13 +229,8 @@ export async function linkCustomer(
       id,
       brand_id: brandId,
       type: input.companyName ? 'business' : 'person',
-      name: input.customerName,
-      first_name: input.firstName,
-      last_name: input.lastName,
-      email: input.email,
+      ...contactColumns(input),
       email_normalized: email,
-      phone: input.phone,
-      company_name: input.companyName,
       created_at: now,
       updated_at: now,
     });

@@ -2,6 +2,14 @@
 // must meet, its description in the API, how people call it, the browser's autofill token and its example value.
 // A lead's flat body carries them (leads/fields.ts composes this table into the lead's, adding where a lead shows
 // each one); the customer code reads its column list, the contact's input names and the labels from here.
+//
+// Derived from these two tables, never listed again: the Customer and Address schemas' field properties (their
+// read schemas, below), toCustomer's and the address list's row-to-object mapping (valuesByName), the rows an
+// insert writes (valuesByColumn) and the column lists of the customers' and addresses' SQL (queries.ts, by
+// columnsOf). test/domain/customer-fields.test.ts checks each derivation against the tables.
+
+import { type TString, type TUnsafe, Type } from '@sinclair/typebox';
+import { NullableString } from '../shared/json-schema.js';
 
 /** A text people read: a catalog key and, until a catalog takes over, the English text. */
 export interface Text {
@@ -164,6 +172,69 @@ export const ADDRESS_FIELDS = {
 
 export type ContactField = keyof typeof CONTACT_FIELDS;
 export type AddressField = keyof typeof ADDRESS_FIELDS;
+
+/** A table of fields by API name: CONTACT_FIELDS, ADDRESS_FIELDS (or the lead's, which extends them). */
+export type FieldTable = Readonly<Record<string, FieldSpec>>;
+
+/** The columns of a table's fields. */
+export type ColumnOf<T extends FieldTable> = T[keyof T]['column'];
+
+/** The columns of a table's fields, in its order. */
+export const columnsOf = <T extends FieldTable>(table: T): ColumnOf<T>[] =>
+  Object.values(table).map((f) => f.column) as ColumnOf<T>[];
+
+/** A row's values of a table's fields, by API name: the value of each field's column (`R` from db/schema.ts). */
+export type ValuesByName<T extends FieldTable, R> = {
+  -readonly [K in keyof T]: R[T[K]['column'] & keyof R];
+};
+
+/** The values of a table's fields in a row, read by their columns, by API name, in the table's order. */
+export function valuesByName<T extends FieldTable, R extends { [C in ColumnOf<T>]: unknown }>(
+  table: T,
+  row: R,
+): ValuesByName<T, R> {
+  const values = row as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(table).map(([name, f]) => [name, values[f.column]]),
+  ) as ValuesByName<T, R>;
+}
+
+/** Values of a table's fields by API name, by their columns (what an insert writes). */
+export type ValuesByColumn<T extends FieldTable, V> = {
+  -readonly [K in keyof T as T[K]['column']]: V[K & keyof V];
+};
+
+/** The table's fields of `values` (by API name; other keys left out), by their columns, in the table's order. */
+export function valuesByColumn<T extends FieldTable, V extends { [K in keyof T]: unknown }>(
+  table: T,
+  values: V,
+): ValuesByColumn<T, V> {
+  const byName = values as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(table).map(([name, f]) => [f.column, byName[name]]),
+  ) as ValuesByColumn<T, V>;
+}
+
+/** The schema of a field in the read shapes: a string, or a string or null unless it is always there. */
+export type FieldReadSchema<F> = F extends { required: true } | { alwaysSet: true }
+  ? TString
+  : TUnsafe<string | null>;
+
+export function fieldReadSchema<F extends FieldSpec>(f: F): FieldReadSchema<F> {
+  const described = f.readDescription ? { description: f.readDescription } : {};
+  return (
+    f.required || f.alwaysSet ? Type.String(described) : NullableString(described)
+  ) as FieldReadSchema<F>;
+}
+
+/** The read schemas of a table's fields (the Customer's and Address's properties), by API name, in its order. */
+export function readSchemas<T extends FieldTable>(
+  table: T,
+): { -readonly [K in keyof T]: FieldReadSchema<T[K]> } {
+  return Object.fromEntries(Object.entries(table).map(([name, f]) => [name, fieldReadSchema(f)])) as {
+    -readonly [K in keyof T]: FieldReadSchema<T[K]>;
+  };
+}
 
 /** A contact field's value: required ones are always there. */
 type ValueOf<F> = F extends { required: true } ? string : string | null;

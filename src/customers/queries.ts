@@ -10,21 +10,15 @@ import { planFor, searchedLeadIds } from '../platform/db/search.js';
 import { type Runner, statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import type { PageQuery } from '../shared/paging.js';
+import { ADDRESS_FIELDS, CONTACT_FIELDS, columnsOf, type ValuesByName } from './fields.js';
 
 // Customers
 
-const CUSTOMER_COLUMNS = [
-  'id',
-  'type',
-  'name',
-  'first_name',
-  'last_name',
-  'email',
-  'phone',
-  'company_name',
-  'created_at',
-  'updated_at',
-] as const;
+/** The columns of the contact fields (fields.ts), in the table's order. */
+const CONTACT_COLUMNS = columnsOf(CONTACT_FIELDS);
+
+/** What a customer's read selects: its id and type, the contact fields' columns, its times. */
+export const CUSTOMER_COLUMNS = ['id', 'type', ...CONTACT_COLUMNS, 'created_at', 'updated_at'] as const;
 
 /** A customer as the service shows it. */
 export type CustomerRow = Pick<Selectable<CustomerTable>, (typeof CUSTOMER_COLUMNS)[number]>;
@@ -56,11 +50,25 @@ const findParams = (brandId: string, email: string | null, phone: string | null)
 ];
 // Hot (every create's customer read back or inserted; b837174, 9477ae2).
 const BY_ID = statement(`select ${COLUMNS} from customers where id = ? and brand_id = ?`);
-const INSERT_COLUMNS =
-  'insert into customers (id, brand_id, type, name, first_name, last_name, email, email_normalized, phone, ' +
-  'company_name, created_at, updated_at)';
+/** What a customer's insert writes, in its values' order: every column, the contact fields' from fields.ts. */
+export const CUSTOMER_INSERT_COLUMNS = [
+  'id',
+  'brand_id',
+  'type',
+  ...CONTACT_COLUMNS,
+  'email_normalized',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof CustomerTable)[];
+/** The insert's columns that are no text: FIND_OR_INSERT casts its parameters to their types. */
+const CUSTOMER_CASTS: Partial<Record<keyof CustomerTable, string>> = {
+  created_at: 'bigint',
+  updated_at: 'bigint',
+};
+const INSERT_COLUMNS = `insert into customers (${CUSTOMER_INSERT_COLUMNS.join(', ')})`;
 const INSERT = statement(
-  `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning ${COLUMNS}`,
+  `${INSERT_COLUMNS} values (${CUSTOMER_INSERT_COLUMNS.map(() => '?').join(', ')}) ` +
+    `on conflict do nothing returning ${COLUMNS}`,
 );
 /**
  * PostgreSQL: FIND, and INSERT when it finds nothing, in one round trip (b837174). The statement's snapshot is
@@ -68,8 +76,8 @@ const INSERT = statement(
  */
 const FIND_OR_INSERT = statement(
   `with found as (${FIND_TEXT}), inserted as (${INSERT_COLUMNS} ` +
-    'select ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::bigint, ' +
-    '?::bigint where not exists (select 1 from found where by_email is not null or by_phone is not null) ' +
+    `select ${CUSTOMER_INSERT_COLUMNS.map((c) => `?::${CUSTOMER_CASTS[c] ?? 'text'}`).join(', ')} ` +
+    'where not exists (select 1 from found where by_email is not null or by_phone is not null) ' +
     `on conflict do nothing returning ${COLUMNS}) ` +
     'select found.by_email, found.by_phone, inserted.* from found left join inserted on true',
 );
@@ -96,20 +104,7 @@ export async function findOrInsertCustomer(
   phone: string | null,
   row: Selectable<CustomerTable>,
 ): Promise<{ found: FoundCustomerIds | undefined; inserted: CustomerRow | undefined }> {
-  const values = [
-    row.id,
-    row.brand_id,
-    row.type,
-    row.name,
-    row.first_name,
-    row.last_name,
-    row.email,
-    row.email_normalized,
-    row.phone,
-    row.company_name,
-    row.created_at,
-    row.updated_at,
-  ];
+  const values = CUSTOMER_INSERT_COLUMNS.map((c) => row[c]);
   if (tx.dialect === 'postgres') {
     const [both] = await tx.all<FoundCustomerIds & Partial<CustomerRow>>(FIND_OR_INSERT, [
       ...findParams(row.brand_id, email, phone),
@@ -356,25 +351,30 @@ export async function deleteUnusedCustomers(tx: Tx, customerIds: readonly string
 
 // Addresses
 
-/** What a lead shows of its address, as stored (camel-cased as the lead's projection names it). */
-export interface ListedAddressRow {
-  id: string;
-  street: string;
-  streetNumber: string | null;
-  streetNumberAddition: string | null;
-  postalCode: string;
-  city: string;
-  country: string;
-}
+/** What a lead shows of its address, as stored: its id and its fields (fields.ts) by API name. */
+export type ListedAddressRow = Pick<Selectable<AddressTable>, 'id'> &
+  ValuesByName<typeof ADDRESS_FIELDS, Selectable<AddressTable>>;
 
-// Hot (every create with a known customer; 9477ae2: addresses found with all their fields).
+// Hot (every create with a known customer; 9477ae2: addresses found with all their fields, named as the API
+// names them, so the row is the lead's address as it stands).
 const FIND_ADDRESS = statement(
-  'select id, street, street_number as "streetNumber", street_number_addition as "streetNumberAddition", ' +
-    'postal_code as "postalCode", city, country from addresses where customer_id = ? and match_key = ?',
+  `select id, ${Object.entries(ADDRESS_FIELDS)
+    .map(([name, f]) => (f.column === name ? name : `${f.column} as "${name}"`))
+    .join(', ')} from addresses where customer_id = ? and match_key = ?`,
 );
+/** What an address's insert writes, in its values' order: every column, the fields' from fields.ts. */
+export const ADDRESS_INSERT_COLUMNS = [
+  'id',
+  'brand_id',
+  'customer_id',
+  ...columnsOf(ADDRESS_FIELDS),
+  'match_key',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof AddressTable)[];
 const INSERT_ADDRESS_TEXT =
-  'insert into addresses (id, brand_id, customer_id, street, street_number, street_number_addition, ' +
-  'postal_code, city, country, match_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  `insert into addresses (${ADDRESS_INSERT_COLUMNS.join(', ')}) ` +
+  `values (${ADDRESS_INSERT_COLUMNS.map(() => '?').join(', ')})`;
 const INSERT_ADDRESS = statement(`${INSERT_ADDRESS_TEXT} on conflict do nothing returning id`);
 /** The first address of a customer inserted in the same transaction: nothing can conflict with it (b837174). */
 const INSERT_FIRST_ADDRESS = statement(INSERT_ADDRESS_TEXT);
@@ -388,30 +388,18 @@ export async function findAddress(
   return (await tx.all<ListedAddressRow>(FIND_ADDRESS, [customerId, matchKey]))[0];
 }
 
-type AddressValues = Selectable<AddressTable>;
+/** An address as stored: every column (db/schema.ts). */
+export type AddressRow = Selectable<AddressTable>;
 
-const addressValues = (row: AddressValues) => [
-  row.id,
-  row.brand_id,
-  row.customer_id,
-  row.street,
-  row.street_number,
-  row.street_number_addition,
-  row.postal_code,
-  row.city,
-  row.country,
-  row.match_key,
-  row.created_at,
-  row.updated_at,
-];
+const addressValues = (row: AddressRow) => ADDRESS_INSERT_COLUMNS.map((c) => row[c]);
 
 /** Inserts the address unless the customer has one with its match key; whether it did. */
-export async function insertAddressUnlessMatched(tx: Tx, row: AddressValues): Promise<boolean> {
+export async function insertAddressUnlessMatched(tx: Tx, row: AddressRow): Promise<boolean> {
   return (await tx.all<{ id: string }>(INSERT_ADDRESS, addressValues(row))).length > 0;
 }
 
 /** Inserts the first address of a customer this write inserted, with the write's other inserts (Tx.defer). */
-export async function insertFirstAddress(tx: Tx, row: AddressValues): Promise<void> {
+export async function insertFirstAddress(tx: Tx, row: AddressRow): Promise<void> {
   await tx.defer(INSERT_FIRST_ADDRESS, addressValues(row));
 }
 
@@ -420,7 +408,7 @@ export function selectAddressPage(
   { db }: Store,
   brandId: string,
   query: PageQuery & { createdAfter?: number; createdBefore?: number },
-): Promise<Selectable<AddressTable>[]> {
+): Promise<AddressRow[]> {
   let q = keysetPage(
     db.selectFrom('addresses').selectAll().where('brand_id', '=', brandId),
     { time: 'created_at', id: 'id' },

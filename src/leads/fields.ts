@@ -10,18 +10,19 @@
 // triggers (list-json-triggers.ts) and the columns Kysely knows (LeadFieldColumns, below). Adding an optional
 // field is a line here and a migration that adds its column (test/domain/fields.test.ts checks the derivations).
 
-import { type TSchema, type TString, type TUnsafe, Type } from '@sinclair/typebox';
+import { type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import type { ColumnType } from 'kysely';
 import {
   ADDRESS_FIELDS,
   type AddressField,
   CONTACT_FIELDS,
   type ContactField,
+  type FieldReadSchema,
   type FieldSpec,
+  fieldReadSchema,
   type Text,
   text,
 } from '../customers/fields.js';
-import { NullableString } from '../shared/json-schema.js';
 import { PRIORITIES, type Priority } from './states.js';
 
 export type { Text };
@@ -335,21 +336,11 @@ export type LeadFieldValues = { -readonly [K in LeadFieldName]: InputValueOf<Tab
 // One `enum` keyword rather than a union of literals: what the document has always said, and fast to serialise.
 const PrioritySchema = Type.Unsafe<Priority>({ type: 'string', enum: [...PRIORITIES] });
 
-/** The schema of a field in the read shapes (a lead, its customer, its address). */
-export type ReadSchemaOf<F> = F extends { format: 'priority' }
-  ? TUnsafe<Priority>
-  : F extends { required: true } | { alwaysSet: true }
-    ? TString
-    : TUnsafe<string | null>;
+/** The schema of a field in the read shapes (a lead, its customer, its address): fieldReadSchema, or priority's. */
+export type ReadSchemaOf<F> = F extends { format: 'priority' } ? TUnsafe<Priority> : FieldReadSchema<F>;
 
 export function readSchemaOf<F extends FieldSpec>(f: F): ReadSchemaOf<F> {
-  const described = f.readDescription ? { description: f.readDescription } : {};
-  const schema: TSchema =
-    f.format === 'priority'
-      ? PrioritySchema
-      : f.required || f.alwaysSet
-        ? Type.String(described)
-        : NullableString(described);
+  const schema: TSchema = f.format === 'priority' ? PrioritySchema : fieldReadSchema(f);
   return schema as ReadSchemaOf<F>;
 }
 

@@ -8,27 +8,21 @@
 // finds without one exactly as the list always has (the projection in shape.ts, JSON.stringify in the schema's
 // order), sends them, and writes them back afterwards, guarded by list_rev: a write-back of a rendering that a
 // change overtook finds another list_rev and writes nothing. Creating a lead stores its item at once (create.ts).
+// The statements, hand-written for speed, are in queries.ts ("Lists and the single read").
 
-import type { Selectable } from 'kysely';
-import type { LeadTable } from '../platform/db/schema.js';
-import { FIRST_COLUMN, firstColumn, type Runner, statement } from '../platform/db/sql.js';
+import type { Runner } from '../platform/db/sql.js';
 import type { Store } from '../platform/db/store.js';
 import { ReadyJson } from '../platform/http/response-cache.js';
 import { encodeCursor, toPage } from '../shared/paging.js';
-import { type LeadListQuery, matching, pageOf } from './read.js';
-import { LEAD_FROM, LIST_PROJECTION, WORK_ITEM_EXTRA_PROJECTION } from './shape.js';
-
-type WorkRow = Pick<Selectable<LeadTable>, 'id' | 'list_json'> & {
-  /** received_at, the keyset's time. */
-  k_time: number;
-  [extra: string]: unknown;
-};
-
-// Leads: each row is its ready item, or `!` and the id of a lead that has none yet (JSON never starts so). One
-// column, taken without an object per row (sql.ts, FIRST_COLUMN); the cursor comes from the last item itself.
-const LEAD_SELECT = `${FIRST_COLUMN}select coalesce(l.list_json, '!' || l.id) from leads l where l.brand_id = `;
-// Work items add their visit's fields, read each time (the assignee's name is the user's current one).
-const WORK_SELECT = `select l.id as "id", l.received_at as "k_time", l.list_json as "list_json", ${WORK_ITEM_EXTRA_PROJECTION.columns} from leads l left join users asg on asg.id = l.assignee_id where l.brand_id = `;
+import {
+  selectLeadListJson,
+  selectListItemRows,
+  selectListJsonAfter,
+  selectWorkItemListJson,
+  storeListItems,
+} from './queries.js';
+import { checkedFilters, type LeadListQuery, pageWindow } from './read.js';
+import { LIST_PROJECTION, WORK_ITEM_EXTRA_PROJECTION } from './shape.js';
 
 const envelope = (items: readonly string[], limit: number, hasMore: boolean, nextCursor: string | null) =>
   new ReadyJson(
@@ -49,8 +43,8 @@ export async function listLeadsJson(
 }
 
 async function leadsJson(store: Store, brandId: string, query: LeadListQuery): Promise<ReadyJson> {
-  const q = pageOf(await matching(store, LEAD_SELECT, brandId, 'lead', query), query);
-  const values = await firstColumn<string>(store, q.build(), q.params);
+  const filters = await checkedFilters(store, brandId, 'lead', query);
+  const values = await selectLeadListJson(store, brandId, filters, pageWindow(query));
   const hasMore = values.length > query.limit;
   let items = hasMore ? values.slice(0, query.limit) : values;
   if (items.some((v) => v.startsWith('!'))) items = await withRendered(store, items);
@@ -76,8 +70,8 @@ async function withRendered(store: Store, items: string[]): Promise<string[]> {
 }
 
 async function workItemsJson(store: Store, brandId: string, query: LeadListQuery): Promise<ReadyJson> {
-  const q = pageOf(await matching(store, WORK_SELECT, brandId, 'work', query), query);
-  const rows = await store.all<WorkRow>(q.build(), q.params);
+  const filters = await checkedFilters(store, brandId, 'work', query);
+  const rows = await selectWorkItemListJson(store, brandId, filters, pageWindow(query));
   const page = toPage(
     rows,
     query.limit,
@@ -112,50 +106,23 @@ export interface RenderedItem {
   json: string;
 }
 
-const RENDER_SELECT = `select ${LIST_PROJECTION.columns}, l.list_rev as "list_rev" ${LEAD_FROM} where l.id in `;
-
 /** The leads' list items rendered from their rows now, by id (ids that name no lead are left out). */
 export async function renderListJson(
   store: Runner,
   ids: readonly string[],
 ): Promise<Map<string, RenderedItem>> {
   const out = new Map<string, RenderedItem>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    const text = `${RENDER_SELECT}(${chunk.map(() => '?').join(', ')})`;
-    const rows = await store.all<Record<string, unknown> & { list_rev: number | string }>(
-      statement(text),
-      chunk,
-    );
-    for (const row of rows) {
-      const item = LIST_PROJECTION.map(row);
-      out.set(item.id, { id: item.id, rev: Number(row.list_rev), json: JSON.stringify(item) });
-    }
+  for (const row of await selectListItemRows(store, ids)) {
+    const item = LIST_PROJECTION.map(row);
+    out.set(item.id, { id: item.id, rev: Number(row.list_rev), json: JSON.stringify(item) });
   }
   return out;
 }
 
-const STORE_ONE = statement(
-  'update leads set list_json = ?, list_rev = list_rev + 1 where id = ? and list_rev = ?',
-);
-const STORE_MANY_PG = statement(`update leads l set list_json = v.json, list_rev = l.list_rev + 1
-  from unnest(?::text[], ?::integer[], ?::text[]) as v(id, rev, json) where l.id = v.id and l.list_rev = v.rev`);
-
 /** Stores rendered items where nothing has changed since they were rendered. Returns how many it stored. */
 export async function storeListJson(store: Store, items: readonly RenderedItem[]): Promise<number> {
   if (!items.length) return 0;
-  return store.write(async (tx) => {
-    if (tx.dialect === 'postgres') {
-      return tx.run(STORE_MANY_PG, [
-        items.map((i) => i.id),
-        items.map((i) => i.rev),
-        items.map((i) => i.json),
-      ]);
-    }
-    let stored = 0;
-    for (const i of items) stored += await tx.run(STORE_ONE, [i.json, i.id, i.rev]);
-    return stored;
-  });
+  return store.write((tx) => storeListItems(tx, items));
 }
 
 // Ids whose write-back is under way: concurrent reads of the same page do not write the same items again.
@@ -183,10 +150,7 @@ export async function renderMissingListJson(store: Store, options: { batch?: num
   let after = '';
   let stored = 0;
   for (;;) {
-    const rows = await store.all<{ id: string; list_json: string | null }>(
-      statement('select id, list_json from leads where id > ? order by id limit ?'),
-      [after, batch],
-    );
+    const rows = await selectListJsonAfter(store, after, batch);
     if (!rows.length) return stored;
     after = rows[rows.length - 1]!.id;
     const missing = rows.filter((r) => r.list_json === null).map((r) => r.id);

@@ -4,6 +4,7 @@
 // 9477ae2) and the list and single-lead reads (bench/README.md "Speed, round two: lists from ready JSON";
 // commits e6facc2, f46cf69).
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { ADDRESS_FIELDS, columnsOf } from '../customers/fields.js';
 import { ADVISORY_LOCKS_SQL } from '../platform/db/advisory-locks.js';
 import { keysetPage } from '../platform/db/keyset.js';
 import { forUpdate, lockRow } from '../platform/db/portable.js';
@@ -15,12 +16,21 @@ import type {
   LeadNoteTable,
   LeadTable,
 } from '../platform/db/schema.js';
-import { statement } from '../platform/db/sql.js';
+import { appendSearch, planFor } from '../platform/db/search.js';
+import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
 import type { Dialect, Store, Tx } from '../platform/db/store.js';
-import type { PageQuery } from '../shared/paging.js';
+import type { PageQuery, Position, SortOrder } from '../shared/paging.js';
 import type { SubscribedEndpoint } from '../webhooks/deliveries.js';
 import type { ListJsonWatched } from './list-json-triggers.js';
-import { DETAIL_PROJECTION, INPUT_COLUMNS, LEAD_FROM } from './shape.js';
+import {
+  DETAIL_PROJECTION,
+  INPUT_COLUMNS,
+  LEAD_FROM,
+  LIST_PROJECTION,
+  WORK_ITEM_EXTRA_PROJECTION,
+  WORK_ITEM_PROJECTION,
+} from './shape.js';
+import type { Stage, Status } from './states.js';
 
 // Create
 
@@ -421,7 +431,7 @@ export function updateSpamReleased(
 export function selectAddressPlace(tx: Tx, addressId: string) {
   return tx.db
     .selectFrom('addresses')
-    .select(['street', 'street_number', 'street_number_addition', 'postal_code', 'city', 'country'])
+    .select(columnsOf(ADDRESS_FIELDS))
     .where('id', '=', addressId)
     .executeTakeFirstOrThrow();
 }
@@ -542,6 +552,265 @@ export function selectVisitRows(
     ),
     params,
   );
+}
+
+// Lists and the single read
+//
+// Hot (every list page, every count of the dashboard's lists, every read of one lead): hand-written for measured
+// speed and kept verbatim, one text for both databases run without building (bench/README.md "Speed, round two:
+// lists from ready JSON", a page's read 146 µs → 46 µs; commits d3aa4e0, e6facc2, f46cf69, 24c431e, 6380ef8).
+// read.ts and list-json.ts check the filters, decide the page and shape the items.
+
+/** A list's filters as its WHERE takes them, checked by read.ts (states parsed, customer and user the brand's). */
+export interface LeadFilters {
+  statuses?: readonly Status[] | undefined;
+  priority?: string;
+  source?: readonly string[];
+  customerId?: string;
+  scheduledFrom?: number;
+  scheduledTo?: number;
+  assigneeId?: string;
+  receivedAfter?: number;
+  receivedBefore?: number;
+  updatedAfter?: number;
+  /** Free text (see platform/db/search.ts); a blank one is no filter. */
+  search?: string;
+}
+
+/** Where a page starts in the keyset order (after the cursor's position, when there is one) and its size. */
+export interface PageWindow {
+  after?: Position | undefined;
+  order: SortOrder;
+  limit: number;
+}
+
+// The keyset columns are selected under their own names as well, for the cursor.
+const selectList = (columns: string) =>
+  `select ${columns}, l.received_at as "k_time" ${LEAD_FROM} where l.brand_id = `;
+const LIST_SELECT = selectList(LIST_PROJECTION.columns);
+const WORK_LIST_SELECT = selectList(WORK_ITEM_PROJECTION.columns);
+
+/**
+ * The brand's leads or work items that match the filters (stage 'all': in any state): `select` is the statement
+ * up to `where l.brand_id = `. Listing and counting share it, so a count is always the count of what is listed.
+ */
+async function matching(
+  store: Store,
+  select: string,
+  brandId: string,
+  stage: Stage | 'all',
+  filters: LeadFilters,
+): Promise<SqlBuilder> {
+  const searching = filters.search !== undefined && filters.search.trim() !== '';
+  // A search starts from the text index's matches (few), never from a walk of the brand's leads checking each
+  // one: SQLite, without statistics, takes `brand_id = ?` for a narrow range and would walk all of them (100 ms
+  // at 1 million leads). A unary + keeps that term out of index selection there (SQLite's documented way).
+  const brandTerm =
+    searching && store.dialect === 'sqlite' ? select.replace(/l\.brand_id = $/, '+l.brand_id = ') : select;
+  const q = new SqlBuilder().sql(brandTerm).value(brandId).sql(' and l.spam = 0');
+  if (stage !== 'all') q.sql(' and l.stage = ').value(stage);
+  // A page of the brand's leads or work items is planned once (one index range, whatever the values); with
+  // filters or a search the best plan depends on how many leads the values match.
+  const unfiltered = q.params.length;
+  if (filters.statuses) q.sql(' and l.status in ').list(filters.statuses);
+  if (filters.priority) q.sql(' and l.priority = ').value(filters.priority);
+  if (filters.source?.length) q.sql(' and l.source in ').list(filters.source);
+  if (filters.customerId !== undefined) q.sql(' and l.customer_id = ').value(filters.customerId);
+  if (filters.scheduledFrom !== undefined) q.sql(' and l.scheduled_for >= ').value(filters.scheduledFrom);
+  if (filters.scheduledTo !== undefined) q.sql(' and l.scheduled_for < ').value(filters.scheduledTo);
+  if (filters.assigneeId !== undefined) q.sql(' and l.assignee_id = ').value(filters.assigneeId);
+  if (filters.receivedAfter !== undefined) q.sql(' and l.received_at > ').value(filters.receivedAfter);
+  if (filters.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(filters.receivedBefore);
+  if (filters.updatedAfter !== undefined) q.sql(' and l.updated_at > ').value(filters.updatedAfter);
+  if (searching) {
+    appendSearch(q, store.dialect, await planFor(store, brandId, filters.search!)); // the text index: see search.ts
+  }
+  if (q.params.length > unfiltered) q.planPerCall();
+  return q;
+}
+
+/** The window's position, the order and the limit (one more than a page, to know whether more follow). */
+function paged(q: SqlBuilder, page: PageWindow): SqlBuilder {
+  const { after } = page;
+  if (after) {
+    q.sql(` and (l.received_at, l.id) ${page.order === 'asc' ? '>' : '<'} (`)
+      .value(after.time)
+      .sql(', ')
+      .value(after.id)
+      .sql(')');
+  }
+  const direction = page.order === 'asc' ? 'asc' : 'desc';
+  return q.sql(` order by l.received_at ${direction}, l.id ${direction} limit `).value(page.limit + 1);
+}
+
+/** A list's row: its projection's columns, with the keyset's time (received_at) as k_time. */
+export type ListRow = Record<string, unknown> & { id: string; k_time: number };
+
+/**
+ * A page of the brand's leads or work items that match (limit + 1 rows), as `projection`'s columns (an export's),
+ * or by default as the list item's of the stage (a lead's, or a work item's for any other stage).
+ */
+export async function selectListPage(
+  store: Store,
+  brandId: string,
+  stage: Stage | 'all',
+  filters: LeadFilters,
+  page: PageWindow,
+  projection?: { readonly columns: string },
+): Promise<ListRow[]> {
+  const select = projection
+    ? selectList(projection.columns)
+    : stage === 'lead'
+      ? LIST_SELECT
+      : WORK_LIST_SELECT;
+  const q = paged(await matching(store, select, brandId, stage, filters), page);
+  return store.all<ListRow>(q.build(), q.params);
+}
+
+/**
+ * Counts what selectListPage lists for the same filters, in one pass over the same WHERE (and so the same
+ * indexes): the total, and how many come before `position` in `order` (0 without a position).
+ */
+export async function countMatching(
+  store: Store,
+  brandId: string,
+  stage: Stage | 'all',
+  filters: LeadFilters,
+  order: SortOrder,
+  position?: Position,
+): Promise<{ total: number; before: number }> {
+  // The filters, the search included (its index is keyed by lead), are all on the leads: a count reads them alone.
+  const from = 'from leads l';
+  const select = position
+    ? `select count(*) as "total", count(case when (l.received_at, l.id) ${order === 'asc' ? '<=' : '>='} (?, ?) then 1 end) as "before" ${from} where l.brand_id = `
+    : `select count(*) as "total", 0 as "before" ${from} where l.brand_id = `;
+  const q = await matching(store, select, brandId, stage, filters);
+  const params = position ? [position.time, position.id, ...q.params] : q.params;
+  const [row] = await store.all<{ total: number | string; before: number | string }>(q.build(), params);
+  return { total: Number(row?.total ?? 0), before: Number(row?.before ?? 0) };
+}
+
+const USER_OF_BRAND = statement('select id from users where id = ? and brand_id = ?');
+
+/** Whether the brand has this user (disabled or not: a list's assignee filter). */
+export async function userOfBrandExists(store: Runner, brandId: string, userId: string): Promise<boolean> {
+  return (await store.all(USER_OF_BRAND, [userId, brandId])).length > 0;
+}
+
+// The lists from ready JSON (list-json.ts). Leads: each row is its ready item, or `!` and the id of a lead that
+// has none yet (JSON never starts so). One column, taken without an object per row (sql.ts, FIRST_COLUMN); the
+// cursor comes from the last item itself.
+const LEAD_JSON_SELECT = `${FIRST_COLUMN}select coalesce(l.list_json, '!' || l.id) from leads l where l.brand_id = `;
+// Work items add their visit's fields, read each time (the assignee's name is the user's current one).
+const WORK_JSON_SELECT = `select l.id as "id", l.received_at as "k_time", l.list_json as "list_json", ${WORK_ITEM_EXTRA_PROJECTION.columns} from leads l left join users asg on asg.id = l.assignee_id where l.brand_id = `;
+
+/** A page of the brand's leads that match (limit + 1): each its ready list item, or `!` and its id. */
+export async function selectLeadListJson(
+  store: Store,
+  brandId: string,
+  filters: LeadFilters,
+  page: PageWindow,
+): Promise<string[]> {
+  const q = paged(await matching(store, LEAD_JSON_SELECT, brandId, 'lead', filters), page);
+  return firstColumn<string>(store, q.build(), q.params);
+}
+
+/** A work item's row of its list: its ready list item (or null) and its visit's fields. */
+export type WorkItemJsonRow = Pick<Selectable<LeadTable>, 'id' | 'list_json'> & {
+  /** received_at, the keyset's time. */
+  k_time: number;
+  [extra: string]: unknown;
+};
+
+/** A page of the brand's work items that match (limit + 1 rows). */
+export async function selectWorkItemListJson(
+  store: Store,
+  brandId: string,
+  filters: LeadFilters,
+  page: PageWindow,
+): Promise<WorkItemJsonRow[]> {
+  const q = paged(await matching(store, WORK_JSON_SELECT, brandId, 'work', filters), page);
+  return store.all<WorkItemJsonRow>(q.build(), q.params);
+}
+
+const RENDER_SELECT = `select ${LIST_PROJECTION.columns}, l.list_rev as "list_rev" ${LEAD_FROM} where l.id in `;
+
+/** The list item's columns and list_rev of the leads with these ids (none for an id that names no lead). */
+export async function selectListItemRows(
+  store: Runner,
+  ids: readonly string[],
+): Promise<(Record<string, unknown> & { list_rev: number | string })[]> {
+  const out: (Record<string, unknown> & { list_rev: number | string })[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const text = `${RENDER_SELECT}(${chunk.map(() => '?').join(', ')})`;
+    out.push(
+      ...(await store.all<Record<string, unknown> & { list_rev: number | string }>(statement(text), chunk)),
+    );
+  }
+  return out;
+}
+
+const STORE_ONE = statement(
+  'update leads set list_json = ?, list_rev = list_rev + 1 where id = ? and list_rev = ?',
+);
+const STORE_MANY_PG = statement(`update leads l set list_json = v.json, list_rev = l.list_rev + 1
+  from unnest(?::text[], ?::integer[], ?::text[]) as v(id, rev, json) where l.id = v.id and l.list_rev = v.rev`);
+
+/**
+ * Stores list items on the leads whose list_rev is still the one they were rendered from (`rev`): one statement
+ * on PostgreSQL, one per item on SQLite (which has no arrays, and no round trips to save). How many it stored.
+ */
+export async function storeListItems(
+  tx: Tx,
+  items: readonly { id: string; rev: number; json: string }[],
+): Promise<number> {
+  if (tx.dialect === 'postgres') {
+    return tx.run(STORE_MANY_PG, [items.map((i) => i.id), items.map((i) => i.rev), items.map((i) => i.json)]);
+  }
+  let stored = 0;
+  for (const i of items) stored += await tx.run(STORE_ONE, [i.json, i.id, i.rev]);
+  return stored;
+}
+
+const LIST_JSON_AFTER = statement('select id, list_json from leads where id > ? order by id limit ?');
+
+/** Up to `limit` leads of any brand after the id `after`, in id order, with their list item (null when none). */
+export function selectListJsonAfter(
+  store: Store,
+  after: string,
+  limit: number,
+): Promise<{ id: string; list_json: string | null }[]> {
+  return store.all<{ id: string; list_json: string | null }>(LIST_JSON_AFTER, [after, limit]);
+}
+
+// By id alone, the brand checked on the row (getLead): with `l.brand_id = ?` beside `l.id = ?`, PostgreSQL
+// without statistics on the table yet (a new or freshly imported one, until autovacuum analyzes it) rated a
+// (brand_id, …) index as cheap as the primary key and walked the brand's leads for each read.
+const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at", h.actor_type as "h_actor_type", h.actor_id as "h_actor_id", h.actor_name as "h_actor_name", h.reason as "h_reason" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.spam = 0`;
+export const DETAIL = statement(`${DETAIL_SELECT} order by h.seq`);
+const DETAIL_WORK_ITEM = statement(`${DETAIL_SELECT} and l.scheduled_at is not null order by h.seq`);
+
+/** DETAIL_PROJECTION's row of a lead with one entry of its status history (h_…: null when it has none). */
+export type LeadDetailRow = Record<string, unknown> & {
+  h_status: Status | null;
+  h_at: number | null;
+  h_actor_type: 'key' | 'user' | 'form' | null;
+  h_actor_id: string | null;
+  h_actor_name: string | null;
+  h_reason: string | null;
+};
+
+/**
+ * The lead (not spam; of any brand: the caller checks the row's), once per entry of its status history in
+ * order, in one statement; with workItemsOnly only if it has been scheduled. None when there is no such lead.
+ */
+export function selectLeadDetailRows(
+  store: Runner,
+  id: string,
+  workItemsOnly = false,
+): Promise<LeadDetailRow[]> {
+  return store.all<LeadDetailRow>(workItemsOnly ? DETAIL_WORK_ITEM : DETAIL, [id]);
 }
 
 // New-lead mails (run in every create when mail is on: kept as the create's other statements, b837174)

@@ -4,6 +4,7 @@
 
 import { findOrCreateAddress } from '../customers/addresses.js';
 import { type ContactInput, deleteUnusedCustomers, linkReleasedCustomer } from '../customers/customers.js';
+import { ADDRESS_FIELDS, valuesByName } from '../customers/fields.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { type Page, type PageQuery, toPage } from '../shared/paging.js';
@@ -110,14 +111,7 @@ export function releaseSpam(
         tx,
         brandId,
         customer.id,
-        {
-          street: address.street,
-          streetNumber: address.street_number,
-          streetNumberAddition: address.street_number_addition,
-          postalCode: address.postal_code,
-          city: address.city,
-          country: address.country,
-        },
+        valuesByName(ADDRESS_FIELDS, address),
         now,
       );
       await updateLeadRow(tx, brandId, id, { customer_id: customer.id, address_id: moved.id });

@@ -3,7 +3,7 @@
 // (sent unnamed, Statement.planPerCall). Planning the single-lead read's five-table join on every call cost
 // PostgreSQL four fifths of its CPU for that read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DETAIL } from '../../src/leads/read.js';
+import { DETAIL } from '../../src/leads/queries.js';
 import { SqlBuilder, statement } from '../../src/platform/db/sql.js';
 import { bulkLeadId, insertBulkLeads } from '../bulk-leads.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';

@@ -6,30 +6,8 @@ import { pagingFrom, timestampsFrom } from '../../leads/api/list-query.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { type RequestFor, scopedRoute } from '../../platform/http/route.js';
-import {
-  ListQuery,
-  listEnvelope,
-  NullableString,
-  Timestamp,
-  TimestampParam,
-} from '../../platform/http/schemas.js';
-import { listAddresses } from '../addresses.js';
-
-export const AddressSchema = Type.Object(
-  {
-    id: Type.String(),
-    customerId: Type.String(),
-    street: Type.String(),
-    streetNumber: NullableString(),
-    streetNumberAddition: NullableString(),
-    postalCode: Type.String(),
-    city: Type.String(),
-    country: Type.String(),
-    createdAt: Timestamp(),
-    updatedAt: Timestamp(),
-  },
-  { additionalProperties: false, title: 'Address' },
-);
+import { ListQuery, listEnvelope, TimestampParam } from '../../platform/http/schemas.js';
+import { AddressSchema, listAddresses } from '../addresses.js';
 
 const AddressListQuerySchema = Type.Object(
   {
