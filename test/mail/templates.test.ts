@@ -11,7 +11,10 @@ const ESCAPED = '&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt; &amp; 
 describe('the mail templates', () => {
   it('new lead: every value from the lead escaped in the HTML, as typed in the text', () => {
     const mail = newLeadMail({
+      locale: 'en',
       brandName: HOSTILE,
+      timeZone: 'Europe/Amsterdam',
+      receivedAt: Date.parse('2026-11-24T08:00:00Z'),
       brandCountry: 'NL',
       title: `${HOSTILE}\n  again`,
       priority: 'urgent',
@@ -31,6 +34,7 @@ describe('the mail templates', () => {
 
   it('receipt: only what the customer sent, escaped, line breaks of the details kept', () => {
     const mail = receiptMail({
+      locale: 'en',
       brandName: 'Acme',
       title: 'Leaking tap',
       description: `${HOSTILE}\nsecond line`,
@@ -44,6 +48,7 @@ describe('the mail templates', () => {
 
   it('password reset: the link escaped in the attribute and written out', () => {
     const mail = passwordResetMail({
+      locale: 'en',
       brandName: HOSTILE,
       email: 'owner@acme.example',
       link: 'https://leads.example/reset-password?token=a"b',
