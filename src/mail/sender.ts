@@ -61,8 +61,8 @@ export function smtpSender(config: MailConfig): MailSender {
     async send(mail, signal) {
       try {
         const { language, ...message } = mail;
-        const headers = language ? { 'Content-Language': language } : undefined;
-        await transport.sendMail({ from: config.from, ...message, ...(headers ? { headers } : {}), signal });
+        const headers = language ? { 'Content-Language': language } : {};
+        await transport.sendMail({ from: config.from, ...message, headers, signal });
         return { ok: true, error: null, permanent: false };
       } catch (error) {
         const e = error as SmtpError;

@@ -195,7 +195,7 @@ describe.each(dialects())('mails in the reader’s language on %s', (dialect) =>
       'Adres:       Prinsengracht 1, 1016 GV Amsterdam\n',
       'Telefoon:    06 12345678\n',
       'E-mail:      piet@bakker.example\n',
-      'Klopt er iets niet? Laat het Loodgietersbedrijf De Vries dan weten.',
+      'Klopt er iets niet? Neem dan contact op met Loodgietersbedrijf De Vries.',
       'Met vriendelijke groet,\nLoodgietersbedrijf De Vries\n',
     ]) {
       expect(nl.text).toContain(line);
@@ -251,7 +251,7 @@ describe.each(dialects())('mails in the reader’s language on %s', (dialect) =>
     for (const line of [
       `Er is gevraagd om een nieuw wachtwoord voor ${dutchUser} bij Loodgietersbedrijf De Vries op lead-intake.`,
       `Kies hier een nieuw wachtwoord:\n${PUBLIC_URL}/reset-password?token=`,
-      'De link werkt één keer en is 60 minuten geldig. Daarna ben je overal uitgelogd en log je in met je nieuwe wachtwoord.',
+      'De link werkt één keer en is 60 minuten geldig. Na het instellen ben je overal uitgelogd en log je in met je nieuwe wachtwoord.',
       'Heb je hier niet om gevraagd? Dan kun je deze mail negeren',
       `Is de link verlopen? Vraag een nieuwe aan: ${PUBLIC_URL}/forgot-password`,
     ]) {
