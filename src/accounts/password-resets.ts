@@ -3,7 +3,7 @@
 // lookup and one write. The link's token is random (256 bits); only its SHA-256 hash is stored. It works once, for
 // RESET_LIFETIME_MS, and a newer request replaces it. Requests are limited per address typed and per client address.
 
-import { queueEmail } from '../mail/outbox.js';
+import { queueEmail, userMailLocale } from '../mail/outbox.js';
 import { passwordResetMail } from '../mail/templates/password-reset.js';
 import type { Store } from '../platform/db/store.js';
 import { DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
@@ -63,6 +63,7 @@ export async function requestPasswordReset(
       expires_at: now + RESET_LIFETIME_MS,
     });
     const message = passwordResetMail({
+      locale: await userMailLocale(tx, owner.id),
       brandName: owner.brandName,
       email: owner.email,
       link: `${mail.publicUrl}/reset-password?token=${token}`,

@@ -1,12 +1,15 @@
 // "New lead" mails: on each new lead, one mail to every user of its brand who has "Email me new leads" on, queued
-// in the lead's own transaction, and the receipt of a form with auto-reply. What the mails say is in
-// mail/templates/ (new-lead.ts, receipt.ts); this reads the lead and its recipients and queues them.
+// in the lead's own transaction, each in that user's language, and the receipt of a form with auto-reply, in the
+// form's language. What the mails say is in mail/templates/ (new-lead.ts, receipt.ts); this reads the lead and its
+// recipients and queues them.
 
 import { queueEmail } from '../mail/outbox.js';
+import { mailLocale, type RenderedMail } from '../mail/templates/layout.js';
 import { newLeadMail } from '../mail/templates/new-lead.js';
 import { receiptMail } from '../mail/templates/receipt.js';
 import type { Tx } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
+import { defaultBrandLocale, type Locale } from '../shared/i18n/index.js';
 import type { Submitted } from './input.js';
 import { selectMailLead, selectNewLeadRecipients } from './queries.js';
 
@@ -27,23 +30,34 @@ export async function queueNewLeadEmails(
   if (!lead) throw new NotFoundError(`No lead with id ${leadId}`);
   const submitted = JSON.parse(lead.submitted) as Partial<Submitted>;
   let queued = 0;
-  if (recipients.length) {
-    const message = newLeadMail({
-      brandName: lead.brand_name,
-      brandCountry: lead.default_country,
-      title: lead.title,
-      priority: lead.priority,
-      contact: submitted,
-      link: `${tx.mail.publicUrl}/dashboard/leads/${leadId}`,
-      settingsLink: `${tx.mail.publicUrl}/dashboard/settings/users`,
-    });
-    for (const { email } of recipients) {
-      await queueEmail(tx, { brandId, kind: 'new_lead', recipient: email, ...message }, now);
-      queued++;
+  // Each mail is written now, in its reader's language: the user's own for the office (else the brand's), the
+  // form's for the customer's receipt (the brand's for a lead that came through no form).
+  const brandLocale = mailLocale([lead.brand_language], defaultBrandLocale(lead.default_country));
+  const messages = new Map<Locale, RenderedMail>();
+  for (const recipient of recipients) {
+    const locale = mailLocale([recipient.language], brandLocale);
+    let message = messages.get(locale);
+    if (!message) {
+      message = newLeadMail({
+        locale,
+        brandName: lead.brand_name,
+        brandCountry: lead.default_country,
+        timeZone: lead.time_zone,
+        receivedAt: lead.created_at,
+        title: lead.title,
+        priority: lead.priority,
+        contact: submitted,
+        link: `${tx.mail.publicUrl}/dashboard/leads/${leadId}`,
+        settingsLink: `${tx.mail.publicUrl}/dashboard/settings/users`,
+      });
+      messages.set(locale, message);
     }
+    await queueEmail(tx, { brandId, kind: 'new_lead', recipient: recipient.email, ...message }, now);
+    queued++;
   }
   if (lead.auto_reply === 1 && submitted.email) {
     const receipt = receiptMail({
+      locale: mailLocale([lead.form_language], brandLocale),
       brandName: lead.brand_name,
       brandCountry: lead.default_country,
       title: lead.title,

@@ -816,27 +816,38 @@ export function selectLeadDetailRows(
 // New-lead mails (run in every create when mail is on: kept as the create's other statements, b837174)
 
 const MAIL_RECIPIENTS = statement(
-  'select email from users where brand_id = ? and notify_new_leads = 1 and disabled_at is null ' +
+  'select email, language from users where brand_id = ? and notify_new_leads = 1 and disabled_at is null ' +
     'order by created_at, id',
 );
 const MAIL_LEAD = statement(
-  'select l.title, l.description, l.priority, l.submitted, b.name as brand_name, b.default_country, ' +
-    'f.auto_reply from leads l ' +
+  'select l.title, l.description, l.priority, l.submitted, l.created_at, b.name as brand_name, ' +
+    'b.default_country, b.time_zone, b.language as brand_language, f.auto_reply, f.language as form_language ' +
+    'from leads l ' +
     'join brands b on b.id = l.brand_id left join forms f on f.id = l.source_form_id ' +
     'where l.id = ? and l.brand_id = ?',
 );
 
 /** What a new lead's mails say of it, its brand and its form. */
-export type MailLeadRow = Pick<Selectable<LeadTable>, 'title' | 'description' | 'priority' | 'submitted'> &
-  Pick<Selectable<BrandTable>, 'default_country'> & {
+export type MailLeadRow = Pick<
+  Selectable<LeadTable>,
+  'title' | 'description' | 'priority' | 'submitted' | 'created_at'
+> &
+  Pick<Selectable<BrandTable>, 'default_country' | 'time_zone'> & {
     brand_name: string;
+    /** The brand's language: the receipt of a lead that came through no form. */
+    brand_language: string;
     /** Null when the lead came in through no form (left join). */
     auto_reply: Selectable<FormTable>['auto_reply'] | null;
+    /** The form's language (its receipt's); null without a form. */
+    form_language: string | null;
   };
 
-/** The emails of the brand's active users who want a mail on each new lead, oldest user first. */
-export function selectNewLeadRecipients(tx: Tx, brandId: string): Promise<{ email: string }[]> {
-  return tx.all<{ email: string }>(MAIL_RECIPIENTS, [brandId]);
+/** The brand's active users who want a mail on each new lead, oldest user first: email and language. */
+export function selectNewLeadRecipients(
+  tx: Tx,
+  brandId: string,
+): Promise<{ email: string; language: string }[]> {
+  return tx.all<{ email: string; language: string }>(MAIL_RECIPIENTS, [brandId]);
 }
 
 export async function selectMailLead(

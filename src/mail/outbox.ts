@@ -4,9 +4,17 @@
 
 import type { Store, Tx } from '../platform/db/store.js';
 import { type RetryPolicy, retryDelayMs } from '../platform/queue/retry.js';
+import { defaultBrandLocale, type Locale } from '../shared/i18n/index.js';
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
-import { deferEmailInsert, selectEmailJobs, selectFailedEmails, updateClaimedEmail } from './queries.js';
+import {
+  deferEmailInsert,
+  selectEmailJobs,
+  selectFailedEmails,
+  selectUserMailLanguage,
+  updateClaimedEmail,
+} from './queries.js';
+import { mailLocale } from './templates/layout.js';
 
 export { outboxQueue } from './queries.js';
 
@@ -43,6 +51,16 @@ export async function queueEmail(tx: Tx, email: NewEmail, now: number = Date.now
   );
   tx.signalAfterCommit('email-outbox');
   return id;
+}
+
+/**
+ * The language of mails to a user: their own, else their brand's (else the one its country implies). Mails are
+ * written when queued, so this is read in the write that queues them.
+ */
+export async function userMailLocale(store: Store, userId: string): Promise<Locale> {
+  const row = await selectUserMailLanguage(store, userId);
+  if (!row) throw new Error(`No user with id ${userId}`);
+  return mailLocale([row.language, row.brand_language], defaultBrandLocale(row.default_country));
 }
 
 /** Everything a worker needs to send one claimed mail. */

@@ -1,4 +1,4 @@
-// The mail capability's SQL, all of it: the email outbox. Kysely queries, except the insert that queues a mail
+// The mail capability's SQL, all of it: the email outbox, and the language a user's mails are written in. Kysely queries, except the insert that queues a mail
 // inside a lead create (see below). Reads take a Store (the database or a write's tx); writes take the write's Tx.
 import type { Selectable, Updateable } from 'kysely';
 import { leasedQueue } from '../platform/db/lease.js';
@@ -37,6 +37,19 @@ export function deferEmailInsert(
     now,
     now,
   ]);
+}
+
+/** A user's language, their brand's and its country: what a mail to the user is written in. */
+export function selectUserMailLanguage(
+  { db }: Store,
+  userId: string,
+): Promise<{ language: string; brand_language: string; default_country: string } | undefined> {
+  return db
+    .selectFrom('users as u')
+    .innerJoin('brands as b', 'b.id', 'u.brand_id')
+    .select(['u.language', 'b.language as brand_language', 'b.default_country'])
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
 }
 
 /** The outbox as a leased queue: due mails claimed by a worker, and its gauges. */

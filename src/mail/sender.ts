@@ -8,6 +8,8 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html: string;
+  /** The mail's language (nl, en): sent as its Content-Language. */
+  language?: string | null;
 }
 
 export interface SendResult {
@@ -58,7 +60,9 @@ export function smtpSender(config: MailConfig): MailSender {
   return {
     async send(mail, signal) {
       try {
-        await transport.sendMail({ from: config.from, ...mail, signal });
+        const { language, ...message } = mail;
+        const headers = language ? { 'Content-Language': language } : {};
+        await transport.sendMail({ from: config.from, ...message, headers, signal });
         return { ok: true, error: null, permanent: false };
       } catch (error) {
         const e = error as SmtpError;

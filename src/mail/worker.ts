@@ -12,6 +12,7 @@ import {
   releaseEmailLease,
 } from './outbox.js';
 import { type MailSender, smtpSender } from './sender.js';
+import { mailLanguage } from './templates/layout.js';
 
 export type { EmailOutcome, MailMetrics } from '../platform/queue/outcomes.js';
 
@@ -64,7 +65,14 @@ export class MailWorker extends LeasedQueueWorker<EmailJob> {
   protected async run(job: EmailJob, signal: AbortSignal): Promise<void> {
     const { store, config, log } = this.options;
     const result = await this.sender.send(
-      { to: job.recipient, subject: job.subject, text: job.text, html: job.html },
+      {
+        to: job.recipient,
+        subject: job.subject,
+        text: job.text,
+        html: job.html,
+        // Mails are written when queued; the HTML part says in which language.
+        language: mailLanguage(job.html),
+      },
       signal,
     );
     if (!result.ok && signal.aborted && signal.reason instanceof Shutdown) {

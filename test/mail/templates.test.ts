@@ -1,6 +1,7 @@
 // The mail templates (src/mail/templates/): pure functions from plain data to subject, text and HTML, every value
 // escaped in the HTML part by the html`` tag. The mails as sent, over SMTP, are in the other tests of this folder.
 import { describe, expect, it } from 'vitest';
+import { mailLanguage, mailLocale } from '../../src/mail/templates/layout.js';
 import { newLeadMail } from '../../src/mail/templates/new-lead.js';
 import { passwordResetMail } from '../../src/mail/templates/password-reset.js';
 import { receiptMail } from '../../src/mail/templates/receipt.js';
@@ -11,7 +12,10 @@ const ESCAPED = '&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt; &amp; 
 describe('the mail templates', () => {
   it('new lead: every value from the lead escaped in the HTML, as typed in the text', () => {
     const mail = newLeadMail({
+      locale: 'en',
       brandName: HOSTILE,
+      timeZone: 'Europe/Amsterdam',
+      receivedAt: Date.parse('2026-11-24T08:00:00Z'),
       brandCountry: 'NL',
       title: `${HOSTILE}\n  again`,
       priority: 'urgent',
@@ -31,6 +35,7 @@ describe('the mail templates', () => {
 
   it('receipt: only what the customer sent, escaped, line breaks of the details kept', () => {
     const mail = receiptMail({
+      locale: 'en',
       brandName: 'Acme',
       title: 'Leaking tap',
       description: `${HOSTILE}\nsecond line`,
@@ -44,6 +49,7 @@ describe('the mail templates', () => {
 
   it('password reset: the link escaped in the attribute and written out', () => {
     const mail = passwordResetMail({
+      locale: 'en',
       brandName: HOSTILE,
       email: 'owner@acme.example',
       link: 'https://leads.example/reset-password?token=a"b',
@@ -55,5 +61,61 @@ describe('the mail templates', () => {
     expect(mail.html).toContain('href="https://leads.example/reset-password?token=a&quot;b"');
     expect(mail.html).toContain(`for ${ESCAPED} on lead-intake.`);
     expect(mail.html).not.toContain('<img');
+  });
+});
+
+describe('the mail templates in Dutch', () => {
+  it('receipt: formal, and a greeting without a name', () => {
+    const mail = receiptMail({
+      locale: 'nl',
+      brandName: 'De Vries',
+      brandCountry: 'NL',
+      title: 'Lekkage',
+      description: null,
+      contact: { phone: '+32470123456' },
+    });
+    expect(mail.subject).toBe('Wij hebben uw aanvraag ontvangen: Lekkage');
+    expect(mail.text.startsWith('Geachte heer, mevrouw,\n\nHartelijk dank voor uw aanvraag.')).toBe(true);
+    // A Belgian number in a Dutch brand: international.
+    expect(mail.text).toContain('Telefoon: +32 470 12 34 56\n');
+    expect(mail.html).toMatch(/^<!doctype html>\n<html lang="nl">/);
+    expect(mailLanguage(mail.html)).toBe('nl');
+  });
+
+  it('new lead: priority labels, and the time it came in, in the brand’s zone', () => {
+    const mail = newLeadMail({
+      locale: 'nl',
+      brandName: 'De Vries',
+      brandCountry: 'NL',
+      timeZone: 'Europe/Amsterdam',
+      receivedAt: Date.parse('2026-03-29T01:30:00Z'),
+      title: 'Storing',
+      priority: 'low',
+      contact: { companyName: 'Bakkerij Jansen' },
+      link: 'https://leads.example/dashboard/leads/wrk_1',
+      settingsLink: 'https://leads.example/dashboard/settings/users',
+    });
+    expect(mail.text).toContain('Klant:      Bakkerij Jansen\n');
+    expect(mail.text).toContain('Prioriteit: Laag\n');
+    expect(mail.text).toContain('Ontvangen:  zo 29 mrt 2026, 03:30\n');
+  });
+
+  it('password reset: minutes counted in Dutch', () => {
+    const mail = passwordResetMail({
+      locale: 'nl',
+      brandName: 'De Vries',
+      email: 'jan@devries.example',
+      link: 'https://leads.example/reset-password?token=x',
+      lifetimeMinutes: 1,
+      forgotLink: 'https://leads.example/forgot-password',
+    });
+    expect(mail.subject).toBe('Nieuw wachtwoord voor lead-intake');
+    expect(mail.text).toContain('De link werkt één keer en is 1 minuut geldig.');
+  });
+
+  it('the language of a mail comes from data; the fallback is the caller’s', () => {
+    expect(mailLocale(['xx', null, 'nl'], 'en')).toBe('nl');
+    expect(mailLocale([undefined], 'nl')).toBe('nl');
+    expect(mailLanguage('<p>no document</p>')).toBeNull();
   });
 });

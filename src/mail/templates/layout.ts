@@ -1,6 +1,8 @@
 // What every mail shares: the HTML document around its card (on the escaping html`` tag, so no value from a lead or
-// an account can become markup), the label–value table of its details, and the same details as plain text.
+// an account can become markup), the label–value table of its details, and the same details as plain text. A mail
+// speaks one language (`<html lang>`, which the worker sends as Content-Language), chosen from data when it is queued.
 import { html, type SafeHtml } from '../../platform/web/html.js';
+import { isLocale, type Locale } from '../../shared/i18n/index.js';
 
 /** A mail as the outbox queues it. */
 export interface RenderedMail {
@@ -41,9 +43,26 @@ export function shownDetails(details: Detail[]): Detail[] {
   return details.filter(([, value]) => value !== '');
 }
 
-/** The details as lines of plain text, the values lined up after the labels. */
+/** The details as lines of plain text, the values lined up after the labels (at least 10 wide, as in English). */
 export function detailLines(details: Detail[]): string[] {
-  return details.map(([label, value]) => `${`${label}:`.padEnd(10)}${value}`);
+  const width = Math.max(10, ...details.map(([label]) => label.length + 2));
+  return details.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`);
+}
+
+/**
+ * The language a mail is written in: the first of `choices` that is a language (the reader's own, then their
+ * brand's or form's), else `fallback`, which the caller derives from data too (never a silent English).
+ */
+export function mailLocale(choices: ReadonlyArray<string | null | undefined>, fallback: Locale): Locale {
+  return choices.find(isLocale) ?? fallback;
+}
+
+const HTML_LANG = /^<!doctype html>\s*<html lang="([a-z]{2})">/i;
+
+/** The language of a queued mail, as its HTML part declares it (sent as Content-Language); null if it says none. */
+export function mailLanguage(htmlPart: string): Locale | null {
+  const lang = HTML_LANG.exec(htmlPart)?.[1]?.toLowerCase();
+  return isLocale(lang) ? lang : null;
 }
 
 const CELL = 'padding:4px 16px 4px 0;vertical-align:top';
@@ -60,9 +79,9 @@ ${rows}
 }
 
 /** The HTML document of a mail: its card and, under it, a footer in small print when it has one. */
-export function mailDocument(title: string, card: SafeHtml, footer?: SafeHtml): string {
+export function mailDocument(locale: Locale, title: string, card: SafeHtml, footer?: SafeHtml): string {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${locale}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head>
 <body style="margin:0;padding:24px;background:#f6f7f9;color:#1f2328;font:16px/1.5 -apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
 <div style="max-width:560px;margin:0 auto;background:#ffffff;border:1px solid #d0d7de;border-radius:8px;padding:24px">

@@ -1,6 +1,8 @@
 // The receipt a form with auto-reply sends the customer: what they asked for and how they will be reached, in their
-// own words. It holds nothing the customer did not send (no customer record, no earlier jobs, no links).
+// own words. It holds nothing the customer did not send (no customer record, no earlier jobs, no links). Written in
+// the form's language, formally ("u"), as a business writes to its customers.
 import { html } from '../../platform/web/html.js';
+import { type Locale, translator } from '../../shared/i18n/index.js';
 import { formatPhone } from '../../shared/phone.js';
 import {
   type Detail,
@@ -14,6 +16,8 @@ import {
 } from './layout.js';
 
 export interface ReceiptMailData {
+  /** The form's language (the brand's for a lead that came through no form). */
+  locale: Locale;
   brandName: string;
   /** The brand's default country: its phones are written nationally, others internationally. Absent: internationally. */
   brandCountry?: string | undefined;
@@ -24,6 +28,7 @@ export interface ReceiptMailData {
 }
 
 export function receiptMail(mail: ReceiptMailData): RenderedMail {
+  const tr = translator(mail.locale);
   const s = mail.contact;
   const name = s.customerName ?? ([s.firstName, s.lastName].filter(Boolean).join(' ') || null);
   const street = [s.street, s.streetNumber, s.streetNumberAddition].filter(Boolean).join(' ');
@@ -31,40 +36,44 @@ export function receiptMail(mail: ReceiptMailData): RenderedMail {
   const address = [street, place].filter(Boolean).join(', ');
   const title = oneLine(mail.title);
   const shown = shownDetails([
-    ['Request', title],
-    ['Details', mail.description ?? ''],
-    ['Address', address],
-    ['Phone', s.phone ? formatPhone(s.phone, mail.brandCountry) : ''],
-    ['Email', s.email ?? ''],
+    [tr.t('mail.detail.request'), title],
+    [tr.t('mail.detail.details'), mail.description ?? ''],
+    [tr.t('mail.detail.address'), address],
+    [tr.t('mail.detail.phone'), s.phone ? formatPhone(s.phone, mail.brandCountry) : ''],
+    [tr.t('mail.detail.email'), s.email ?? ''],
   ] satisfies Detail[]);
-  const greeting = name ? `Dear ${oneLine(name)},` : 'Hello,';
-  const intro = `Thank you for your request. ${mail.brandName} has received it and will contact you soon.`;
-  const closing = `If anything here is wrong, please let ${mail.brandName} know.`;
+  const greeting = name
+    ? tr.t('mail.receipt.greeting', { name: oneLine(name) })
+    : tr.t('mail.receipt.greetingNoName');
+  const intro = tr.t('mail.receipt.intro', { brand: mail.brandName });
+  const closing = tr.t('mail.receipt.closing', { brand: mail.brandName });
+  const regards = tr.t('mail.receipt.regards');
 
   const text = [
     greeting,
     '',
     intro,
     '',
-    'What you sent us:',
+    tr.t('mail.receipt.sent.textHeading'),
     '',
     ...detailLines(shown),
     '',
     closing,
     '',
+    regards,
     mail.brandName,
     '',
   ].join('\n');
 
   const card = html`<p style="margin:0 0 12px">${greeting}</p>
 <p style="margin:0 0 16px">${intro}</p>
-<p style="margin:0 0 4px;color:#59636e;font-size:14px">What you sent us</p>
+<p style="margin:0 0 4px;color:#59636e;font-size:14px">${tr.t('mail.receipt.sent.heading')}</p>
 ${detailTable(shown, ';white-space:pre-line')}
 <p style="margin:0 0 16px">${closing}</p>
-<p style="margin:0">${mail.brandName}</p>`;
+<p style="margin:0">${regards}<br>${mail.brandName}</p>`;
   return {
-    subject: `We received your request: ${title}`,
+    subject: tr.t('mail.receipt.subject', { title }),
     text,
-    html: mailDocument(`Your request to ${mail.brandName}`, card),
+    html: mailDocument(mail.locale, tr.t('mail.receipt.documentTitle', { brand: mail.brandName }), card),
   };
 }
