@@ -76,13 +76,20 @@ export function parseScopes(value: unknown): Scope[] {
       {
         field: 'scopes',
         message: `unknown scope ${unknown.join(', ')}; known scopes: ${SCOPES.join(', ')}`,
-        text: { key: 'validation.choice' },
+        text: {
+          key: 'apiKeys.scopes.unknown',
+          values: { unknown: unknown.join(', '), known: SCOPES.join(', ') },
+        },
       },
     ]);
   }
   if (!list.length)
     throw new ValidationError([
-      { field: 'scopes', message: 'at least one scope is required', text: { key: 'apiKeys.scopes.required' } },
+      {
+        field: 'scopes',
+        message: 'at least one scope is required',
+        text: { key: 'apiKeys.scopes.required' },
+      },
     ]);
   return [...new Set(list as Scope[])].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b));
 }
@@ -103,7 +110,8 @@ export interface CreateKeyInput {
 export async function createApiKey(store: Store, input: CreateKeyInput): Promise<CreatedApiKey> {
   const errors: FieldError[] = [];
   const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (isBlank(name)) errors.push({ field: 'name', message: 'is required', text: { key: 'validation.required' } });
+  if (isBlank(name))
+    errors.push({ field: 'name', message: 'is required', text: { key: 'validation.required' } });
   else if (name.length > 100) {
     errors.push({
       field: 'name',

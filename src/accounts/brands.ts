@@ -1,6 +1,6 @@
-import { defaultBrandLocale, isLocale, type Locale } from '../shared/i18n/index.js';
 import type { Store } from '../platform/db/store.js';
 import { type FieldError, ValidationError } from '../shared/errors.js';
+import { defaultBrandLocale, isLocale, type Locale } from '../shared/i18n/index.js';
 import { newId } from '../shared/ids.js';
 import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
@@ -46,7 +46,8 @@ const LANGUAGE_TEXT = { key: 'validation.language' } as const;
 /** A language as given (nl or en, any case); ValidationError naming `field` when it is neither. */
 export function parseLanguage(value: unknown, field = 'language'): Locale {
   const given = typeof value === 'string' ? value.trim().toLowerCase() : value;
-  if (!isLocale(given)) throw new ValidationError([{ field, message: LANGUAGE_MESSAGE, text: LANGUAGE_TEXT }]);
+  if (!isLocale(given))
+    throw new ValidationError([{ field, message: LANGUAGE_MESSAGE, text: LANGUAGE_TEXT }]);
   return given;
 }
 
@@ -66,7 +67,8 @@ export function validateBrandInput(input: BrandInput): {
 } {
   const errors: FieldError[] = [];
   const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (isBlank(name)) errors.push({ field: 'name', message: 'is required', text: { key: 'validation.required' } });
+  if (isBlank(name))
+    errors.push({ field: 'name', message: 'is required', text: { key: 'validation.required' } });
   else if (name.length > 200) {
     errors.push({
       field: 'name',

@@ -39,7 +39,7 @@ export function parseRole(value: unknown): Role {
   if (value === 'owner' || value === 'admin') return 'owner';
   if (value === 'member') return 'member';
   throw new ValidationError([
-    { field: 'role', message: 'must be admin or member', text: { key: 'validation.choice' } },
+    { field: 'role', message: 'must be admin or member', text: { key: 'users.role.invalid' } },
   ]);
 }
 
@@ -52,7 +52,11 @@ export async function createInvite(
   const email = typeof input.email === 'string' ? input.email.trim() : '';
   const errors: FieldError[] = [];
   if (!isValidEmail(email)) {
-    errors.push({ field: 'email', message: 'must be a valid email address', text: { key: 'validation.email' } });
+    errors.push({
+      field: 'email',
+      message: 'must be a valid email address',
+      text: { key: 'validation.email' },
+    });
   }
   let role: Role = 'member';
   try {
@@ -104,7 +108,13 @@ export async function findInvite(store: Store, token: unknown, now = Date.now())
 /** Uses an invitation: creates the user with the chosen password; the link dies in the same transaction. */
 export async function acceptInvite(
   store: Store,
-  input: { token: unknown; name?: unknown; password: unknown; passwordConfirmation: unknown; language?: unknown },
+  input: {
+    token: unknown;
+    name?: unknown;
+    password: unknown;
+    passwordConfirmation: unknown;
+    language?: unknown;
+  },
   now = Date.now(),
 ): Promise<User> {
   const invite = await findInvite(store, input.token, now);

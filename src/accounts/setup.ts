@@ -62,7 +62,12 @@ export class SetupClosedError extends DomainError {
 export async function completeSetup(store: Store, input: SetupInput): Promise<User> {
   if (!(await isSetupTokenValid(store, input.token))) throw new SetupClosedError();
   const errors: FieldError[] = [];
-  let brand: ReturnType<typeof validateBrandInput> = { name: '', country: '', timeZone: 'UTC', language: 'en' };
+  let brand: ReturnType<typeof validateBrandInput> = {
+    name: '',
+    country: '',
+    timeZone: 'UTC',
+    language: 'en',
+  };
   try {
     brand = validateBrandInput({ name: input.brandName, country: input.country, language: input.language });
   } catch (error) {
@@ -110,8 +115,9 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
       });
       brandId = existing.id;
     } else {
-      brandId = (await createBrand(tx, { name: brand.name, country: brand.country, language: brand.language }))
-        .id;
+      brandId = (
+        await createBrand(tx, { name: brand.name, country: brand.country, language: brand.language })
+      ).id;
     }
     return insertUser(tx, { ...owner, brand_id: brandId });
   });

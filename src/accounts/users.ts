@@ -1,9 +1,10 @@
 // Dashboard users: scrypt password hashes, one brand each.
-import { isLocale, type Locale } from '../shared/i18n/index.js';
+
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Store, Tx } from '../platform/db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { isLocale, type Locale } from '../shared/i18n/index.js';
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
 import { isValidEmail } from '../shared/values.js';
@@ -116,7 +117,11 @@ export function validateUserInput(input: {
   const password = typeof input.password === 'string' ? input.password : '';
   const brandName = typeof input.brandName === 'string' ? input.brandName : '';
   if (!isValidEmail(email)) {
-    errors.push({ field: 'email', message: 'must be a valid email address', text: { key: 'validation.email' } });
+    errors.push({
+      field: 'email',
+      message: 'must be a valid email address',
+      text: { key: 'validation.email' },
+    });
   }
   const check = checkPassword(password, [email, brandName]);
   if (!check.ok) errors.push({ field: 'password', message: check.message, text: check.text });

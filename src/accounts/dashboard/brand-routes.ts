@@ -23,7 +23,10 @@ export default async function brandRoutes(app: FastifyInstance, { deps }: { deps
         ? notice(translator(user.locale).t('brand.notice.saved'))
         : undefined;
     const language = await brandLanguage(user.brandId);
-    return sendPage(reply, brandSettingsPage({ user, timeZone: user.timeZone, language, errors: [], message }));
+    return sendPage(
+      reply,
+      brandSettingsPage({ user, timeZone: user.timeZone, language, errors: [], message }),
+    );
   });
 
   // Each section's form sends its own field; what is not sent stays as it is.

@@ -35,7 +35,11 @@ async function askForLink(deps: RouteDeps, request: FastifyRequest, reply: Fasti
   const page = (errors: FieldError[], message?: ReturnType<typeof notice>) =>
     forgotPasswordPage({ locale, csrfToken: publicFormToken(request, reply), email, errors, message });
   if (!isValidEmail(email)) {
-    const error = { field: 'email', message: 'must be a valid email address', text: { key: 'validation.email' } } as const;
+    const error = {
+      field: 'email',
+      message: 'must be a valid email address',
+      text: { key: 'validation.email' },
+    } as const;
     return sendPage(reply, page([error]), 422);
   }
   const result = await requestPasswordReset(deps.database, { email, address: request.ip });

@@ -1,7 +1,14 @@
 // Pages used before sign-in: first-run setup, sign-in, accepting an invitation. They speak the asker's language
 // (see requestLocale) and offer the other one.
 
-import { csrfField, errorFor, errorSummary, errorText, field, notice } from '../../../platform/web/components.js';
+import {
+  csrfField,
+  errorFor,
+  errorSummary,
+  errorText,
+  field,
+  notice,
+} from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { plainPage } from '../../../platform/web/layout.js';
 import { languageSwitch, richText } from '../../../platform/web/messages.js';
@@ -45,7 +52,11 @@ export function languageSelect(options: {
  * A new password and its confirmation, as set at first-run setup, when accepting an invite, changing one's password
  * ("New password") and resetting it.
  */
-export function newPasswordFields(tr: Translator, errors: FieldError[], labels = passwordLabels(tr)): SafeHtml {
+export function newPasswordFields(
+  tr: Translator,
+  errors: FieldError[],
+  labels = passwordLabels(tr),
+): SafeHtml {
   return html`${field({
     tr,
     name: 'password',
@@ -69,7 +80,10 @@ export function newPasswordFields(tr: Translator, errors: FieldError[], labels =
 
 /** "Password" / "Password again". */
 export function passwordLabels(tr: Translator): { password: string; passwordConfirmation: string } {
-  return { password: tr.t('auth.password.label'), passwordConfirmation: tr.t('auth.passwordConfirmation.label') };
+  return {
+    password: tr.t('auth.password.label'),
+    passwordConfirmation: tr.t('auth.passwordConfirmation.label'),
+  };
 }
 
 /** "New password" / "New password again" (changing and resetting a password). */
