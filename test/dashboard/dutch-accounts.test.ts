@@ -109,6 +109,19 @@ describe.each(dialects())('accounts and webhooks in Dutch on %s', (dialect) => {
     });
     expect(wrong.statusCode).toBe(401);
     expect(textOf(wrong.body)).toContain('E-mailadres of wachtwoord klopt niet.');
+
+    // Dead links say so in Dutch too.
+    const visitor = new Browser(ctx.app, { headers: DUTCH });
+    const reset = await visitor.get(`/reset-password?token=${'A'.repeat(43)}`);
+    expect(reset.statusCode).toBe(404);
+    expect(reset.body).toContain('<html lang="nl">');
+    expect(textOf(reset.body)).toContain('Deze link om je wachtwoord te herstellen is niet geldig');
+    const invite = await visitor.get(`/invite?token=${'A'.repeat(43)}`);
+    expect(invite.statusCode).toBe(404);
+    expect(textOf(invite.body)).toContain('Deze uitnodigingslink is niet geldig');
+    const forgot = await visitor.get('/forgot-password');
+    expect(textOf(forgot.body)).toContain('Wachtwoord vergeten?');
+    expect(textOf(forgot.body)).not.toMatch(ENGLISH_LEFTOVERS);
   });
 
   it('changes a user’s language on Your account; the next page is Dutch', async () => {
