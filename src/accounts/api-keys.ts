@@ -1,7 +1,7 @@
 // API keys: generation, hashing, lookup with a short-lived cache, revocation, and scope checks.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../platform/db/store.js';
-import { NotFoundError, ValidationError } from '../shared/errors.js';
+import { type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { type ApiKeyLookup, type Principal, SCOPES, type Scope } from '../shared/scopes.js';
 import { isBlank } from '../shared/text.js';
@@ -73,11 +73,24 @@ export function parseScopes(value: unknown): Scope[] {
   const unknown = list.filter((s) => !(SCOPES as readonly unknown[]).includes(s));
   if (unknown.length) {
     throw new ValidationError([
-      { field: 'scopes', message: `unknown scope ${unknown.join(', ')}; known scopes: ${SCOPES.join(', ')}` },
+      {
+        field: 'scopes',
+        message: `unknown scope ${unknown.join(', ')}; known scopes: ${SCOPES.join(', ')}`,
+        text: {
+          key: 'apiKeys.scopes.unknown',
+          values: { unknown: unknown.join(', '), known: SCOPES.join(', ') },
+        },
+      },
     ]);
   }
   if (!list.length)
-    throw new ValidationError([{ field: 'scopes', message: 'at least one scope is required' }]);
+    throw new ValidationError([
+      {
+        field: 'scopes',
+        message: 'at least one scope is required',
+        text: { key: 'apiKeys.scopes.required' },
+      },
+    ]);
   return [...new Set(list as Scope[])].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b));
 }
 
@@ -95,10 +108,17 @@ export interface CreateKeyInput {
 }
 
 export async function createApiKey(store: Store, input: CreateKeyInput): Promise<CreatedApiKey> {
-  const errors = [];
+  const errors: FieldError[] = [];
   const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (isBlank(name)) errors.push({ field: 'name', message: 'is required' });
-  else if (name.length > 100) errors.push({ field: 'name', message: 'must be at most 100 characters' });
+  if (isBlank(name))
+    errors.push({ field: 'name', message: 'is required', text: { key: 'validation.required' } });
+  else if (name.length > 100) {
+    errors.push({
+      field: 'name',
+      message: 'must be at most 100 characters',
+      text: { key: 'validation.tooLong', values: { max: 100 } },
+    });
+  }
   let scopes: Scope[] = [];
   try {
     scopes = parseScopes(input.scopes);
@@ -109,7 +129,11 @@ export async function createApiKey(store: Store, input: CreateKeyInput): Promise
   for (const field of ['readsPerMinute', 'writesPerMinute'] as const) {
     const v = input[field];
     if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 1 || v > 1_000_000)) {
-      errors.push({ field, message: 'must be a whole number from 1 to 1000000' });
+      errors.push({
+        field,
+        message: 'must be a whole number from 1 to 1000000',
+        text: { key: 'apiKeys.limit.invalid', values: { min: 1, max: 1_000_000 } },
+      });
     }
   }
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {

@@ -1,6 +1,6 @@
-import { defaultBrandLocale, isLocale, type Locale } from '../shared/i18n/index.js';
 import type { Store } from '../platform/db/store.js';
-import { ValidationError } from '../shared/errors.js';
+import { type FieldError, ValidationError } from '../shared/errors.js';
+import { defaultBrandLocale, isLocale, type Locale } from '../shared/i18n/index.js';
 import { newId } from '../shared/ids.js';
 import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
@@ -35,16 +35,19 @@ export const TIME_ZONE_MESSAGE = 'must be an IANA time zone name such as "Europe
 /** A brand's time zone as given, canonically spelled; ValidationError naming `field` when it is no zone. */
 export function parseTimeZone(value: unknown, field = 'timeZone'): string {
   const zone = canonicalTimeZone(value);
-  if (!zone) throw new ValidationError([{ field, message: TIME_ZONE_MESSAGE }]);
+  if (!zone) throw new ValidationError([{ field, message: TIME_ZONE_MESSAGE, text: TIME_ZONE_TEXT }]);
   return zone;
 }
 
 export const LANGUAGE_MESSAGE = 'must be nl or en';
+const TIME_ZONE_TEXT = { key: 'brand.timeZone.invalid' } as const;
+const LANGUAGE_TEXT = { key: 'validation.language' } as const;
 
 /** A language as given (nl or en, any case); ValidationError naming `field` when it is neither. */
 export function parseLanguage(value: unknown, field = 'language'): Locale {
   const given = typeof value === 'string' ? value.trim().toLowerCase() : value;
-  if (!isLocale(given)) throw new ValidationError([{ field, message: LANGUAGE_MESSAGE }]);
+  if (!isLocale(given))
+    throw new ValidationError([{ field, message: LANGUAGE_MESSAGE, text: LANGUAGE_TEXT }]);
   return given;
 }
 
@@ -62,23 +65,34 @@ export function validateBrandInput(input: BrandInput): {
   timeZone: string;
   language: Locale;
 } {
-  const errors = [];
+  const errors: FieldError[] = [];
   const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (isBlank(name)) errors.push({ field: 'name', message: 'is required' });
-  else if (name.length > 200) errors.push({ field: 'name', message: 'must be at most 200 characters' });
+  if (isBlank(name))
+    errors.push({ field: 'name', message: 'is required', text: { key: 'validation.required' } });
+  else if (name.length > 200) {
+    errors.push({
+      field: 'name',
+      message: 'must be at most 200 characters',
+      text: { key: 'validation.tooLong', values: { max: 200 } },
+    });
+  }
   const given = input.country === undefined || input.country === null ? '' : String(input.country).trim();
   const country = given === '' ? 'NL' : normalizeCountry(given);
   if (!country) {
-    errors.push({ field: 'country', message: 'must be an ISO 3166-1 alpha-2 country code such as "NL"' });
+    errors.push({
+      field: 'country',
+      message: 'must be an ISO 3166-1 alpha-2 country code such as "NL"',
+      text: { key: 'brand.country.invalid' },
+    });
   }
   const zoneGiven = input.timeZone !== undefined && input.timeZone !== null && input.timeZone !== '';
   const timeZone = zoneGiven ? canonicalTimeZone(input.timeZone) : defaultTimeZone(country ?? 'NL');
-  if (!timeZone) errors.push({ field: 'timeZone', message: TIME_ZONE_MESSAGE });
+  if (!timeZone) errors.push({ field: 'timeZone', message: TIME_ZONE_MESSAGE, text: TIME_ZONE_TEXT });
   const languageGiven = input.language !== undefined && input.language !== null && input.language !== '';
   const language = languageGiven
     ? String(input.language).trim().toLowerCase()
     : defaultBrandLocale(country ?? 'NL');
-  if (!isLocale(language)) errors.push({ field: 'language', message: LANGUAGE_MESSAGE });
+  if (!isLocale(language)) errors.push({ field: 'language', message: LANGUAGE_MESSAGE, text: LANGUAGE_TEXT });
   if (errors.length || !country || !timeZone || !isLocale(language)) throw new ValidationError(errors);
   return { name, country, timeZone, language };
 }
@@ -112,4 +126,14 @@ export async function setBrandTimeZone(store: Store, brandId: string, value: unk
   const zone = parseTimeZone(value);
   await store.write((tx) => q.updateBrand(tx, brandId, { time_zone: zone }));
   return zone;
+}
+
+/**
+ * Sets the brand's language (Settings > Brand): what its new users and website forms default to. People and forms
+ * that have a language keep theirs. ValidationError naming language when it is neither nl nor en.
+ */
+export async function setBrandLanguage(store: Store, brandId: string, value: unknown): Promise<Locale> {
+  const language = parseLanguage(value);
+  await store.write((tx) => q.updateBrand(tx, brandId, { language }));
+  return language;
 }

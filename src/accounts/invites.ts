@@ -38,7 +38,9 @@ function toInvite(row: q.InviteRow): Invite {
 export function parseRole(value: unknown): Role {
   if (value === 'owner' || value === 'admin') return 'owner';
   if (value === 'member') return 'member';
-  throw new ValidationError([{ field: 'role', message: 'must be admin or member' }]);
+  throw new ValidationError([
+    { field: 'role', message: 'must be admin or member', text: { key: 'users.role.invalid' } },
+  ]);
 }
 
 /** Creates an invitation (replacing an earlier one for the same email) and returns it with its token. */
@@ -49,7 +51,13 @@ export async function createInvite(
 ): Promise<Invite & { token: string }> {
   const email = typeof input.email === 'string' ? input.email.trim() : '';
   const errors: FieldError[] = [];
-  if (!isValidEmail(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
+  if (!isValidEmail(email)) {
+    errors.push({
+      field: 'email',
+      message: 'must be a valid email address',
+      text: { key: 'validation.email' },
+    });
+  }
   let role: Role = 'member';
   try {
     role = parseRole(input.role);
@@ -100,7 +108,13 @@ export async function findInvite(store: Store, token: unknown, now = Date.now())
 /** Uses an invitation: creates the user with the chosen password; the link dies in the same transaction. */
 export async function acceptInvite(
   store: Store,
-  input: { token: unknown; name?: unknown; password: unknown; passwordConfirmation: unknown; language?: unknown },
+  input: {
+    token: unknown;
+    name?: unknown;
+    password: unknown;
+    passwordConfirmation: unknown;
+    language?: unknown;
+  },
   now = Date.now(),
 ): Promise<User> {
   const invite = await findInvite(store, input.token, now);
@@ -108,7 +122,13 @@ export async function acceptInvite(
   const password = typeof input.password === 'string' ? input.password : '';
   const name = parseUserName(input.name);
   if (password && password !== input.passwordConfirmation) {
-    throw new ValidationError([{ field: 'passwordConfirmation', message: 'does not match the password' }]);
+    throw new ValidationError([
+      {
+        field: 'passwordConfirmation',
+        message: 'does not match the password',
+        text: { key: 'validation.mismatch' },
+      },
+    ]);
   }
   const brand = await findBrand(store, invite.brandId);
   const language =

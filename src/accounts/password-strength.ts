@@ -3,6 +3,7 @@
 // passwords, keyboard rows, repeats, dates and words taken from the person's email or company name.
 import { createRequire } from 'node:module';
 import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import type { FieldErrorText } from '../shared/errors.js';
 
 // Loaded on the first check, not at start: the dictionaries are about 11 MiB of heap (20 MiB of RSS) that a
 // service only needs when somebody chooses a password. require, because checking is synchronous.
@@ -37,23 +38,44 @@ export const DEFAULT_PASSWORD_SUGGESTION = 'Add another word or two; uncommon wo
 
 let factory: ZxcvbnFactory | undefined;
 
+type Translations = typeof import('@zxcvbn-ts/language-en').translations;
+let english: Translations | undefined;
+
+/** zxcvbn's English feedback (the API's and the CLI's message); people's pages map it back to ids. */
+function englishFeedback(): Translations {
+  if (english) return english;
+  const en = require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en');
+  english = {
+    ...en.translations,
+    // The stock text ("There should not be any personal or page related data.") reads oddly here.
+    warnings: {
+      ...en.translations.warnings,
+      userInputs: 'It contains your email address or your company name.',
+    },
+  };
+  return english;
+}
+
 /** Built on first use: loading and ranking the dictionaries takes a moment and memory that most processes skip. */
 function zxcvbn(): ZxcvbnFactory {
   if (factory) return factory;
   const { ZxcvbnFactory: Factory } = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
   const common = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
   const en = require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en');
+  // Dutch words, names and Dutch people's common passwords ("wachtwoord", "welkom01"): the Belgian Dutch package,
+  // whose lists are of the same language. Its feedback texts are not used: people read the catalogs' own.
+  const nl = require('@zxcvbn-ts/language-nl-be') as typeof import('@zxcvbn-ts/language-nl-be');
   factory = new Factory({
-    translations: {
-      ...en.translations,
-      // The stock text ("There should not be any personal or page related data.") reads oddly here.
-      warnings: {
-        ...en.translations.warnings,
-        userInputs: 'It contains your email address or your company name.',
-      },
-    },
+    translations: englishFeedback(),
     graphs: common.adjacencyGraphs,
-    dictionary: { ...common.dictionary, ...en.dictionary },
+    dictionary: {
+      ...common.dictionary,
+      ...en.dictionary,
+      nlCommonWords: nl.dictionary.commonWords,
+      nlFirstnames: [...nl.dictionary.boysFirstnames, ...nl.dictionary.girlsFirstnames],
+      nlLastnames: nl.dictionary.lastnames,
+      nlWikipedia: nl.dictionary.wikipedia,
+    },
     maxLength: STRENGTH_CHECKED_LENGTH,
     l33tMaxSubstitutions: L33T_MAX_SUBSTITUTIONS,
   });
@@ -100,29 +122,99 @@ export function passwordUserInputs(values: readonly string[]): string[] {
   return [...new Set([...whole, ...joined, ...single])];
 }
 
-export type PasswordCheck = { ok: true } | { ok: false; message: string };
+export type PasswordCheck = { ok: true } | { ok: false; message: string; text: FieldErrorText };
+
+/** zxcvbn's warnings, by id, as the choice of the catalog's 'password.weak' message (one select, literal ids). */
+const WARNING_IDS = [
+  'straightRow',
+  'keyPattern',
+  'simpleRepeat',
+  'extendedRepeat',
+  'sequences',
+  'recentYears',
+  'dates',
+  'topTen',
+  'topHundred',
+  'common',
+  'similarToCommon',
+  'wordByItself',
+  'namesByThemselves',
+  'commonNames',
+  'userInputs',
+  'pwned',
+] as const;
+
+/** zxcvbn's suggestions, by id; 'other' in the catalog is DEFAULT_PASSWORD_SUGGESTION. */
+const SUGGESTION_IDS = [
+  'l33t',
+  'reverseWords',
+  'allUppercase',
+  'capitalization',
+  'dates',
+  'recentYears',
+  'associatedYears',
+  'sequences',
+  'repeated',
+  'longerKeyboardPattern',
+  'anotherWord',
+  'useWords',
+  'noNeed',
+  'pwned',
+] as const;
+
+/** The id of an English feedback text zxcvbn gave (it gives texts, not ids), or 'none'. */
+function feedbackId(
+  texts: Record<string, string>,
+  ids: readonly string[],
+  given: string | null | undefined,
+): string {
+  if (!given) return 'none';
+  const id = ids.find((candidate) => texts[candidate] === given);
+  return id ?? 'none';
+}
 
 /**
  * Checks a new password: its length first, then its strength. `userInputs` are what the password must not
  * be built from: the person's email address and their company's name (see passwordUserInputs).
  *
- * A refusal's message is worded like the other field errors, to follow the field's label without a final
- * full stop: "must be at least 10 characters", "is too easy to guess. This is a commonly used password. Add
- * more words that are less common".
+ * A refusal's message (English, for the API and the CLI) is worded like the other field errors, to follow the
+ * field's label without a final full stop: "must be at least 10 characters", "is too easy to guess. This is a
+ * commonly used password. Add more words that are less common". Its `text` is what people read, in their
+ * language: the catalog's message with zxcvbn's warning and suggestion as ids.
  */
 export function checkPassword(password: string, userInputs: readonly string[] = []): PasswordCheck {
   if (password.length < MIN_PASSWORD_LENGTH) {
-    return { ok: false, message: `must be at least ${MIN_PASSWORD_LENGTH} characters` };
+    return {
+      ok: false,
+      message: `must be at least ${MIN_PASSWORD_LENGTH} characters`,
+      text: { key: 'password.tooShort', values: { min: MIN_PASSWORD_LENGTH } },
+    };
   }
   if (password.length > MAX_PASSWORD_LENGTH) {
-    return { ok: false, message: `must be at most ${MAX_PASSWORD_LENGTH} characters` };
+    return {
+      ok: false,
+      message: `must be at most ${MAX_PASSWORD_LENGTH} characters`,
+      text: { key: 'validation.tooLong', values: { max: MAX_PASSWORD_LENGTH } },
+    };
   }
-  const result = zxcvbn().check(password, passwordUserInputs(userInputs));
+  const checker = zxcvbn();
+  const result = checker.check(password, passwordUserInputs(userInputs));
   if (result.score >= MIN_PASSWORD_SCORE) return { ok: true };
   const advice = [
     'is too easy to guess.',
     result.feedback.warning,
     result.feedback.suggestions[0] ?? DEFAULT_PASSWORD_SUGGESTION,
   ];
-  return { ok: false, message: advice.filter(Boolean).join(' ').replace(/\.$/, '') };
+  const texts = englishFeedback();
+  return {
+    ok: false,
+    message: advice.filter(Boolean).join(' ').replace(/\.$/, ''),
+    text: {
+      key: 'password.weak',
+      values: {
+        warning: feedbackId(texts.warnings, WARNING_IDS, result.feedback.warning),
+        suggestion: feedbackId(texts.suggestions, SUGGESTION_IDS, result.feedback.suggestions[0]),
+      },
+    },
+  };
 }

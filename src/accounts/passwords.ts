@@ -54,9 +54,13 @@ export function newPasswordErrors(
   const text = typeof password === 'string' ? password : '';
   const errors: FieldError[] = [];
   const check = checkPassword(text, [owner.email, owner.brandName]);
-  if (!check.ok) errors.push({ field: 'password', message: check.message });
+  if (!check.ok) errors.push({ field: 'password', message: check.message, text: check.text });
   if (text !== confirmation) {
-    errors.push({ field: 'passwordConfirmation', message: 'does not match the new password' });
+    errors.push({
+      field: 'passwordConfirmation',
+      message: 'does not match the new password',
+      text: { key: 'password.mismatchNew' },
+    });
   }
   return errors;
 }
@@ -115,7 +119,11 @@ export async function changePassword(
   const right =
     current.length > 0 && current.length <= 1024 && (await verifyPassword(current, owner.passwordHash));
   if (!right) {
-    errors.push({ field: 'currentPassword', message: current ? 'is wrong' : 'is required' });
+    errors.push(
+      current
+        ? { field: 'currentPassword', message: 'is wrong', text: { key: 'password.currentWrong' } }
+        : { field: 'currentPassword', message: 'is required', text: { key: 'validation.required' } },
+    );
     if (current) {
       await store.write((tx) => q.insertFailures(tx, [subject], now));
     }

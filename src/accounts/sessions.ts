@@ -1,6 +1,7 @@
 // Dashboard sessions, stored server-side. The browser holds a random token; the database holds its hash.
-import { isLocale, type Locale } from '../shared/i18n/index.js';
+
 import type { Store } from '../platform/db/store.js';
+import { isLocale, type Locale } from '../shared/i18n/index.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import * as q from './queries.js';
 

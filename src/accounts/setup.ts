@@ -1,7 +1,7 @@
 // First run: while no user exists, each starting instance issues a one-time setup link. Using any of them
 // creates the first brand and its owner and kills every link.
 import type { Store } from '../platform/db/store.js';
-import { DomainError, ValidationError } from '../shared/errors.js';
+import { DomainError, type FieldError, ValidationError } from '../shared/errors.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import { defaultTimeZone } from '../shared/time-zones.js';
 import { createBrand, validateBrandInput } from './brands.js';
@@ -61,8 +61,13 @@ export class SetupClosedError extends DomainError {
 /** Creates the brand and its owner, and deletes every setup token, in one transaction. */
 export async function completeSetup(store: Store, input: SetupInput): Promise<User> {
   if (!(await isSetupTokenValid(store, input.token))) throw new SetupClosedError();
-  const errors = [];
-  let brand: ReturnType<typeof validateBrandInput> = { name: '', country: '', timeZone: 'UTC', language: 'en' };
+  const errors: FieldError[] = [];
+  let brand: ReturnType<typeof validateBrandInput> = {
+    name: '',
+    country: '',
+    timeZone: 'UTC',
+    language: 'en',
+  };
   try {
     brand = validateBrandInput({ name: input.brandName, country: input.country, language: input.language });
   } catch (error) {
@@ -71,7 +76,11 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
   }
   errors.push(...validateUserInput(input));
   if (typeof input.password === 'string' && input.password !== input.passwordConfirmation) {
-    errors.push({ field: 'passwordConfirmation', message: 'does not match the password' });
+    errors.push({
+      field: 'passwordConfirmation',
+      message: 'does not match the password',
+      text: { key: 'validation.mismatch' },
+    });
   }
   if (errors.length) throw new ValidationError(errors);
   const owner = await prepareUser({
@@ -106,8 +115,9 @@ export async function completeSetup(store: Store, input: SetupInput): Promise<Us
       });
       brandId = existing.id;
     } else {
-      brandId = (await createBrand(tx, { name: brand.name, country: brand.country, language: brand.language }))
-        .id;
+      brandId = (
+        await createBrand(tx, { name: brand.name, country: brand.country, language: brand.language })
+      ).id;
     }
     return insertUser(tx, { ...owner, brand_id: brandId });
   });

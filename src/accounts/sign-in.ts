@@ -10,8 +10,9 @@
 //   failures within ADDRESS_WINDOW_MS, across all accounts, its pairs are delayed from their first failure. An
 //   account with no failures from that address still has its password checked, so a correct one always works.
 // - Nothing is kept per account alone: failures from one address never delay the same account elsewhere.
-import { isLocale } from '../shared/i18n/index.js';
+
 import type { Store, Tx } from '../platform/db/store.js';
+import { isLocale } from '../shared/i18n/index.js';
 import { iso } from '../shared/time.js';
 import * as q from './queries.js';
 import { hashPassword, type User, verifyPassword } from './users.js';

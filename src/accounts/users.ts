@@ -1,9 +1,10 @@
 // Dashboard users: scrypt password hashes, one brand each.
-import { isLocale, type Locale } from '../shared/i18n/index.js';
+
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Store, Tx } from '../platform/db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { isLocale, type Locale } from '../shared/i18n/index.js';
 import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
 import { isValidEmail } from '../shared/values.js';
@@ -83,7 +84,13 @@ export const MAX_NAME_LENGTH = 100;
 export function parseUserName(value: unknown, field = 'name'): string | null {
   const name = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : '';
   if (name.length > MAX_NAME_LENGTH) {
-    throw new ValidationError([{ field, message: `must be at most ${MAX_NAME_LENGTH} characters` }]);
+    throw new ValidationError([
+      {
+        field,
+        message: `must be at most ${MAX_NAME_LENGTH} characters`,
+        text: { key: 'validation.tooLong', values: { max: MAX_NAME_LENGTH } },
+      },
+    ]);
   }
   return name || null;
 }
@@ -109,9 +116,15 @@ export function validateUserInput(input: {
   const email = typeof input.email === 'string' ? input.email.trim() : '';
   const password = typeof input.password === 'string' ? input.password : '';
   const brandName = typeof input.brandName === 'string' ? input.brandName : '';
-  if (!isValidEmail(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
+  if (!isValidEmail(email)) {
+    errors.push({
+      field: 'email',
+      message: 'must be a valid email address',
+      text: { key: 'validation.email' },
+    });
+  }
   const check = checkPassword(password, [email, brandName]);
-  if (!check.ok) errors.push({ field: 'password', message: check.message });
+  if (!check.ok) errors.push({ field: 'password', message: check.message, text: check.text });
   return errors;
 }
 
@@ -282,4 +295,19 @@ export async function setUserName(
   );
   if (!updated) throw new NotFoundError(`No user with id ${userId}`);
   return name;
+}
+
+/** Sets the language a user reads the dashboard and their mails in (their own, on Settings > Your account). */
+export async function setUserLanguage(
+  store: Store,
+  brandId: string,
+  userId: string,
+  value: unknown,
+): Promise<Locale> {
+  const language = parseLanguage(value);
+  const updated = await store.write((tx) =>
+    q.updateUser(tx, brandId, userId, { language }, { onlyActive: true }),
+  );
+  if (!updated) throw new NotFoundError(`No user with id ${userId}`);
+  return language;
 }

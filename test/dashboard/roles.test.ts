@@ -27,6 +27,7 @@ const MEMBER_ALLOWED = [
   `POST ${SETTINGS}/users/me/new-lead-emails`,
   `GET ${SETTINGS}/account`,
   `POST ${SETTINGS}/account/password`,
+  `POST ${SETTINGS}/account/language`,
   `POST ${SETTINGS}/users/me/name`,
 ];
 
@@ -307,7 +308,8 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
   });
 
   it('tells a member on the empty leads page that an admin creates API keys', async () => {
-    const other = (await createBrand(app.deps.database, { language: 'en', name: 'Empty Co', country: 'NL' })).id;
+    const other = (await createBrand(app.deps.database, { language: 'en', name: 'Empty Co', country: 'NL' }))
+      .id;
     await addUser(app, other, 'only-member@empty.example', 'member');
     await addUser(app, other, 'only-admin@empty.example', 'owner');
     const page = await (await signedIn(app, 'only-member@empty.example')).get('/dashboard/leads');
@@ -353,7 +355,8 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
   });
 
   it("another brand's person is a 404 to the role change", async () => {
-    const other = (await createBrand(app.deps.database, { language: 'en', name: 'Rival Co', country: 'NL' })).id;
+    const other = (await createBrand(app.deps.database, { language: 'en', name: 'Rival Co', country: 'NL' }))
+      .id;
     const rival = await addUser(app, other, 'rival@rival.example', 'member');
     await admin.get(`${SETTINGS}/users`);
     expect((await admin.post(`${SETTINGS}/users/${rival.id}/role`, { role: 'owner' })).statusCode).toBe(404);
@@ -367,7 +370,9 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
     let soloMemberId: string;
 
     beforeAll(async () => {
-      soloBrand = (await createBrand(app.deps.database, { language: 'en', name: 'Solo Roofing', country: 'NL' })).id;
+      soloBrand = (
+        await createBrand(app.deps.database, { language: 'en', name: 'Solo Roofing', country: 'NL' })
+      ).id;
       soloAdminId = (await addUser(app, soloBrand, 'solo@solo.example', 'owner')).id;
       soloMemberId = (await addUser(app, soloBrand, 'helper@solo.example', 'member')).id;
       solo = await signedIn(app, 'solo@solo.example');
@@ -425,7 +430,9 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
 
     if (dialect === 'postgres') {
       it('is kept when two admins remove each other at the same moment', async () => {
-        const brand = (await createBrand(app.deps.database, { language: 'en', name: 'Pair Ltd', country: 'NL' })).id;
+        const brand = (
+          await createBrand(app.deps.database, { language: 'en', name: 'Pair Ltd', country: 'NL' })
+        ).id;
         const first = await addUser(app, brand, 'first@pair.example', 'owner');
         const second = await addUser(app, brand, 'second@pair.example', 'owner');
         let removing: Promise<unknown> | undefined;

@@ -48,6 +48,32 @@ describe('checkPassword', () => {
     expect(checkPassword('jvdberg19850', [])).toEqual({ ok: true });
   });
 
+  it('refuses common Dutch words and passwords, which only the Dutch dictionaries know', () => {
+    for (const password of [
+      'zonneschijn1',
+      'goedemorgen1',
+      'Sinterklaas1',
+      'welkomthuis',
+      'wachtwoord2026',
+    ]) {
+      const result = checkPassword(password, INPUTS);
+      expect(result.ok, password).toBe(false);
+      if (!result.ok) expect(result.text.key).toBe('password.weak');
+    }
+  });
+
+  it("gives people zxcvbn's warning and suggestion as ids for the catalog, the API its English", () => {
+    const result = checkPassword('password123456', INPUTS);
+    if (result.ok) throw new Error('accepted');
+    expect(result.text).toEqual({
+      key: 'password.weak',
+      values: { warning: 'similarToCommon', suggestion: 'anotherWord' },
+    });
+    const own = checkPassword('acme-plumbing-2026', INPUTS);
+    if (own.ok) throw new Error('accepted');
+    expect(own.text.values).toEqual({ warning: 'userInputs', suggestion: 'anotherWord' });
+  });
+
   it('accepts a passphrase and a random password', () => {
     expect(checkPassword('correct horse battery', INPUTS)).toEqual({ ok: true });
     expect(checkPassword('Tq7#vL2p!xR9mZ4w', INPUTS)).toEqual({ ok: true });
@@ -58,12 +84,14 @@ describe('checkPassword', () => {
     expect(checkPassword('abc', INPUTS)).toEqual({
       ok: false,
       message: `must be at least ${MIN_PASSWORD_LENGTH} characters`,
+      text: { key: 'password.tooShort', values: { min: MIN_PASSWORD_LENGTH } },
     });
     expect(MIN_PASSWORD_LENGTH).toBe(10);
     // Strong but too long: the length rule answers, not zxcvbn.
     expect(checkPassword('Tq7#vL2p!x'.repeat(103), INPUTS)).toEqual({
       ok: false,
       message: `must be at most ${MAX_PASSWORD_LENGTH} characters`,
+      text: { key: 'validation.tooLong', values: { max: MAX_PASSWORD_LENGTH } },
     });
   });
 

@@ -1,28 +1,47 @@
-// Settings > Your account (every signed-in person): changing one's own password.
+// Settings > Your account (every signed-in person): the language they read lead-intake in, and changing one's own
+// password.
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
-import { html } from '../../platform/web/html.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
+import { isLocale, type MessageKey, translator } from '../../shared/i18n/index.js';
 import { changePassword } from '../passwords.js';
+import { setUserLanguage } from '../users.js';
 import { userOf } from './session.js';
 import { accountPage } from './views/account.js';
 
 const hidden = { hide: true };
 const userPage = { page: 'user' as const };
 
+const doneMessages: Record<string, MessageKey> = {
+  'password-changed': 'account.notice.passwordChanged',
+  'language-saved': 'account.notice.languageSaved',
+};
+
 export default async function accountRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
 
   app.get('/settings/account', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const done = text(request.query, 'done');
-    const message =
-      done === 'password-changed'
-        ? notice('Your password is changed. You are signed out everywhere else; you stay signed in here.')
-        : undefined;
+    const done = doneMessages[text(request.query, 'done')];
+    const message = done ? notice(translator(user.locale).t(done)) : undefined;
     return sendPage(reply, accountPage({ user, errors: [], message }));
+  });
+
+  // The user's own language: this page after the redirect, and every page and mail after it, speak it.
+  app.post('/settings/account/language', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const value = text(request.body, 'language');
+    try {
+      await setUserLanguage(database, user.brandId, user.userId, value);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const language = { value: isLocale(value) ? value : user.locale, error: error.errors[0] };
+      return sendPage(reply, accountPage({ user, errors: [], language }), 422);
+    }
+    request.log.info({ userId: user.userId, language: value }, 'user language changed in the dashboard');
+    return seeOther(reply, '/dashboard/settings/account?done=language-saved');
   });
 
   app.post('/settings/account/password', { schema: hidden, config: userPage }, async (request, reply) => {
@@ -40,10 +59,7 @@ export default async function accountRoutes(app: FastifyInstance, { deps }: { de
         const seconds = result.retryAfterSeconds;
         reply.header('Retry-After', String(seconds));
         request.log.warn({ userId: user.userId }, 'password change throttled');
-        const message = notice(
-          html`Too many wrong current passwords; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
-          'error',
-        );
+        const message = notice(translator(user.locale).t('account.password.throttled', { seconds }), 'error');
         return sendPage(reply, accountPage({ user, errors: [], message }), 429);
       }
       request.log.info(

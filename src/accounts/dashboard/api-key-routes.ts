@@ -1,10 +1,9 @@
 // Settings > API keys (admins only): create, list and revoke the brand's keys.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
-import { notice } from '../../platform/web/components.js';
-import { html } from '../../platform/web/html.js';
 import { list, originOf, pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { translator } from '../../shared/i18n/index.js';
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from '../api-keys.js';
 import { listUsers } from '../users.js';
 import { flash, takeFlashed } from './flash.js';
@@ -15,6 +14,7 @@ import {
   keyShownOnceNotice,
   revokeConfirmPage,
   revokedNotice,
+  welcomeNotice,
 } from './views/api-keys.js';
 
 const hidden = { hide: true };
@@ -55,14 +55,13 @@ async function showKeys(deps: RouteDeps, request: FastifyRequest, reply: Fastify
   const fresh = keys.find((k) => k.id === text(request.query, 'created'));
   const secret = fresh ? await takeFlashed(database, request, `api-key:${fresh.id}`) : null;
   const created = fresh && secret ? { ...fresh, key: secret } : undefined;
+  const tr = translator(user.locale);
   const message = revoked
-    ? revokedNotice(revoked.name)
+    ? revokedNotice(tr, revoked.name)
     : fresh && !created
-      ? keyShownOnceNotice(fresh.name)
+      ? keyShownOnceNotice(tr, fresh.name)
       : text(request.query, 'welcome')
-        ? notice(
-            html`<strong>${user.brandName} is set up.</strong> Next: create an API key for your website form, then send your first lead with it.`,
-          )
+        ? welcomeNotice(tr, user.brandName)
         : undefined;
   const empty = { name: '', scopes: [], readsPerMinute: '', writesPerMinute: '' };
   return sendPage(

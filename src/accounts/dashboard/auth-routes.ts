@@ -4,10 +4,11 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { publicFormToken } from '../../platform/web/csrf.js';
 import { errorPage } from '../../platform/web/error-pages.js';
-import { html } from '../../platform/web/html.js';
 import { safeNext, seeOther, sendPage, text } from '../../platform/web/http.js';
+import { rememberLocaleChoice, requestLocale } from '../../platform/web/messages.js';
 import { notFound } from '../../platform/web/not-found.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from '../../shared/errors.js';
+import { isLocale, type Locale, type MessageKey, translator } from '../../shared/i18n/index.js';
 import { findBrand } from '../brands.js';
 import { acceptInvite, findInvite } from '../invites.js';
 import { completeSetup, isSetupPending, isSetupTokenValid, SetupClosedError, soleBrand } from '../setup.js';
@@ -20,25 +21,37 @@ const publicPage = { page: 'public' as const };
 // Setup and invitation links carry a one-time secret in the query string: keep those URLs out of the access log.
 const quiet = 'warn';
 
-const signInMessages: Record<string, string> = {
-  'signed-out': 'You are signed out.',
-  'password-reset':
-    'Your password is changed and you are signed out everywhere. Sign in with the new password.',
+const signInMessages: Record<string, MessageKey> = {
+  'signed-out': 'signIn.notice.signedOut',
+  'password-reset': 'signIn.notice.passwordReset',
 };
+
+/** The language of a page before sign-in; a `?lang=` choice is remembered for the next pages. */
+function pageLocale(request: FastifyRequest, reply: FastifyReply): Locale {
+  rememberLocaleChoice(request, reply);
+  return requestLocale(request, null);
+}
+
+/** The language a form sent (the select), when it is one; else undefined and the domain's default applies. */
+function sentLanguage(body: unknown): Locale | undefined {
+  const value = text(body, 'language');
+  return isLocale(value) ? value : undefined;
+}
 
 // Setup is a 404 once anyone has an account, whatever the token.
 async function showSetup(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const { database } = deps;
   if (!(await isSetupPending(database))) return notFound(request, reply);
   const token = text(request.query, 'token');
-  if (!(await isSetupTokenValid(database, token))) return sendPage(reply, setupLinkNeededPage(), 403);
+  const locale = pageLocale(request, reply);
+  if (!(await isSetupTokenValid(database, token))) return sendPage(reply, setupLinkNeededPage(locale), 403);
   const existing = await soleBrand(database);
   const values: Record<string, string> = existing
     ? { brandName: existing.name, country: existing.defaultCountry }
     : {};
   return sendPage(
     reply,
-    setupPage({ csrfToken: publicFormToken(request, reply), setupToken: token, values, errors: [] }),
+    setupPage({ locale, csrfToken: publicFormToken(request, reply), setupToken: token, values, errors: [] }),
   );
 }
 
@@ -55,7 +68,9 @@ async function postSetup(
     country: text(body, 'country'),
     email: text(body, 'email'),
     name: text(body, 'name'),
+    language: text(body, 'language'),
   };
+  const locale = pageLocale(request, reply);
   try {
     const user = await completeSetup(database, {
       token: text(body, 'token'),
@@ -63,6 +78,8 @@ async function postSetup(
       country: values.country,
       email: values.email,
       name: values.name,
+      // The select always sends one; without it (an old page, a script), nl for a Dutch company, else en.
+      language: values.language,
       password: text(body, 'password'),
       passwordConfirmation: text(body, 'passwordConfirmation'),
     });
@@ -72,10 +89,11 @@ async function postSetup(
   } catch (error) {
     if (error instanceof SetupClosedError) {
       if (!(await isSetupPending(database))) return notFound(request, reply);
-      return sendPage(reply, setupLinkNeededPage(), 403);
+      return sendPage(reply, setupLinkNeededPage(locale), 403);
     }
     if (!(error instanceof ValidationError)) throw error;
     const page = setupPage({
+      locale,
       csrfToken: publicFormToken(request, reply),
       setupToken: text(body, 'token'),
       values,
@@ -88,14 +106,16 @@ async function postSetup(
 async function showSignIn(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const next = safeNext(text(request.query, 'next'));
   if (request.signedIn) return reply.redirect(next ?? '/dashboard/leads');
+  const locale = pageLocale(request, reply);
   const message = signInMessages[text(request.query, 'notice')];
   return sendPage(
     reply,
     signInPage({
+      locale,
       csrfToken: publicFormToken(request, reply),
       email: '',
       next,
-      message: message ? notice(message, 'info') : undefined,
+      message: message ? notice(translator(locale).t(message), 'info') : undefined,
       setupPending: await isSetupPending(deps.database),
       forgotPassword: deps.config.mail !== null,
     }),
@@ -121,13 +141,13 @@ async function postSignIn(deps: RouteDeps, request: FastifyRequest, reply: Fasti
     request.log.warn({ address: request.ip }, 'sign-in throttled');
   }
   const seconds = throttled ? result.retryAfterSeconds : 0;
+  const locale = pageLocale(request, reply);
+  const tr = translator(locale);
   const message = throttled
-    ? notice(
-        html`Too many failed attempts for this account from your network; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
-        'error',
-      )
-    : notice('Email or password is wrong.', 'error');
+    ? notice(tr.t('signIn.throttled', { seconds }), 'error')
+    : notice(tr.t('signIn.wrong'), 'error');
   const page = signInPage({
+    locale,
     csrfToken: publicFormToken(request, reply),
     email,
     next,
@@ -144,12 +164,15 @@ async function showInvite(
   request: FastifyRequest,
   reply: FastifyReply,
   token: string,
-  refused?: { name: string; errors: FieldError[] },
+  refused?: { name: string; language: Locale | undefined; errors: FieldError[] },
 ) {
+  const locale = pageLocale(request, reply);
   const invite = await findInvite(deps.database, token);
   if (!invite) return invalidInvite(request, reply);
   const brand = await findBrand(deps.database, invite.brandId);
   const page = invitePage({
+    locale,
+    language: refused?.language ?? brand?.language ?? locale,
     csrfToken: publicFormToken(request, reply),
     inviteToken: token,
     email: invite.email,
@@ -167,6 +190,7 @@ async function acceptInvitation(deps: RouteDeps, request: FastifyRequest, reply:
     const user = await acceptInvite(deps.database, {
       token,
       name: text(body, 'name'),
+      language: sentLanguage(body),
       password: text(body, 'password'),
       passwordConfirmation: text(body, 'passwordConfirmation'),
     });
@@ -175,13 +199,17 @@ async function acceptInvitation(deps: RouteDeps, request: FastifyRequest, reply:
   } catch (error) {
     if (error instanceof NotFoundError) return invalidInvite(request, reply);
     if (error instanceof ValidationError) {
-      return showInvite(deps, request, reply, token, { name: text(body, 'name'), errors: error.errors });
+      return showInvite(deps, request, reply, token, {
+        name: text(body, 'name'),
+        language: sentLanguage(body),
+        errors: error.errors,
+      });
     }
     if (error instanceof DomainError && error.code === 'conflict') {
       const page = errorPage(
-        'Account exists',
-        'Someone already has an account with this email. Sign in instead.',
+        { title: 'invite.accountExists.title', message: 'invite.accountExists.message' },
         null,
+        pageLocale(request, reply),
       );
       return sendPage(reply, page, 409);
     }
@@ -214,9 +242,6 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
 }
 
 function invalidInvite(request: FastifyRequest, reply: FastifyReply) {
-  return notFound(
-    request,
-    reply,
-    'This invitation link is not valid: it was used, withdrawn, or it expired. Ask the person who invited you for a new one.',
-  );
+  rememberLocaleChoice(request, reply);
+  return notFound(request, reply, 'invite.invalid');
 }

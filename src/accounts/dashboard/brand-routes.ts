@@ -1,10 +1,11 @@
-// Settings > Brand (admins): the time zone the dashboard shows and takes times in.
+// Settings > Brand (admins): the time zone the dashboard shows and takes times in, and the brand's language.
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';
-import { ValidationError } from '../../shared/errors.js';
-import { setBrandTimeZone } from '../brands.js';
+import { type FieldError, ValidationError } from '../../shared/errors.js';
+import { isLocale, type Locale, translator } from '../../shared/i18n/index.js';
+import { findBrand, setBrandLanguage, setBrandTimeZone } from '../brands.js';
 import { userOf } from './session.js';
 import { brandSettingsPage } from './views/brand-settings.js';
 
@@ -12,23 +13,52 @@ const hidden = { hide: true };
 const adminPage = { page: 'admin' as const };
 
 export default async function brandRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const brandLanguage = async (brandId: string): Promise<Locale> =>
+    (await findBrand(deps.database, brandId))?.language ?? 'en';
+
   app.get('/settings/brand', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
     const message =
-      text(request.query, 'done') === 'saved' ? notice('The brand settings are saved.') : undefined;
-    return sendPage(reply, brandSettingsPage({ user, timeZone: user.timeZone, errors: [], message }));
+      text(request.query, 'done') === 'saved'
+        ? notice(translator(user.locale).t('brand.notice.saved'))
+        : undefined;
+    const language = await brandLanguage(user.brandId);
+    return sendPage(
+      reply,
+      brandSettingsPage({ user, timeZone: user.timeZone, language, errors: [], message }),
+    );
   });
 
+  // Each section's form sends its own field; what is not sent stays as it is.
   app.post('/settings/brand', { schema: hidden, config: adminPage }, async (request, reply) => {
     const user = userOf(request);
-    const timeZone = text(request.body, 'timeZone');
-    try {
-      await setBrandTimeZone(deps.database, user.brandId, timeZone);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      return sendPage(reply, brandSettingsPage({ user, timeZone, errors: error.errors }), 422);
+    const body = request.body as Record<string, unknown> | undefined;
+    const sent = (name: string) => body !== undefined && body !== null && name in body;
+    const timeZone = sent('timeZone') ? text(body, 'timeZone') : undefined;
+    const language = sent('language') ? text(body, 'language') : undefined;
+    const errors: FieldError[] = [];
+    for (const [value, save] of [
+      [timeZone, () => setBrandTimeZone(deps.database, user.brandId, timeZone)],
+      [language, () => setBrandLanguage(deps.database, user.brandId, language)],
+    ] as const) {
+      if (value === undefined) continue;
+      try {
+        await save();
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        errors.push(...error.errors);
+      }
     }
-    request.log.info({ userId: user.userId, timeZone }, 'brand time zone changed in the dashboard');
+    if (errors.length) {
+      const page = brandSettingsPage({
+        user,
+        timeZone: timeZone ?? user.timeZone,
+        language: isLocale(language) ? language : await brandLanguage(user.brandId),
+        errors,
+      });
+      return sendPage(reply, page, 422);
+    }
+    request.log.info({ userId: user.userId, timeZone, language }, 'brand settings changed in the dashboard');
     return seeOther(reply, '/dashboard/settings/brand?done=saved');
   });
 }

@@ -3,10 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { publicFormToken } from '../../platform/web/csrf.js';
-import { html } from '../../platform/web/html.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';
+import { rememberLocaleChoice, requestLocale } from '../../platform/web/messages.js';
 import { notFound } from '../../platform/web/not-found.js';
 import { type FieldError, NotFoundError, ValidationError } from '../../shared/errors.js';
+import { type Locale, translator } from '../../shared/i18n/index.js';
 import { isValidEmail } from '../../shared/values.js';
 import { findPasswordReset, requestPasswordReset, resetPassword } from '../password-resets.js';
 import {
@@ -21,23 +22,32 @@ const publicPage = { page: 'public' as const };
 // Reset links carry a one-time secret in the query string: keep those URLs out of the access log.
 const quiet = 'warn';
 
+/** The language of a page before sign-in; a `?lang=` choice is remembered for the next pages. */
+function pageLocale(request: FastifyRequest, reply: FastifyReply): Locale {
+  rememberLocaleChoice(request, reply);
+  return requestLocale(request, null);
+}
+
 async function askForLink(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
-  if (deps.config.mail === null) return sendPage(reply, forgotPasswordOffPage());
+  const locale = pageLocale(request, reply);
+  if (deps.config.mail === null) return sendPage(reply, forgotPasswordOffPage(locale));
   const email = text(request.body, 'email').trim();
-  const page = (errors: { field: string; message: string }[], message?: ReturnType<typeof notice>) =>
-    forgotPasswordPage({ csrfToken: publicFormToken(request, reply), email, errors, message });
+  const page = (errors: FieldError[], message?: ReturnType<typeof notice>) =>
+    forgotPasswordPage({ locale, csrfToken: publicFormToken(request, reply), email, errors, message });
   if (!isValidEmail(email)) {
-    return sendPage(reply, page([{ field: 'email', message: 'must be a valid email address' }]), 422);
+    const error = {
+      field: 'email',
+      message: 'must be a valid email address',
+      text: { key: 'validation.email' },
+    } as const;
+    return sendPage(reply, page([error]), 422);
   }
   const result = await requestPasswordReset(deps.database, { email, address: request.ip });
   if (result.outcome === 'throttled') {
     const minutes = Math.ceil(result.retryAfterSeconds / 60);
     reply.header('Retry-After', String(result.retryAfterSeconds));
     request.log.warn({ address: request.ip }, 'password reset requests throttled');
-    const message = notice(
-      html`Too many links were asked for, for this address or from your network; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-      'error',
-    );
+    const message = notice(translator(locale).t('forgotPassword.throttled', { minutes }), 'error');
     return sendPage(reply, page([], message), 429);
   }
   // The same answer whether or not the address has an account.
@@ -52,9 +62,11 @@ async function showReset(
   token: string,
   refused?: FieldError[],
 ) {
+  const locale = pageLocale(request, reply);
   const owner = await findPasswordReset(deps.database, token);
   if (!owner) return invalidLink(request, reply);
   const page = resetPasswordPage({
+    locale,
     csrfToken: publicFormToken(request, reply),
     token,
     email: owner.email,
@@ -83,11 +95,12 @@ async function chooseNewPassword(deps: RouteDeps, request: FastifyRequest, reply
 
 export default async function passwordResetRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   app.get('/forgot-password', { schema: hidden, config: publicPage }, async (request, reply) => {
-    if (deps.config.mail === null) return sendPage(reply, forgotPasswordOffPage());
-    if (text(request.query, 'sent')) return sendPage(reply, forgotPasswordSentPage());
+    const locale = pageLocale(request, reply);
+    if (deps.config.mail === null) return sendPage(reply, forgotPasswordOffPage(locale));
+    if (text(request.query, 'sent')) return sendPage(reply, forgotPasswordSentPage(locale));
     return sendPage(
       reply,
-      forgotPasswordPage({ csrfToken: publicFormToken(request, reply), email: '', errors: [] }),
+      forgotPasswordPage({ locale, csrfToken: publicFormToken(request, reply), email: '', errors: [] }),
     );
   });
   app.post('/forgot-password', { schema: hidden, config: publicPage }, (request, reply) =>
@@ -101,9 +114,6 @@ export default async function passwordResetRoutes(app: FastifyInstance, { deps }
 }
 
 function invalidLink(request: FastifyRequest, reply: FastifyReply) {
-  return notFound(
-    request,
-    reply,
-    'This password reset link is not valid: it was used, it expired, or a newer one was sent. Ask for a new one under "Forgot your password?" on the sign-in page.',
-  );
+  rememberLocaleChoice(request, reply);
+  return notFound(request, reply, 'resetPassword.invalid');
 }

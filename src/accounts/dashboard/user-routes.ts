@@ -7,7 +7,8 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
 import { originOf, pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
-import { DomainError, ValidationError } from '../../shared/errors.js';
+import { DomainError, type FieldError, ValidationError } from '../../shared/errors.js';
+import { type MessageKey, translator } from '../../shared/i18n/index.js';
 import { createInvite, listInvites, parseRole, withdrawInvite } from '../invites.js';
 import type { SessionUser } from '../sessions.js';
 import {
@@ -30,27 +31,41 @@ const userPage = { page: 'user' as const };
 const adminPage = { page: 'admin' as const };
 const USERS = '/dashboard/settings/users';
 
-const userMessages: Record<string, string> = {
-  added: 'The person is added. They can sign in with the password you chose.',
-  removed: 'The person is removed and signed out.',
-  'made-admin': 'The person is now an admin.',
-  'made-member': 'The person is now a member.',
-  withdrawn: 'The invitation is withdrawn.',
-  'new-lead-emails-on': 'You get an email for each new lead.',
-  'new-lead-emails-off': 'You no longer get an email for new leads.',
-  'name-saved': 'Your name is saved.',
+const userMessages: Record<string, MessageKey> = {
+  added: 'users.notice.added',
+  removed: 'users.notice.removed',
+  'made-admin': 'users.notice.madeAdmin',
+  'made-member': 'users.notice.madeMember',
+  withdrawn: 'users.notice.withdrawn',
+  'new-lead-emails-on': 'users.notice.newLeadEmailsOn',
+  'new-lead-emails-off': 'users.notice.newLeadEmailsOff',
+  'name-saved': 'users.notice.nameSaved',
 };
 
 function cannotRemoveYourself(user: SessionUser) {
-  return errorPage('You cannot remove yourself', 'Ask another admin to do it.', user);
+  return errorPage(
+    { title: 'users.error.removeYourself.title', message: 'users.error.removeYourself.message' },
+    user,
+    user.locale,
+  );
 }
 
+// One message per case: who (you or them) and what (remove or change) are whole sentences in the catalog.
+const LAST_ADMIN: Record<'you' | 'other', Record<'remove' | 'demote', MessageKey>> = {
+  you: { remove: 'users.error.lastAdmin.you.remove', demote: 'users.error.lastAdmin.you.demote' },
+  other: { remove: 'users.error.lastAdmin.other.remove', demote: 'users.error.lastAdmin.other.demote' },
+};
+
 function lastAdminPage(user: SessionUser, error: LastAdminError, change: 'remove' | 'demote') {
-  const who = error.user.id === user.userId ? 'You are' : `${error.user.email} is`;
+  const who = error.user.id === user.userId ? 'you' : 'other';
   return errorPage(
-    'A brand needs an admin',
-    `${who} the only admin of ${user.brandName}. Make someone else an admin first, then ${change === 'remove' ? 'remove' : 'change'} this one.`,
+    {
+      title: 'users.error.lastAdmin.title',
+      message: LAST_ADMIN[who][change],
+      values: { email: error.user.email, brand: user.brandName },
+    },
     user,
+    user.locale,
   );
 }
 
@@ -83,8 +98,9 @@ async function renderUsers(
 
 async function showUsers(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const user = userOf(request);
+  const tr = translator(user.locale);
   const done = userMessages[text(request.query, 'done')];
-  let message = done ? notice(done) : undefined;
+  let message = done ? notice(tr.t(done)) : undefined;
   let invited: UsersView['invited'];
   // After "Add person" without a password (post, redirect, get): the invitation link once, then only a note.
   const inviteId = text(request.query, 'invited');
@@ -92,7 +108,7 @@ async function showUsers(deps: RouteDeps, request: FastifyRequest, reply: Fastif
     const invite = (await listInvites(deps.database, user.brandId)).find((i) => i.id === inviteId);
     const url = invite ? await takeFlashed(deps.database, request, `invite:${invite.id}`) : null;
     if (invite && url) invited = { email: invite.email, url };
-    else if (invite) message = inviteShownOnceNotice(invite.email);
+    else if (invite) message = inviteShownOnceNotice(tr, invite.email);
   }
   return renderUsers(deps, reply, user, { message, invited });
 }
@@ -129,7 +145,9 @@ async function addPerson(deps: RouteDeps, request: FastifyRequest, reply: Fastif
     if (error instanceof ValidationError)
       return renderUsers(deps, reply, user, { values, errors: error.errors }, 422);
     if (error instanceof DomainError && error.code === 'conflict') {
-      const errors = [{ field: 'email', message: 'already belongs to an account' }];
+      const errors: FieldError[] = [
+        { field: 'email', message: 'already belongs to an account', text: { key: 'users.email.taken' } },
+      ];
       return renderUsers(deps, reply, user, { values, errors }, 422);
     }
     throw error;
@@ -155,7 +173,12 @@ async function changeRole(deps: RouteDeps, request: FastifyRequest, reply: Fasti
   const user = userOf(request);
   const role = text(request.body, 'role');
   if (role !== 'owner' && role !== 'member') {
-    return sendPage(reply, errorPage('Bad request', 'Choose admin or member.', user), 400);
+    const page = errorPage(
+      { title: 'error.badRequest.title', message: 'users.error.chooseRole' },
+      user,
+      user.locale,
+    );
+    return sendPage(reply, page, 400);
   }
   try {
     const changed = await setUserRole(deps.database, user.brandId, pathParam(request, 'id'), role);
@@ -175,7 +198,12 @@ async function switchNewLeadEmails(deps: RouteDeps, request: FastifyRequest, rep
   const user = userOf(request);
   const notify = text(request.body, 'notify');
   if (notify !== 'on' && notify !== 'off') {
-    return sendPage(reply, errorPage('Bad request', 'Choose on or off.', user), 400);
+    const page = errorPage(
+      { title: 'error.badRequest.title', message: 'users.error.chooseOnOff' },
+      user,
+      user.locale,
+    );
+    return sendPage(reply, page, 400);
   }
   await setNotifyNewLeads(deps.database, user.brandId, user.userId, notify === 'on');
   return seeOther(reply, `${USERS}?done=new-lead-emails-${notify}`);
@@ -189,8 +217,7 @@ async function setOwnName(deps: RouteDeps, request: FastifyRequest, reply: Fasti
     await setUserName(deps.database, user.brandId, user.userId, value);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    const message = error.errors[0]?.message ?? 'is not valid';
-    return renderUsers(deps, reply, user, { ownName: { value, error: message } }, 422);
+    return renderUsers(deps, reply, user, { ownName: { value, error: error.errors[0] } }, 422);
   }
   return seeOther(reply, `${USERS}?done=name-saved`);
 }

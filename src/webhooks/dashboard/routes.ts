@@ -7,7 +7,8 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
 import { list, pathParam, seeOther, sendPage, text, withQuery } from '../../platform/web/http.js';
-import { DomainError, type FieldError, ValidationError } from '../../shared/errors.js';
+import { DomainError, type FieldError, type FieldErrorText, ValidationError } from '../../shared/errors.js';
+import { type MessageKey, translator } from '../../shared/i18n/index.js';
 import { isCursor, MAX_LIMIT } from '../../shared/paging.js';
 import { listDeliveries, resendDelivery } from '../deliveries.js';
 import {
@@ -38,19 +39,59 @@ const DELIVERIES_PER_PAGE = 50;
 // Every event type ticked, as the API's default when none are named.
 const EMPTY = { url: '', events: [...EVENT_TYPES] as string[], description: '' };
 
-const MESSAGES: Record<string, string> = {
-  enabled: 'The endpoint is enabled. New events are sent to it again.',
-  disabled: 'The endpoint is disabled. Nothing is sent to it until you enable it again.',
-  deleted: 'The endpoint and its delivery log are deleted.',
+const MESSAGES: Record<string, MessageKey> = {
+  enabled: 'webhooks.notice.enabled',
+  disabled: 'webhooks.notice.disabled',
+  deleted: 'webhooks.notice.deleted',
 };
 
 const idOf = (request: FastifyRequest) => pathParam(request, 'id');
 
-/** The form's wording for what the API reports about its JSON body. */
+/**
+ * What the URL check's refusals (English, for the API) say to people: by the start of the message, the catalog's
+ * sentence. Refusals naming a host or an address lose the name, which the form's value shows anyway.
+ */
+const URL_REFUSALS: [prefix: string, key: MessageKey][] = [
+  ['is required', 'webhooks.url.required'],
+  ['must be a non-empty string', 'webhooks.url.required'],
+  ['must be an absolute URL', 'webhooks.url.absolute'],
+  ['must use https', 'webhooks.url.https'],
+  ['may use http only', 'webhooks.url.httpLocalOnly'],
+  ['must not contain a user name', 'webhooks.url.credentials'],
+  ['must not contain a #fragment', 'webhooks.url.fragment'],
+  ['host ', 'webhooks.url.unreachable'],
+  ['resolves to ', 'webhooks.url.notPublic'],
+];
+
+function textOf(error: FieldError): FieldErrorText | undefined {
+  if (error.text) return error.text;
+  if (error.field === 'url') {
+    if (error.message.startsWith('must be at most')) {
+      return { key: 'validation.tooLong', values: { max: 2048 } };
+    }
+    const known = URL_REFUSALS.find(([prefix]) => error.message.startsWith(prefix));
+    return known ? { key: known[1] } : undefined;
+  }
+  if (error.field === 'events') return { key: 'webhooks.events.unknown' };
+  if (error.field === 'description' && error.message.startsWith('must be at most')) {
+    return { key: 'validation.tooLong', values: { max: 500 } };
+  }
+  return undefined;
+}
+
+/** The form's wording for what the API reports about its JSON body, and each error's text for people. */
 function formErrors(errors: readonly FieldError[], events: string[]): FieldError[] {
-  return errors.map((e) =>
-    e.field === 'events' && !events.length ? { field: 'events', message: 'at least one is required' } : e,
-  );
+  return errors.map((e): FieldError => {
+    if (e.field === 'events' && !events.length) {
+      return {
+        field: 'events',
+        message: 'at least one is required',
+        text: { key: 'webhooks.events.required' },
+      };
+    }
+    const text = textOf(e);
+    return text ? { ...e, text } : e;
+  });
 }
 
 function urlChecker(deps: RouteDeps): UrlChecker {
@@ -72,8 +113,9 @@ async function renderList(
 
 async function showEndpoints(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const user = userOf(request);
+  const tr = translator(user.locale);
   const done = MESSAGES[text(request.query, 'done')];
-  let message = done ? notice(done) : undefined;
+  let message = done ? notice(tr.t(done)) : undefined;
   let shown: WebhooksView['shown'];
   // After adding an endpoint or rotating its secret (post, redirect, get): the secret once, then only a note.
   const createdId = text(request.query, 'created');
@@ -86,7 +128,7 @@ async function showEndpoints(deps: RouteDeps, request: FastifyRequest, reply: Fa
       ? await takeFlashed(deps.database, request, `webhook-secret:${endpoint.id}`)
       : null;
     if (endpoint && secret) shown = { endpoint, secret, rotated: !createdId };
-    else if (endpoint) message = secretShownOnceNotice(endpoint.url);
+    else if (endpoint) message = secretShownOnceNotice(tr, endpoint.url);
   }
   return renderList(deps, reply, user, { message, shown });
 }
@@ -118,7 +160,7 @@ async function addEndpoint(deps: RouteDeps, request: FastifyRequest, reply: Fast
     const limit = error.errors.find((e) => e.field === '(body)');
     const message = limit
       ? notice(
-          `You already have ${MAX_ENDPOINTS_PER_BRAND} endpoints, the most a brand can have. Delete one first.`,
+          translator(user.locale).t('webhooks.notice.tooMany', { max: MAX_ENDPOINTS_PER_BRAND }),
           'error',
         )
       : undefined;
@@ -166,7 +208,7 @@ async function showDeliveries(deps: RouteDeps, request: FastifyRequest, reply: F
   });
   const resent = text(request.query, 'resent');
   const message = page.data.some((d) => d.id === resent)
-    ? notice('The event is queued to be sent again, as a new delivery at the top of the log.')
+    ? notice(translator(user.locale).t('webhooks.notice.resent'))
     : undefined;
   const olderHref = page.nextCursor
     ? withQuery(`${BASE}/${endpoint.id}`, { cursor: page.nextCursor })
@@ -188,9 +230,9 @@ async function resend(deps: RouteDeps, request: FastifyRequest, reply: FastifyRe
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'conflict')) throw error;
     const page = errorPage(
-      'The endpoint is disabled',
-      'Nothing is sent to it while it is disabled. Enable it first, then send the delivery again.',
+      { title: 'webhooks.error.disabled.title', message: 'webhooks.error.disabled.message' },
       user,
+      user.locale,
     );
     return sendPage(reply, page, 409);
   }

@@ -1,32 +1,47 @@
 // Settings > Webhooks: endpoints (add with the secret shown once, enable/disable, rotate, delete) and each one's
-// delivery log with "Send again".
+// delivery log with "Send again". In the signed-in user's language; event types, URLs and headers stay as they are.
 
 import type { SessionUser } from '../../accounts/sessions.js';
-import { csrfField, errorFor, errorSummary, field, notice, time } from '../../platform/web/components.js';
+import {
+  csrfField,
+  errorFor,
+  errorSummary,
+  errorText,
+  field,
+  notice,
+  time,
+} from '../../platform/web/components.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import { page } from '../../platform/web/layout.js';
+import { richText } from '../../platform/web/messages.js';
 import type { FieldError } from '../../shared/errors.js';
+import { type MessageKey, type Translator, translator } from '../../shared/i18n/index.js';
 import type { WebhookDelivery } from '../deliveries.js';
 import type { WebhookEndpoint } from '../endpoints.js';
 import { EVENT_TYPES, type EventType } from '../events.js';
 
-const LABELS: Record<string, string> = {
-  url: 'URL',
-  events: 'Events',
-  description: 'Description',
-};
+function labels(tr: Translator): Record<string, string> {
+  return {
+    url: tr.t('webhooks.url.label'),
+    events: tr.t('webhooks.events.label'),
+    description: tr.t('webhooks.description.label'),
+  };
+}
 
-const EVENT_DESCRIPTIONS: Record<EventType, string> = {
-  'lead.created': 'A lead arrives (through the API or the dashboard).',
-  'lead.status_changed': 'A lead moves to another status, e.g. quoted or completed.',
-  'lead.updated':
-    'A lead is edited or its visit planned (date, duration, who does it), without a status change.',
-  'note.created': 'Someone in the office adds an internal note to a lead.',
-  'customer.created': 'A new customer is added by a lead from someone not seen before.',
-  'customer.updated': "A customer's details change: filled in by a new lead, or updated in the dashboard.",
+const EVENT_DESCRIPTIONS: Record<EventType, MessageKey> = {
+  'lead.created': 'webhooks.event.leadCreated',
+  'lead.status_changed': 'webhooks.event.leadStatusChanged',
+  'lead.updated': 'webhooks.event.leadUpdated',
+  'note.created': 'webhooks.event.noteCreated',
+  'customer.created': 'webhooks.event.customerCreated',
+  'customer.updated': 'webhooks.event.customerUpdated',
 };
 
 const BASE = '/dashboard/settings/webhooks';
+
+const visuallyHidden = (inner: SafeHtml) => html`<span class="visually-hidden">${inner}</span>`;
+const strong = (inner: SafeHtml) => html`<strong>${inner}</strong>`;
+const code = (inner: SafeHtml) => html`<code>${inner}</code>`;
 
 /** A secret shown once: after creation or after a rotation. */
 export interface ShownSecret {
@@ -44,181 +59,197 @@ export interface WebhooksView {
   message?: SafeHtml | undefined;
 }
 
-function endpointState(endpoint: WebhookEndpoint): SafeHtml {
-  if (endpoint.enabled) return html`<span class="badge badge-completed">Enabled</span>`;
-  if (endpoint.disabledAt) return html`<span class="badge badge-cancelled">Disabled after failing</span>`;
-  return html`<span class="badge badge-cancelled">Disabled</span>`;
+function endpointState(tr: Translator, endpoint: WebhookEndpoint): SafeHtml {
+  if (endpoint.enabled)
+    return html`<span class="badge badge-completed">${tr.t('webhooks.state.enabled')}</span>`;
+  if (endpoint.disabledAt) {
+    return html`<span class="badge badge-cancelled">${tr.t('webhooks.state.disabledAfterFailing')}</span>`;
+  }
+  return html`<span class="badge badge-cancelled">${tr.t('webhooks.state.disabled')}</span>`;
 }
 
-function secretPanel(shown: ShownSecret): SafeHtml {
-  const title = shown.rotated
-    ? html`New signing secret for ${shown.endpoint.url}`
-    : html`Signing secret for ${shown.endpoint.url}`;
+function secretPanel(tr: Translator, shown: ShownSecret): SafeHtml {
+  const title = tr.t(shown.rotated ? 'webhooks.secret.newTitle' : 'webhooks.secret.title', {
+    url: shown.endpoint.url,
+  });
   return html`<section class="card card-highlight" aria-labelledby="secret-title">
   <h2 id="secret-title" class="url-text">${title}</h2>
-  <p class="warning-text"><strong>Copy it now. You will not see it again.</strong> Your receiver needs it to check the <code>Lead-Intake-Signature</code> or <code>webhook-signature</code> header.</p>
+  <p class="warning-text">${richText(tr, 'webhooks.secret.warning', { strong, code })}</p>
   <div class="copy-row">
-    <label class="visually-hidden" for="new-secret">Signing secret</label>
+    <label class="visually-hidden" for="new-secret">${tr.t('webhooks.secret.label')}</label>
     <input id="new-secret" class="mono" type="text" value="${shown.secret}" readonly autofocus spellcheck="false">
-    <button type="button" class="button button-primary" data-copy="new-secret" hidden>Copy</button>
+    <button type="button" class="button button-primary" data-copy="new-secret" hidden>${tr.t('users.copy')}</button>
     <span class="visually-hidden" role="status" data-copy-status="new-secret"></span>
   </div>
-  ${
-    shown.rotated
-      ? html`<p class="hint">For 24 hours deliveries are signed with both the new and the old secret, so you can switch your receiver without missing any.</p>`
-      : ''
-  }
+  ${shown.rotated ? html`<p class="hint">${tr.t('webhooks.secret.rotatedHint')}</p>` : ''}
 </section>`;
 }
 
-function autoDisabledPanel(endpoints: WebhookEndpoint[], csrfToken: string): SafeHtml | '' {
+function autoDisabledPanel(tr: Translator, endpoints: WebhookEndpoint[], csrfToken: string): SafeHtml | '' {
   const failed = endpoints.filter((e) => !e.enabled && e.disabledAt);
   if (!failed.length) return '';
   return html`<section class="notice notice-error" role="alert" aria-labelledby="failed-title">
-  <h2 id="failed-title">${failed.length === 1 ? 'An endpoint was' : `${failed.length} endpoints were`} disabled because deliveries kept failing</h2>
-  <p>Nothing is sent to ${failed.length === 1 ? 'it' : 'them'} until you enable ${failed.length === 1 ? 'it' : 'them'} again.</p>
+  <h2 id="failed-title">${tr.t('webhooks.autoDisabled.title', { count: failed.length })}</h2>
+  <p>${tr.t('webhooks.autoDisabled.explain', { count: failed.length })}</p>
   <ul>${failed.map(
     (e) => html`<li>
-    <p class="url-text"><strong>${e.url}</strong>, disabled ${time(e.disabledAt)}: ${e.disabledReason ?? 'deliveries kept failing.'}</p>
+    <p class="url-text">${richText(tr, 'webhooks.autoDisabled.item', {
+      url: e.url,
+      at: time(e.disabledAt),
+      reason: e.disabledReason ?? tr.t('webhooks.autoDisabled.defaultReason'),
+      strong,
+    })}</p>
     <form method="post" action="${BASE}/${e.id}/enable" class="actions">
       ${csrfField(csrfToken)}
-      <button type="submit" class="button button-primary">Enable again<span class="visually-hidden"> ${e.url}</span></button>
-      <a href="${BASE}/${e.id}">See its deliveries</a>
+      <button type="submit" class="button button-primary">${richText(tr, 'webhooks.enableAgain.for', { url: e.url, hidden: visuallyHidden })}</button>
+      <a href="${BASE}/${e.id}">${tr.t('webhooks.seeDeliveries')}</a>
     </form>
   </li>`,
   )}</ul>
 </section>`;
 }
 
-function createForm(view: WebhooksView): SafeHtml {
+function createForm(tr: Translator, view: WebhooksView): SafeHtml {
   const { values, errors } = view;
   const eventsError = errorFor(errors, 'events');
+  const label = labels(tr);
   return html`<section class="card" aria-labelledby="create-title">
-  <h2 id="create-title">Add an endpoint</h2>
-  ${errorSummary(errors, LABELS)}
+  <h2 id="create-title">${tr.t('webhooks.create.title')}</h2>
+  ${errorSummary(tr, errors, label)}
   <form method="post" action="${BASE}" novalidate>
     ${csrfField(view.user.csrfToken)}
     ${field({
+      tr,
       name: 'url',
-      label: 'URL',
+      label: label.url!,
       type: 'url',
       value: values.url,
-      hint: html`Where events are POSTed, e.g. <code>https://example.com/hooks/lead-intake</code>. It must use https.`,
+      hint: richText(tr, 'webhooks.url.hint', { example: 'https://example.com/hooks/lead-intake', code }),
       error: errorFor(errors, 'url'),
       required: true,
       attributes: html`maxlength="2048" spellcheck="false"`,
     })}
     <fieldset id="field-events" class="${eventsError ? 'field-invalid' : ''}"${eventsError ? html` aria-describedby="events-error"` : ''}>
-      <legend>Events</legend>
-      ${eventsError ? html`<p class="error" id="events-error">Events ${eventsError}.</p>` : ''}
+      <legend>${label.events}</legend>
+      ${eventsError ? html`<p class="error" id="events-error">${errorText(tr, eventsError, label.events!)}</p>` : ''}
       ${EVENT_TYPES.map(
         (type) => html`<div class="check">
         <input type="checkbox" id="event-${type}" name="events" value="${type}" aria-describedby="event-${type}-hint"${
           values.events.includes(type) ? html` checked` : ''
         }>
         <label for="event-${type}"><code>${type}</code></label>
-        <p class="hint" id="event-${type}-hint">${EVENT_DESCRIPTIONS[type]}</p>
+        <p class="hint" id="event-${type}-hint">${tr.t(EVENT_DESCRIPTIONS[type])}</p>
       </div>`,
       )}
     </fieldset>
     ${field({
+      tr,
       name: 'description',
-      label: 'Description',
+      label: label.description!,
       value: values.description,
-      hint: 'What receives the events, e.g. “CRM sync”.',
+      hint: tr.t('webhooks.description.hint'),
       error: errorFor(errors, 'description'),
       attributes: html`maxlength="500"`,
     })}
-    <button type="submit" class="button button-primary">Add endpoint</button>
+    <button type="submit" class="button button-primary">${tr.t('webhooks.create.submit')}</button>
   </form>
 </section>`;
 }
 
-function endpointActions(endpoint: WebhookEndpoint, csrfToken: string): SafeHtml {
-  const label = html`<span class="visually-hidden"> ${endpoint.url}</span>`;
+function endpointActions(tr: Translator, endpoint: WebhookEndpoint, csrfToken: string): SafeHtml {
+  const values = { url: endpoint.url, hidden: visuallyHidden };
   const toggle = endpoint.enabled
-    ? html`<form method="post" action="${BASE}/${endpoint.id}/disable" data-confirm="Disable ${endpoint.url}? Nothing is sent to it until you enable it again.">
+    ? html`<form method="post" action="${BASE}/${endpoint.id}/disable" data-confirm="${tr.t('webhooks.disable.confirm', { url: endpoint.url })}">
       ${csrfField(csrfToken)}
-      <button type="submit" class="button button-quiet">Disable${label}</button>
+      <button type="submit" class="button button-quiet">${richText(tr, 'webhooks.disable', values)}</button>
     </form>`
     : html`<form method="post" action="${BASE}/${endpoint.id}/enable">
       ${csrfField(csrfToken)}
-      <button type="submit" class="button button-quiet">Enable${label}</button>
+      <button type="submit" class="button button-quiet">${richText(tr, 'webhooks.enable', values)}</button>
     </form>`;
   return html`<div class="actions">
-    <a class="button button-quiet" href="${BASE}/${endpoint.id}">Deliveries${label}</a>
+    <a class="button button-quiet" href="${BASE}/${endpoint.id}">${richText(tr, 'webhooks.deliveries', values)}</a>
     ${toggle}
-    <form method="post" action="${BASE}/${endpoint.id}/rotate-secret" data-confirm="Rotate the secret of ${endpoint.url}? The old one keeps signing deliveries for 24 hours.">
+    <form method="post" action="${BASE}/${endpoint.id}/rotate-secret" data-confirm="${tr.t('webhooks.rotate.confirm', { url: endpoint.url })}">
       ${csrfField(csrfToken)}
-      <button type="submit" class="button button-quiet">Rotate secret${label}</button>
+      <button type="submit" class="button button-quiet">${richText(tr, 'webhooks.rotate', values)}</button>
     </form>
-    <a class="button button-danger-quiet" href="${BASE}/${endpoint.id}/delete">Delete${label}</a>
+    <a class="button button-danger-quiet" href="${BASE}/${endpoint.id}/delete">${richText(tr, 'webhooks.delete', values)}</a>
   </div>`;
 }
 
-function endpointTable(view: WebhooksView): SafeHtml {
-  if (!view.endpoints.length) return html`<div class="empty"><p>No endpoints yet.</p></div>`;
+function endpointTable(tr: Translator, view: WebhooksView): SafeHtml {
+  if (!view.endpoints.length) return html`<div class="empty"><p>${tr.t('webhooks.none')}</p></div>`;
+  const h = {
+    url: tr.t('webhooks.url.label'),
+    events: tr.t('webhooks.events.label'),
+    created: tr.t('apiKeys.table.created'),
+    state: tr.t('apiKeys.table.state'),
+    actions: tr.t('users.table.actions'),
+  };
   return html`<table class="list">
   <thead><tr>
-    <th scope="col">URL</th><th scope="col">Events</th><th scope="col">Created</th><th scope="col">State</th>
-    <th scope="col"><span class="visually-hidden">Actions</span></th>
+    <th scope="col">${h.url}</th><th scope="col">${h.events}</th><th scope="col">${h.created}</th><th scope="col">${h.state}</th>
+    <th scope="col"><span class="visually-hidden">${h.actions}</span></th>
   </tr></thead>
   <tbody>${view.endpoints.map(
     (e) => html`<tr${e.enabled ? '' : html` class="row-muted"`}>
-    <td data-label="URL" class="cell-title"><a href="${BASE}/${e.id}">${e.url}</a>${
+    <td data-label="${h.url}" class="cell-title"><a href="${BASE}/${e.id}">${e.url}</a>${
       e.description ? html`<span class="sub">${e.description}</span>` : ''
     }</td>
-    <td data-label="Events">${e.events.map((t) => html`<code class="scope">${t}</code> `)}</td>
-    <td data-label="Created">${time(e.createdAt)}</td>
-    <td data-label="State">${endpointState(e)}</td>
-    <td data-label="Actions">${endpointActions(e, view.user.csrfToken)}</td>
+    <td data-label="${h.events}">${e.events.map((t) => html`<code class="scope">${t}</code> `)}</td>
+    <td data-label="${h.created}">${time(e.createdAt)}</td>
+    <td data-label="${h.state}">${endpointState(tr, e)}</td>
+    <td data-label="${h.actions}">${endpointActions(tr, e, view.user.csrfToken)}</td>
   </tr>`,
   )}</tbody>
 </table>`;
 }
 
 export function webhooksPage(view: WebhooksView): SafeHtml {
+  const tr = translator(view.user.locale);
   return page({
-    title: 'Webhooks',
+    title: tr.t('webhooks.title'),
     user: view.user,
     section: 'webhooks',
     body: html`<div class="page-head">
-  <h1>Webhooks</h1>
-  <p class="muted">Endpoints that receive the events of ${view.user.brandName} as signed JSON POSTs, retried for up to 24 hours.</p>
+  <h1>${tr.t('webhooks.title')}</h1>
+  <p class="muted">${tr.t('webhooks.intro', { brand: view.user.brandName })}</p>
 </div>
 ${view.message ?? ''}
-${autoDisabledPanel(view.endpoints, view.user.csrfToken)}
-${view.shown ? secretPanel(view.shown) : ''}
-${createForm(view)}
+${autoDisabledPanel(tr, view.endpoints, view.user.csrfToken)}
+${view.shown ? secretPanel(tr, view.shown) : ''}
+${createForm(tr, view)}
 <section aria-labelledby="endpoints-title">
-  <h2 id="endpoints-title">Your endpoints</h2>
-  ${endpointTable(view)}
+  <h2 id="endpoints-title">${tr.t('webhooks.yourEndpoints')}</h2>
+  ${endpointTable(tr, view)}
 </section>`,
   });
 }
 
 export function deleteConfirmPage(user: SessionUser, endpoint: WebhookEndpoint): SafeHtml {
+  const tr = translator(user.locale);
   return page({
-    title: `Delete ${endpoint.url}`,
+    title: tr.t('webhooks.deleteConfirm.title', { url: endpoint.url }),
     user,
     section: 'webhooks',
-    body: html`<p class="breadcrumb"><a href="${BASE}">← Webhooks</a></p>
+    body: html`<p class="breadcrumb"><a href="${BASE}">← ${tr.t('webhooks.title')}</a></p>
 <section class="card narrow" aria-labelledby="delete-title">
-  <h1 id="delete-title" class="url-text">Delete the endpoint ${endpoint.url}?</h1>
-  <p>Events (${endpoint.events.join(', ')}) stop being sent to it at once, and its delivery log is deleted. This cannot be undone; you can add the URL again, with a new secret.</p>
+  <h1 id="delete-title" class="url-text">${tr.t('webhooks.deleteConfirm.heading', { url: endpoint.url })}</h1>
+  <p>${tr.t('webhooks.deleteConfirm.explain', { events: endpoint.events.join(', ') })}</p>
   <form method="post" action="${BASE}/${endpoint.id}/delete" class="actions">
     ${csrfField(user.csrfToken)}
-    <button type="submit" class="button button-danger">Delete endpoint</button>
-    <a class="button button-quiet" href="${BASE}">Keep it</a>
+    <button type="submit" class="button button-danger">${tr.t('webhooks.deleteConfirm.submit')}</button>
+    <a class="button button-quiet" href="${BASE}">${tr.t('apiKeys.revokeConfirm.keep')}</a>
   </form>
 </section>`,
   });
 }
 
-const DELIVERY_STATUS: Record<WebhookDelivery['status'], SafeHtml> = {
-  pending: html`<span class="badge badge-scheduled">Pending</span>`,
-  succeeded: html`<span class="badge badge-completed">Succeeded</span>`,
-  failed: html`<span class="badge badge-cancelled">Failed</span>`,
+const DELIVERY_STATUS: Record<WebhookDelivery['status'], { badge: string; key: MessageKey }> = {
+  pending: { badge: 'badge-scheduled', key: 'webhooks.delivery.pending' },
+  succeeded: { badge: 'badge-completed', key: 'webhooks.delivery.succeeded' },
+  failed: { badge: 'badge-cancelled', key: 'webhooks.delivery.failed' },
 };
 
 export interface DeliveriesView {
@@ -230,77 +261,99 @@ export interface DeliveriesView {
   message?: SafeHtml | undefined;
 }
 
-function deliveryRow(view: DeliveriesView, d: WebhookDelivery): SafeHtml {
+function deliveryHeadings(tr: Translator) {
+  return {
+    event: tr.t('webhooks.deliveries.event'),
+    status: tr.t('webhooks.deliveries.status'),
+    response: tr.t('webhooks.deliveries.response'),
+    duration: tr.t('webhooks.deliveries.duration'),
+    attempts: tr.t('webhooks.deliveries.attempts'),
+    created: tr.t('apiKeys.table.created'),
+    lastAttempt: tr.t('webhooks.deliveries.lastAttempt'),
+    nextAttempt: tr.t('webhooks.deliveries.nextAttempt'),
+    actions: tr.t('users.table.actions'),
+  };
+}
+
+function deliveryRow(tr: Translator, view: DeliveriesView, d: WebhookDelivery): SafeHtml {
   const { endpoint } = view;
+  const h = deliveryHeadings(tr);
+  const status = DELIVERY_STATUS[d.status];
   return html`<tr id="${d.id}">
-    <td data-label="Event" class="cell-title"><code>${d.eventType}</code><span class="sub mono">${d.eventId}</span></td>
-    <td data-label="Status">${DELIVERY_STATUS[d.status]}${d.error ? html`<span class="sub">${d.error}</span>` : ''}</td>
-    <td data-label="Response">${d.responseStatus === null ? html`<span class="muted">—</span>` : d.responseStatus}</td>
-    <td data-label="Duration">${d.durationMs === null ? html`<span class="muted">—</span>` : `${d.durationMs} ms`}</td>
-    <td data-label="Attempts">${d.attempt}</td>
-    <td data-label="Created">${time(d.createdAt)}</td>
-    <td data-label="Last attempt">${time(d.lastAttemptAt)}</td>
-    <td data-label="Next attempt">${time(d.nextAttemptAt)}</td>
-    <td data-label="Actions">${
+    <td data-label="${h.event}" class="cell-title"><code>${d.eventType}</code><span class="sub mono">${d.eventId}</span></td>
+    <td data-label="${h.status}"><span class="badge ${status.badge}">${tr.t(status.key)}</span>${d.error ? html`<span class="sub">${d.error}</span>` : ''}</td>
+    <td data-label="${h.response}">${d.responseStatus === null ? html`<span class="muted">—</span>` : d.responseStatus}</td>
+    <td data-label="${h.duration}">${d.durationMs === null ? html`<span class="muted">—</span>` : tr.t('webhooks.deliveries.ms', { ms: d.durationMs })}</td>
+    <td data-label="${h.attempts}">${d.attempt}</td>
+    <td data-label="${h.created}">${time(d.createdAt)}</td>
+    <td data-label="${h.lastAttempt}">${time(d.lastAttemptAt)}</td>
+    <td data-label="${h.nextAttempt}">${time(d.nextAttemptAt)}</td>
+    <td data-label="${h.actions}">${
       endpoint.enabled
         ? html`<form method="post" action="${BASE}/${endpoint.id}/deliveries/${d.id}/resend">
       ${csrfField(view.user.csrfToken)}
-      <button type="submit" class="button button-quiet">Send again<span class="visually-hidden"> ${d.eventType} ${d.eventId}</span></button>
+      <button type="submit" class="button button-quiet">${richText(tr, 'webhooks.deliveries.resend', { event: `${d.eventType} ${d.eventId}`, hidden: visuallyHidden })}</button>
     </form>`
         : ''
     }</td>
   </tr>`;
 }
 
-function deliveryTable(view: DeliveriesView): SafeHtml {
+function deliveryTable(tr: Translator, view: DeliveriesView): SafeHtml {
   if (!view.deliveries.length) {
-    return html`<div class="empty"><p>No deliveries yet. They appear here when an event the endpoint subscribes to happens.</p></div>`;
+    return html`<div class="empty"><p>${tr.t('webhooks.deliveries.none')}</p></div>`;
   }
+  const h = deliveryHeadings(tr);
   return html`<table class="list">
   <thead><tr>
-    <th scope="col">Event</th><th scope="col">Status</th><th scope="col">Response</th><th scope="col">Duration</th>
-    <th scope="col">Attempts</th><th scope="col">Created</th><th scope="col">Last attempt</th><th scope="col">Next attempt</th>
-    <th scope="col"><span class="visually-hidden">Actions</span></th>
+    <th scope="col">${h.event}</th><th scope="col">${h.status}</th><th scope="col">${h.response}</th><th scope="col">${h.duration}</th>
+    <th scope="col">${h.attempts}</th><th scope="col">${h.created}</th><th scope="col">${h.lastAttempt}</th><th scope="col">${h.nextAttempt}</th>
+    <th scope="col"><span class="visually-hidden">${h.actions}</span></th>
   </tr></thead>
-  <tbody>${view.deliveries.map((d) => deliveryRow(view, d))}</tbody>
+  <tbody>${view.deliveries.map((d) => deliveryRow(tr, view, d))}</tbody>
 </table>
-${view.olderHref ? html`<p><a href="${view.olderHref}">Older deliveries →</a></p>` : ''}`;
+${view.olderHref ? html`<p><a href="${view.olderHref}">${tr.t('webhooks.deliveries.older')}</a></p>` : ''}`;
 }
 
 export function deliveriesPage(view: DeliveriesView): SafeHtml {
   const { endpoint } = view;
+  const tr = translator(view.user.locale);
   const disabledNote = endpoint.enabled
     ? ''
     : html`<div class="notice notice-error" role="alert">
   <p>${
     endpoint.disabledAt
-      ? html`Disabled ${time(endpoint.disabledAt)} because deliveries kept failing: ${endpoint.disabledReason ?? ''}`
-      : 'This endpoint is disabled: nothing is sent to it.'
+      ? richText(tr, 'webhooks.deliveries.disabledAfterFailing', {
+          at: time(endpoint.disabledAt),
+          reason: endpoint.disabledReason ?? '',
+        })
+      : tr.t('webhooks.deliveries.disabled')
   }</p>
   <form method="post" action="${BASE}/${endpoint.id}/enable" class="actions">
     ${csrfField(view.user.csrfToken)}
-    <button type="submit" class="button button-primary">Enable again</button>
+    <button type="submit" class="button button-primary">${tr.t('webhooks.enableAgain')}</button>
   </form>
 </div>`;
+  const title = tr.t('webhooks.deliveries.title', { url: endpoint.url });
   return page({
-    title: `Deliveries to ${endpoint.url}`,
+    title,
     user: view.user,
     section: 'webhooks',
-    body: html`<p class="breadcrumb"><a href="${BASE}">← Webhooks</a></p>
+    body: html`<p class="breadcrumb"><a href="${BASE}">← ${tr.t('webhooks.title')}</a></p>
 <div class="page-head">
-  <h1 class="url-text">Deliveries to ${endpoint.url}</h1>
-  <p class="muted">${endpoint.description ?? ''} Events: ${endpoint.events.join(', ')}. Newest first.</p>
+  <h1 class="url-text">${title}</h1>
+  <p class="muted">${endpoint.description ?? ''} ${tr.t('webhooks.deliveries.intro', { events: endpoint.events.join(', ') })}</p>
 </div>
 ${view.message ?? ''}
 ${disabledNote}
-${deliveryTable(view)}`,
+${deliveryTable(tr, view)}`,
   });
 }
 
 /** On reload or Back after adding an endpoint or rotating its secret: the secret was shown once. */
-export function secretShownOnceNotice(url: string): SafeHtml {
+export function secretShownOnceNotice(tr: Translator, url: string): SafeHtml {
   return notice(
-    html`The signing secret for <span class="url-text">${url}</span> was shown once and is not shown again: if you did not copy it, rotate the secret to get a new one.`,
+    richText(tr, 'webhooks.secret.shownOnce', { url: html`<span class="url-text">${url}</span>` }),
     'info',
   );
 }

@@ -1,20 +1,41 @@
 // Settings > API keys (admins only): create (the secret shown once), list with who created each, revoke with a
 // confirmation step.
 
-import { csrfField, errorFor, errorSummary, field, notice, time } from '../../../platform/web/components.js';
+import {
+  csrfField,
+  errorFor,
+  errorSummary,
+  errorText,
+  field,
+  notice,
+  time,
+} from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
+import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
-import type { ApiKey, CreatedApiKey } from '../../api-keys.js';
-import { SCOPE_DESCRIPTIONS, SCOPES } from '../../api-keys.js';
+import { type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
+import type { ApiKey, CreatedApiKey, Scope } from '../../api-keys.js';
+import { SCOPES } from '../../api-keys.js';
 import type { SessionUser } from '../../sessions.js';
 
-const LABELS: Record<string, string> = {
-  name: 'Name',
-  scopes: 'Scopes',
-  readsPerMinute: 'Reads per minute',
-  writesPerMinute: 'Writes per minute',
+/** What each scope allows, as people read it (the API's own descriptions stay English, in shared/scopes). */
+const SCOPE_TEXT: Record<Scope, MessageKey> = {
+  'leads:read': 'apiKeys.scope.leadsRead',
+  'leads:write': 'apiKeys.scope.leadsWrite',
+  'work-items:read': 'apiKeys.scope.workItemsRead',
+  'customers:read': 'apiKeys.scope.customersRead',
+  full: 'apiKeys.scope.full',
 };
+
+function labels(tr: Translator): Record<string, string> {
+  return {
+    name: tr.t('apiKeys.name.label'),
+    scopes: tr.t('apiKeys.scopes.label'),
+    readsPerMinute: tr.t('apiKeys.readsPerMinute.label'),
+    writesPerMinute: tr.t('apiKeys.writesPerMinute.label'),
+  };
+}
 
 export interface ApiKeysView {
   user: SessionUser;
@@ -30,113 +51,129 @@ export interface ApiKeysView {
 }
 
 /** Who created a key, as recorded then; a removed creator is marked, and their key keeps working. */
-function creator(key: ApiKey, currentUserIds: ReadonlySet<string>): string {
-  if (key.createdBy === 'cli') return 'the command line';
-  if (!key.createdBy) return 'unknown';
+function creator(tr: Translator, key: ApiKey, currentUserIds: ReadonlySet<string>): string {
+  if (key.createdBy === 'cli') return tr.t('apiKeys.createdBy.cli');
+  if (!key.createdBy) return tr.t('apiKeys.createdBy.unknown');
   const removed = key.createdByUserId !== null && !currentUserIds.has(key.createdByUserId);
-  return removed ? `${key.createdBy} (removed)` : key.createdBy;
+  return removed
+    ? tr.t('apiKeys.createdBy.removed', { email: key.createdBy })
+    : tr.t('apiKeys.createdBy.person', { email: key.createdBy });
 }
 
-function keyState(key: ApiKey): SafeHtml {
-  if (key.revokedAt) return html`<span class="badge badge-cancelled">Revoked</span>`;
+function keyState(tr: Translator, key: ApiKey): SafeHtml {
+  if (key.revokedAt) return html`<span class="badge badge-cancelled">${tr.t('apiKeys.state.revoked')}</span>`;
   if (key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) {
-    return html`<span class="badge badge-cancelled">Expired</span>`;
+    return html`<span class="badge badge-cancelled">${tr.t('apiKeys.state.expired')}</span>`;
   }
-  return html`<span class="badge badge-completed">Active</span>`;
+  return html`<span class="badge badge-completed">${tr.t('apiKeys.state.active')}</span>`;
 }
 
-function createdPanel(created: CreatedApiKey, publicUrl: string): SafeHtml {
+function createdPanel(tr: Translator, created: CreatedApiKey, publicUrl: string): SafeHtml {
   return html`<section class="card card-highlight" aria-labelledby="new-key-title">
-  <h2 id="new-key-title">Your new key “${created.name}”</h2>
-  <p class="warning-text"><strong>Copy it now. You will not see it again:</strong> lead-intake keeps only a fingerprint of it.</p>
+  <h2 id="new-key-title">${tr.t('apiKeys.created.title', { name: created.name })}</h2>
+  <p class="warning-text">${richText(tr, 'apiKeys.created.warning', { strong: (inner) => html`<strong>${inner}</strong>` })}</p>
   <div class="copy-row">
-    <label class="visually-hidden" for="new-key">New API key</label>
+    <label class="visually-hidden" for="new-key">${tr.t('apiKeys.created.label')}</label>
     <input id="new-key" class="mono" type="text" value="${created.key}" readonly autofocus spellcheck="false">
-    <button type="button" class="button button-primary" data-copy="new-key" hidden>Copy</button>
+    <button type="button" class="button button-primary" data-copy="new-key" hidden>${tr.t('users.copy')}</button>
     <span class="visually-hidden" role="status" data-copy-status="new-key"></span>
   </div>
-  <p class="hint">Send it in the <code>X-API-Key</code> header. For example:</p>
+  <p class="hint">${richText(tr, 'apiKeys.created.howTo', { code: (inner) => html`<code>${inner}</code>` })}</p>
   <pre class="code">curl ${publicUrl}/v1/leads -H "X-API-Key: ${created.key}"</pre>
 </section>`;
 }
 
-function createForm(view: ApiKeysView): SafeHtml {
+function createForm(tr: Translator, view: ApiKeysView): SafeHtml {
   const { values, errors } = view;
   const scopeError = errorFor(errors, 'scopes');
+  const label = labels(tr);
   return html`<section class="card" aria-labelledby="create-title">
-  <h2 id="create-title">Create a key</h2>
-  ${errorSummary(errors, LABELS)}
+  <h2 id="create-title">${tr.t('apiKeys.create.title')}</h2>
+  ${errorSummary(tr, errors, label)}
   <form method="post" action="/dashboard/settings/api-keys" novalidate>
     ${csrfField(view.user.csrfToken)}
     ${field({
+      tr,
       name: 'name',
-      label: 'Name',
+      label: label.name!,
       value: values.name,
-      hint: 'Where the key will be used, e.g. “Website contact form”. Leads created with it show this name.',
+      hint: tr.t('apiKeys.name.hint'),
       error: errorFor(errors, 'name'),
       required: true,
       attributes: html`maxlength="100"`,
     })}
     <fieldset id="field-scopes" class="${scopeError ? 'field-invalid' : ''}"${scopeError ? html` aria-describedby="scopes-error"` : ''}>
-      <legend>Scopes</legend>
-      ${scopeError ? html`<p class="error" id="scopes-error">Scopes ${scopeError}.</p>` : ''}
+      <legend>${label.scopes}</legend>
+      ${scopeError ? html`<p class="error" id="scopes-error">${errorText(tr, scopeError, label.scopes!)}</p>` : ''}
       ${SCOPES.map(
         (scope) => html`<div class="check">
         <input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}" aria-describedby="scope-${scope}-hint"${
           values.scopes.includes(scope) ? html` checked` : ''
         }>
         <label for="scope-${scope}"><code>${scope}</code></label>
-        <p class="hint" id="scope-${scope}-hint">${SCOPE_DESCRIPTIONS[scope]}</p>
+        <p class="hint" id="scope-${scope}-hint">${tr.t(SCOPE_TEXT[scope])}</p>
       </div>`,
       )}
     </fieldset>
     <details class="more"${values.readsPerMinute || values.writesPerMinute ? html` open` : ''}>
-      <summary>Rate limits</summary>
+      <summary>${tr.t('apiKeys.rateLimits')}</summary>
       <div class="grid-2 tight">
         ${field({
+          tr,
           name: 'readsPerMinute',
-          label: 'Reads per minute',
+          label: label.readsPerMinute!,
           type: 'number',
           value: values.readsPerMinute,
-          hint: `Empty for the default (${view.defaultLimits.readsPerMinute}).`,
+          hint: tr.t('apiKeys.limit.hint', { default: view.defaultLimits.readsPerMinute }),
           error: errorFor(errors, 'readsPerMinute'),
           attributes: html`min="1" max="1000000" inputmode="numeric"`,
         })}
         ${field({
+          tr,
           name: 'writesPerMinute',
-          label: 'Writes per minute',
+          label: label.writesPerMinute!,
           type: 'number',
           value: values.writesPerMinute,
-          hint: `Empty for the default (${view.defaultLimits.writesPerMinute}).`,
+          hint: tr.t('apiKeys.limit.hint', { default: view.defaultLimits.writesPerMinute }),
           error: errorFor(errors, 'writesPerMinute'),
           attributes: html`min="1" max="1000000" inputmode="numeric"`,
         })}
       </div>
     </details>
-    <button type="submit" class="button button-primary">Create key</button>
+    <button type="submit" class="button button-primary">${tr.t('apiKeys.create.submit')}</button>
   </form>
 </section>`;
 }
 
-function keyTable(keys: ApiKey[], currentUserIds: ReadonlySet<string>): SafeHtml {
-  if (!keys.length) return html`<div class="empty"><p>No keys yet.</p></div>`;
+function keyTable(tr: Translator, keys: ApiKey[], currentUserIds: ReadonlySet<string>): SafeHtml {
+  if (!keys.length) return html`<div class="empty"><p>${tr.t('apiKeys.none')}</p></div>`;
+  const h = {
+    name: tr.t('apiKeys.name.label'),
+    key: tr.t('apiKeys.table.key'),
+    scopes: tr.t('apiKeys.scopes.label'),
+    created: tr.t('apiKeys.table.created'),
+    lastUsed: tr.t('apiKeys.table.lastUsed'),
+    state: tr.t('apiKeys.table.state'),
+    actions: tr.t('users.table.actions'),
+  };
+  const hidden = (inner: SafeHtml) => html`<span class="visually-hidden">${inner}</span>`;
   return html`<table class="list">
   <thead><tr>
-    <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th>
-    <th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th>
+    <th scope="col">${h.name}</th><th scope="col">${h.key}</th><th scope="col">${h.scopes}</th><th scope="col">${h.created}</th>
+    <th scope="col">${h.lastUsed}</th><th scope="col">${h.state}</th><th scope="col"><span class="visually-hidden">${h.actions}</span></th>
   </tr></thead>
   <tbody>${keys.map(
     (key) => html`<tr${key.revokedAt ? html` class="row-muted"` : ''}>
-    <td data-label="Name" class="cell-title">${key.name}</td>
-    <td data-label="Key"><code>lik_${key.displayPrefix}…</code></td>
-    <td data-label="Scopes">${key.scopes.map((s) => html`<code class="scope">${s}</code> `)}</td>
-    <td data-label="Created"><div>${time(key.createdAt)}<span class="sub">by ${creator(key, currentUserIds)}</span></div></td>
-    <td data-label="Last used">${key.lastUsedAt ? time(key.lastUsedAt) : html`<span class="muted">Never</span>`}</td>
-    <td data-label="State">${keyState(key)}</td>
-    <td data-label="Actions">${
+    <td data-label="${h.name}" class="cell-title">${key.name}</td>
+    <td data-label="${h.key}"><code>lik_${key.displayPrefix}…</code></td>
+    <td data-label="${h.scopes}">${key.scopes.map((s) => html`<code class="scope">${s}</code> `)}</td>
+    <td data-label="${h.created}"><div>${time(key.createdAt)}<span class="sub">${creator(tr, key, currentUserIds)}</span></div></td>
+    <td data-label="${h.lastUsed}">${key.lastUsedAt ? time(key.lastUsedAt) : html`<span class="muted">${tr.t('apiKeys.neverUsed')}</span>`}</td>
+    <td data-label="${h.state}">${keyState(tr, key)}</td>
+    <td data-label="${h.actions}">${
       key.revokedAt
         ? ''
-        : html`<a class="button button-danger-quiet" href="/dashboard/settings/api-keys/${key.id}/revoke">Revoke<span class="visually-hidden"> ${key.name}</span></a>`
+        : html`<a class="button button-danger-quiet" href="/dashboard/settings/api-keys/${key.id}/revoke">${richText(tr, 'apiKeys.revoke', { name: key.name, hidden })}</a>`
     }</td>
   </tr>`,
   )}</tbody>
@@ -144,51 +181,58 @@ function keyTable(keys: ApiKey[], currentUserIds: ReadonlySet<string>): SafeHtml
 }
 
 export function apiKeysPage(view: ApiKeysView): SafeHtml {
+  const tr = translator(view.user.locale);
   return page({
-    title: 'API keys',
+    title: tr.t('apiKeys.title'),
     user: view.user,
     section: 'api-keys',
     body: html`<div class="page-head">
-  <h1>API keys</h1>
-  <p class="muted">Keys let your website and tools send and read leads of ${view.user.brandName}. Keep them secret: never put one in public code.</p>
+  <h1>${tr.t('apiKeys.title')}</h1>
+  <p class="muted">${tr.t('apiKeys.intro', { brand: view.user.brandName })}</p>
 </div>
 ${view.message ?? ''}
-${view.created ? createdPanel(view.created, view.publicUrl) : ''}
-${createForm(view)}
+${view.created ? createdPanel(tr, view.created, view.publicUrl) : ''}
+${createForm(tr, view)}
 <section aria-labelledby="keys-title">
-  <h2 id="keys-title">Your keys</h2>
-  ${keyTable(view.keys, view.currentUserIds)}
+  <h2 id="keys-title">${tr.t('apiKeys.yourKeys')}</h2>
+  ${keyTable(tr, view.keys, view.currentUserIds)}
 </section>`,
   });
 }
 
 export function revokeConfirmPage(user: SessionUser, key: ApiKey): SafeHtml {
+  const tr = translator(user.locale);
+  const code = (inner: SafeHtml) => html`<code>${inner}</code>`;
   return page({
-    title: `Revoke ${key.name}`,
+    title: tr.t('apiKeys.revokeConfirm.title', { name: key.name }),
     user,
     section: 'api-keys',
-    body: html`<p class="breadcrumb"><a href="/dashboard/settings/api-keys">← API keys</a></p>
+    body: html`<p class="breadcrumb"><a href="/dashboard/settings/api-keys">← ${tr.t('apiKeys.title')}</a></p>
 <section class="card narrow" aria-labelledby="revoke-title">
-  <h1 id="revoke-title">Revoke “${key.name}”?</h1>
-  <p>Key <code>lik_${key.displayPrefix}…</code> with scopes ${key.scopes.join(', ')}.</p>
-  <p>Everything that uses it stops working: the API answers <strong>401</strong> within seconds on every server. This cannot be undone; you can create a new key.</p>
+  <h1 id="revoke-title">${tr.t('apiKeys.revokeConfirm.heading', { name: key.name })}</h1>
+  <p>${richText(tr, 'apiKeys.revokeConfirm.key', { prefix: `lik_${key.displayPrefix}…`, scopes: key.scopes.join(', '), code })}</p>
+  <p>${richText(tr, 'apiKeys.revokeConfirm.explain', { strong: (inner) => html`<strong>${inner}</strong>` })}</p>
   <form method="post" action="/dashboard/settings/api-keys/${key.id}/revoke" class="actions">
     ${csrfField(user.csrfToken)}
-    <button type="submit" class="button button-danger">Revoke key</button>
-    <a class="button button-quiet" href="/dashboard/settings/api-keys">Keep it</a>
+    <button type="submit" class="button button-danger">${tr.t('apiKeys.revokeConfirm.submit')}</button>
+    <a class="button button-quiet" href="/dashboard/settings/api-keys">${tr.t('apiKeys.revokeConfirm.keep')}</a>
   </form>
 </section>`,
   });
 }
 
-export function revokedNotice(name: string): SafeHtml {
-  return notice(html`Key “${name}” is revoked.`);
+export function revokedNotice(tr: Translator, name: string): SafeHtml {
+  return notice(tr.t('apiKeys.notice.revoked', { name }));
 }
 
 /** On reload or Back after "Create key": the secret was on the page once and is not shown again. */
-export function keyShownOnceNotice(name: string): SafeHtml {
+export function keyShownOnceNotice(tr: Translator, name: string): SafeHtml {
+  return notice(tr.t('apiKeys.notice.shownOnce', { name }), 'info');
+}
+
+/** After first-run setup: what to do next. */
+export function welcomeNotice(tr: Translator, brand: string): SafeHtml {
   return notice(
-    html`Key “${name}” is created. Its secret was shown once and is not shown again: if you did not copy it, revoke the key and create a new one.`,
-    'info',
+    richText(tr, 'apiKeys.notice.welcome', { brand, strong: (inner) => html`<strong>${inner}</strong>` }),
   );
 }

@@ -1,50 +1,63 @@
-// Settings > Brand (admins): the brand's time zone, which the dashboard shows and takes every time in.
+// Settings > Brand (admins): the brand's time zone, which the dashboard shows and takes every time in, and its
+// language, which its new people and website forms start with.
 
-import { csrfField, errorFor, errorSummary } from '../../../platform/web/components.js';
-import { formatDateTime } from '../../../platform/web/format.js';
+import { csrfField, errorFor, errorSummary, errorText } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
 import type { FieldError } from '../../../shared/errors.js';
+import { type Locale, translator } from '../../../shared/i18n/index.js';
 import { timeZoneNames } from '../../../shared/time-zones.js';
 import type { SessionUser } from '../../sessions.js';
+import { languageSelect } from './auth.js';
 
 export interface BrandSettingsView {
   user: SessionUser;
   /** The zone shown selected: the brand's, or what was just sent. */
   timeZone: string;
+  /** The language shown selected: the brand's, or what was just sent. */
+  language: Locale;
   errors: FieldError[];
   message?: SafeHtml | undefined;
 }
 
 export function brandSettingsPage(view: BrandSettingsView): SafeHtml {
+  const tr = translator(view.user.locale);
   const error = errorFor(view.errors, 'timeZone');
   const names = timeZoneNames();
   const known = names.includes(view.timeZone);
-  const now = new Date().toISOString();
+  const labels = { timeZone: tr.t('brand.timeZone.label'), language: tr.t('brand.language.label') };
   return page({
-    title: 'Brand',
+    title: tr.t('brand.title'),
     user: view.user,
     section: 'brand',
     body: html`<div class="page-head">
-  <h1>Brand</h1>
-  <p class="muted">Settings of ${view.user.brandName} for everyone who signs in.</p>
+  <h1>${tr.t('brand.title')}</h1>
+  <p class="muted">${tr.t('brand.intro', { brand: view.user.brandName })}</p>
 </div>
 ${view.message ?? ''}
-${errorSummary(view.errors, { timeZone: 'Time zone' })}
+${errorSummary(tr, view.errors, labels)}
 <section class="card" aria-labelledby="zone-title">
-  <h2 id="zone-title">Time zone</h2>
-  <p class="muted">Every date and time in the dashboard is shown in it, and visits are planned in it. Now it is ${formatDateTime(now, view.user.timeZone)} there.</p>
+  <h2 id="zone-title">${labels.timeZone}</h2>
+  <p class="muted">${tr.t('brand.timeZone.intro', { now: tr.dateTime(new Date(), view.user.timeZone) })}</p>
   <form method="post" action="/dashboard/settings/brand" novalidate>
     ${csrfField(view.user.csrfToken)}
     <div class="field${error ? ' field-invalid' : ''}">
-      <label for="field-timeZone">Time zone</label>
-      ${error ? html`<p class="error" id="field-timeZone-error">Time zone ${error}.</p>` : ''}
+      <label for="field-timeZone">${labels.timeZone}</label>
+      ${error ? html`<p class="error" id="field-timeZone-error">${errorText(tr, error, labels.timeZone)}</p>` : ''}
       <select id="field-timeZone" name="timeZone"${error ? html` aria-invalid="true" aria-describedby="field-timeZone-error"` : ''}>
         ${known ? '' : html`<option value="${view.timeZone}" selected>${view.timeZone}</option>`}
         ${names.map((name) => html`<option value="${name}"${name === view.timeZone ? html` selected` : ''}>${name}</option>`)}
       </select>
     </div>
-    <button type="submit" class="button button-primary">Save</button>
+    <button type="submit" class="button button-primary">${tr.t('brand.save')}</button>
+  </form>
+</section>
+<section class="card" aria-labelledby="language-title">
+  <h2 id="language-title">${labels.language}</h2>
+  <form method="post" action="/dashboard/settings/brand" novalidate>
+    ${csrfField(view.user.csrfToken)}
+    ${languageSelect({ tr, value: view.language, label: labels.language, hint: tr.t('brand.language.hint'), error: errorFor(view.errors, 'language') })}
+    <button type="submit" class="button button-primary">${tr.t('brand.save')}</button>
   </form>
 </section>`,
   });

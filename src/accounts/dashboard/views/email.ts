@@ -3,6 +3,8 @@
 import type { FailedEmail } from '../../../mail/outbox.js';
 import { csrfField, time } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
+import { richText } from '../../../platform/web/messages.js';
+import type { Translator } from '../../../shared/i18n/index.js';
 import type { SessionUser } from '../../sessions.js';
 import type { ListedUser } from '../../users.js';
 
@@ -16,42 +18,50 @@ export interface EmailView {
 }
 
 /** The "Email me new leads" cell of one person: on or off, and for the signed-in person a button to switch it. */
-export function newLeadEmailsCell(viewer: SessionUser, person: ListedUser): SafeHtml {
-  const state = person.notifyNewLeads ? 'On' : 'Off';
+export function newLeadEmailsCell(tr: Translator, viewer: SessionUser, person: ListedUser): SafeHtml {
+  const state = tr.t(person.notifyNewLeads ? 'users.newLeadEmails.on' : 'users.newLeadEmails.off');
   if (person.id !== viewer.userId) return html`${state}`;
   const next = person.notifyNewLeads ? 'off' : 'on';
+  const hidden = (inner: SafeHtml) => html`<span class="visually-hidden">${inner}</span>`;
   return html`<form method="post" action="${NEW_LEAD_EMAILS_PATH}">
     ${csrfField(viewer.csrfToken)}
     <input type="hidden" name="notify" value="${next}">
-    ${state} <button type="submit" class="button button-quiet">Turn ${next}<span class="visually-hidden"> new-lead emails for you</span></button>
+    ${state} <button type="submit" class="button button-quiet">${richText(tr, next === 'on' ? 'users.newLeadEmails.turnOn' : 'users.newLeadEmails.turnOff', { hidden })}</button>
   </form>`;
 }
 
 /** Headed "Notifications", not "Email": the add-person form's field is labelled Email. */
-export function emailSection(view: EmailView): SafeHtml {
+export function emailSection(tr: Translator, view: EmailView): SafeHtml {
+  const strong = (inner: SafeHtml) => html`<strong>${inner}</strong>`;
   return html`<section aria-labelledby="email-title">
-  <h2 id="email-title">Notifications</h2>
+  <h2 id="email-title">${tr.t('users.notifications.title')}</h2>
   ${
     view.from
-      ? html`<p>Email is <strong>on</strong>. Mails come from <span class="mono">${view.from}</span>. People with “Email me new leads” on get a mail for each new lead.</p>`
-      : html`<p>Email is <strong>off</strong>: nothing is mailed. The server's administrator turns it on by setting <code>SMTP_URL</code> and <code>MAIL_FROM</code>.</p>`
+      ? html`<p>${richText(tr, 'users.notifications.on', { from: html`<span class="mono">${view.from}</span>`, strong })}</p>`
+      : html`<p>${richText(tr, 'users.notifications.off', { strong, code: (inner) => html`<code>${inner}</code>` })}</p>`
   }
-  ${failedTable(view.failed)}
+  ${failedTable(tr, view.failed)}
 </section>`;
 }
 
-function failedTable(failed: FailedEmail[]): SafeHtml | '' {
+function failedTable(tr: Translator, failed: FailedEmail[]): SafeHtml | '' {
   if (!failed.length) return '';
-  return html`<h3 id="failed-mails-title">Mails that could not be sent</h3>
-  <p class="muted">Each was tried for 24 hours (or refused for good by the mail server), then given up.</p>
+  const h = {
+    recipient: tr.t('users.failedMails.recipient'),
+    subject: tr.t('users.failedMails.subject'),
+    lastError: tr.t('users.failedMails.lastError'),
+    givenUp: tr.t('users.failedMails.givenUp'),
+  };
+  return html`<h3 id="failed-mails-title">${tr.t('users.failedMails.title')}</h3>
+  <p class="muted">${tr.t('users.failedMails.explain')}</p>
   <table class="list" aria-labelledby="failed-mails-title">
-    <thead><tr><th scope="col">Recipient</th><th scope="col">Subject</th><th scope="col">Last error</th><th scope="col">Given up</th></tr></thead>
+    <thead><tr><th scope="col">${h.recipient}</th><th scope="col">${h.subject}</th><th scope="col">${h.lastError}</th><th scope="col">${h.givenUp}</th></tr></thead>
     <tbody>${failed.map(
       (mail) => html`<tr>
-      <td data-label="Recipient" class="cell-title">${mail.recipient}</td>
-      <td data-label="Subject">${mail.subject}</td>
-      <td data-label="Last error" class="mono">${mail.lastError ?? '—'}</td>
-      <td data-label="Given up">${time(mail.failedAt)}</td>
+      <td data-label="${h.recipient}" class="cell-title">${mail.recipient}</td>
+      <td data-label="${h.subject}">${mail.subject}</td>
+      <td data-label="${h.lastError}" class="mono">${mail.lastError ?? '—'}</td>
+      <td data-label="${h.givenUp}">${time(mail.failedAt)}</td>
     </tr>`,
     )}</tbody>
   </table>`;
