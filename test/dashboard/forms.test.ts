@@ -219,7 +219,7 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     const form = await getForm(ctx.app.deps.database, ctx.brandId, id);
     const endpoint = endpointOf(id);
     expect(textarea(res.body, 'form-snippet')).toBe(formSnippet(form, endpoint));
-    expect(textarea(res.body, 'form-fetch-example')).toBe(formFetchExample(endpoint));
+    expect(textarea(res.body, 'form-fetch-example')).toBe(formFetchExample(endpoint, 'en'));
     expect(res.body).toContain(
       `<a id="form-hosted-link" class="url-text" href="${endpoint}">${endpoint}</a>`,
     );
