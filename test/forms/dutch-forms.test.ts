@@ -230,6 +230,13 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
         expect(unknown.body).toContain(`<h1>${title}</h1>`);
       }
 
+      // A body past the limit fails before the route runs: the page still speaks the form's language.
+      const tooLarge = await site.form(form.id, { ...fields(), description: 'x'.repeat(70 * 1024) }, from());
+      expect(tooLarge.statusCode).toBe(413);
+      expect(tooLarge.headers['content-language']).toBe('nl');
+      expect(tooLarge.body).toContain('<h1>Te veel gegevens</h1>');
+      expect(tooLarge.body).toContain('Het formulier stuurde meer dan deze dienst aanneemt');
+
       const one = { remoteAddress: '10.9.1.1' };
       let limited = await site.form(form.id, fields(), one);
       for (let i = 0; i < 3 && limited.statusCode !== 429; i++)
