@@ -275,7 +275,7 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
       const list = await browser.get(BASE);
       expect(list.statusCode, list.body).toBe(200);
       expect(list.headers['content-language']).toBe('nl');
-      expect(textOf(list.body)).toContain('Formulieren op je website die klusaanvragen als aanvraag naar');
+      expect(textOf(list.body)).toContain('Formulieren op je website waarmee klanten een aanvraag bij');
       expect(textOf(list.body)).toContain('Nieuw formulier');
 
       const blank = await browser.get(`${BASE}/new`);
