@@ -207,6 +207,7 @@ export const FORM_EXAMPLE = {
   autoReply: false,
   defaults: { priority: null, category: null },
   enabled: true,
+  language: 'nl',
   endpoint: 'https://leads.example.com/f/frm_01m86veqwa9tgp4pvbzsq2gnrr',
   snippet:
     '<form method="post" action="https://leads.example.com/f/frm_01m86veqwa9tgp4pvbzsq2gnrr" accept-charset="utf-8">…</form>',

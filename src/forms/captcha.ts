@@ -4,7 +4,7 @@
 // the token, answers something else, fails or does not answer in time is a 422 naming `captcha` that the person
 // can retry: never a 500, and nothing is stored.
 import type { CaptchaConfig } from '../platform/config.js';
-import type { FieldError } from '../shared/errors.js';
+import type { FieldError, FieldErrorText } from '../shared/errors.js';
 import type { CaptchaProvider } from './forms.js';
 
 export interface CaptchaProviderInfo {
@@ -54,12 +54,19 @@ export const CAPTCHA_TOKEN_FIELDS: readonly string[] = Object.values(CAPTCHA_PRO
   (p) => p.tokenField,
 );
 
-/** What people read after the field's label ("Robot check …"). */
+/** The API's message after the field's name ("captcha is missing…"). */
 export const CAPTCHA_MESSAGES = {
   missing: 'is missing: please confirm you are not a robot',
   refused: 'did not pass: please confirm you are not a robot and send the form again',
   unavailable: 'could not be completed: please try again in a moment',
 } as const;
+
+/** What people read, in the form's language ("Robot check is missing: …"). */
+export const CAPTCHA_TEXTS: Record<keyof typeof CAPTCHA_MESSAGES, FieldErrorText> = {
+  missing: { key: 'publicForm.captcha.missing' },
+  refused: { key: 'publicForm.captcha.refused' },
+  unavailable: { key: 'publicForm.captcha.unavailable' },
+};
 
 export type CaptchaVerdict = { ok: true } | { ok: false; error: FieldError };
 
@@ -78,10 +85,13 @@ export interface CaptchaCheck {
   formId: string;
 }
 
-const refused: CaptchaVerdict = { ok: false, error: { field: 'captcha', message: CAPTCHA_MESSAGES.refused } };
+const refused: CaptchaVerdict = {
+  ok: false,
+  error: { field: 'captcha', message: CAPTCHA_MESSAGES.refused, text: CAPTCHA_TEXTS.refused },
+};
 const unavailable: CaptchaVerdict = {
   ok: false,
-  error: { field: 'captcha', message: CAPTCHA_MESSAGES.unavailable },
+  error: { field: 'captcha', message: CAPTCHA_MESSAGES.unavailable, text: CAPTCHA_TEXTS.unavailable },
 };
 
 /** A short, secret-free reason for the log: a status, a timeout, or the network error's code. */

@@ -5,7 +5,7 @@ import { LEAD_FIELDS } from '../leads/input.js';
 import { PRIORITIES, type Priority } from '../leads/states.js';
 import type { FormTable } from '../platform/db/schema.js';
 import type { Store } from '../platform/db/store.js';
-import { type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { type FieldError, type FieldErrorText, NotFoundError, ValidationError } from '../shared/errors.js';
 import { isLocale, type Locale } from '../shared/i18n/index.js';
 import { newId } from '../shared/ids.js';
 import { type Page, type SortOrder, toPage } from '../shared/paging.js';
@@ -88,17 +88,28 @@ const RESERVED_FIELDS = new Set([
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** The origin (scheme://host[:port]) a value names, or an error message. https, or http for localhost only. */
-export function parseOrigin(value: unknown): { origin: string } | { error: string } {
-  if (typeof value !== 'string' || !value.trim()) return { error: 'must be a non-empty string' };
+/**
+ * The origin (scheme://host[:port]) a value names, or an error message (and what it says to people). https, or
+ * http for localhost only.
+ */
+export function parseOrigin(value: unknown): { origin: string } | { error: string; text: FieldErrorText } {
+  if (typeof value !== 'string' || !value.trim()) {
+    return { error: 'must be a non-empty string', text: { key: 'validation.required' } };
+  }
   let url: URL;
   try {
     url = new URL(value.trim());
   } catch {
-    return { error: `${JSON.stringify(value)} is not an origin such as https://www.example.nl` };
+    return {
+      error: `${JSON.stringify(value)} is not an origin such as https://www.example.nl`,
+      text: { key: 'forms.validation.notOrigin', values: { value } },
+    };
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname))) {
-    return { error: `${JSON.stringify(value)} must use https (http only for localhost or 127.0.0.1)` };
+    return {
+      error: `${JSON.stringify(value)} must use https (http only for localhost or 127.0.0.1)`,
+      text: { key: 'forms.validation.originHttps', values: { value } },
+    };
   }
   if (
     url.username ||
@@ -107,7 +118,10 @@ export function parseOrigin(value: unknown): { origin: string } | { error: strin
     url.hash ||
     (url.pathname !== '/' && url.pathname !== '')
   ) {
-    return { error: `${JSON.stringify(value)} must be an origin only: scheme, host and port, no path` };
+    return {
+      error: `${JSON.stringify(value)} must be an origin only: scheme, host and port, no path`,
+      text: { key: 'forms.validation.originOnly', values: { value } },
+    };
   }
   return { origin: url.origin };
 }
@@ -137,6 +151,11 @@ export interface FormInput {
 
 type Changes = Partial<Omit<FormTable, 'id' | 'brand_id' | 'created_at' | 'updated_at'>>;
 
+// What the settings' problems say to people (Settings > Forms); the API answers `message`.
+const REQUIRED: FieldErrorText = { key: 'validation.required' };
+const INVALID: FieldErrorText = { key: 'validation.invalid' };
+const tooLong = (max: number): FieldErrorText => ({ key: 'validation.tooLong', values: { max } });
+
 const nullableText = (
   errors: FieldError[],
   field: string,
@@ -146,12 +165,12 @@ const nullableText = (
   if (value === undefined) return undefined;
   if (value === null) return null;
   if (typeof value !== 'string') {
-    errors.push({ field, message: 'must be a string or null' });
+    errors.push({ field, message: 'must be a string or null', text: INVALID });
     return undefined;
   }
   const trimmed = value.trim();
   if (trimmed.length > max) {
-    errors.push({ field, message: `must be at most ${max} characters` });
+    errors.push({ field, message: `must be at most ${max} characters`, text: tooLong(max) });
     return undefined;
   }
   return trimmed || null;
@@ -162,18 +181,25 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
   const errors: FieldError[] = [];
   const out: Changes = {};
   if (input.language !== undefined) {
-    const language = typeof input.language === 'string' ? input.language.trim().toLowerCase() : input.language;
+    const language =
+      typeof input.language === 'string' ? input.language.trim().toLowerCase() : input.language;
     if (isLocale(language)) out.language = language;
-    else errors.push({ field: 'language', message: 'must be nl or en' });
+    else
+      errors.push({ field: 'language', message: 'must be nl or en', text: { key: 'validation.language' } });
   }
   if (input.name !== undefined || creating) {
     if (typeof input.name !== 'string' || isBlank(input.name)) {
       errors.push({
         field: 'name',
         message: input.name === undefined ? 'is required' : 'must be a non-empty string',
+        text: REQUIRED,
       });
     } else if (input.name.trim().length > MAX_NAME) {
-      errors.push({ field: 'name', message: `must be at most ${MAX_NAME} characters` });
+      errors.push({
+        field: 'name',
+        message: `must be at most ${MAX_NAME} characters`,
+        text: tooLong(MAX_NAME),
+      });
     } else out.name = input.name.trim();
   }
   if (input.allowedOrigins !== undefined || creating) {
@@ -182,15 +208,21 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
       errors.push({
         field: 'allowedOrigins',
         message: list === undefined ? 'is required' : 'must be an array of origins',
+        text: list === undefined ? REQUIRED : INVALID,
       });
     } else if (list.length > MAX_ORIGINS) {
-      errors.push({ field: 'allowedOrigins', message: `must hold at most ${MAX_ORIGINS} origins` });
+      errors.push({
+        field: 'allowedOrigins',
+        message: `must hold at most ${MAX_ORIGINS} origins`,
+        text: { key: 'forms.validation.tooManyOrigins', values: { max: MAX_ORIGINS } },
+      });
     } else {
       const origins: string[] = [];
       list.forEach((value, i) => {
         const parsed = parseOrigin(value);
-        if ('error' in parsed) errors.push({ field: `allowedOrigins[${i}]`, message: parsed.error });
-        else if (!origins.includes(parsed.origin)) origins.push(parsed.origin);
+        if ('error' in parsed) {
+          errors.push({ field: `allowedOrigins[${i}]`, message: parsed.error, text: parsed.text });
+        } else if (!origins.includes(parsed.origin)) origins.push(parsed.origin);
       });
       out.allowed_origins = JSON.stringify(origins);
     }
@@ -199,7 +231,11 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
     const value = input.redirectUrl;
     if (value === null) out.redirect_url = null;
     else if (typeof value !== 'string' || value.length > MAX_URL || !isAbsoluteHttpUrl(value.trim())) {
-      errors.push({ field: 'redirectUrl', message: 'must be an absolute http(s) URL or null' });
+      errors.push({
+        field: 'redirectUrl',
+        message: 'must be an absolute http(s) URL or null',
+        text: { key: 'forms.validation.url' },
+      });
     } else out.redirect_url = value.trim();
   }
   if (input.honeypotField !== undefined || creating) {
@@ -208,9 +244,14 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
       errors.push({
         field: 'honeypotField',
         message: 'must be a field name of letters, digits, "_" and "-" (at most 64)',
+        text: { key: 'forms.validation.honeypotName' },
       });
     } else if (RESERVED_FIELDS.has(value)) {
-      errors.push({ field: 'honeypotField', message: `must not be a field people fill in ("${value}")` });
+      errors.push({
+        field: 'honeypotField',
+        message: `must not be a field people fill in ("${value}")`,
+        text: { key: 'forms.validation.honeypotReserved', values: { value } },
+      });
     } else out.honeypot_field = value;
   }
   if (input.captcha !== undefined) {
@@ -220,17 +261,37 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
       out.captcha_site_key = null;
       out.captcha_secret = null;
     } else if (typeof c !== 'object' || Array.isArray(c)) {
-      errors.push({ field: 'captcha', message: 'must be an object { provider, siteKey, secret } or null' });
+      errors.push({
+        field: 'captcha',
+        message: 'must be an object { provider, siteKey, secret } or null',
+        text: INVALID,
+      });
     } else {
       const { provider, siteKey, secret } = c as Record<string, unknown>;
       if (typeof provider !== 'string' || !(CAPTCHA_PROVIDERS as readonly string[]).includes(provider)) {
-        errors.push({ field: 'captcha.provider', message: `must be one of ${CAPTCHA_PROVIDERS.join(', ')}` });
+        errors.push({
+          field: 'captcha.provider',
+          message: `must be one of ${CAPTCHA_PROVIDERS.join(', ')}`,
+          text: { key: 'validation.choice' },
+        });
       }
       if (typeof siteKey !== 'string' || !siteKey.trim() || siteKey.length > 500) {
-        errors.push({ field: 'captcha.siteKey', message: 'must be a non-empty string (at most 500)' });
+        errors.push({
+          field: 'captcha.siteKey',
+          message: 'must be a non-empty string (at most 500)',
+          text:
+            siteKey === undefined || (typeof siteKey === 'string' && !siteKey.trim())
+              ? REQUIRED
+              : tooLong(500),
+        });
       }
       if (typeof secret !== 'string' || !secret.trim() || secret.length > 500) {
-        errors.push({ field: 'captcha.secret', message: 'must be a non-empty string (at most 500)' });
+        errors.push({
+          field: 'captcha.secret',
+          message: 'must be a non-empty string (at most 500)',
+          text:
+            secret === undefined || (typeof secret === 'string' && !secret.trim()) ? REQUIRED : tooLong(500),
+        });
       }
       out.captcha_provider = provider as string;
       out.captcha_site_key = typeof siteKey === 'string' ? siteKey.trim() : null;
@@ -241,7 +302,7 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
   if (consent !== undefined) out.consent_text = consent;
   if (input.autoReply !== undefined) {
     if (typeof input.autoReply !== 'boolean')
-      errors.push({ field: 'autoReply', message: 'must be true or false' });
+      errors.push({ field: 'autoReply', message: 'must be true or false', text: INVALID });
     else out.auto_reply = input.autoReply ? 1 : 0;
   }
   if (input.defaults !== undefined) {
@@ -250,13 +311,21 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
       out.default_priority = null;
       out.default_category = null;
     } else if (typeof d !== 'object' || Array.isArray(d)) {
-      errors.push({ field: 'defaults', message: 'must be an object { priority?, category? } or null' });
+      errors.push({
+        field: 'defaults',
+        message: 'must be an object { priority?, category? } or null',
+        text: INVALID,
+      });
     } else {
       const { priority, category } = d as Record<string, unknown>;
       if (priority !== undefined) {
         if (priority === null) out.default_priority = null;
         else if (typeof priority !== 'string' || !(PRIORITIES as readonly string[]).includes(priority)) {
-          errors.push({ field: 'defaults.priority', message: `must be one of ${PRIORITIES.join(', ')}` });
+          errors.push({
+            field: 'defaults.priority',
+            message: `must be one of ${PRIORITIES.join(', ')}`,
+            text: { key: 'validation.choice' },
+          });
         } else out.default_priority = priority;
       }
       const cat = nullableText(errors, 'defaults.category', category, 100);
@@ -265,7 +334,7 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
   }
   if (input.enabled !== undefined) {
     if (typeof input.enabled !== 'boolean')
-      errors.push({ field: 'enabled', message: 'must be true or false' });
+      errors.push({ field: 'enabled', message: 'must be true or false', text: INVALID });
     else out.enabled = input.enabled ? 1 : 0;
   }
   if (errors.length) throw new ValidationError(errors);

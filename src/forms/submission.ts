@@ -2,11 +2,11 @@
 // attribution, consent and the honeypot, every problem reported at once.
 
 import { LEAD_FIELDS, type LeadInput, parseLeadInput } from '../leads/input.js';
-import { type FieldError, ValidationError } from '../shared/errors.js';
-import { nationalToE164, phoneHint } from '../shared/phone.js';
+import { type FieldError, type FieldErrorText, ValidationError } from '../shared/errors.js';
+import { nationalToE164, phoneExample, phoneHint } from '../shared/phone.js';
 import { isBlank } from '../shared/text.js';
 import { normalizeCountry } from '../shared/values.js';
-import { CAPTCHA_MESSAGES, CAPTCHA_PROVIDER_INFO, CAPTCHA_TOKEN_FIELDS } from './captcha.js';
+import { CAPTCHA_MESSAGES, CAPTCHA_PROVIDER_INFO, CAPTCHA_TEXTS, CAPTCHA_TOKEN_FIELDS } from './captcha.js';
 import type { PublicForm } from './forms.js';
 
 // The phone rules moved to domain/phone.ts (the dashboard's typed-in leads use them too).
@@ -26,6 +26,16 @@ export const ATTRIBUTION_FIELDS = [
 ] as const;
 
 const LEAD_FIELD_NAMES = new Set(LEAD_FIELDS.map((f) => f.name));
+
+const tooLong: FieldErrorText = { key: 'validation.tooLong', values: { max: MAX_EXTRA_LENGTH } };
+
+/** phoneHint for people: a number of the country written both ways, or the international format. */
+function phoneText(country: string): FieldErrorText {
+  const example = phoneExample(country);
+  return example
+    ? { key: 'publicForm.validation.phone', values: { ...example } }
+    : { key: 'publicForm.validation.phoneInternational' };
+}
 
 export interface Submission {
   input: LeadInput;
@@ -48,7 +58,13 @@ export function parseSubmission(
   now: number = Date.now(),
 ): Submission {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ValidationError([{ field: '(body)', message: 'must be a form or a JSON object' }]);
+    throw new ValidationError([
+      {
+        field: '(body)',
+        message: 'must be a form or a JSON object',
+        text: { key: 'publicForm.validation.body' },
+      },
+    ]);
   }
   const errors: FieldError[] = [];
   const lead: Record<string, unknown> = {};
@@ -61,7 +77,7 @@ export function parseSubmission(
 
   for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
     if (Array.isArray(raw)) {
-      errors.push({ field: name, message: 'must be sent once' });
+      errors.push({ field: name, message: 'must be sent once', text: { key: 'publicForm.validation.once' } });
       continue;
     }
     if (name === form.honeypotField) {
@@ -84,12 +100,16 @@ export function parseSubmission(
       continue;
     }
     if (typeof raw !== 'string') {
-      errors.push({ field: name, message: 'must be a string' });
+      errors.push({ field: name, message: 'must be a string', text: { key: 'publicForm.validation.text' } });
       continue;
     }
     if ((ATTRIBUTION_FIELDS as readonly string[]).includes(name)) {
       if (raw.length > MAX_EXTRA_LENGTH) {
-        errors.push({ field: name, message: `must be at most ${MAX_EXTRA_LENGTH} characters` });
+        errors.push({
+          field: name,
+          message: `must be at most ${MAX_EXTRA_LENGTH} characters`,
+          text: tooLong,
+        });
       } else if (raw.trim()) attribution[name] = raw.trim();
       continue;
     }
@@ -97,6 +117,7 @@ export function parseSubmission(
       errors.push({
         field: name.slice(0, MAX_EXTRA_NAME),
         message: `is a field name over ${MAX_EXTRA_NAME} characters`,
+        text: { key: 'publicForm.validation.nameTooLong', values: { max: MAX_EXTRA_NAME } },
       });
       continue;
     }
@@ -104,11 +125,12 @@ export function parseSubmission(
       errors.push({
         field: name,
         message: `is one field too many: a form may send at most ${MAX_EXTRA_FIELDS} fields besides the lead fields`,
+        text: { key: 'publicForm.validation.tooManyFields', values: { max: MAX_EXTRA_FIELDS } },
       });
       continue;
     }
     if ([...raw].length > MAX_EXTRA_LENGTH) {
-      errors.push({ field: name, message: `must be at most ${MAX_EXTRA_LENGTH} characters` });
+      errors.push({ field: name, message: `must be at most ${MAX_EXTRA_LENGTH} characters`, text: tooLong });
       continue;
     }
     extra[name] = raw;
@@ -129,12 +151,16 @@ export function parseSubmission(
     lead.phone = nationalToE164(lead.phone, country);
   }
   if (form.consentText && !consentGiven) {
-    errors.push({ field: 'consent', message: 'is required: tick the box to agree' });
+    errors.push({
+      field: 'consent',
+      message: 'is required: tick the box to agree',
+      text: { key: 'publicForm.validation.consent' },
+    });
   }
   // A missing token is reported with the other problems; spam is answered as success without a captcha check.
   if (spam) captchaToken = null;
   else if (form.captcha && captchaToken === null) {
-    errors.push({ field: 'captcha', message: CAPTCHA_MESSAGES.missing });
+    errors.push({ field: 'captcha', message: CAPTCHA_MESSAGES.missing, text: CAPTCHA_TEXTS.missing });
   }
 
   let input: LeadInput | undefined;
@@ -145,7 +171,7 @@ export function parseSubmission(
     // People may write their number the national way here, so the API's "+…" rule is not the message for them.
     const fieldErrors = error.errors.map((e) =>
       e.field === 'phone' && nationalPhoneCountry
-        ? { field: 'phone', message: phoneHint(nationalPhoneCountry) }
+        ? { field: 'phone', message: phoneHint(nationalPhoneCountry), text: phoneText(nationalPhoneCountry) }
         : e,
     );
     errors.unshift(...fieldErrors);

@@ -6,7 +6,7 @@ import { createLead } from '../leads/create.js';
 import type { CaptchaConfig } from '../platform/config.js';
 import type { Store } from '../platform/db/store.js';
 import type { RateLimiter } from '../platform/rate-limit/limiter.js';
-import { ValidationError } from '../shared/errors.js';
+import { type FieldErrorText, ValidationError } from '../shared/errors.js';
 import { type CaptchaLog, verifyCaptcha } from './captcha.js';
 import { findPublicForm, type PublicForm } from './forms.js';
 import { parseSubmission } from './submission.js';
@@ -55,30 +55,52 @@ export interface CreatedLead {
  */
 export type SubmitResult =
   | { outcome: 'not_found' }
-  | { outcome: 'forbidden'; form: PublicForm; message: string }
+  | { outcome: 'forbidden'; form: PublicForm; message: string; text: FieldErrorText }
   | {
       outcome: 'rate_limited';
       form: PublicForm;
       crossOrigin: string | undefined;
       retryAfterSeconds: number;
       message: string;
+      text: FieldErrorText;
     }
   | { outcome: 'invalid'; form: PublicForm; crossOrigin: string | undefined; error: ValidationError }
   | { outcome: 'created'; form: PublicForm; crossOrigin: string | undefined; lead: CreatedLead };
 
-/** "45 seconds", "12 minutes": how long until a limit's window resets. */
+/** "45 seconds", "12 minutes": how long until a limit's window resets (the API's detail is English). */
 function waitText(seconds: number): string {
   if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
   const minutes = Math.ceil(seconds / 60);
   return `${minutes} minutes`;
 }
 
-/** The refusal of a post from an origin the form does not allow; undefined when the origin may post. */
-function originRefusal(form: PublicForm, post: FormPost): string | undefined {
+/** The same wait as values of a message for people: `{unit, select, …}` with `{count, plural, …}`. */
+function waitValues(seconds: number): { unit: string; count: number } {
+  return seconds < 90
+    ? { unit: 'seconds', count: seconds }
+    : { unit: 'minutes', count: Math.ceil(seconds / 60) };
+}
+
+/**
+ * The refusal of a post from an origin the form does not allow (the API's English, and the page's message);
+ * undefined when the origin may post.
+ */
+function originRefusal(
+  form: PublicForm,
+  post: FormPost,
+): { message: string; text: FieldErrorText } | undefined {
   const { origin } = post;
-  if (!origin) return 'A post must carry an Origin or Referer header.';
+  if (!origin) {
+    return {
+      message: 'A post must carry an Origin or Referer header.',
+      text: { key: 'publicForm.error.forbidden.noOrigin' },
+    };
+  }
   if (form.allowedOrigins.includes(origin) || post.ownOrigins.includes(origin)) return undefined;
-  return `Posts from ${origin} are not allowed for this form.`;
+  return {
+    message: `Posts from ${origin} are not allowed for this form.`,
+    text: { key: 'publicForm.error.forbidden.origin', values: { origin } },
+  };
 }
 
 /**
@@ -89,15 +111,20 @@ async function rateLimit(
   deps: SubmitDeps,
   form: PublicForm,
   ip: string,
-): Promise<{ retryAfterSeconds: number; message: string } | undefined> {
-  const refused = (resetMs: number, message: (wait: string) => string) => {
+): Promise<{ retryAfterSeconds: number; message: string; text: FieldErrorText } | undefined> {
+  const refused = (resetMs: number, key: FieldErrorText['key'], message: (wait: string) => string) => {
     const retryAfterSeconds = Math.max(1, Math.ceil(resetMs / 1000));
-    return { retryAfterSeconds, message: message(waitText(retryAfterSeconds)) };
+    return {
+      retryAfterSeconds,
+      message: message(waitText(retryAfterSeconds)),
+      text: { key, values: waitValues(retryAfterSeconds) },
+    };
   };
   const perAddress = await deps.limiter.hit(`form:${form.id}:${ip}`, deps.postsPerMinute);
   if (!perAddress.allowed) {
     return refused(
       perAddress.resetMs,
+      'publicForm.error.rateLimited.perAddress',
       (wait) => `Too many posts to this form from your address; try again in ${wait}.`,
     );
   }
@@ -105,6 +132,7 @@ async function rateLimit(
   if (!perForm.allowed) {
     return refused(
       perForm.resetMs,
+      'publicForm.error.rateLimited.perForm',
       (wait) => `This form has taken as many posts as it can this hour; try again in ${wait}.`,
     );
   }
@@ -147,7 +175,7 @@ export async function submitForm(deps: SubmitDeps, post: FormPost): Promise<Subm
   const form = await findPublicForm(deps.database, post.formId);
   if (!form) return { outcome: 'not_found' };
   const refusal = originRefusal(form, post);
-  if (refusal) return { outcome: 'forbidden', form, message: refusal };
+  if (refusal) return { outcome: 'forbidden', form, ...refusal };
   const crossOrigin =
     post.origin !== undefined && form.allowedOrigins.includes(post.origin) ? post.origin : undefined;
   const limited = await rateLimit(deps, form, post.ip);

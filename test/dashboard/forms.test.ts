@@ -143,7 +143,7 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
       /<p class="error" id="field-allowedOrigins-error">Allowed origins &quot;ftp:\/\/files.example&quot; must use https[^<]*\.<\/p>/,
     );
     expect(res.body).toContain(
-      '<p class="error" id="field-redirectUrl-error">Redirect URL must be an absolute',
+      '<p class="error" id="field-redirectUrl-error">Redirect URL must be a full web address starting with https:// or http://.</p>',
     );
     expect(res.body).toContain(
       '<p class="error" id="field-honeypotField-error">Honeypot field name must not be a field people fill in',
@@ -219,7 +219,7 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     const form = await getForm(ctx.app.deps.database, ctx.brandId, id);
     const endpoint = endpointOf(id);
     expect(textarea(res.body, 'form-snippet')).toBe(formSnippet(form, endpoint));
-    expect(textarea(res.body, 'form-fetch-example')).toBe(formFetchExample(endpoint));
+    expect(textarea(res.body, 'form-fetch-example')).toBe(formFetchExample(endpoint, 'en'));
     expect(res.body).toContain(
       `<a id="form-hosted-link" class="url-text" href="${endpoint}">${endpoint}</a>`,
     );

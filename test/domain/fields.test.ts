@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEAD_BODY_EXAMPLE, LEAD_EXAMPLE, LEAD_LIST_ITEM_EXAMPLE } from '../../src/api/examples.js';
 import { ADDRESS_FIELDS, CONTACT_FIELDS, CUSTOMER_FIELD_LABELS } from '../../src/customers/fields.js';
-import { FIELD_LABELS, formMarkup } from '../../src/forms/views.js';
+import { formFieldLabel, formMarkup } from '../../src/forms/views.js';
 import { LeadCreateBody } from '../../src/leads/api/schemas.js';
 import {
   editLeadPage,
@@ -27,6 +27,7 @@ import { LeadDetailSchema, LeadListItemSchema } from '../../src/leads/index.js';
 import { LEAD_FIELDS, parseLeadInput, SUBMITTED_FIELDS } from '../../src/leads/input.js';
 import { LEAD_EXPORT_SHAPE } from '../../src/leads/shape.js';
 import { EDITABLE_ADDRESS_FIELDS, EDITABLE_FIELDS, EDITABLE_JOB_FIELDS } from '../../src/leads/update.js';
+import { translator } from '../../src/shared/i18n/index.js';
 import { parseCsv } from '../csv.js';
 import { addUser, type Browser, signedIn } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
@@ -127,7 +128,7 @@ describe('labels', () => {
   it('the public form, the office and the customer pages name every field of the table', () => {
     for (const name of NAMES) {
       const f = leadField(name);
-      expect(FIELD_LABELS[name], name).toBe((f.formLabel ?? f.label).en);
+      expect(formFieldLabel(translator('en'), name), name).toBe((f.formLabel ?? f.label).en);
       expect(LEAD_FIELD_LABELS[name], name).toBe(f.label.en);
     }
     for (const [name, f] of Object.entries(CONTACT_FIELDS))
@@ -140,14 +141,14 @@ describe('the public website form', () => {
     const onForm = leadFieldsWhere({}).filter((name) => leadField(name).formOrder !== null);
     const orders = onForm.map((name) => leadField(name).formOrder);
     expect(new Set(orders).size).toBe(orders.length);
-    const markup = formMarkup(FORM, '/f/frm_1', { hosted: true }).toString();
+    const markup = formMarkup(FORM, '/f/frm_1', { tr: translator('en'), hosted: true }).toString();
     const shown = fieldsIn(markup);
     expect(shown).toEqual(formFieldNames());
     expect([...shown].sort()).toEqual([...onForm].sort());
     const byOrder = [...onForm].sort((a, b) => leadField(a).formOrder! - leadField(b).formOrder!);
     expect(shown).toEqual(byOrder);
     for (const name of shown) {
-      expect(markup, name).toContain(`<label for="field-${name}">${FIELD_LABELS[name]}`);
+      expect(markup, name).toContain(`<label for="field-${name}">${formFieldLabel(translator('en'), name)}`);
     }
     // Priority is the brand's (a form default): never asked.
     expect(shown).not.toContain('priority');

@@ -3,7 +3,11 @@
 // honeypot; the hosted page's widget and Content-Security-Policy; and the hourly limit per form.
 import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CAPTCHA_MESSAGES, verifyCaptcha } from '../../src/forms/captcha.js';
+import { CAPTCHA_MESSAGES, CAPTCHA_TEXTS, verifyCaptcha } from '../../src/forms/captcha.js';
+
+/** The entry's message in a form post's JSON 422: the sentence people read (the form's language, English here). */
+const sentence = (kind: keyof typeof CAPTCHA_MESSAGES) => `Robot check ${CAPTCHA_MESSAGES[kind]}.`;
+
 import type { CaptchaConfig } from '../../src/platform/config.js';
 import { formPoster } from '../api.js';
 import { awayFromWindowEdge, createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
@@ -159,7 +163,7 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
       const other = PROVIDERS.find((p) => p.provider !== provider)!.field;
       const wrong = await site.json(form.id, { ...fields(), [other]: 'some-token' });
       expect(wrong.statusCode).toBe(422);
-      expect(wrong.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.missing }]);
+      expect(wrong.json().errors).toEqual([{ field: 'captcha', message: sentence('missing') }]);
       expect(verifier.received).toHaveLength(2);
       expect(await leadCount(form.id)).toBe(2);
     },
@@ -186,7 +190,7 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
     expect(json.statusCode).toBe(422);
     expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(json.headers['access-control-allow-origin']).toBe(SITE);
-    expect(json.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.refused }]);
+    expect(json.json().errors).toEqual([{ field: 'captcha', message: sentence('refused') }]);
     expect(verifier.received).toHaveLength(2);
     expect(await leadCount(form.id)).toBe(0);
   });
@@ -199,9 +203,9 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
     expect(missing.body).toContain('Robot check is missing: please confirm you are not a robot.');
     expect(missing.body).toContain('<div class="h-captcha" data-sitekey="site-key-hcaptcha"></div>');
     const empty = await site.json(form.id, { ...fields(), 'h-captcha-response': '' });
-    expect(empty.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.missing }]);
+    expect(empty.json().errors).toEqual([{ field: 'captcha', message: sentence('missing') }]);
     const notString = await site.json(form.id, { ...fields(), 'h-captcha-response': 42 });
-    expect(notString.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.missing }]);
+    expect(notString.json().errors).toEqual([{ field: 'captcha', message: sentence('missing') }]);
     // Reported together with the field errors.
     const both = await site.json(form.id, { customerName: 'x', email: 'nope' });
     expect(both.statusCode).toBe(422);
@@ -230,7 +234,7 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
       expect(html.body).toContain('Robot check could not be completed: please try again in a moment.');
       const json = await site.json(form.id, { ...fields(), 'g-recaptcha-response': 'token' });
       expect(json.statusCode).toBe(422);
-      expect(json.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.unavailable }]);
+      expect(json.json().errors).toEqual([{ field: 'captcha', message: sentence('unavailable') }]);
       expect(verifier.received).toHaveLength(2);
       expect(await leadCount(form.id)).toBe(0);
       // Once the provider answers again, the same person can send the form.
@@ -398,7 +402,7 @@ describe.each(dialects())('captcha on website forms on %s', (dialect) => {
       expect(res.body).toContain('Robot check could not be completed: please try again in a moment.');
       const json = await slowClient.site.json(form.id, { ...fields(), 'cf-turnstile-response': 'token' });
       expect(json.statusCode).toBe(422);
-      expect(json.json().errors).toEqual([{ field: 'captcha', message: CAPTCHA_MESSAGES.unavailable }]);
+      expect(json.json().errors).toEqual([{ field: 'captcha', message: sentence('unavailable') }]);
       expect(await slowClient.leadCount(form.id)).toBe(0);
       verifier.setHandler(passes);
       const retried = await slowClient.site.form(form.id, fields({ 'cf-turnstile-response': 'token' }));
@@ -514,12 +518,12 @@ describe('verifyCaptcha', () => {
     verifier.setHandler(answer(503, 'down', 'text/plain'));
     expect(await verifyCaptcha(verifierConfig(verifier, 5000), check, log)).toEqual({
       ok: false,
-      error: { field: 'captcha', message: CAPTCHA_MESSAGES.unavailable },
+      error: { field: 'captcha', message: CAPTCHA_MESSAGES.unavailable, text: CAPTCHA_TEXTS.unavailable },
     });
     verifier.setHandler(refuses);
     expect(await verifyCaptcha(verifierConfig(verifier, 5000), check, log)).toEqual({
       ok: false,
-      error: { field: 'captcha', message: CAPTCHA_MESSAGES.refused },
+      error: { field: 'captcha', message: CAPTCHA_MESSAGES.refused, text: CAPTCHA_TEXTS.refused },
     });
     verifier.setHandler(passes);
     expect(await verifyCaptcha(verifierConfig(verifier, 5000), check, log)).toEqual({ ok: true });
@@ -549,7 +553,7 @@ describe('verifyCaptcha', () => {
     );
     expect(verdict).toEqual({
       ok: false,
-      error: { field: 'captcha', message: CAPTCHA_MESSAGES.unavailable },
+      error: { field: 'captcha', message: CAPTCHA_MESSAGES.unavailable, text: CAPTCHA_TEXTS.unavailable },
     });
     expect(log.lines).toHaveLength(1);
     expect(log.lines[0]!.object).toMatchObject({ reason: 'ECONNREFUSED' });

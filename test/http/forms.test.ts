@@ -339,10 +339,13 @@ describe.each(dialects())('website forms on %s', (dialect) => {
       const res = await site.json(form.id, { ...fields(), phone: '12' });
       expect(res.statusCode).toBe(422);
       expect(res.json().errors).toEqual([
-        { field: 'phone', message: 'must be a phone number, such as 06 12345678 or +31 6 12345678' },
+        { field: 'phone', message: 'Phone must be a phone number, such as 06 12345678 or +31 6 12345678.' },
       ]);
+      // The problem's detail stays the API's English; an entry's message is the sentence people read.
+      expect(res.json().detail).toBe('phone: must be a phone number, such as 06 12345678 or +31 6 12345678');
       const international = await site.json(form.id, { ...fields(), phone: '+12' });
-      expect(international.json().errors[0].message).toBe('must hold 8 to 15 digits');
+      expect(international.json().detail).toBe('phone: must hold 8 to 15 digits');
+      expect(international.json().errors[0].message).toMatch(/^Phone .+\.$/);
     });
 
     it('answers the CORS preflight for allowed origins only; no other route grants CORS', async () => {

@@ -10,6 +10,9 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { sendProblem } from '../../platform/http/problem.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import type { RateLimiter } from '../../platform/rate-limit/limiter.js';
+import { requestLocale } from '../../platform/web/messages.js';
+import type { FieldErrorText } from '../../shared/errors.js';
+import { isLocale, type Locale, translator } from '../../shared/i18n/index.js';
 import { CAPTCHA_PROVIDER_INFO } from '../captcha.js';
 import { findPublicForm, type PublicForm } from '../forms.js';
 import { typedValues } from '../submission.js';
@@ -20,7 +23,7 @@ import {
   type SubmitResult,
   submitForm,
 } from '../submit.js';
-import { errorPage, hostedFormPage, thanksPage } from '../views.js';
+import { errorPage, formErrorText, hostedFormPage, langQuery, thanksPage } from '../views.js';
 
 const FormParams = Type.Object(
   { formId: Type.String({ maxLength: 100, description: 'The form’s public frm_… id.' }) },
@@ -45,10 +48,25 @@ function requestOrigin(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The headers of every HTML page. `withForm`: the page shows the form itself (the hosted page, also re-rendered
- * after a failed post), so a captcha widget's provider may run its script and frames there, and nothing else may.
+ * The language of what a form says to people: `?lang=nl|en` (the hosted page in the other language, and the post
+ * from it), else the form's own.
  */
-function htmlHeaders(reply: FastifyReply, form: PublicForm | undefined, withForm = false): FastifyReply {
+function formLocale(request: FastifyRequest, form: PublicForm): Locale {
+  const lang = (request.query as Record<string, unknown> | undefined)?.lang;
+  return isLocale(lang) ? lang : form.language;
+}
+
+/**
+ * The headers of every HTML page, `locale` its language. `withForm`: the page shows the form itself (the hosted
+ * page, also re-rendered after a failed post), so a captcha widget's provider may run its script and frames there,
+ * and nothing else may.
+ */
+function htmlHeaders(
+  reply: FastifyReply,
+  form: PublicForm | undefined,
+  locale: Locale,
+  withForm = false,
+): FastifyReply {
   const ancestors = form?.allowedOrigins.length ? form.allowedOrigins.join(' ') : "'none'";
   const widget = withForm && form?.captcha ? CAPTCHA_PROVIDER_INFO[form.captcha.provider].csp : undefined;
   const sources = (list: string[] | undefined) => (list?.length ? ` ${list.join(' ')}` : '');
@@ -74,6 +92,7 @@ function htmlHeaders(reply: FastifyReply, form: PublicForm | undefined, withForm
         "base-uri 'none'",
       ].join('; '),
     )
+    .header('Content-Language', locale)
     .header('Referrer-Policy', 'strict-origin-when-cross-origin')
     .header('Cache-Control', 'no-store');
 }
@@ -85,7 +104,7 @@ function submitSchema() {
     tags: ['Forms'],
     summary: 'Post a website form (no API key)',
     description:
-      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields only) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the brand’s country). Unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins.',
+      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields only) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the brand’s country). Unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
     security: [],
     params: FormParams,
     consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
@@ -111,7 +130,7 @@ function showSchema() {
     tags: ['Forms'],
     summary: 'The hosted form page (no API key)',
     description:
-      'An accessible HTML page with the brand’s name, the lead fields, the consent box and, when the form has a captcha, the provider’s widget (its Content-Security-Policy allows that provider’s script and frames and no other script); it may be framed only by the form’s allowed origins.',
+      'An accessible HTML page with the brand’s name, the lead fields, the consent box and, when the form has a captcha, the provider’s widget (its Content-Security-Policy allows that provider’s script and frames and no other script); it may be framed only by the form’s allowed origins. In the form’s `language`, with `<html lang>` and `Content-Language`; `?lang=nl|en` shows it in the other language (and its post and thank-you page keep that language).',
     security: [],
     params: FormParams,
     produces: ['text/html'],
@@ -125,28 +144,48 @@ function showSchema() {
   };
 }
 
-const sendHtmlError = (reply: FastifyReply, status: number, message: string, form?: PublicForm) =>
-  htmlHeaders(reply, form).code(status).send(errorPage(status, message));
+/** A page for people, in `locale`: the form's language, or Accept-Language where there is no such form. */
+const sendHtmlError = (
+  reply: FastifyReply,
+  status: number,
+  message: FieldErrorText,
+  locale: Locale,
+  form?: PublicForm,
+) =>
+  htmlHeaders(reply, form, locale)
+    .code(status)
+    .send(errorPage(status, message, locale));
 
-/** Browsers get HTML pages; JSON clients get the app's problem+json (the parent's handler). */
-function htmlErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (isJson(request)) throw error;
-  const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
-  if (status === 413 || error.code === 'FST_FILES_LIMIT' || error.code === 'FST_REQ_FILE_TOO_LARGE') {
-    return sendHtmlError(
-      reply,
-      413,
-      'The form sent more than this service accepts (no files, at most 64 KiB).',
-    );
-  }
-  if (status === 415) {
-    return sendHtmlError(reply, 415, 'Send the form as a normal web form.');
-  }
-  if (status >= 500) {
-    request.log.error({ err: error }, 'form post failed');
-    return sendHtmlError(reply, 500, 'Your request could not be saved. Please try again later.');
-  }
-  return sendHtmlError(reply, 400, 'The form could not be read. Please go back and try again.');
+const NOT_FOUND_TEXT: FieldErrorText = { key: 'publicForm.error.notFound.message' };
+
+/**
+ * Browsers get HTML pages, in the form's language (looked up again: the body failed before the route ran) or
+ * Accept-Language when the form cannot be found; JSON clients get the app's problem+json (the parent's handler).
+ */
+function htmlErrorHandler(deps: RouteDeps) {
+  return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (isJson(request)) throw error;
+    const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, 'form post failed');
+    let form: PublicForm | undefined;
+    try {
+      const formId = (request.params as { formId?: unknown } | undefined)?.formId;
+      if (typeof formId === 'string') form = await findPublicForm(deps.database, formId);
+    } catch {
+      // The database may be why the post failed: the page then follows Accept-Language.
+    }
+    const locale = form ? formLocale(request, form) : requestLocale(request);
+    if (status === 413 || error.code === 'FST_FILES_LIMIT' || error.code === 'FST_REQ_FILE_TOO_LARGE') {
+      return sendHtmlError(reply, 413, { key: 'publicForm.error.tooLarge.message' }, locale, form);
+    }
+    if (status === 415) {
+      return sendHtmlError(reply, 415, { key: 'publicForm.error.unsupported.message' }, locale, form);
+    }
+    if (status >= 500) {
+      return sendHtmlError(reply, 500, { key: 'publicForm.error.internal.message' }, locale, form);
+    }
+    return sendHtmlError(reply, 400, { key: 'publicForm.error.badRequest.message' }, locale, form);
+  };
 }
 
 /** A submitForm outcome as the answer: JSON clients get JSON (CORS headers for allowed origins), browsers pages. */
@@ -154,13 +193,14 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
   if (result.outcome === 'not_found') {
     return json
       ? sendProblem(request, reply, 'not_found', 'No such form, or it is not taking requests.')
-      : sendHtmlError(reply, 404, 'This form does not exist or no longer takes requests.');
+      : sendHtmlError(reply, 404, NOT_FOUND_TEXT, requestLocale(request));
   }
   const { form } = result;
+  const locale = formLocale(request, form);
   if (result.outcome === 'forbidden') {
     return json
       ? sendProblem(request, reply, 'forbidden', result.message)
-      : sendHtmlError(reply, 403, result.message, form);
+      : sendHtmlError(reply, 403, result.text, locale, form);
   }
   if (json && result.crossOrigin) {
     reply.header('Access-Control-Allow-Origin', result.crossOrigin).header('Vary', 'Origin');
@@ -170,18 +210,26 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
       reply.header('Retry-After', String(result.retryAfterSeconds));
       return json
         ? sendProblem(request, reply, 'rate_limited', result.message)
-        : sendHtmlError(reply, 429, result.message, form);
-    case 'invalid':
-      // 422: JSON gets problem+json (the parent's handler); a form post gets the hosted form again, values kept.
-      if (json) throw result.error;
-      return htmlHeaders(reply, form, true)
+        : sendHtmlError(reply, 429, result.text, locale, form);
+    case 'invalid': {
+      // 422: JSON gets problem+json whose entries' messages are sentences in the form's language (the detail,
+      // types and fields stay the API's); a form post gets the hosted form again, values kept.
+      const { error } = result;
+      if (json) {
+        const tr = translator(locale);
+        return sendProblem(request, reply, 'validation', error.message, {
+          errors: error.errors.map((e) => ({ field: e.field, message: formErrorText(tr, e) })),
+        });
+      }
+      return htmlHeaders(reply, form, locale, true)
         .code(422)
-        .send(hostedFormPage(form, { values: typedValues(request.body), errors: result.error.errors }));
+        .send(hostedFormPage(form, locale, { values: typedValues(request.body), errors: error.errors }));
+    }
     case 'created':
       if (json) return reply.code(201).send(result.lead);
       return reply
         .code(303)
-        .header('Location', form.redirectUrl ?? `/f/${form.id}/thanks`)
+        .header('Location', form.redirectUrl ?? `/f/${form.id}/thanks${langQuery(form, locale)}`)
         .send();
   }
 }
@@ -205,9 +253,10 @@ async function preflight(deps: RouteDeps, request: FastifyRequest, reply: Fastif
 /** The hosted form page, or its thank-you page. */
 async function formPage(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply, thanks: boolean) {
   const form = await findPublicForm(deps.database, (request.params as { formId: string }).formId);
-  if (!form) return sendHtmlError(reply, 404, 'This form does not exist or no longer takes requests.');
-  if (thanks) return htmlHeaders(reply, form).send(thanksPage(form.brandName));
-  return htmlHeaders(reply, form, true).send(hostedFormPage(form));
+  if (!form) return sendHtmlError(reply, 404, NOT_FOUND_TEXT, requestLocale(request));
+  const locale = formLocale(request, form);
+  if (thanks) return htmlHeaders(reply, form, locale).send(thanksPage(form.brandName, locale));
+  return htmlHeaders(reply, form, locale, true).send(hostedFormPage(form, locale));
 }
 
 export default async function publicFormRoutes(
@@ -229,7 +278,7 @@ export default async function publicFormRoutes(
     // Fields only: any file part is refused (413), and no part may outgrow the JSON body limit.
     limits: { files: 0, fileSize: 0, fields: 60, fieldSize: 64 * 1024, parts: 60 },
   });
-  app.setErrorHandler(htmlErrorHandler);
+  app.setErrorHandler(htmlErrorHandler(deps));
 
   app.post('/f/:formId', { schema: submitSchema() }, async (request, reply) => {
     const json = isJson(request);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PRIORITIES } from '../../leads/states.js';
 import { ListQuery, listEnvelope, NullableString, Timestamp } from '../../platform/http/schemas.js';
+import { LOCALES } from '../../shared/i18n/index.js';
 import { CAPTCHA_PROVIDERS } from '../forms.js';
 
 const Provider = Type.String({ enum: [...CAPTCHA_PROVIDERS] });
@@ -12,7 +13,14 @@ const Defaults = Type.Object(
   { additionalProperties: false },
 );
 
+const Language = Type.String({
+  enum: [...LOCALES],
+  description:
+    'What the form speaks to people: its hosted, thank-you and error pages, the snippet’s labels, the `message` of each entry in a post’s 422 and the customer’s receipt. Default: the brand’s language.',
+});
+
 const fields = {
+  language: Language,
   name: Type.String({ maxLength: 200, description: 'What the brand calls the form.' }),
   allowedOrigins: Type.Array(Type.String({ maxLength: 300 }), {
     maxItems: 20,
@@ -55,6 +63,7 @@ export const FormCreateBody = Type.Object(
     consentText: Type.Optional(fields.consentText),
     autoReply: Type.Optional(fields.autoReply),
     defaults: Type.Optional(fields.defaults),
+    language: Type.Optional(fields.language),
   },
   { additionalProperties: false, title: 'FormCreate' },
 );
@@ -69,6 +78,7 @@ export const FormUpdateBody = Type.Object(
     consentText: Type.Optional(fields.consentText),
     autoReply: Type.Optional(fields.autoReply),
     defaults: Type.Optional(fields.defaults),
+    language: Type.Optional(fields.language),
     enabled: Type.Optional(Type.Boolean({ description: 'false: the public endpoint and page answer 404.' })),
   },
   { additionalProperties: false, title: 'FormUpdate' },
@@ -98,6 +108,7 @@ export const FormSchema = Type.Object(
       { additionalProperties: false },
     ),
     enabled: Type.Boolean(),
+    language: Language,
     endpoint: Type.String({
       description: '<PUBLIC_URL>/f/frm_…: where the form posts; GET shows the hosted page.',
     }),

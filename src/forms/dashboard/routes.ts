@@ -6,7 +6,8 @@ import type { SessionUser } from '../../accounts/sessions.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { pathParam, seeOther, sendPage, text, withQuery } from '../../platform/web/http.js';
-import { type FieldError, ValidationError } from '../../shared/errors.js';
+import { type FieldError, type FieldErrorText, ValidationError } from '../../shared/errors.js';
+import { isLocale, type Locale, type MessageKey, translator } from '../../shared/i18n/index.js';
 import { isCursor, MAX_LIMIT } from '../../shared/paging.js';
 import {
   createForm,
@@ -21,15 +22,26 @@ import {
   parseFormInput,
   updateForm,
 } from '../forms.js';
+import { selectBrandLanguage } from '../queries.js';
 import { formFetchExample, formSnippet } from '../views.js';
-import { deleteFormPage, type FormValues, formPage, formsPage, formValuesOf, newFormPage } from './views.js';
+import {
+  deleteFormPage,
+  type FormValues,
+  formPage,
+  formsPage,
+  formValuesOf,
+  newFormPage,
+  type PageError,
+} from './views.js';
 
 const hidden = { hide: true };
 const adminPage = { page: 'admin' as const };
 const BASE = '/dashboard/settings/forms';
 
-const EMPTY: FormValues = {
+/** A new form's fields: its language is the brand's until someone picks another. */
+const empty = (language: Locale): FormValues => ({
   name: '',
+  language,
   allowedOrigins: '',
   redirectUrl: '',
   honeypotField: DEFAULT_HONEYPOT,
@@ -39,21 +51,37 @@ const EMPTY: FormValues = {
   autoReply: false,
   defaultPriority: '',
   defaultCategory: '',
+});
+
+async function brandLanguage(deps: RouteDeps, user: SessionUser): Promise<Locale> {
+  const language = await selectBrandLanguage(deps.database, user.brandId);
+  return isLocale(language) ? language : user.locale;
+}
+
+/** What a change's redirect (`?done=`) says. */
+const MESSAGES: Record<string, MessageKey> = {
+  created: 'forms.done.created',
+  saved: 'forms.done.saved',
+  enabled: 'forms.done.enabled',
+  disabled: 'forms.done.disabled',
+  deleted: 'forms.done.deleted',
 };
 
-const MESSAGES: Record<string, string> = {
-  created: 'The form is ready. Paste the form below into your website, or link to the hosted page.',
-  saved:
-    'Your changes are saved. The form on your website keeps working; paste it again only if you changed the honeypot field or the consent text.',
-  enabled: 'The form is enabled: it takes requests again.',
-  disabled:
-    'The form is disabled: its endpoint and hosted page answer “not found” until you enable it again.',
-  deleted: 'The form is deleted. Leads it brought in are kept.',
-};
+/** The notice for `?done=`, in the user's language. */
+function doneMessage(user: SessionUser, done: string): string | undefined {
+  const key = Object.hasOwn(MESSAGES, done) ? MESSAGES[done] : undefined;
+  return key ? translator(user.locale).t(key) : undefined;
+}
 
 /** Where the API reports a problem, as the field of this page's form that holds it. */
 function pageField(field: string): keyof FormValues | 'captchaSecret' | undefined {
-  if (field === 'name' || field === 'redirectUrl' || field === 'honeypotField' || field === 'consentText') {
+  if (
+    field === 'name' ||
+    field === 'language' ||
+    field === 'redirectUrl' ||
+    field === 'honeypotField' ||
+    field === 'consentText'
+  ) {
     return field;
   }
   if (field === 'autoReply') return 'autoReply';
@@ -66,15 +94,26 @@ function pageField(field: string): keyof FormValues | 'captchaSecret' | undefine
   return undefined;
 }
 
-/** The API's problems in people's words, one per field of the page (several origins' problems joined). */
-function pageErrors(errors: readonly FieldError[]): FieldError[] {
-  const out = new Map<string, string[]>();
+/**
+ * The API's problems at the fields of the page, one entry per field: the first problem's sentence, and the others'
+ * (several origins) in `more`.
+ */
+function pageErrors(errors: readonly FieldError[]): PageError[] {
+  const out = new Map<string, { messages: string[]; texts: FieldErrorText[] }>();
   for (const e of errors) {
     const field = pageField(e.field) ?? e.field;
     const message = /^must be a non-empty string/.test(e.message) ? 'is required' : e.message;
-    out.set(field, [...(out.get(field) ?? []), message]);
+    const entry = out.get(field) ?? { messages: [], texts: [] };
+    entry.messages.push(message);
+    entry.texts.push(e.text ?? { key: 'validation.invalid' });
+    out.set(field, entry);
   }
-  return [...out].map(([field, messages]) => ({ field, message: messages.join('; ') }));
+  return [...out].map(([field, { messages, texts }]) => ({
+    field,
+    message: messages.join('; '),
+    text: texts[0]!,
+    ...(texts.length > 1 ? { more: texts.slice(1) } : {}),
+  }));
 }
 
 /** What the page's form sent, as typed (to show again) and as the API's input. */
@@ -84,6 +123,8 @@ function readBody(
 ): { values: FormValues; input: FormInput; errors: FieldError[] } {
   const values: FormValues = {
     name: text(body, 'name'),
+    // A post without it (an older page) keeps the form's language, or takes the brand's.
+    language: text(body, 'language') || (current?.form.language ?? ''),
     allowedOrigins: text(body, 'allowedOrigins'),
     redirectUrl: text(body, 'redirectUrl').trim(),
     honeypotField: text(body, 'honeypotField').trim(),
@@ -105,6 +146,11 @@ function readBody(
       errors.push({
         field: 'captchaSecret',
         message: current?.form.captcha ? 'is required for another provider' : 'is required with a provider',
+        text: {
+          key: current?.form.captcha
+            ? 'forms.validation.secretForProvider'
+            : 'forms.validation.secretRequired',
+        },
       });
     }
     captcha = {
@@ -113,10 +159,15 @@ function readBody(
       secret: secret || kept || '',
     };
   } else if (values.captchaSiteKey || secret) {
-    errors.push({ field: 'captchaProvider', message: 'is needed for a site key and secret: choose one' });
+    errors.push({
+      field: 'captchaProvider',
+      message: 'is needed for a site key and secret: choose one',
+      text: { key: 'forms.validation.providerNeeded' },
+    });
   }
   const input: FormInput = {
     name: values.name,
+    language: values.language || undefined,
     allowedOrigins: values.allowedOrigins
       .split(/\r?\n/)
       .map((line) => line.trim())
@@ -135,8 +186,8 @@ function readBody(
  * Every problem at once: this page's own (the captcha fields) and those of the API's validation (parseFormInput,
  * the same the create and update run), at most one message per field of the page.
  */
-function problems(input: FormInput, creating: boolean, own: readonly FieldError[]): FieldError[] {
-  let theirs: FieldError[] = [];
+function problems(input: FormInput, creating: boolean, own: readonly FieldError[]): PageError[] {
+  let theirs: PageError[] = [];
   try {
     parseFormInput(input, creating);
   } catch (error) {
@@ -155,7 +206,7 @@ async function showForm(
   reply: FastifyReply,
   user: SessionUser,
   form: Form,
-  extra: { values?: FormValues; errors?: FieldError[]; message?: string | undefined } = {},
+  extra: { values?: FormValues; errors?: PageError[]; message?: string | undefined } = {},
   status = 200,
 ) {
   const endpoint = formEndpoint(deps.config.publicUrl, form.id);
@@ -165,7 +216,7 @@ async function showForm(
     form,
     endpoint,
     snippet: formSnippet(form, endpoint),
-    fetchExample: formFetchExample(endpoint),
+    fetchExample: formFetchExample(endpoint, form.language),
     values: extra.values ?? formValuesOf(form),
     errors: extra.errors ?? [],
     secretStored,
@@ -182,7 +233,7 @@ async function showForms(deps: RouteDeps, request: FastifyRequest, reply: Fastif
     order: 'desc',
     ...(isCursor(cursor) ? { cursor } : {}),
   });
-  const message = MESSAGES[text(request.query, 'done')];
+  const message = doneMessage(user, text(request.query, 'done'));
   return sendPage(
     reply,
     formsPage({
@@ -220,14 +271,15 @@ export default async function formRoutes(app: FastifyInstance, { deps }: { deps:
   const { database } = deps;
   const admin = { schema: hidden, config: adminPage };
   app.get('/settings/forms', admin, (request, reply) => showForms(deps, request, reply));
-  app.get('/settings/forms/new', admin, async (request, reply) =>
-    sendPage(reply, newFormPage({ user: userOf(request), values: EMPTY, errors: [] })),
-  );
+  app.get('/settings/forms/new', admin, async (request, reply) => {
+    const user = userOf(request);
+    return sendPage(reply, newFormPage({ user, values: empty(await brandLanguage(deps, user)), errors: [] }));
+  });
   app.post('/settings/forms', admin, (request, reply) => addForm(deps, request, reply));
   app.get('/settings/forms/:id', admin, async (request, reply) => {
     const user = userOf(request);
     const form = await getForm(database, user.brandId, idOf(request));
-    return showForm(deps, reply, user, form, { message: MESSAGES[text(request.query, 'done')] });
+    return showForm(deps, reply, user, form, { message: doneMessage(user, text(request.query, 'done')) });
   });
   app.post('/settings/forms/:id', admin, (request, reply) => changeForm(deps, request, reply));
   for (const [action, enabled] of [

@@ -2,12 +2,19 @@
 // on each form's page what to put on the website: the snippet, the fetch example and the hosted page's link.
 
 import type { SessionUser } from '../../accounts/sessions.js';
-import { PRIORITY_LABELS } from '../../leads/dashboard/views/labels.js';
 import { PRIORITIES } from '../../leads/states.js';
-import { csrfField, errorFor, errorSummary, field, time } from '../../platform/web/components.js';
+import { csrfField, errorFor, errorSummary, errorText, field, time } from '../../platform/web/components.js';
 import { type HtmlValue, html, type SafeHtml } from '../../platform/web/html.js';
 import { page } from '../../platform/web/layout.js';
-import type { FieldError } from '../../shared/errors.js';
+import { richText } from '../../platform/web/messages.js';
+import type { FieldError, FieldErrorText } from '../../shared/errors.js';
+import {
+  LOCALES,
+  type Locale,
+  type MessageKey,
+  type Translator,
+  translator,
+} from '../../shared/i18n/index.js';
 import { CAPTCHA_PROVIDERS, type Form } from '../forms.js';
 
 const BASE = '/dashboard/settings/forms';
@@ -15,6 +22,8 @@ const BASE = '/dashboard/settings/forms';
 /** The form's fields as typed, to show again (never the captcha secret). */
 export interface FormValues {
   name: string;
+  /** nl or en: what the form speaks to people. */
+  language: string;
   /** One origin a line. */
   allowedOrigins: string;
   redirectUrl: string;
@@ -27,19 +36,32 @@ export interface FormValues {
   defaultCategory: string;
 }
 
-export const FORM_LABELS: Record<keyof FormValues | 'captchaSecret', string> = {
-  name: 'Name',
-  allowedOrigins: 'Allowed origins',
-  redirectUrl: 'Redirect URL',
-  honeypotField: 'Honeypot field name',
-  captchaProvider: 'Captcha provider',
-  captchaSiteKey: 'Site key',
-  captchaSecret: 'Secret',
-  consentText: 'Consent text',
-  autoReply: 'Auto-reply',
-  defaultPriority: 'Default priority',
-  defaultCategory: 'Default category',
+/** A problem at a field of the page; `more`: the field's further problems (several origins), each a sentence. */
+export interface PageError extends FieldError {
+  more?: FieldErrorText[];
+}
+
+type PageField = keyof FormValues | 'captchaSecret';
+
+const LABEL_KEYS: Record<PageField, MessageKey> = {
+  name: 'forms.label.name',
+  language: 'forms.label.language',
+  allowedOrigins: 'forms.label.allowedOrigins',
+  redirectUrl: 'forms.label.redirectUrl',
+  honeypotField: 'forms.label.honeypotField',
+  captchaProvider: 'forms.label.captchaProvider',
+  captchaSiteKey: 'forms.label.captchaSiteKey',
+  captchaSecret: 'forms.label.captchaSecret',
+  consentText: 'forms.label.consentText',
+  autoReply: 'forms.label.autoReply',
+  defaultPriority: 'forms.label.defaultPriority',
+  defaultCategory: 'forms.label.defaultCategory',
 };
+
+/** The page's labels in the reader's language, by field (errors on other fields go by their name). */
+function formLabels(tr: Translator): Record<string, string> {
+  return Object.fromEntries(Object.entries(LABEL_KEYS).map(([name, key]) => [name, tr.t(key)]));
+}
 
 const PROVIDER_LABELS: Record<string, string> = {
   turnstile: 'Cloudflare Turnstile',
@@ -47,9 +69,20 @@ const PROVIDER_LABELS: Record<string, string> = {
   recaptcha: 'Google reCAPTCHA',
 };
 
+const PRIORITY_KEYS: Record<string, MessageKey> = {
+  low: 'forms.priority.low',
+  medium: 'forms.priority.medium',
+  high: 'forms.priority.high',
+  urgent: 'forms.priority.urgent',
+};
+
+/** Each language by its own name, as a language choice shows it. */
+const LANGUAGE_KEYS: Record<Locale, MessageKey> = { nl: 'forms.language.nl', en: 'forms.language.en' };
+
 export function formValuesOf(form: Form): FormValues {
   return {
     name: form.name,
+    language: form.language,
     allowedOrigins: form.allowedOrigins.join('\n'),
     redirectUrl: form.redirectUrl ?? '',
     honeypotField: form.honeypotField,
@@ -62,10 +95,10 @@ export function formValuesOf(form: Form): FormValues {
   };
 }
 
-function stateBadge(form: Form): SafeHtml {
+function stateBadge(tr: Translator, form: Form): SafeHtml {
   return form.enabled
-    ? html`<span class="badge badge-completed">Enabled</span>`
-    : html`<span class="badge badge-cancelled">Disabled</span>`;
+    ? html`<span class="badge badge-completed">${tr.t('forms.state.enabled')}</span>`
+    : html`<span class="badge badge-cancelled">${tr.t('forms.state.disabled')}</span>`;
 }
 
 function described(id: string, hint: boolean, error: boolean): SafeHtml | '' {
@@ -74,19 +107,29 @@ function described(id: string, hint: boolean, error: boolean): SafeHtml | '' {
 }
 
 interface ControlOptions {
-  name: keyof FormValues | 'captchaSecret';
+  tr: Translator;
+  name: PageField;
   hint?: HtmlValue;
-  error?: string | undefined;
+  error?: PageError | undefined;
   required?: boolean;
 }
 
+/** The sentences of a field's problems (several origins each get one). */
+function errorSentences(tr: Translator, error: PageError, label: string): string {
+  return [
+    errorText(tr, error, label),
+    ...(error.more ?? []).map((text) => errorText(tr, { field: error.field, message: '', text }, label)),
+  ].join(' ');
+}
+
 function fieldShell(options: ControlOptions, control: SafeHtml): SafeHtml {
+  const { tr } = options;
   const id = `field-${options.name}`;
-  const label = FORM_LABELS[options.name];
+  const label = tr.t(LABEL_KEYS[options.name]);
   return html`<div class="field${options.error ? ' field-invalid' : ''}">
-  <label for="${id}">${label}${options.required ? '' : html` <span class="optional">(optional)</span>`}</label>
+  <label for="${id}">${label}${options.required ? '' : html` <span class="optional">${tr.t('form.optional')}</span>`}</label>
   ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ''}
-  ${options.error ? html`<p class="error" id="${id}-error">${label} ${options.error}.</p>` : ''}
+  ${options.error ? html`<p class="error" id="${id}-error">${errorSentences(tr, options.error, label)}</p>` : ''}
   ${control}
 </div>`;
 }
@@ -104,7 +147,7 @@ function textarea(options: ControlOptions & { value: string; rows: number; maxLe
 }
 
 function select(
-  options: ControlOptions & { value: string; choices: readonly (readonly [string, string])[] },
+  options: ControlOptions & { value: string; choices: readonly (readonly [string, string, Locale?])[] },
 ): SafeHtml {
   const id = `field-${options.name}`;
   return fieldShell(
@@ -112,8 +155,8 @@ function select(
     html`<select id="${id}" name="${options.name}"${described(id, Boolean(options.hint), Boolean(options.error))}${
       options.error ? html` aria-invalid="true"` : ''
     }>${options.choices.map(
-      ([value, label]) =>
-        html`<option value="${value}"${value === options.value ? html` selected` : ''}>${label}</option>`,
+      ([value, label, lang]) =>
+        html`<option value="${value}"${lang ? html` lang="${lang}"` : ''}${value === options.value ? html` selected` : ''}>${label}</option>`,
     )}</select>`,
   );
 }
@@ -123,7 +166,7 @@ interface SettingsFormOptions {
   action: string;
   submit: string;
   values: FormValues;
-  errors: readonly FieldError[];
+  errors: readonly PageError[];
   /** Editing a form whose captcha secret is stored: an empty secret field keeps it. */
   secretStored: boolean;
 }
@@ -131,99 +174,126 @@ interface SettingsFormOptions {
 /** Every setting of a form: the same fields as the API, validated by the same code. */
 function settingsForm(options: SettingsFormOptions): SafeHtml {
   const { values, errors } = options;
-  const err = (name: string) => errorFor(errors, name);
-  return html`${errorSummary(errors, FORM_LABELS)}
+  const tr = translator(options.user.locale);
+  const labels = formLabels(tr);
+  const err = (name: string) => errorFor(errors, name) as PageError | undefined;
+  return html`${errorSummary(tr, errors, labels)}
 <form method="post" action="${options.action}" novalidate>
   ${csrfField(options.user.csrfToken)}
   ${field({
+    tr,
     name: 'name',
-    label: FORM_LABELS.name,
+    label: labels.name!,
     value: values.name,
-    hint: 'For you: it is shown in the dashboard and kept with each lead as the form it came from.',
+    hint: tr.t('forms.hint.name'),
     error: err('name'),
     required: true,
     attributes: html`maxlength="200"`,
   })}
+  ${select({
+    tr,
+    name: 'language',
+    value: values.language,
+    choices: LOCALES.map((l) => [l, tr.t(LANGUAGE_KEYS[l]), l] as const),
+    hint: tr.t('forms.hint.language'),
+    error: err('language'),
+    required: true,
+  })}
   ${textarea({
+    tr,
     name: 'allowedOrigins',
     value: values.allowedOrigins,
     rows: 3,
     maxLength: 20 * 300,
-    hint: html`The websites that may post this form, one a line, e.g. <code>https://www.example.nl</code> (https; http only for localhost). Leave empty to use only the hosted page.`,
+    hint: richText(tr, 'forms.hint.allowedOrigins', { example: html`<code>https://www.example.nl</code>` }),
     error: err('allowedOrigins'),
   })}
   ${field({
+    tr,
     name: 'redirectUrl',
-    label: FORM_LABELS.redirectUrl,
+    label: labels.redirectUrl!,
     type: 'url',
     value: values.redirectUrl,
-    hint: 'Where people go after sending the form, e.g. your own thank-you page. Empty: a thank-you page of this service.',
+    hint: tr.t('forms.hint.redirectUrl'),
     error: err('redirectUrl'),
     attributes: html`maxlength="2048" spellcheck="false"`,
   })}
   ${field({
+    tr,
     name: 'honeypotField',
-    label: FORM_LABELS.honeypotField,
+    label: labels.honeypotField!,
     value: values.honeypotField,
-    hint: html`A hidden field people never fill in; a post that fills it is kept as spam. Empty: <code>_gotcha</code>.`,
+    hint: richText(tr, 'forms.hint.honeypotField', { default: html`<code>_gotcha</code>` }),
     error: err('honeypotField'),
     attributes: html`maxlength="64" spellcheck="false" autocomplete="off"`,
   })}
   <fieldset>
-    <legend>Captcha <span class="optional">(optional)</span></legend>
+    <legend>${tr.t('forms.captcha.legend')} <span class="optional">${tr.t('form.optional')}</span></legend>
     ${select({
+      tr,
       name: 'captchaProvider',
       value: values.captchaProvider,
-      choices: [['', 'None'], ...CAPTCHA_PROVIDERS.map((p) => [p, PROVIDER_LABELS[p] ?? p] as const)],
+      choices: [
+        ['', tr.t('forms.provider.none')],
+        ...CAPTCHA_PROVIDERS.map((p) => [p, PROVIDER_LABELS[p] ?? p] as const),
+      ],
       error: err('captchaProvider'),
     })}
     ${field({
+      tr,
       name: 'captchaSiteKey',
-      label: FORM_LABELS.captchaSiteKey,
+      label: labels.captchaSiteKey!,
       value: values.captchaSiteKey,
-      hint: 'The public key from your provider; it goes into the page.',
+      hint: tr.t('forms.hint.captchaSiteKey'),
       error: err('captchaSiteKey'),
       attributes: html`maxlength="500" spellcheck="false" autocomplete="off"`,
     })}
     ${field({
+      tr,
       name: 'captchaSecret',
-      label: FORM_LABELS.captchaSecret,
+      label: labels.captchaSecret!,
       type: 'password',
       value: '',
       hint: options.secretStored
-        ? 'A secret is stored and is never shown. Leave this empty to keep it; type a new one to replace it.'
-        : 'The secret key from your provider. It is stored here and never shown again.',
+        ? tr.t('forms.hint.captchaSecretStored')
+        : tr.t('forms.hint.captchaSecretNew'),
       error: err('captchaSecret'),
       attributes: html`maxlength="500" spellcheck="false" autocomplete="new-password"`,
     })}
   </fieldset>
   ${textarea({
+    tr,
     name: 'consentText',
     value: values.consentText,
     rows: 2,
     maxLength: 2000,
-    hint: 'When set, the form shows a box with this text that people must tick; the lead keeps the text and when it was ticked.',
+    hint: tr.t('forms.hint.consentText'),
     error: err('consentText'),
   })}
   <div class="check">
     <input type="checkbox" id="field-autoReply" name="autoReply" value="yes" aria-describedby="field-autoReply-hint"${
       values.autoReply ? html` checked` : ''
     }>
-    <label for="field-autoReply">Send the customer an auto-reply</label>
-    <p class="hint" id="field-autoReply-hint">When email is on and the customer gave an email address, they get a receipt of what they sent.</p>
+    <label for="field-autoReply">${tr.t('forms.autoReply.label')}</label>
+    <p class="hint" id="field-autoReply-hint">${tr.t('forms.hint.autoReply')}</p>
   </div>
   ${select({
+    tr,
     name: 'defaultPriority',
     value: values.defaultPriority,
-    choices: [['', 'None (medium)'], ...PRIORITIES.map((p) => [p, PRIORITY_LABELS[p] ?? p] as const)],
-    hint: 'The priority of leads from this form (the form itself has no priority field).',
+    choices: [
+      ['', tr.t('forms.priority.none')],
+      ...PRIORITIES.map((p) => [p, PRIORITY_KEYS[p] ? tr.t(PRIORITY_KEYS[p]) : p] as const),
+    ],
+    hint: tr.t('forms.hint.defaultPriority'),
     error: err('defaultPriority'),
   })}
   ${field({
+    tr,
     name: 'defaultCategory',
-    label: FORM_LABELS.defaultCategory,
+    label: labels.defaultCategory!,
     value: values.defaultCategory,
-    hint: 'The category of leads from this form when the post sends none, e.g. “Plumbing”.',
+    hint: tr.t('forms.hint.defaultCategory'),
     error: err('defaultCategory'),
     attributes: html`maxlength="100"`,
   })}
@@ -231,29 +301,33 @@ function settingsForm(options: SettingsFormOptions): SafeHtml {
 </form>`;
 }
 
-function emptyState(): SafeHtml {
+function emptyState(tr: Translator): SafeHtml {
   return html`<div class="empty">
-  <h2>No forms yet</h2>
-  <p>A form takes job requests from your website straight into your leads, with no API key or other secret in the page. You get an HTML form to paste into your site (it works without JavaScript), and a hosted page you can link to if you have no site.</p>
-  <p><a class="button button-primary" href="${BASE}/new">New form</a></p>
+  <h2>${tr.t('forms.empty.title')}</h2>
+  <p>${tr.t('forms.empty.text')}</p>
+  <p><a class="button button-primary" href="${BASE}/new">${tr.t('forms.new')}</a></p>
 </div>`;
 }
 
-function formTable(forms: Form[]): SafeHtml {
+function formTable(tr: Translator, forms: Form[]): SafeHtml {
+  const name = tr.t('forms.column.name');
+  const state = tr.t('forms.column.state');
+  const origins = tr.t('forms.column.allowedOrigins');
+  const created = tr.t('forms.column.created');
   return html`<table class="list">
   <thead><tr>
-    <th scope="col">Name</th><th scope="col">State</th><th scope="col">Allowed origins</th><th scope="col">Created</th>
+    <th scope="col">${name}</th><th scope="col">${state}</th><th scope="col">${origins}</th><th scope="col">${created}</th>
   </tr></thead>
   <tbody>${forms.map(
     (f) => html`<tr${f.enabled ? '' : html` class="row-muted"`}>
-    <td data-label="Name" class="cell-title"><a href="${BASE}/${f.id}">${f.name}</a><span class="sub mono">${f.id}</span></td>
-    <td data-label="State">${stateBadge(f)}</td>
-    <td data-label="Allowed origins">${
+    <td data-label="${name}" class="cell-title"><a href="${BASE}/${f.id}">${f.name}</a><span class="sub mono">${f.id}</span></td>
+    <td data-label="${state}">${stateBadge(tr, f)}</td>
+    <td data-label="${origins}">${
       f.allowedOrigins.length
         ? f.allowedOrigins.map((o) => html`<span class="sub url-text">${o}</span>`)
-        : html`<span class="muted">Hosted page only</span>`
+        : html`<span class="muted">${tr.t('forms.hostedOnly')}</span>`
     }</td>
-    <td data-label="Created">${time(f.createdAt)}</td>
+    <td data-label="${created}">${time(f.createdAt)}</td>
   </tr>`,
   )}</tbody>
 </table>`;
@@ -267,21 +341,22 @@ export interface FormsView {
 }
 
 export function formsPage(view: FormsView): SafeHtml {
+  const tr = translator(view.user.locale);
   return page({
-    title: 'Forms',
+    title: tr.t('forms.title'),
     user: view.user,
     section: 'forms',
     body: html`<div class="page-head">
-  <h1>Forms</h1>
-  <p class="muted">Forms on your website that send job requests to ${view.user.brandName} as leads.</p>
+  <h1>${tr.t('forms.title')}</h1>
+  <p class="muted">${tr.t('forms.intro', { brand: view.user.brandName })}</p>
 </div>
 ${view.message ?? ''}
 ${
   view.forms.length
-    ? html`<p><a class="button button-primary" href="${BASE}/new">New form</a></p>
-${formTable(view.forms)}
-${view.olderHref ? html`<p><a href="${view.olderHref}">Older forms →</a></p>` : ''}`
-    : emptyState()
+    ? html`<p><a class="button button-primary" href="${BASE}/new">${tr.t('forms.new')}</a></p>
+${formTable(tr, view.forms)}
+${view.olderHref ? html`<p><a href="${view.olderHref}">${tr.t('forms.older')}</a></p>` : ''}`
+    : emptyState(tr)
 }`,
   });
 }
@@ -289,19 +364,21 @@ ${view.olderHref ? html`<p><a href="${view.olderHref}">Older forms →</a></p>` 
 export interface NewFormView {
   user: SessionUser;
   values: FormValues;
-  errors: readonly FieldError[];
+  errors: readonly PageError[];
 }
 
 export function newFormPage(view: NewFormView): SafeHtml {
+  const tr = translator(view.user.locale);
+  const title = tr.t('forms.new');
   return page({
-    title: view.errors.length ? 'Error: New form' : 'New form',
+    title: view.errors.length ? tr.t('forms.errorTitle', { title }) : title,
     user: view.user,
     section: 'forms',
-    body: html`<p class="breadcrumb"><a href="${BASE}">← Forms</a></p>
+    body: html`<p class="breadcrumb"><a href="${BASE}">${tr.t('forms.back')}</a></p>
 <section class="card narrow" aria-labelledby="new-title">
-  <h1 id="new-title">New form</h1>
-  <p class="muted">After you create it, its page shows the HTML to paste into your website.</p>
-  ${settingsForm({ user: view.user, action: BASE, submit: 'Create form', values: view.values, errors: view.errors, secretStored: false })}
+  <h1 id="new-title">${title}</h1>
+  <p class="muted">${tr.t('forms.newForm.intro')}</p>
+  ${settingsForm({ user: view.user, action: BASE, submit: tr.t('forms.create'), values: view.values, errors: view.errors, secretStored: false })}
 </section>`,
   });
 }
@@ -314,112 +391,108 @@ export interface FormPageView {
   snippet: string;
   fetchExample: string;
   values: FormValues;
-  errors: readonly FieldError[];
+  errors: readonly PageError[];
   secretStored: boolean;
   message?: SafeHtml | undefined;
 }
 
 /** A block of code to copy: readonly text people can select without JavaScript, and a copy button with it. */
-function copyBlock(id: string, titleId: string, text: string, rows: number): SafeHtml {
+function copyBlock(tr: Translator, id: string, titleId: string, text: string, rows: number): SafeHtml {
   return html`<textarea id="${id}" class="code-copy" aria-labelledby="${titleId}" rows="${rows}" readonly spellcheck="false" wrap="off">${text}</textarea>
   <div class="actions">
-    <button type="button" class="button" data-copy="${id}" hidden>Copy</button>
+    <button type="button" class="button" data-copy="${id}" hidden>${tr.t('forms.copy')}</button>
     <span class="copy-status" role="status" aria-live="polite" data-copy-status="${id}"></span>
   </div>`;
 }
 
-function embedSection(view: FormPageView): SafeHtml {
+function embedSection(tr: Translator, view: FormPageView): SafeHtml {
   return html`<section class="card" aria-labelledby="embed-title">
-  <h2 id="embed-title">Put it on your website</h2>
-  <h3 id="snippet-title">The form to paste</h3>
-  <p>Paste this where the form should appear. It is plain HTML that works with JavaScript off: every field has the name this service expects, the spam trap is hidden, and a post goes to <code class="url-text">${view.endpoint}</code>. Style it with your site’s CSS.</p>
-  ${copyBlock('form-snippet', 'snippet-title', view.snippet, 14)}
-  <h3 id="fetch-title">Optional: send it without leaving the page</h3>
-  <p>Add this after the form to send it without leaving the page: the script posts the same fields as JSON and shows a thank-you in place of the form, or the problems.</p>
-  ${copyBlock('form-fetch-example', 'fetch-title', view.fetchExample, 10)}
-  <h3 id="hosted-title">Or link to the hosted page</h3>
-  <p>No website, or a site builder that takes no HTML? Link to this page with the same form and your company name${
-    view.form.allowedOrigins.length ? ', or frame it on your allowed origins' : ''
-  }.</p>
+  <h2 id="embed-title">${tr.t('forms.embed.title')}</h2>
+  <h3 id="snippet-title">${tr.t('forms.embed.snippetTitle')}</h3>
+  <p>${richText(tr, 'forms.embed.snippetText', { endpoint: html`<code class="url-text">${view.endpoint}</code>` })}</p>
+  ${copyBlock(tr, 'form-snippet', 'snippet-title', view.snippet, 14)}
+  <h3 id="fetch-title">${tr.t('forms.embed.fetchTitle')}</h3>
+  <p>${tr.t('forms.embed.fetchText')}</p>
+  ${copyBlock(tr, 'form-fetch-example', 'fetch-title', view.fetchExample, 10)}
+  <h3 id="hosted-title">${tr.t('forms.embed.hostedTitle')}</h3>
+  <p>${tr.t('forms.embed.hostedText', { framed: view.form.allowedOrigins.length ? 'yes' : 'no' })}</p>
   <p class="copy-row"><a id="form-hosted-link" class="url-text" href="${view.endpoint}">${view.endpoint}</a>
-    <button type="button" class="button" data-copy="form-hosted-link" hidden>Copy link</button>
+    <button type="button" class="button" data-copy="form-hosted-link" hidden>${tr.t('forms.copyLink')}</button>
     <span class="copy-status" role="status" aria-live="polite" data-copy-status="form-hosted-link"></span>
   </p>
 </section>`;
 }
 
-function switchSection(view: FormPageView): SafeHtml {
+function switchSection(tr: Translator, view: FormPageView): SafeHtml {
   const { form, user } = view;
   return html`<section class="card" aria-labelledby="switch-title">
-  <h2 id="switch-title">Switch off or delete</h2>
-  <p>${
-    form.enabled
-      ? 'Disabling stops the form at once: its endpoint and hosted page answer “not found” until you enable it again. Nothing else changes.'
-      : 'This form is disabled: its endpoint and hosted page answer “not found”.'
-  }</p>
+  <h2 id="switch-title">${tr.t('forms.switch.title')}</h2>
+  <p>${form.enabled ? tr.t('forms.switch.enabledText') : tr.t('forms.switch.disabledText')}</p>
   <div class="actions">
     ${
       form.enabled
         ? html`<form method="post" action="${BASE}/${form.id}/disable">
       ${csrfField(user.csrfToken)}
-      <button type="submit" class="button button-quiet">Disable form</button>
+      <button type="submit" class="button button-quiet">${tr.t('forms.disable')}</button>
     </form>`
         : html`<form method="post" action="${BASE}/${form.id}/enable">
       ${csrfField(user.csrfToken)}
-      <button type="submit" class="button button-primary">Enable form</button>
+      <button type="submit" class="button button-primary">${tr.t('forms.enable')}</button>
     </form>`
     }
-    <a class="button button-danger-quiet" href="${BASE}/${form.id}/delete">Delete form…</a>
+    <a class="button button-danger-quiet" href="${BASE}/${form.id}/delete">${tr.t('forms.deleteLink')}</a>
   </div>
 </section>`;
 }
 
 export function formPage(view: FormPageView): SafeHtml {
   const { form } = view;
+  const tr = translator(view.user.locale);
   return page({
-    title: view.errors.length ? `Error: ${form.name}` : form.name,
+    title: view.errors.length ? tr.t('forms.errorTitle', { title: form.name }) : form.name,
     user: view.user,
     section: 'forms',
-    body: html`<p class="breadcrumb"><a href="${BASE}">← Forms</a></p>
+    body: html`<p class="breadcrumb"><a href="${BASE}">${tr.t('forms.back')}</a></p>
 <div class="page-head">
-  <h1>${form.name} ${stateBadge(form)}</h1>
-  <p class="muted">Created ${time(form.createdAt)}. Public id <code>${form.id}</code>: it opens nothing else.</p>
+  <h1>${form.name} ${stateBadge(tr, form)}</h1>
+  <p class="muted">${richText(tr, 'forms.meta', { created: time(form.createdAt), id: html`<code>${form.id}</code>` })}</p>
 </div>
 ${view.message ?? ''}
 ${
   form.enabled
     ? ''
-    : html`<div class="notice notice-info" role="status"><p>This form is disabled: posts to it and its hosted page answer “not found”. Enable it below to take requests again.</p></div>`
+    : html`<div class="notice notice-info" role="status"><p>${tr.t('forms.disabledNotice')}</p></div>`
 }
-${embedSection(view)}
+${embedSection(tr, view)}
 <section class="card" aria-labelledby="settings-title">
-  <h2 id="settings-title">Settings</h2>
+  <h2 id="settings-title">${tr.t('forms.settings.title')}</h2>
   ${settingsForm({
     user: view.user,
     action: `${BASE}/${form.id}`,
-    submit: 'Save changes',
+    submit: tr.t('forms.save'),
     values: view.values,
     errors: view.errors,
     secretStored: view.secretStored,
   })}
 </section>
-${switchSection(view)}`,
+${switchSection(tr, view)}`,
   });
 }
 
 export function deleteFormPage(user: SessionUser, form: Form): SafeHtml {
+  const tr = translator(user.locale);
   return page({
-    title: `Delete ${form.name}`,
+    title: tr.t('forms.delete.title', { name: form.name }),
     user,
     section: 'forms',
     body: html`<p class="breadcrumb"><a href="${BASE}/${form.id}">← ${form.name}</a></p>
 <section class="card narrow" aria-labelledby="delete-title">
-  <h1 id="delete-title">Delete form ${form.name}?</h1>
-  <p>Its endpoint will stop taking posts; leads already received are kept. This cannot be undone: a new form gets a new id, so the snippet on your website would have to be replaced.</p>
+  <h1 id="delete-title">${tr.t('forms.delete.heading', { name: form.name })}</h1>
+  <p>${tr.t('forms.delete.text')}</p>
   <form method="post" action="${BASE}/${form.id}/delete" class="actions">
     ${csrfField(user.csrfToken)}
-    <button type="submit" class="button button-danger">Delete form</button>
-    <a class="button button-quiet" href="${BASE}/${form.id}">Keep it</a>
+    <button type="submit" class="button button-danger">${tr.t('forms.delete.confirm')}</button>
+    <a class="button button-quiet" href="${BASE}/${form.id}">${tr.t('forms.delete.keep')}</a>
   </form>
 </section>`,
   });
