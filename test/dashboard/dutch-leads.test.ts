@@ -142,7 +142,7 @@ describe.each(dialects())('the lead pages in Dutch on %s', (dialect) => {
     expect(text).toContain('Aanvraag annuleren');
     expect(text).toContain('06 12345678');
     expect(res.body).toMatch(
-      /Ontvangen <time datetime="[^"]+" title="Europe\/Amsterdam">(ma|di|wo|do|vr|za|zo) \d{1,2} [a-z]{3}\.? 20\d\d/,
+      /Ontvangen op <time datetime="[^"]+" title="Europe\/Amsterdam">(ma|di|wo|do|vr|za|zo) \d{1,2} [a-z]{3}\.? 20\d\d/,
     );
 
     const moved = await dutch.post(`/dashboard/leads/${tap.id}/status`, {
@@ -172,7 +172,7 @@ describe.each(dialects())('the lead pages in Dutch on %s', (dialect) => {
     const page = await dutch.get('/dashboard/leads/new');
     expect(page.statusCode).toBe(200);
     const text = expectDutch(page);
-    expect(text).toContain('Hoe kwam het binnen');
+    expect(text).toContain('Binnengekomen via');
     expect(text).toContain('Adres van de klus');
     expect(text).toContain('Aanvraag opslaan');
     expect(page.body).toContain('<label for="field-postalCode">Postcode</label>');
@@ -194,7 +194,7 @@ describe.each(dialects())('the lead pages in Dutch on %s', (dialect) => {
     expect(res.statusCode).toBe(422);
     const refused = expectDutch(res);
     expect(refused).toContain('Er zijn 3 problemen');
-    expect(refused).toContain('Hoe kwam het binnen: kies telefoontje of anders.');
+    expect(refused).toContain('Binnengekomen via: kies telefonisch of anders.');
     expect(refused).toMatch(/Telefoon moet een telefoonnummer zijn, zoals 06 ?\d+ of \+31 6 ?\d+\./);
     expect(res.body).toMatch(/<p class="error" id="field-title-error">Klus /);
   });
