@@ -11,13 +11,7 @@
 import { type TString, type TUnsafe, Type } from '@sinclair/typebox';
 import { NullableString } from '../shared/json-schema.js';
 
-/** A text people read: a catalog key and, until a catalog takes over, the English text. */
-export interface Text {
-  key: string;
-  en: string;
-}
-
-export const text = (key: string, en: string): Text => ({ key, en });
+import type { MessageKey, Translator } from '../shared/i18n/index.js';
 
 export type FieldFormat = 'email' | 'phone' | 'country' | 'priority';
 
@@ -35,8 +29,8 @@ export interface FieldSpec {
   alwaysSet?: boolean;
   /** What the read schemas say of it, when anything. */
   readDescription?: string;
-  /** How the office names it. */
-  label: Text;
+  /** How the office names it: its catalog key (one per field). */
+  label: MessageKey;
   /** The browser's autofill token on the public website form. */
   autocomplete?: string;
   /** Its value in the API documentation's examples, as sent; absent: not sent (null when read). */
@@ -57,7 +51,7 @@ export const CONTACT_FIELDS = {
     required: true,
     maxLength: 200,
     description: 'Name of the customer.',
-    label: text('customer.field.name', 'Name'),
+    label: 'customer.field.name',
     autocomplete: 'name',
     example: 'Anna de Vries',
   },
@@ -67,7 +61,7 @@ export const CONTACT_FIELDS = {
     required: false,
     maxLength: 200,
     description: 'First name.',
-    label: text('customer.field.firstName', 'First name'),
+    label: 'customer.field.firstName',
     autocomplete: 'given-name',
   },
   lastName: {
@@ -76,7 +70,7 @@ export const CONTACT_FIELDS = {
     required: false,
     maxLength: 200,
     description: 'Last name.',
-    label: text('customer.field.lastName', 'Last name'),
+    label: 'customer.field.lastName',
     autocomplete: 'family-name',
   },
   email: {
@@ -86,7 +80,7 @@ export const CONTACT_FIELDS = {
     maxLength: 254,
     format: 'email',
     description: 'Email address; used (case-insensitively) to link the lead to an existing customer.',
-    label: text('customer.field.email', 'Email'),
+    label: 'customer.field.email',
     autocomplete: 'email',
     example: 'anna@example.com',
   },
@@ -99,7 +93,7 @@ export const CONTACT_FIELDS = {
     description:
       'International format starting with "+", 8 to 15 digits; spaces, dashes, dots and parentheses are removed. Stored in E.164.',
     readDescription: 'E.164',
-    label: text('customer.field.phone', 'Phone'),
+    label: 'customer.field.phone',
     autocomplete: 'tel',
     example: '+31 6 1234 5678',
   },
@@ -109,7 +103,7 @@ export const CONTACT_FIELDS = {
     required: false,
     maxLength: 200,
     description: 'When present, the customer is registered as a business customer.',
-    label: text('customer.field.companyName', 'Company'),
+    label: 'customer.field.companyName',
     autocomplete: 'organization',
   },
 } as const satisfies Record<string, ContactFieldSpec>;
@@ -121,7 +115,7 @@ export const ADDRESS_FIELDS = {
     required: true,
     maxLength: 200,
     description: 'Street name.',
-    label: text('address.field.street', 'Street'),
+    label: 'address.field.street',
     autocomplete: 'address-line1',
     example: 'Keizersgracht',
   },
@@ -130,7 +124,7 @@ export const ADDRESS_FIELDS = {
     required: false,
     maxLength: 20,
     description: 'House number.',
-    label: text('address.field.streetNumber', 'House number'),
+    label: 'address.field.streetNumber',
     example: '123',
   },
   streetNumberAddition: {
@@ -138,14 +132,14 @@ export const ADDRESS_FIELDS = {
     required: false,
     maxLength: 20,
     description: 'Addition to the house number, e.g. "A" or "bis".',
-    label: text('address.field.streetNumberAddition', 'Addition'),
+    label: 'address.field.streetNumberAddition',
   },
   postalCode: {
     column: 'postal_code',
     required: true,
     maxLength: 16,
     description: 'Postal code.',
-    label: text('address.field.postalCode', 'Postal code'),
+    label: 'address.field.postalCode',
     autocomplete: 'postal-code',
     example: '1015 CJ',
   },
@@ -154,7 +148,7 @@ export const ADDRESS_FIELDS = {
     required: true,
     maxLength: 100,
     description: 'City.',
-    label: text('address.field.city', 'City'),
+    label: 'address.field.city',
     autocomplete: 'address-level2',
     example: 'Amsterdam',
   },
@@ -165,7 +159,7 @@ export const ADDRESS_FIELDS = {
     format: 'country',
     alwaysSet: true,
     description: "ISO 3166-1 alpha-2 code; defaults to the brand's default country. Stored upper case.",
-    label: text('address.field.country', 'Country'),
+    label: 'address.field.country',
     autocomplete: 'country',
   },
 } as const satisfies Record<string, FieldSpec>;
@@ -249,16 +243,29 @@ export type AddressInput = {
   [K in Exclude<AddressField, 'country'>]: ValueOf<(typeof ADDRESS_FIELDS)[K]>;
 };
 
-/** A customer's contact fields (and `type`), as the office names them, by API name. */
-export const CUSTOMER_FIELD_LABELS: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(Object.entries(CONTACT_FIELDS).map(([name, f]) => [name, f.label.en])),
-  type: 'Type',
+/** A customer's contact fields (and `type`), as the office names them (catalog keys), by API name. */
+export const CUSTOMER_FIELD_LABELS: Readonly<Record<string, MessageKey>> = {
+  ...Object.fromEntries(Object.entries(CONTACT_FIELDS).map(([name, f]) => [name, f.label])),
+  type: 'customer.field.type',
 };
 
+/** A field's label in the reader's language: `fieldLabel(tr, CONTACT_FIELDS.email)`. */
+export const fieldLabel = (tr: Translator, field: Pick<FieldSpec, 'label'>): string => tr.t(field.label);
+
+const CUSTOMER_TYPE_LABELS: Record<'person' | 'business', MessageKey> = {
+  person: 'customer.type.person',
+  business: 'customer.type.business',
+};
+
+/** "Person" / "Particulier", "Business" / "Zakelijk". */
+export function customerTypeLabel(tr: Translator, type: 'person' | 'business'): string {
+  return tr.t(CUSTOMER_TYPE_LABELS[type]);
+}
+
 /** Field names as words in a sentence ("email, phone"); names this table does not know are left out. */
-export function fieldWords(fields: readonly unknown[]): string {
+export function fieldWords(tr: Translator, fields: readonly unknown[]): string {
   return fields
     .filter((f): f is string => typeof f === 'string' && Object.hasOwn(CUSTOMER_FIELD_LABELS, f))
-    .map((f) => CUSTOMER_FIELD_LABELS[f]!.toLowerCase())
+    .map((f) => tr.t(CUSTOMER_FIELD_LABELS[f]!).toLowerCase())
     .join(', ');
 }

@@ -1,4 +1,5 @@
 // Every lead or work item matching a list's filters, as flat rows for a spreadsheet, read a page at a time.
+import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Store } from '../platform/db/store.js';
 import { type LeadListQuery, type ListStage, listLeads } from './read.js';
 import { type ExportShape, LEAD_EXPORT_SHAPE, WORK_ITEM_EXPORT_SHAPE } from './shape.js';
@@ -54,4 +55,77 @@ export async function exportLeads(
     }
   }
   return { columns: shape.columns, pages: pages() };
+}
+
+/** How the cells of an export read for people: times in the brand's zone, phones as dialled in its country. */
+export interface ExportStyle {
+  /** The brand's IANA time zone: a time cell is "2026-11-24 09:30" there. */
+  timeZone: string;
+  /** The brand's country: its phones in national format ("06 12345678"), others as dialled from it ("00 32 …"). */
+  country: string;
+}
+
+/** A time column: the read shapes' moments (`receivedAt`, `customer.createdAt`, `scheduledFor`, …). */
+const TIME_COLUMN = /(?:^|\.)(?:[a-z][A-Za-z]*At|scheduledFor)$/;
+const PHONE_COLUMN = /(?:^|\.)phone$/;
+const ISO_MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
+
+const localTimes = new Map<string, Intl.DateTimeFormat>();
+
+/** "2026-11-24 09:30:00" in the zone: a date and time every spreadsheet reads, whatever its language. */
+function localTime(iso: string, zone: string): string {
+  let format = localTimes.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    localTimes.set(zone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
+/**
+ * A phone as people in the country dial it: "06 12345678" for one of the country, "00 32 470 12 34 56" for
+ * another's. Starting with 0 and holding spaces, a spreadsheet keeps it as text (no lost 0, no formula).
+ */
+function dialledPhone(e164: string, country: string): string {
+  const parsed = parsePhoneNumberFromString(e164);
+  if (!parsed) return e164;
+  return parsed.country === country.toUpperCase()
+    ? parsed.formatNational()
+    : parsed.format('IDD', { fromCountry: country.toUpperCase() as CountryCode }) ||
+        parsed.formatInternational();
+}
+
+/**
+ * The export with its time and phone cells as the brand's people read them (the dashboard's export for Dutch
+ * readers); the columns and every other cell as they are. The API's export never uses this.
+ */
+export function styledExport(data: LeadExport, style: ExportStyle): LeadExport {
+  const kinds = data.columns.map((column) =>
+    TIME_COLUMN.test(column) ? 'time' : PHONE_COLUMN.test(column) ? 'phone' : undefined,
+  );
+  const cell = (value: unknown, i: number): unknown => {
+    if (typeof value !== 'string') return value;
+    if (kinds[i] === 'time' && ISO_MOMENT.test(value)) return localTime(value, style.timeZone);
+    if (kinds[i] === 'phone' && value.startsWith('+')) return dialledPhone(value, style.country);
+    return value;
+  };
+  const source = data.pages;
+  async function* pages(): AsyncGenerator<unknown[][], void, undefined> {
+    try {
+      for await (const rows of source) yield rows.map((row) => row.map(cell));
+    } finally {
+      await source.return(undefined);
+    }
+  }
+  return { columns: data.columns, pages: pages() };
 }

@@ -20,19 +20,16 @@ import {
   type FieldReadSchema,
   type FieldSpec,
   fieldReadSchema,
-  type Text,
-  text,
 } from '../customers/fields.js';
+import type { MessageKey, Translator } from '../shared/i18n/index.js';
 import { PRIORITIES, type Priority } from './states.js';
-
-export type { Text };
 
 /** Where a lead shows a field, and what the office may do with it. */
 export interface Placement {
   /** Position on the public website form (ascending); null: the form does not ask for it. */
   formOrder: number | null;
   /** The public form's label where it speaks to the customer otherwise than the office does ("Your name"). */
-  formLabel?: Text;
+  formLabel?: MessageKey;
   /** Position in its group's section of the office's New lead page (ascending); null: not asked there. */
   newLeadOrder: number | null;
   /**
@@ -47,7 +44,7 @@ export interface Placement {
   /** In the search document of the lists' `q` (built by migrations/2026112320_search.ts). */
   searched: boolean;
   /** The office's hint below its label. */
-  hint?: Text;
+  hint?: MessageKey;
   /** Long text: a textarea, this many rows high in the office. */
   rows?: number;
   /** Half width in the office: two half fields in a row share a line. */
@@ -104,7 +101,7 @@ export const LEAD_FIELD_TABLE = {
     formOrder: 130,
     newLeadOrder: 50,
     half: true,
-    hint: text('lead.hint.streetNumberAddition', 'E.g. “A” or “bis”.'),
+    hint: 'lead.hint.streetNumberAddition',
     editedOn: 'lead',
     listed: false,
     exported: true,
@@ -138,7 +135,7 @@ export const LEAD_FIELD_TABLE = {
   }),
   customerName: contact('name', {
     formOrder: 50,
-    formLabel: text('form.field.customerName', 'Your name'),
+    formLabel: 'form.field.customerName',
     newLeadOrder: 10,
     officeAutocomplete: 'off',
     editedOn: 'customer',
@@ -176,7 +173,7 @@ export const LEAD_FIELD_TABLE = {
   phone: contact('phone', {
     formOrder: 100,
     newLeadOrder: 20,
-    hint: text('lead.hint.phone', 'As you hear it: 06 1234 5678, or +32 470 12 34 56 from abroad.'),
+    hint: 'lead.hint.phone',
     officeAutocomplete: 'off',
     editedOn: 'customer',
     listed: true,
@@ -186,7 +183,7 @@ export const LEAD_FIELD_TABLE = {
   companyName: contact('companyName', {
     formOrder: 80,
     newLeadOrder: 40,
-    hint: text('lead.hint.companyName', 'For a business customer.'),
+    hint: 'lead.hint.companyName',
     editedOn: 'customer',
     listed: true,
     exported: true,
@@ -197,9 +194,9 @@ export const LEAD_FIELD_TABLE = {
     required: true,
     maxLength: 200,
     description: 'Short title of the job.',
-    label: text('lead.field.title', 'Job title'),
-    formLabel: text('form.field.title', 'What do you need?'),
-    hint: text('lead.hint.title', 'In a few words, e.g. “Leaking tap in the kitchen”.'),
+    label: 'lead.field.title',
+    formLabel: 'form.field.title',
+    hint: 'lead.hint.title',
     example: 'Leaking tap in the kitchen',
     formOrder: 10,
     newLeadOrder: 10,
@@ -213,7 +210,7 @@ export const LEAD_FIELD_TABLE = {
     required: false,
     maxLength: 5000,
     description: 'Description of the work.',
-    label: text('lead.field.description', 'Description'),
+    label: 'lead.field.description',
     rows: 4,
     example: 'Drips since Monday.',
     formOrder: 20,
@@ -228,8 +225,8 @@ export const LEAD_FIELD_TABLE = {
     required: false,
     maxLength: 100,
     description: 'Free text naming a trade.',
-    label: text('lead.field.category', 'Category'),
-    hint: text('lead.hint.category', 'The trade, e.g. “Plumbing”.'),
+    label: 'lead.field.category',
+    hint: 'lead.hint.category',
     half: true,
     formOrder: 30,
     newLeadOrder: 30,
@@ -245,7 +242,7 @@ export const LEAD_FIELD_TABLE = {
     format: 'priority',
     alwaysSet: true,
     description: 'low, medium, high or urgent; defaults to medium.',
-    label: text('lead.field.priority', 'Priority'),
+    label: 'lead.field.priority',
     half: true,
     example: 'high',
     // The brand's choice (a form's default), not the customer's.
@@ -261,8 +258,8 @@ export const LEAD_FIELD_TABLE = {
     required: false,
     maxLength: 200,
     description: 'Free text budget range.',
-    label: text('lead.field.budgetQuote', 'Budget'),
-    hint: text('lead.hint.budgetQuote', 'What the customer has in mind, e.g. “€ 500–1,000”.'),
+    label: 'lead.field.budgetQuote',
+    hint: 'lead.hint.budgetQuote',
     formOrder: 40,
     newLeadOrder: 50,
     editedOn: 'lead',
@@ -275,7 +272,7 @@ export const LEAD_FIELD_TABLE = {
     required: false,
     maxLength: 5000,
     description: 'Notes.',
-    label: text('lead.field.notes', 'Notes'),
+    label: 'lead.field.notes',
     rows: 2,
     formOrder: 170,
     newLeadOrder: 60,
@@ -320,10 +317,13 @@ export const newLeadFieldNames = (group: LeadGroup): LeadFieldName[] =>
     .sort(([, a], [, b]) => a.newLeadOrder! - b.newLeadOrder!)
     .map(([name]) => name);
 
-/** The office's label of each field, and the public form's. */
-export const officeLabel = (name: LeadFieldName): string => leadField(name).label.en;
-export const formLabel = (name: LeadFieldName): string =>
-  (leadField(name).formLabel ?? leadField(name).label).en;
+/** The office's label of a field, and the public form's, as catalog keys (one per field). */
+export const officeLabelKey = (name: LeadFieldName): MessageKey => leadField(name).label;
+export const formLabelKey = (name: LeadFieldName): MessageKey =>
+  leadField(name).formLabel ?? leadField(name).label;
+/** The same in the reader's language: `officeLabel(tr, 'title')` is "Job title" / "Klus". */
+export const officeLabel = (tr: Translator, name: LeadFieldName): string => tr.t(officeLabelKey(name));
+export const formLabel = (tr: Translator, name: LeadFieldName): string => tr.t(formLabelKey(name));
 
 /** The value a field takes in a lead's input (parseLeadInput): required ones are there, priority defaults. */
 type InputValueOf<F> = F extends { format: 'priority' }

@@ -73,7 +73,7 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
       assignee: { id: fitterId, name: 'Fred Fitter' },
     });
     const page = textOf((await admin.get(`/dashboard/leads/${id}`)).body);
-    expect(page).toContain('Visit 24 Nov 2026, 09:00 CET · 1 h 30 min · Fred Fitter');
+    expect(page).toContain('Visit Tue, 24 Nov 2026, 09:00 · 1 h 30 min · Fred Fitter');
   });
 
   it('DST: 09:00 on 2026-03-29 (clocks go forward) and on 2026-10-25 (clocks go back) in Amsterdam', async () => {
@@ -199,7 +199,7 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
     });
     const res = await admin.get('/dashboard/work-items?q=listed+visit');
     expect(res.body).toContain('<th scope="col">Visit</th>');
-    expect(textOf(res.body)).toContain('3 Dec 2026, 08:15 CET · 30 min · Fred Fitter');
+    expect(textOf(res.body)).toContain('Thu, 3 Dec 2026, 08:15 · 30 min · Fred Fitter');
   });
 
   it('Planning shows the week per person and day: a visit tomorrow at 09:00 is on that day, in its person’s row', async () => {
@@ -322,12 +322,12 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
         .where('id', '=', id)
         .execute();
       const inAmsterdam = textOf((await admin.get(`/dashboard/leads/${id}`)).body);
-      expect(inAmsterdam).toContain('Received 21 Nov 2026, 00:30 CET');
+      expect(inAmsterdam).toContain('Received Sat, 21 Nov 2026, 00:30');
 
       const saved = await admin.post('/dashboard/settings/brand', { timeZone: 'America/New_York' });
       expect(saved.statusCode).toBe(303);
       const inNewYork = await admin.get(`/dashboard/leads/${id}`);
-      expect(textOf(inNewYork.body)).toContain('Received 20 Nov 2026, 18:30 GMT-5');
+      expect(textOf(inNewYork.body)).toContain('Received Fri, 20 Nov 2026, 18:30');
       expect(inNewYork.body).toContain('<time datetime="2026-11-20T23:30:00.000Z" title="America/New_York">');
       // The visit form now takes New York times.
       await admin.post(`/dashboard/leads/${id}/visit`, {

@@ -6,8 +6,11 @@ import type { CustomerLead } from '../../leads/index.js';
 import { detailRow, phoneLink, time } from '../../platform/web/components.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import { page } from '../../platform/web/layout.js';
+import { richText } from '../../platform/web/messages.js';
+import { type Translator, translator } from '../../shared/i18n/index.js';
 import type { CustomerDetail } from '../customers.js';
-import { customerTitle, typeLabel } from '../names.js';
+import { CONTACT_FIELDS, CUSTOMER_FIELD_LABELS, customerTypeLabel, fieldLabel } from '../fields.js';
+import { customerTitle } from '../names.js';
 
 export interface CustomerView {
   user: SessionUser;
@@ -23,19 +26,24 @@ function leadAddress(lead: CustomerLead): string {
   return [street, place].filter(Boolean).join(', ');
 }
 
-function leadTable(leads: CustomerLead[]): SafeHtml {
+function leadTable(tr: Translator, leads: CustomerLead[]): SafeHtml {
+  const job = tr.t('leads.column.job');
+  const state = tr.t('leads.column.state');
+  const priority = tr.t('leads.column.priority');
+  const received = tr.t('leads.column.received');
+  const address = tr.t('customer.column.address');
   return html`<table class="list customer-leads">
   <thead><tr>
-    <th scope="col">Job</th><th scope="col">State</th><th scope="col">Priority</th>
-    <th scope="col">Received</th><th scope="col">Address</th>
+    <th scope="col">${job}</th><th scope="col">${state}</th><th scope="col">${priority}</th>
+    <th scope="col">${received}</th><th scope="col">${address}</th>
   </tr></thead>
   <tbody>${leads.map(
     (lead) => html`<tr>
-    <td data-label="Job" class="cell-title"><a href="/dashboard/leads/${lead.id}">${lead.title}</a></td>
-    <td data-label="State">${statusBadge(lead.status)}</td>
-    <td data-label="Priority">${priorityBadge(lead.priority)}</td>
-    <td data-label="Received">${time(lead.receivedAt)}</td>
-    <td data-label="Address">${leadAddress(lead)}</td>
+    <td data-label="${job}" class="cell-title"><a href="/dashboard/leads/${lead.id}">${lead.title}</a></td>
+    <td data-label="${state}">${statusBadge(tr, lead.status)}</td>
+    <td data-label="${priority}">${priorityBadge(tr, lead.priority)}</td>
+    <td data-label="${received}">${time(lead.receivedAt)}</td>
+    <td data-label="${address}">${leadAddress(lead)}</td>
   </tr>`,
   )}</tbody>
 </table>`;
@@ -43,34 +51,37 @@ function leadTable(leads: CustomerLead[]): SafeHtml {
 
 export function customerPage(view: CustomerView): SafeHtml {
   const { customer, leads, user } = view;
+  const tr = translator(user.locale);
   const more = customer.leadCount > leads.length;
-  const body = html`<p class="breadcrumb"><a href="/dashboard/leads">← Leads</a></p>
+  const contact = (name: keyof typeof CONTACT_FIELDS) => fieldLabel(tr, CONTACT_FIELDS[name]);
+  const typeText = customerTypeLabel(tr, customer.type);
+  const body = html`<p class="breadcrumb"><a href="/dashboard/leads">${tr.t('lead.back.leads')}</a></p>
 <div class="page-head">
   <h1 class="lead-title">${customerTitle(customer)}</h1>
-  <p class="badges"><span class="badge badge-neutral">${typeLabel(customer.type)}</span> <span class="muted">Customer since ${time(customer.createdAt)}</span></p>
+  <p class="badges"><span class="badge badge-neutral">${typeText}</span> <span class="muted">${richText(tr, 'customer.since', { time: time(customer.createdAt) })}</span></p>
 </div>
 <section class="card" aria-labelledby="contact-title">
-  <h2 id="contact-title">Contact</h2>
+  <h2 id="contact-title">${tr.t('customer.contact')}</h2>
   <dl>
-    ${detailRow('Name', customer.name)}
-    ${detailRow('Type', typeLabel(customer.type))}
-    ${detailRow('Company', customer.companyName)}
-    ${detailRow('First name', customer.firstName)}
-    ${detailRow('Last name', customer.lastName)}
-    ${detailRow('Email', customer.email ? html`<a href="mailto:${customer.email}">${customer.email}</a>` : null)}
-    ${detailRow('Phone', customer.phone ? phoneLink(customer.phone, user.brandCountry) : null)}
-    ${detailRow('Created', time(customer.createdAt))}
-    ${detailRow('Updated', customer.updatedAt !== customer.createdAt ? time(customer.updatedAt) : null)}
-    ${detailRow('Leads', String(customer.leadCount))}
-    ${detailRow('Latest lead', customer.lastLeadAt ? time(customer.lastLeadAt) : null)}
-    ${detailRow('Reference', html`<code>${customer.id}</code>`)}
+    ${detailRow(contact('name'), customer.name)}
+    ${detailRow(tr.t(CUSTOMER_FIELD_LABELS.type!), typeText)}
+    ${detailRow(contact('companyName'), customer.companyName)}
+    ${detailRow(contact('firstName'), customer.firstName)}
+    ${detailRow(contact('lastName'), customer.lastName)}
+    ${detailRow(contact('email'), customer.email ? html`<a href="mailto:${customer.email}">${customer.email}</a>` : null)}
+    ${detailRow(contact('phone'), customer.phone ? phoneLink(customer.phone, user.brandCountry) : null)}
+    ${detailRow(tr.t('customer.row.created'), time(customer.createdAt))}
+    ${detailRow(tr.t('customer.row.updated'), customer.updatedAt !== customer.createdAt ? time(customer.updatedAt) : null)}
+    ${detailRow(tr.t('customer.row.leadCount'), tr.number(customer.leadCount))}
+    ${detailRow(tr.t('customer.row.latestLead'), customer.lastLeadAt ? time(customer.lastLeadAt) : null)}
+    ${detailRow(tr.t('lead.row.reference'), html`<code>${customer.id}</code>`)}
   </dl>
 </section>
 <section aria-labelledby="leads-title">
-  <h2 id="leads-title">Leads and work items</h2>
-  <p class="muted">Every lead and work item of this customer, in any state, newest first.</p>
-  ${leads.length ? leadTable(leads) : html`<div class="empty"><p>This customer has no leads.</p></div>`}
-  ${more ? html`<p class="muted">Showing the newest ${leads.length} of ${customer.leadCount}.</p>` : ''}
+  <h2 id="leads-title">${tr.t('customer.leads.title')}</h2>
+  <p class="muted">${tr.t('customer.leads.intro')}</p>
+  ${leads.length ? leadTable(tr, leads) : html`<div class="empty"><p>${tr.t('customer.leads.none')}</p></div>`}
+  ${more ? html`<p class="muted">${tr.t('customer.leads.more', { shown: leads.length, total: customer.leadCount })}</p>` : ''}
 </section>`;
   return page({ title: customerTitle(customer), user, body });
 }

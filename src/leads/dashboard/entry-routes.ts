@@ -8,7 +8,7 @@ import { matchCustomer } from '../../customers/customers.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { type FieldError, NotFoundError, ValidationError } from '../../shared/errors.js';
-import { nationalToE164, phoneHint, typedPhone } from '../../shared/phone.js';
+import { nationalToE164, phoneExample, phoneHint, typedPhone } from '../../shared/phone.js';
 import { isValidEmail, normalizeCountry } from '../../shared/values.js';
 import { createLead, EDITABLE_FIELDS, getLead, parseLeadChanges, updateLead } from '../index.js';
 import { LEAD_FIELDS, type LeadInput, parseLeadInput } from '../input.js';
@@ -29,6 +29,18 @@ function typedValues(body: unknown, names: readonly string[]): Record<string, st
   return Object.fromEntries(names.map((name) => [name, text(body, name)]));
 }
 
+/** A national phone that is no number of the country: examples of both ways to write one. */
+function nationalPhoneError(country: string): FieldError {
+  const example = phoneExample(country);
+  return {
+    field: 'phone',
+    message: phoneHint(country),
+    text: example
+      ? { key: 'lead.error.phoneNational', values: example }
+      : { key: 'lead.error.phoneInternational' },
+  };
+}
+
 /**
  * A typed-in lead by the API's rules, except that the phone may be national: read in the typed country, else the
  * brand's (as on website forms). Throws ValidationError listing every problem, the source's too.
@@ -40,7 +52,11 @@ export function parseTypedLead(
   const errors: FieldError[] = [];
   const source = values.source ?? '';
   if (!SOURCES.includes(source)) {
-    errors.push({ field: 'source', message: 'must be chosen: a phone call or other' });
+    errors.push({
+      field: 'source',
+      message: 'must be chosen: a phone call or other',
+      text: { key: 'lead.error.source' },
+    });
   }
   const fields: Record<string, string> = {};
   for (const rule of LEAD_FIELDS) fields[rule.name] = values[rule.name] ?? '';
@@ -53,9 +69,7 @@ export function parseTypedLead(
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     errors.unshift(
-      ...error.errors.map((e) =>
-        e.field === 'phone' && national ? { field: 'phone', message: phoneHint(country) } : e,
-      ),
+      ...error.errors.map((e) => (e.field === 'phone' && national ? nationalPhoneError(country) : e)),
     );
   }
   if (errors.length || !input) throw new ValidationError(errors);

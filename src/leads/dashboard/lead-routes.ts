@@ -7,7 +7,9 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { customerHref, notice } from '../../platform/web/components.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import { pathParam, seeOther, text } from '../../platform/web/http.js';
+import { richText } from '../../platform/web/messages.js';
 import { DomainError } from '../../shared/errors.js';
+import { type Translator, translator } from '../../shared/i18n/index.js';
 import { getLead, submittedDifferences, useSubmittedDetails } from '../index.js';
 import { isStatus } from '../states.js';
 import { showLead } from './lead-page.js';
@@ -18,22 +20,22 @@ const hidden = { hide: true };
 const userPage = { page: 'user' as const };
 
 /** The message on top of the page after a change, as the redirect to it names it. */
-function messageOf(query: unknown): SafeHtml | undefined {
+function messageOf(tr: Translator, query: unknown): SafeHtml | undefined {
   const moved = text(query, 'moved');
   const applied = text(query, 'applied');
   const edited = text(query, 'edited');
   return isStatus(moved)
-    ? leadChangedNotice(moved)
+    ? leadChangedNotice(tr, moved)
     : applied
-      ? detailsAppliedNotice(applied)
+      ? detailsAppliedNotice(tr, applied)
       : text(query, 'noted')
-        ? noteAddedNotice()
+        ? noteAddedNotice(tr)
         : text(query, 'created')
-          ? notice('Lead created.')
+          ? notice(tr.t('lead.notice.created'))
           : edited
-            ? leadEditedNotice(edited)
+            ? leadEditedNotice(tr, edited)
             : text(query, 'visit') === 'saved'
-              ? notice('The visit is saved.')
+              ? notice(tr.t('lead.notice.visitSaved'))
               : undefined;
 }
 
@@ -44,13 +46,21 @@ async function conflictNotice(
   leadId: string,
   message: string,
 ): Promise<SafeHtml> {
+  const tr = translator(user.locale);
   const lead = await getLead(deps.database, user.brandId, leadId);
   const email = submittedDifferences(lead).find((d) => d.field === 'email')?.submitted;
   const other = email
     ? (await listCustomers(deps.database, user.brandId, { limit: 1, order: 'desc', email })).data[0]
     : undefined;
   return notice(
-    html`${message}${other ? html` <a href="${customerHref(other.id)}">Open the customer with that email</a>.` : ''}`,
+    !email
+      ? message
+      : other
+        ? richText(tr, 'lead.notice.emailTakenOpen', {
+            email,
+            link: (inner) => html`<a href="${customerHref(other.id)}">${inner}</a>`,
+          })
+        : tr.t('lead.notice.emailTaken', { email }),
     'error',
   );
 }
@@ -76,7 +86,7 @@ export default async function leadPageRoutes(app: FastifyInstance, { deps }: { d
     const user = userOf(request);
     const id = pathParam(request, 'id');
     const feed = parseFeedFilter(text(request.query, 'show'));
-    return showLead(deps, reply, user, id, messageOf(request.query), 200, { feed });
+    return showLead(deps, reply, user, id, messageOf(translator(user.locale), request.query), 200, { feed });
   });
   app.post('/leads/:id/use-submitted', { schema: hidden, config: userPage }, (request, reply) =>
     useSubmitted(deps, request, reply),

@@ -23,13 +23,25 @@ export function filtersOf(
   // Friendly words for a filter value the lists do not offer (an edited or old link), never the API's.
   const statuses: readonly string[] = stage === 'work' ? WORK_ITEM_STATUSES : LEAD_PAGE_STATUS_FILTERS;
   if (filters.status && !statuses.includes(filters.status)) {
-    errors.push({ field: 'status', message: 'is not one we know: choose a state from the list' });
+    errors.push({
+      field: 'status',
+      message: 'is not one we know: choose a state from the list',
+      text: { key: 'leads.error.state' },
+    });
   }
   if (filters.priority && !(PRIORITIES as readonly string[]).includes(filters.priority)) {
-    errors.push({ field: 'priority', message: 'is not one we know: choose a priority from the list' });
+    errors.push({
+      field: 'priority',
+      message: 'is not one we know: choose a priority from the list',
+      text: { key: 'leads.error.priority' },
+    });
   }
   if (filters.source && !(LEAD_SOURCES as readonly string[]).includes(filters.source)) {
-    errors.push({ field: 'source', message: 'is not one we know: choose a source from the list' });
+    errors.push({
+      field: 'source',
+      message: 'is not one we know: choose a source from the list',
+      text: { key: 'leads.error.source' },
+    });
   }
   // The leads page also lists cancelled items (stage closed) and every item (status=all).
   const listStage: ListStage =

@@ -78,7 +78,11 @@ async function list(
       errors.push(
         ...error.errors.map((e) =>
           e.field === 'cursor'
-            ? { field: 'cursor', message: 'link is out of date: start again from the newest' }
+            ? {
+                field: 'cursor',
+                message: 'link is out of date: start again from the newest',
+                text: { key: 'leads.error.cursor' as const },
+              }
             : e,
         ),
       );

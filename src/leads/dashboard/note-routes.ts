@@ -4,6 +4,7 @@ import { userActor, userOf } from '../../accounts/dashboard/session.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { pathParam, seeOther, text } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
+import { type Translator, translator } from '../../shared/i18n/index.js';
 import { addNote, MAX_NOTE_LENGTH, parseNoteText } from '../index.js';
 import { showLead } from './lead-page.js';
 
@@ -11,13 +12,15 @@ const hidden = { hide: true };
 const userPage = { page: 'user' as const };
 
 /** What people read when a note is refused. */
-function refusal(typed: string, error: ValidationError): string {
+function refusal(tr: Translator, typed: string, error: ValidationError): string {
   const length = [...typed.trim()].length;
   return length > MAX_NOTE_LENGTH
-    ? `A note can be at most ${MAX_NOTE_LENGTH.toLocaleString('en-GB')} characters; this one has ${length.toLocaleString('en-GB')}.`
+    ? tr.t('lead.note.tooLong', { max: MAX_NOTE_LENGTH, length })
     : length === 0 || error.errors[0]?.message === 'must not be empty'
-      ? 'Write something before adding the note.'
-      : `The note ${error.errors[0]?.message ?? 'was not accepted'}.`;
+      ? tr.t('lead.note.empty')
+      : error.errors[0]?.message === 'must not contain control characters'
+        ? tr.t('lead.note.controlCharacters')
+        : tr.t('lead.note.refused');
 }
 
 // An internal note by the signed-in user (note.created). A refused note keeps what was typed beside the message.
@@ -30,7 +33,7 @@ async function postNote(deps: RouteDeps, request: FastifyRequest, reply: Fastify
     noteText = parseNoteText(typed);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    const noteForm = { text: typed, error: refusal(typed, error) };
+    const noteForm = { text: typed, error: refusal(translator(user.locale), typed, error) };
     return showLead(deps, reply, user, id, undefined, 422, { noteForm });
   }
   await addNote(deps.database, user.brandId, id, noteText, userActor(user));

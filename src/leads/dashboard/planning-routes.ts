@@ -36,10 +36,22 @@ export default async function planningRoutes(app: FastifyInstance, { deps }: { d
     if (week) {
       const found = mondayOfIsoWeek(week);
       if (found) monday = found;
-      else errors.push({ field: 'week', message: 'must be an ISO week such as 2026-W48' });
+      else {
+        errors.push({
+          field: 'week',
+          message: 'must be an ISO week such as 2026-W48',
+          text: { key: 'planning.error.week' },
+        });
+      }
     } else if (from) {
       if (isDay(from)) monday = mondayOf(from);
-      else errors.push({ field: 'from', message: 'must be a date such as 2026-11-23' });
+      else {
+        errors.push({
+          field: 'from',
+          message: 'must be a date such as 2026-11-23',
+          text: { key: 'visit.error.date', values: { example: '2026-11-23' } },
+        });
+      }
     }
     const [people, visits] = await Promise.all([
       peopleOf(deps, user.brandId),

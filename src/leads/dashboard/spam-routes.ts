@@ -5,7 +5,9 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { html } from '../../platform/web/html.js';
 import { pathParam, seeOther, sendPage, text, withQuery } from '../../platform/web/http.js';
+import { richText } from '../../platform/web/messages.js';
 import { NotFoundError } from '../../shared/errors.js';
+import { translator } from '../../shared/i18n/index.js';
 import { isCursor } from '../../shared/paging.js';
 import { getLead } from '../index.js';
 import { deleteSpam, listSpamLeads, releaseSpam } from '../spam.js';
@@ -20,6 +22,7 @@ export default async function spamRoutes(app: FastifyInstance, { deps }: { deps:
 
   app.get('/spam', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
+    const tr = translator(user.locale);
     const cursor = text(request.query, 'cursor');
     const page = await listSpamLeads(database, user.brandId, {
       limit: PER_PAGE,
@@ -33,11 +36,14 @@ export default async function spamRoutes(app: FastifyInstance, { deps }: { deps:
       const lead = await getLead(database, user.brandId, released).catch(() => undefined);
       if (lead) {
         message = notice(
-          html`“<a href="/dashboard/leads/${lead.id}">${lead.title}</a>” is now a lead, as if it had just arrived.`,
+          richText(tr, 'spam.notice.released', {
+            title: lead.title,
+            link: (inner) => html`<a href="/dashboard/leads/${lead.id}">${inner}</a>`,
+          }),
         );
       }
     } else if (text(request.query, 'done') === 'deleted') {
-      message = notice('The spam is deleted.');
+      message = notice(tr.t('spam.notice.deleted'));
     }
     return sendPage(
       reply,

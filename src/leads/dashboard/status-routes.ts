@@ -8,6 +8,7 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { InvalidTransitionError, ValidationError } from '../../shared/errors.js';
+import { translator } from '../../shared/i18n/index.js';
 import { changeLeadStatus, getLead, MAX_REASON_LENGTH, parseReason } from '../index.js';
 import { allowedTransitions, isStatus, type Status } from '../states.js';
 import { showLead } from './lead-page.js';
@@ -28,17 +29,21 @@ async function reasonTooLong(
 ) {
   const lead = await getLead(deps.database, user.brandId, id);
   const length = [...reasonText.trim()].length;
-  const reasonError = `A reason can be at most ${MAX_REASON_LENGTH} characters; this one has ${length}.`;
+  const reasonError = translator(user.locale).t('lead.confirm.reasonTooLong', {
+    max: MAX_REASON_LENGTH,
+    length,
+  });
   return sendPage(reply, confirmStatusPage({ user, lead, status, reason: reasonText, reasonError }), 422);
 }
 
 async function changeStatus(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const { database } = deps;
   const user = userOf(request);
+  const tr = translator(user.locale);
   const id = pathParam(request, 'id');
   const status = text(request.body, 'status');
   if (!isStatus(status)) {
-    const message = notice(`“${status}” is not a state. Choose one of the buttons.`, 'error');
+    const message = notice(tr.t('lead.notice.unknownState', { status }), 'error');
     return showLead(deps, reply, user, id, message, 422);
   }
   const sentFrom = text(request.body, 'from');
@@ -47,7 +52,7 @@ async function changeStatus(deps: RouteDeps, request: FastifyRequest, reply: Fas
   const stale = async () => {
     const lead = await getLead(database, user.brandId, id);
     const changed = from !== undefined && from !== lead.status;
-    return showLead(deps, reply, user, id, staleStateNotice(lead, status, changed), 409);
+    return showLead(deps, reply, user, id, staleStateNotice(tr, lead, status, changed), 409);
   };
   if (status === 'scheduled') {
     // A Schedule form from a page that showed another state changes nothing, like any stale button.

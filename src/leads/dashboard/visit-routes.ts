@@ -6,9 +6,12 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { pathParam, seeOther } from '../../platform/web/http.js';
 import { InvalidTransitionError, ValidationError } from '../../shared/errors.js';
-import { NotPlannableError, patchLead } from '../index.js';
+import { translator } from '../../shared/i18n/index.js';
+import { getLead, NotPlannableError, patchLead } from '../index.js';
 import { showLead } from './lead-page.js';
-import { parseVisitForm } from './visit-form.js';
+import { statusLabel } from './views/labels.js';
+import { staleStateNotice } from './views/lead-timeline.js';
+import { ASSIGNEE_ERROR, parseVisitForm } from './visit-form.js';
 
 const hidden = { hide: true };
 const userPage = { page: 'user' as const };
@@ -31,13 +34,20 @@ export async function planVisit(
     await patchLead(deps.database, user.brandId, id, { status, plan: form.plan }, userActor(user));
   } catch (error) {
     if (error instanceof ValidationError) {
-      const errors = error.errors.map((e) =>
-        e.field === 'assigneeId' ? { ...e, message: 'must be someone of this brand, or nobody yet' } : e,
-      );
+      const errors = error.errors.map((e) => (e.field === 'assigneeId' ? ASSIGNEE_ERROR : e));
       return showLead(deps, reply, user, id, undefined, 422, { visitForm: { values: form.values, errors } });
     }
-    if (error instanceof InvalidTransitionError || error instanceof NotPlannableError) {
-      return showLead(deps, reply, user, id, notice(error.message, 'error'), 409);
+    const tr = translator(user.locale);
+    if (error instanceof NotPlannableError) {
+      const message = tr.t('visit.error.notPlannable', {
+        status: error.currentStatus,
+        state: statusLabel(tr, error.currentStatus),
+      });
+      return showLead(deps, reply, user, id, notice(message, 'error'), 409);
+    }
+    if (error instanceof InvalidTransitionError) {
+      const lead = await getLead(deps.database, user.brandId, id);
+      return showLead(deps, reply, user, id, staleStateNotice(tr, lead, 'scheduled', false), 409);
     }
     throw error;
   }

@@ -8,7 +8,10 @@ import { pipeline, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-const NEEDS_QUOTES = /[",\r\n]/;
+/** What separates cells: `,` (RFC 4180), or `;`, which spreadsheets set to a Dutch (or German, …) locale expect. */
+export type CsvDelimiter = ',' | ';';
+
+const NEEDS_QUOTES: Record<CsvDelimiter, RegExp> = { ',': /[",\r\n]/, ';': /[";\r\n]/ };
 /** What a spreadsheet reads as the start of a formula (OWASP CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
 /** An E.164 phone number: `+` and digits only. At worst a spreadsheet reads it as a number, never a formula. */
@@ -23,15 +26,15 @@ function cellText(value: unknown): string {
 }
 
 /** A cell as RFC 4180 has it: a formula-like start neutralised with `'`, quoted when it must be. */
-export function csvCell(value: unknown): string {
+export function csvCell(value: unknown, delimiter: CsvDelimiter = ','): string {
   let text = cellText(value);
   if (FORMULA_START.test(text) && !E164.test(text)) text = `'${text}`;
-  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return NEEDS_QUOTES[delimiter].test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** One record with its CRLF line end. */
-export function csvLine(cells: readonly unknown[]): string {
-  return `${cells.map(csvCell).join(',')}\r\n`;
+export function csvLine(cells: readonly unknown[], delimiter: CsvDelimiter = ','): string {
+  return `${cells.map((cell) => csvCell(cell, delimiter)).join(delimiter)}\r\n`;
 }
 
 /** A table to send as CSV: its header and its rows, a page at a time, read only as the download asks. */
@@ -44,11 +47,11 @@ export interface CsvTable {
 
 const BOM = '\ufeff';
 
-async function* csvText(data: CsvTable, bom: boolean): AsyncGenerator<string> {
-  yield `${bom ? BOM : ''}${csvLine(data.columns)}`;
+async function* csvText(data: CsvTable, bom: boolean, delimiter: CsvDelimiter): AsyncGenerator<string> {
+  yield `${bom ? BOM : ''}${csvLine(data.columns, delimiter)}`;
   for await (const rows of data.pages) {
     let chunk = '';
-    for (const row of rows) chunk += csvLine(row);
+    for (const row of rows) chunk += csvLine(row, delimiter);
     yield chunk;
   }
 }
@@ -73,6 +76,8 @@ export interface CsvDownload {
   name: string;
   /** Starts the file with a UTF-8 byte order mark, which Excel needs to read UTF-8 when a file is opened. */
   bom: boolean;
+  /** Between cells: `,` unless given (the dashboard's export for Dutch readers: `;`). */
+  delimiter?: CsvDelimiter;
 }
 
 /**
@@ -88,7 +93,9 @@ export function sendCsv(
   download: CsvDownload,
 ): FastifyReply {
   const day = new Date().toISOString().slice(0, 10);
-  const source = Readable.from(csvText(data, download.bom), { objectMode: false });
+  const source = Readable.from(csvText(data, download.bom, download.delimiter ?? ','), {
+    objectMode: false,
+  });
   source.on('error', (error) => request.log.error({ err: error }, 'CSV export aborted after it had started'));
   reply
     .type('text/csv; charset=utf-8')

@@ -6,10 +6,12 @@ import { fieldWords } from '../../../customers/fields.js';
 import { csrfField, notice, time } from '../../../platform/web/components.js';
 import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
+import { richText } from '../../../platform/web/messages.js';
+import { type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
 import type { Actor, LeadActivity, LeadDetail, Note } from '../../index.js';
 import { MAX_NOTE_LENGTH, MAX_REASON_LENGTH } from '../../index.js';
 import { type Status, stageOf } from '../../states.js';
-import { STATUS_LABELS, statusBadge } from './labels.js';
+import { statusBadge, statusLabel } from './labels.js';
 import { editedText } from './lead-form.js';
 
 /** Which entries the feed shows: everything (default), only notes, or only state changes. */
@@ -20,26 +22,29 @@ export function parseFeedFilter(value: string): FeedFilter {
 }
 
 /** Who did something, in a few words: "Sanne", "key Website", "form Contact page". */
-export function actorWords(actor: Actor | null): string | undefined {
+export function actorWords(tr: Translator, actor: Actor | null): string | undefined {
   if (!actor) return undefined;
-  if (actor.type === 'key') return `key ${actor.name}`;
-  if (actor.type === 'form') return `form ${actor.name}`;
+  if (actor.type === 'key') return tr.t('lead.actor.key', { name: actor.name });
+  if (actor.type === 'form') return tr.t('lead.actor.form', { name: actor.name });
   return actor.name;
 }
 
-function byWho(actor: Actor | null): HtmlValue {
-  const who = actorWords(actor);
+function byWho(tr: Translator, actor: Actor | null): HtmlValue {
+  const who = actorWords(tr, actor);
   return who
-    ? html`<span class="feed-who">by ${who}</span>`
-    : html`<span class="feed-who muted" title="Recorded before the dashboard kept who made each change">by someone (not recorded then)</span>`;
+    ? html`<span class="feed-who">${tr.t('lead.feed.by', { who })}</span>`
+    : html`<span class="feed-who muted" title="${tr.t('lead.feed.unrecordedHint')}">${tr.t('lead.feed.unrecorded')}</span>`;
 }
 
-function activityText(entry: LeadActivity): string {
+function activityText(tr: Translator, entry: LeadActivity): string {
   if (entry.kind === 'customer_details_applied') {
-    const changed = Array.isArray(entry.detail.changed) ? fieldWords(entry.detail.changed) : '';
-    return `Applied the submitted details to the customer${changed ? `: ${changed}` : ''}`;
+    const fields = Array.isArray(entry.detail.changed) ? fieldWords(tr, entry.detail.changed) : '';
+    return fields
+      ? tr.t('lead.activity.detailsAppliedFields', { fields })
+      : tr.t('lead.activity.detailsApplied');
   }
-  if (entry.kind === 'edited') return `Edited ${editedText(entry.detail)}`;
+  if (entry.kind === 'edited') return tr.t('lead.activity.edited', { changes: editedText(tr, entry.detail) });
+  // A kind this page does not know yet: its code in words.
   const words = entry.kind.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
@@ -52,28 +57,30 @@ interface FeedEntry {
   item: SafeHtml;
 }
 
-function feedEntries(lead: LeadDetail, notes: Note[], activity: LeadActivity[]): FeedEntry[] {
+function feedEntries(tr: Translator, lead: LeadDetail, notes: Note[], activity: LeadActivity[]): FeedEntry[] {
   const entries: FeedEntry[] = [
     ...lead.statusHistory.map((entry, i) => ({
       at: entry.at,
       order: i,
       kind: 'change' as const,
-      item: html`<li class="feed-change"><p class="feed-meta">${statusBadge(entry.status)} <span aria-hidden="true">·</span> ${time(entry.at)} <span aria-hidden="true">·</span> ${byWho(entry.actor)}</p>${
-        entry.reason ? html`<p class="feed-reason prose">Reason: ${entry.reason}</p>` : ''
+      item: html`<li class="feed-change"><p class="feed-meta">${statusBadge(tr, entry.status)} <span aria-hidden="true">·</span> ${time(entry.at)} <span aria-hidden="true">·</span> ${byWho(tr, entry.actor)}</p>${
+        entry.reason
+          ? html`<p class="feed-reason prose">${tr.t('lead.feed.reason', { reason: entry.reason })}</p>`
+          : ''
       }</li>`,
     })),
     ...activity.map((entry, i) => ({
       at: entry.at,
       order: i,
       kind: 'activity' as const,
-      item: html`<li class="feed-activity"><p class="feed-meta"><strong>${activityText(entry)}</strong> <span aria-hidden="true">·</span> ${time(entry.at)} <span aria-hidden="true">·</span> ${byWho(entry.actor)}</p></li>`,
+      item: html`<li class="feed-activity"><p class="feed-meta"><strong>${activityText(tr, entry)}</strong> <span aria-hidden="true">·</span> ${time(entry.at)} <span aria-hidden="true">·</span> ${byWho(tr, entry.actor)}</p></li>`,
     })),
     // Notes come newest first; their order within a millisecond is their position from the end.
     ...notes.map((note, i) => ({
       at: note.createdAt,
       order: notes.length - i,
       kind: 'note' as const,
-      item: html`<li class="feed-note" id="${note.id}"><p class="feed-meta"><strong>Note</strong> <span aria-hidden="true">·</span> ${time(note.createdAt)} <span aria-hidden="true">·</span> ${byWho(note.author)}</p><p class="note-text prose">${note.text}</p></li>`,
+      item: html`<li class="feed-note" id="${note.id}"><p class="feed-meta"><strong>${tr.t('lead.feed.note')}</strong> <span aria-hidden="true">·</span> ${time(note.createdAt)} <span aria-hidden="true">·</span> ${byWho(tr, note.author)}</p><p class="note-text prose">${note.text}</p></li>`,
     })),
   ];
   return entries.sort((a, b) => (a.at === b.at ? b.order - a.order : a.at < b.at ? 1 : -1));
@@ -84,27 +91,32 @@ export interface NoteFormState {
   error?: string | undefined;
 }
 
-function noteForm(user: SessionUser, lead: LeadDetail, state: NoteFormState | undefined): SafeHtml {
+function noteForm(
+  tr: Translator,
+  user: SessionUser,
+  lead: LeadDetail,
+  state: NoteFormState | undefined,
+): SafeHtml {
   const error = state?.error;
   return html`<form class="note-form" method="post" action="/dashboard/leads/${lead.id}/notes">
   ${csrfField(user.csrfToken)}
   <div class="field${error ? ' field-invalid' : ''}">
-    <label for="field-text">Add a note</label>
-    <p class="hint" id="field-text-hint">For your team only: notes are never sent to the customer. Up to ${MAX_NOTE_LENGTH.toLocaleString('en-GB')} characters.</p>
+    <label for="field-text">${tr.t('lead.note.label')}</label>
+    <p class="hint" id="field-text-hint">${tr.t('lead.note.hint', { max: MAX_NOTE_LENGTH })}</p>
     ${error ? html`<p class="error" id="field-text-error">${error}</p>` : ''}
     <textarea id="field-text" name="text" rows="3" maxlength="${MAX_NOTE_LENGTH}" required aria-describedby="field-text-hint${error ? ' field-text-error' : ''}"${
       error ? html` aria-invalid="true" autofocus` : ''
     }>
 ${state?.text ?? ''}</textarea>
   </div>
-  <button type="submit" class="button button-primary">Add note</button>
+  <button type="submit" class="button button-primary">${tr.t('lead.note.add')}</button>
 </form>`;
 }
 
-const FILTERS: { value: FeedFilter; label: string }[] = [
-  { value: 'all', label: 'Everything' },
-  { value: 'notes', label: 'Notes' },
-  { value: 'changes', label: 'State changes' },
+const FILTERS: { value: FeedFilter; label: MessageKey }[] = [
+  { value: 'all', label: 'lead.feed.filter.all' },
+  { value: 'notes', label: 'lead.feed.filter.notes' },
+  { value: 'changes', label: 'lead.feed.filter.changes' },
 ];
 
 /** The lead's timeline: the note form, the filter, and the entries newest first. */
@@ -119,53 +131,60 @@ export function timelineSection(options: {
   moreNotes?: boolean;
 }): SafeHtml {
   const { lead, filter } = options;
-  const entries = feedEntries(lead, options.notes, options.activity).filter(
+  const tr = translator(options.user.locale);
+  const entries = feedEntries(tr, lead, options.notes, options.activity).filter(
     (e) =>
       filter === 'all' ||
       (filter === 'notes' ? e.kind === 'note' : e.kind === 'change' || e.kind === 'activity'),
   );
   return html`<section class="card timeline-card" id="notes" aria-labelledby="timeline-title">
-  <h2 id="timeline-title">Notes and history</h2>
-  ${noteForm(options.user, lead, options.noteForm)}
-  <nav class="feed-filter" aria-label="Show in the timeline">${FILTERS.map(
+  <h2 id="timeline-title">${tr.t('lead.feed.title')}</h2>
+  ${noteForm(tr, options.user, lead, options.noteForm)}
+  <nav class="feed-filter" aria-label="${tr.t('lead.feed.filter.label')}">${FILTERS.map(
     (f) =>
       html`<a href="/dashboard/leads/${lead.id}${f.value === 'all' ? '' : `?show=${f.value}`}#notes"${
         f.value === filter ? html` aria-current="true"` : ''
-      }>${f.label}</a>`,
+      }>${tr.t(f.label)}</a>`,
   )}</nav>
   ${
     entries.length
       ? html`<ol class="feed">${entries.map((e) => e.item)}</ol>`
-      : html`<p class="muted">${filter === 'notes' ? 'No notes yet.' : 'Nothing yet.'}</p>`
+      : html`<p class="muted">${tr.t(filter === 'notes' ? 'lead.feed.noNotes' : 'lead.feed.nothing')}</p>`
   }
-  ${options.moreNotes ? html`<p class="muted">Older notes are left out here; the API lists them all.</p>` : ''}
+  ${options.moreNotes ? html`<p class="muted">${tr.t('lead.feed.moreNotes')}</p>` : ''}
 </section>`;
 }
 
 /** After a note was added. */
-export function noteAddedNotice(): SafeHtml {
-  return notice('Note added.');
+export function noteAddedNotice(tr: Translator): SafeHtml {
+  return notice(tr.t('lead.notice.noteAdded'));
 }
 
 /**
  * A change the page asked for that no longer fits: the lead moved on since the page was loaded (a stale tab),
  * or the change is not one the lead's state allows. Names the state in words, and who made it so, when.
  */
-export function staleStateNotice(lead: LeadDetail, requested: Status, stale: boolean): SafeHtml {
+export function staleStateNotice(
+  tr: Translator,
+  lead: LeadDetail,
+  requested: Status,
+  stale: boolean,
+): SafeHtml {
   const last = lead.statusHistory.at(-1);
-  const who = last ? actorWords(last.actor) : undefined;
-  const when = last ? html`${who ? ` (changed by ${who} at ` : ' (changed at '}${time(last.at)})` : '';
-  const what = stageOf(lead.status) === 'work' ? 'job' : 'lead';
+  const who = last ? actorWords(tr, last.actor) : undefined;
+  const values = {
+    what: stageOf(lead.status) === 'work' ? 'job' : 'lead',
+    status: statusLabel(tr, lead.status),
+    changed: last ? (who ? 'by' : 'at') : 'unknown',
+    who: who ?? '',
+    time: last ? time(last.at) : '',
+    requested: statusLabel(tr, requested),
+    strong: (inner: SafeHtml) => html`<strong>${inner}</strong>`,
+  };
   if (stale || requested === lead.status) {
-    return notice(
-      html`This ${what} is already <strong>${STATUS_LABELS[lead.status]}</strong>${when}; nothing was changed.`,
-      'info',
-    );
+    return notice(richText(tr, 'lead.stale.already', values), 'info');
   }
-  return notice(
-    html`This ${what} is <strong>${STATUS_LABELS[lead.status]}</strong>${when} and cannot move to ${STATUS_LABELS[requested]}; nothing was changed. Choose one of the buttons.`,
-    'error',
-  );
+  return notice(richText(tr, 'lead.stale.cannotMove', values), 'error');
 }
 
 /** States that are final: moving there is confirmed first. */
@@ -185,14 +204,15 @@ export interface ConfirmView {
 /** "Mark 'Leaking tap' as completed? This cannot be undone." with Confirm and Back; works without JavaScript. */
 export function confirmStatusPage(view: ConfirmView): SafeHtml {
   const { lead, user, status } = view;
+  const tr = translator(user.locale);
   const cancel = status === 'cancelled';
   const what = stageOf(lead.status) === 'work' ? 'job' : 'lead';
   const question = cancel
-    ? html`Cancel “${lead.title}”? A cancelled ${what} cannot be reopened.`
-    : html`Mark “${lead.title}” as completed? This cannot be undone.`;
+    ? tr.t('lead.confirm.cancelQuestion', { title: lead.title, what })
+    : tr.t('lead.confirm.completeQuestion', { title: lead.title });
   const error = view.reasonError;
   const body = html`<p class="breadcrumb"><a href="/dashboard/leads/${lead.id}">← ${lead.title}</a></p>
-<div class="page-head"><h1>${cancel ? `Cancel this ${what}?` : 'Mark as completed?'}</h1></div>
+<div class="page-head"><h1>${cancel ? tr.t('lead.confirm.cancelTitle', { what }) : tr.t('lead.confirm.completeTitle')}</h1></div>
 <section class="card confirm-card" aria-labelledby="confirm-question">
   <p id="confirm-question" class="confirm-question">${question}</p>
   <form method="post" action="/dashboard/leads/${lead.id}/status">
@@ -202,8 +222,8 @@ export function confirmStatusPage(view: ConfirmView): SafeHtml {
     ${
       cancel
         ? html`<div class="field${error ? ' field-invalid' : ''}">
-      <label for="field-reason">Reason <span class="optional">(optional)</span></label>
-      <p class="hint" id="field-reason-hint">Kept in the history, e.g. “Customer found someone else”. Up to ${MAX_REASON_LENGTH} characters.</p>
+      <label for="field-reason">${tr.t('lead.confirm.reason')} <span class="optional">${tr.t('form.optional')}</span></label>
+      <p class="hint" id="field-reason-hint">${tr.t('lead.confirm.reasonHint', { max: MAX_REASON_LENGTH })}</p>
       ${error ? html`<p class="error" id="field-reason-error">${error}</p>` : ''}
       <textarea id="field-reason" name="reason" rows="3" maxlength="${MAX_REASON_LENGTH}" aria-describedby="field-reason-hint${error ? ' field-reason-error' : ''}"${
         error ? html` aria-invalid="true" autofocus` : ''
@@ -213,13 +233,15 @@ ${view.reason ?? ''}</textarea>
         : ''
     }
     <div class="actions">
-      <button type="submit" name="confirm" value="yes" class="button ${cancel ? 'button-danger' : 'button-primary'}">${cancel ? `Cancel ${what}` : 'Confirm: mark as completed'}</button>
-      <a class="button button-quiet" href="/dashboard/leads/${lead.id}">Back</a>
+      <button type="submit" name="confirm" value="yes" class="button ${cancel ? 'button-danger' : 'button-primary'}">${cancel ? tr.t('lead.confirm.cancelButton', { what }) : tr.t('lead.confirm.completeButton')}</button>
+      <a class="button button-quiet" href="/dashboard/leads/${lead.id}">${tr.t('lead.confirm.back')}</a>
     </div>
   </form>
 </section>`;
   return page({
-    title: cancel ? `Cancel ${lead.title}` : `Complete ${lead.title}`,
+    title: tr.t(cancel ? 'lead.confirm.cancelPageTitle' : 'lead.confirm.completePageTitle', {
+      title: lead.title,
+    }),
     user,
     section: stageOf(lead.status) === 'work' ? 'work-items' : 'leads',
     body,

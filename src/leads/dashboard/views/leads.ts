@@ -2,8 +2,14 @@
 
 import type { SessionUser } from '../../../accounts/sessions.js';
 import { isAdmin } from '../../../accounts/users.js';
-import { CUSTOMER_FIELD_LABELS, fieldWords } from '../../../customers/fields.js';
-import { customerTitle, typeLabel } from '../../../customers/names.js';
+import {
+  CONTACT_FIELDS,
+  CUSTOMER_FIELD_LABELS,
+  customerTypeLabel,
+  fieldLabel,
+  fieldWords,
+} from '../../../customers/fields.js';
+import { customerTitle } from '../../../customers/names.js';
 import {
   csrfField,
   customerHref,
@@ -17,7 +23,9 @@ import { phoneText } from '../../../platform/web/format.js';
 import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.js';
 import { withQuery } from '../../../platform/web/http.js';
 import { page } from '../../../platform/web/layout.js';
+import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
+import { type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
 import type { Page } from '../../../shared/paging.js';
 import { leadField, leadFieldsWhere, officeLabel } from '../../fields.js';
 import {
@@ -40,8 +48,17 @@ import {
 } from '../../states.js';
 import type { LeadStats } from '../../stats.js';
 import { perDayChart, perStatusChart } from './charts.js';
-import { PRIORITY_LABELS, priorityBadge, STATUS_LABELS, statusBadge, TRANSITION_LABELS } from './labels.js';
-import { LEAD_FIELD_LABELS } from './lead-form.js';
+import {
+  PRIORITY_KEYS,
+  priorityBadge,
+  priorityLabel,
+  SOURCE_LABELS,
+  sourceLabel,
+  statusBadge,
+  statusLabel,
+  TRANSITION_LABELS,
+} from './labels.js';
+import { leadFieldLabels } from './lead-form.js';
 import { type FeedFilter, type NoteFormState, timelineSection } from './lead-timeline.js';
 import { spamLink } from './spam.js';
 import {
@@ -60,23 +77,14 @@ export interface ListFilters {
   cursor: string;
 }
 
-/** People's names for the sources, in the filter and under each job. */
-export const SOURCE_LABELS: Record<string, string> = {
-  website: 'API',
-  form: 'Website form',
-  phone: 'Phone',
-  dashboard: 'Typed in',
-};
-
 /** Where a lead came from, in a few words: "Website form “Contact”", "API", "Phone (typed in by Sanne)". */
-export function sourceText(item: {
-  source: string;
-  sourceFormName: string | null;
-  sourceUserName?: string | null;
-}): string {
-  const label = SOURCE_LABELS[item.source] ?? item.source;
-  if (item.sourceFormName) return `${label} “${item.sourceFormName}”`;
-  return item.sourceUserName ? `${label} (typed in by ${item.sourceUserName})` : label;
+export function sourceText(
+  tr: Translator,
+  item: { source: string; sourceFormName: string | null; sourceUserName?: string | null },
+): string {
+  const source = sourceLabel(tr, item.source);
+  if (item.sourceFormName) return tr.t('lead.source.withForm', { source, form: item.sourceFormName });
+  return item.sourceUserName ? tr.t('lead.source.typedInBy', { source, name: item.sourceUserName }) : source;
 }
 
 export interface LeadListView {
@@ -93,13 +101,18 @@ export interface LeadListView {
   publicUrl: string;
 }
 
-const FILTER_LABELS: Record<string, string> = {
-  status: 'State',
-  priority: 'Priority',
-  source: 'Source',
-  cursor: 'Page',
-  q: 'Search',
+const FILTER_LABELS: Record<string, MessageKey> = {
+  status: 'leads.filter.state',
+  priority: 'leads.filter.priority',
+  source: 'leads.filter.source',
+  cursor: 'leads.filter.page',
+  q: 'leads.filter.search',
 };
+
+/** The filters' names in the reader's language, for the problems with them. */
+export function filterLabels(tr: Translator): Record<string, string> {
+  return Object.fromEntries(Object.entries(FILTER_LABELS).map(([name, key]) => [name, tr.t(key)]));
+}
 
 function option(value: string, label: string, selected: string): SafeHtml {
   return html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
@@ -108,65 +121,65 @@ function option(value: string, label: string, selected: string): SafeHtml {
 /** The leads page's state filter also shows cancelled items, and every item ("All states"). */
 export const LEAD_PAGE_STATUS_FILTERS = ['request', 'quoted', 'cancelled', 'all'] as const;
 
-function statusOptions(work: boolean, selected: string): SafeHtml[] {
+function statusOptions(tr: Translator, work: boolean, selected: string): SafeHtml[] {
   if (work) {
     return [
-      option('', 'All', selected),
-      ...WORK_ITEM_STATUSES.map((s) => option(s, STATUS_LABELS[s], selected)),
+      option('', tr.t('leads.filter.allStates'), selected),
+      ...WORK_ITEM_STATUSES.map((s) => option(s, statusLabel(tr, s), selected)),
     ];
   }
   return [
-    option('', 'Open (request, quoted)', selected),
-    ...LEAD_STATUSES.map((s) => option(s, STATUS_LABELS[s], selected)),
-    option('cancelled', STATUS_LABELS.cancelled, selected),
-    option('all', 'All states (leads, work items, cancelled)', selected),
+    option('', tr.t('leads.filter.openStates'), selected),
+    ...LEAD_STATUSES.map((s) => option(s, statusLabel(tr, s), selected)),
+    option('cancelled', statusLabel(tr, 'cancelled'), selected),
+    option('all', tr.t('leads.filter.everyState'), selected),
   ];
 }
 
 /** Open, Cancelled, All: the views of the leads page, as tabs above the filters. */
-function leadTabs(status: string): SafeHtml {
-  const tabs = [
-    { value: '', label: 'Open leads' },
-    { value: 'cancelled', label: 'Cancelled' },
-    { value: 'all', label: 'All' },
+function leadTabs(tr: Translator, status: string): SafeHtml {
+  const tabs: { value: string; label: MessageKey }[] = [
+    { value: '', label: 'leads.tab.open' },
+    { value: 'cancelled', label: 'leads.tab.cancelled' },
+    { value: 'all', label: 'leads.tab.all' },
   ];
   const current = status === 'request' || status === 'quoted' ? '' : status;
-  return html`<nav class="tabs" aria-label="Which leads">${tabs.map(
+  return html`<nav class="tabs" aria-label="${tr.t('leads.tab.label')}">${tabs.map(
     (t) =>
-      html`<a href="/dashboard/leads${t.value ? `?status=${t.value}` : ''}"${t.value === current ? html` aria-current="page"` : ''}>${t.label}</a>`,
+      html`<a href="/dashboard/leads${t.value ? `?status=${t.value}` : ''}"${t.value === current ? html` aria-current="page"` : ''}>${tr.t(t.label)}</a>`,
   )}</nav>`;
 }
 
-function filterForm(path: string, work: boolean, filters: ListFilters): SafeHtml {
+function filterForm(tr: Translator, path: string, work: boolean, filters: ListFilters): SafeHtml {
   const active = Boolean(filters.q || filters.status || filters.priority || filters.source);
   return html`<form class="filters" method="get" action="${path}" role="search">
   <div class="field field-grow">
-    <label for="field-q">Search</label>
-    <input id="field-q" name="q" type="search" value="${filters.q}" maxlength="200" placeholder="Title, name, email, phone, postal code or city">
+    <label for="field-q">${tr.t('leads.filter.search')}</label>
+    <input id="field-q" name="q" type="search" value="${filters.q}" maxlength="200" placeholder="${tr.t('leads.filter.searchPlaceholder')}">
   </div>
   <div class="field">
-    <label for="field-status">State</label>
+    <label for="field-status">${tr.t('leads.filter.state')}</label>
     <select id="field-status" name="status">
-      ${statusOptions(work, filters.status)}
+      ${statusOptions(tr, work, filters.status)}
     </select>
   </div>
   <div class="field">
-    <label for="field-priority">Priority</label>
+    <label for="field-priority">${tr.t('leads.filter.priority')}</label>
     <select id="field-priority" name="priority">
-      ${option('', 'Any', filters.priority)}
-      ${PRIORITIES.map((p) => option(p, PRIORITY_LABELS[p]!, filters.priority))}
+      ${option('', tr.t('leads.filter.any'), filters.priority)}
+      ${PRIORITIES.map((p) => option(p, tr.t(PRIORITY_KEYS[p]), filters.priority))}
     </select>
   </div>
   <div class="field">
-    <label for="field-source">Source</label>
+    <label for="field-source">${tr.t('leads.filter.source')}</label>
     <select id="field-source" name="source">
-      ${option('', 'Any', filters.source)}
-      ${LEAD_SOURCES.map((s) => option(s, SOURCE_LABELS[s] ?? s, filters.source))}
+      ${option('', tr.t('leads.filter.any'), filters.source)}
+      ${LEAD_SOURCES.map((s) => option(s, tr.t(SOURCE_LABELS[s]), filters.source))}
     </select>
   </div>
   <div class="filter-actions">
-    <button type="submit" class="button button-primary">Apply</button>
-    ${active ? html`<a class="button button-quiet" href="${path}">Clear</a>` : ''}
+    <button type="submit" class="button button-primary">${tr.t('leads.filter.apply')}</button>
+    ${active ? html`<a class="button button-quiet" href="${path}">${tr.t('leads.filter.clear')}</a>` : ''}
   </div>
 </form>`;
 }
@@ -183,77 +196,89 @@ function customerCell(customer: AnyListItem['customer'], brandCountry: string): 
   }${contact ? html`<span class="sub">${contact}</span>` : ''}</div>`;
 }
 
-function table(items: AnyListItem[], stage: 'lead' | 'work', brandCountry: string): SafeHtml {
+function table(tr: Translator, items: AnyListItem[], stage: 'lead' | 'work', brandCountry: string): SafeHtml {
+  const job = tr.t('leads.column.job');
+  const customer = tr.t('leads.column.customer');
+  const where = tr.t('leads.column.place');
+  const priority = tr.t('leads.column.priority');
+  const state = tr.t('leads.column.state');
+  const last = tr.t(stage === 'work' ? 'leads.column.visit' : 'leads.column.received');
   return html`<table class="list">
   <thead><tr>
-    <th scope="col">Job</th><th scope="col">Customer</th><th scope="col">Place</th><th scope="col">Priority</th>
-    <th scope="col">State</th><th scope="col">${stage === 'work' ? 'Visit' : 'Received'}</th>
+    <th scope="col">${job}</th><th scope="col">${customer}</th><th scope="col">${where}</th><th scope="col">${priority}</th>
+    <th scope="col">${state}</th><th scope="col">${last}</th>
   </tr></thead>
   <tbody>${items.map(
     (item) => html`<tr>
-    <td data-label="Job" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a><span class="sub">${sourceText(item)}</span></td>
-    <td data-label="Customer">${customerCell(item.customer, brandCountry)}</td>
-    <td data-label="Place">${place(item)}</td>
-    <td data-label="Priority">${priorityBadge(item.priority)}</td>
-    <td data-label="State">${statusBadge(item.status)}</td>
-    ${stage === 'work' ? html`<td data-label="Visit">${visitSummary(item)}</td>` : html`<td data-label="Received">${time(item.receivedAt)}</td>`}
+    <td data-label="${job}" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a><span class="sub">${sourceText(tr, item)}</span></td>
+    <td data-label="${customer}">${customerCell(item.customer, brandCountry)}</td>
+    <td data-label="${where}">${place(item)}</td>
+    <td data-label="${priority}">${priorityBadge(tr, item.priority)}</td>
+    <td data-label="${state}">${statusBadge(tr, item.status)}</td>
+    ${stage === 'work' ? html`<td data-label="${last}">${visitSummary(tr, item)}</td>` : html`<td data-label="${last}">${time(item.receivedAt)}</td>`}
   </tr>`,
   )}</tbody>
 </table>`;
 }
 
-function emptyState(view: LeadListView): SafeHtml {
+const code = (inner: SafeHtml) => html`<code>${inner}</code>`;
+
+function emptyState(tr: Translator, view: LeadListView): SafeHtml {
   const filtered = Boolean(
     view.filters.q || view.filters.status || view.filters.priority || view.filters.source,
   );
-  if (filtered) return html`<div class="empty"><p>Nothing matches these filters.</p></div>`;
+  if (filtered) return html`<div class="empty"><p>${tr.t('leads.empty.filtered')}</p></div>`;
   if (view.stage === 'work') {
-    return html`<div class="empty"><p>No work items yet. A lead becomes a work item when you schedule it.</p></div>`;
+    return html`<div class="empty"><p>${tr.t('workItems.empty')}</p></div>`;
   }
   return html`<div class="empty">
-  <h2>No leads yet</h2>
-  <p>Leads arrive through the API. ${
+  <h2>${tr.t('leads.empty.title')}</h2>
+  <p>${
     isAdmin(view.user)
-      ? html`<a href="/dashboard/settings/api-keys">Create an API key</a>`
-      : 'An admin creates an API key'
-  } with the <code>leads:write</code> scope, then send one from your website form, or try it now:</p>
+      ? richText(tr, 'leads.empty.howAdmin', {
+          link: (inner) => html`<a href="/dashboard/settings/api-keys">${inner}</a>`,
+          code,
+        })
+      : richText(tr, 'leads.empty.howMember', { code })
+  }</p>
   <pre class="code">curl -X POST ${view.publicUrl}/v1/leads \\
   -H "X-API-Key: YOUR_KEY" -H "Content-Type: application/json" \\
   -d '{"title":"Leaking tap","customerName":"Sam Jansen","email":"sam@example.com",
        "street":"Keizersgracht","streetNumber":"123","postalCode":"1015 CJ","city":"Amsterdam"}'</pre>
-  <p>Reload this page and it is here. The API reference is at <a href="/docs">/docs</a>.</p>
+  <p>${richText(tr, 'leads.empty.reload', { link: (inner) => html`<a href="/docs">${inner}</a>` })}</p>
 </div>`;
 }
 
-const LEAD_PAGE_INTRO: Record<string, string> = {
-  cancelled: 'Cancelled leads and jobs',
-  all: 'Every lead and job in any state, cancelled ones included',
+const LEAD_PAGE_INTRO: Record<string, MessageKey> = {
+  cancelled: 'leads.intro.cancelled',
+  all: 'leads.intro.all',
 };
 
-const numberFormat = new Intl.NumberFormat('en-GB');
-
-/** Where this page is in the list: "1–25 of 312", "301–312 of 312", "0 leads". */
-export function countText(count: LeadCount, shown: number, stage: 'lead' | 'work'): string {
-  const n = (value: number) => numberFormat.format(value);
+/** Where this page is in the list: "1–25 of 312", "301–312 of 312", "0 leads" ("1–25 van 312", "0 aanvragen"). */
+export function countText(tr: Translator, count: LeadCount, shown: number, stage: 'lead' | 'work'): string {
   if (!shown) {
-    const noun = stage === 'work' ? 'work item' : 'lead';
-    return `${n(count.total)} ${noun}${count.total === 1 ? '' : 's'}`;
+    return tr.t(stage === 'work' ? 'workItems.count.none' : 'leads.count.none', { count: count.total });
   }
-  return `${n(count.before + 1)}–${n(count.before + shown)} of ${n(count.total)}`;
+  return tr.t('leads.count.range', {
+    from: count.before + 1,
+    to: count.before + shown,
+    total: count.total,
+  });
 }
 
 /** The count of the list and its "Export CSV" link, which carries the filters (never the page's cursor). */
-function listBar(view: LeadListView, exportHref: string): SafeHtml {
+function listBar(tr: Translator, view: LeadListView, exportHref: string): SafeHtml {
   return html`<div class="list-bar">
-  <p class="muted list-count">${view.count ? countText(view.count, view.result.data.length, view.stage) : ''}</p>
-  ${view.errors.length ? '' : html`<a class="button button-quiet" href="${exportHref}">Export CSV</a>`}
+  <p class="muted list-count">${view.count ? countText(tr, view.count, view.result.data.length, view.stage) : ''}</p>
+  ${view.errors.length ? '' : html`<a class="button button-quiet" href="${exportHref}">${tr.t('leads.exportCsv')}</a>`}
 </div>`;
 }
 
 export function leadListPage(view: LeadListView): SafeHtml {
+  const tr = translator(view.user.locale);
   const work = view.stage === 'work';
   const path = work ? '/dashboard/work-items' : '/dashboard/leads';
-  const title = work ? 'Work items' : 'Leads';
+  const title = tr.t(work ? 'workItems.title' : 'leads.title');
   const { result, filters } = view;
   const filterParams = {
     q: filters.q,
@@ -262,30 +287,30 @@ export function leadListPage(view: LeadListView): SafeHtml {
     source: filters.source,
   };
   const body: HtmlValue = html`<div class="page-head">
-  ${work ? '' : html`<p class="page-actions"><a class="button button-primary" href="/dashboard/leads/new">New lead</a></p>`}
+  ${work ? '' : html`<p class="page-actions"><a class="button button-primary" href="/dashboard/leads/new">${tr.t('leads.new')}</a></p>`}
   <h1>${title}</h1>
-  <p class="muted">${work ? 'Scheduled, planned, in progress and completed jobs' : (LEAD_PAGE_INTRO[filters.status] ?? 'New requests and quotes')}, newest first.${
-    view.spamCount === undefined ? '' : html` ${spamLink(view.spamCount)}`
+  <p class="muted">${tr.t(work ? 'workItems.intro' : (LEAD_PAGE_INTRO[filters.status] ?? 'leads.intro.open'))}${
+    view.spamCount === undefined ? '' : html` ${spamLink(tr, view.spamCount)}`
   }</p>
 </div>
 ${
   view.stats
     ? html`<details class="overview" data-open-wide>
-  <summary class="overview-toggle">Overview <span class="muted">leads per day and by state</span></summary>
-  <section class="charts" aria-label="Overview">${perDayChart(view.stats.perDay)}${perStatusChart(view.stats.perStatus)}</section>
+  <summary class="overview-toggle">${tr.t('leads.overview.title')} <span class="muted">${tr.t('leads.overview.subtitle')}</span></summary>
+  <section class="charts" aria-label="${tr.t('leads.overview.title')}">${perDayChart(tr, view.stats.perDay)}${perStatusChart(tr, view.stats.perStatus)}</section>
 </details>`
     : ''
 }
-${work ? '' : leadTabs(filters.status)}
-${filterForm(path, work, filters)}
-${errorSummary(view.errors, FILTER_LABELS)}
-${listBar(view, withQuery(`${path}/export.csv`, filterParams))}
-${result.data.length ? table(result.data, view.stage, view.user.brandCountry) : view.errors.length ? '' : emptyState(view)}
+${work ? '' : leadTabs(tr, filters.status)}
+${filterForm(tr, path, work, filters)}
+${errorSummary(tr, view.errors, filterLabels(tr))}
+${listBar(tr, view, withQuery(`${path}/export.csv`, filterParams))}
+${result.data.length ? table(tr, result.data, view.stage, view.user.brandCountry) : view.errors.length ? '' : emptyState(tr, view)}
 ${
   filters.cursor || result.nextCursor
-    ? html`<nav class="pager" aria-label="Pages">
-  ${filters.cursor ? html`<a class="button button-quiet" href="${withQuery(path, filterParams)}">← Newest</a>` : html`<span></span>`}
-  ${result.nextCursor ? html`<a class="button" href="${withQuery(path, { ...filterParams, cursor: result.nextCursor })}" rel="next">Older →</a>` : ''}
+    ? html`<nav class="pager" aria-label="${tr.t('list.pager.label')}">
+  ${filters.cursor ? html`<a class="button button-quiet" href="${withQuery(path, filterParams)}">${tr.t('list.pager.newest')}</a>` : html`<span></span>`}
+  ${result.nextCursor ? html`<a class="button" href="${withQuery(path, { ...filterParams, cursor: result.nextCursor })}" rel="next">${tr.t('list.pager.older')}</a>` : ''}
 </nav>`
     : ''
 }`;
@@ -322,35 +347,40 @@ function contactValue(field: string, value: string | null, brandCountry: string)
 }
 
 /** The contact details the lead was submitted with, where they differ from the customer's record. */
-function submittedSection(user: SessionUser, lead: LeadDetail): SafeHtml | '' {
+function submittedSection(tr: Translator, user: SessionUser, lead: LeadDetail): SafeHtml | '' {
   const differences = submittedDifferences(lead);
   if (!differences.length) return '';
+  const fieldHead = tr.t('lead.submitted.field');
+  const submittedHead = tr.t('lead.submitted.submitted');
+  const recordHead = tr.t('lead.submitted.record');
+  const label = (field: string) =>
+    Object.hasOwn(CUSTOMER_FIELD_LABELS, field) ? tr.t(CUSTOMER_FIELD_LABELS[field]!) : field;
   return html`<section class="card card-highlight" aria-labelledby="submitted-title">
-  <h2 id="submitted-title">Submitted with this lead</h2>
-  <p class="muted">This lead was sent with contact details that differ from the customer's record. A new lead only fills in what the record lacks, so the record still has its own values.</p>
+  <h2 id="submitted-title">${tr.t('lead.submitted.title')}</h2>
+  <p class="muted">${tr.t('lead.submitted.intro')}</p>
   <table class="list compare">
-    <thead><tr><th scope="col">Field</th><th scope="col">Submitted</th><th scope="col">Customer record</th></tr></thead>
+    <thead><tr><th scope="col">${fieldHead}</th><th scope="col">${submittedHead}</th><th scope="col">${recordHead}</th></tr></thead>
     <tbody>${differences.map(
       (d) => html`<tr>
-      <td data-label="Field" class="cell-title">${CUSTOMER_FIELD_LABELS[d.field] ?? d.field}</td>
-      <td data-label="Submitted">${contactValue(d.field, d.submitted, user.brandCountry)}</td>
-      <td data-label="Customer record">${contactValue(d.field, d.current, user.brandCountry)}</td>
+      <td data-label="${fieldHead}" class="cell-title">${label(d.field)}</td>
+      <td data-label="${submittedHead}">${contactValue(d.field, d.submitted, user.brandCountry)}</td>
+      <td data-label="${recordHead}">${contactValue(d.field, d.current, user.brandCountry)}</td>
     </tr>`,
     )}</tbody>
   </table>
   <form class="actions" method="post" action="/dashboard/leads/${lead.id}/use-submitted">
     ${csrfField(user.csrfToken)}
-    <button type="submit" class="button button-primary">Use these details</button>
-    <span class="muted">Writes the submitted values into the customer's record.</span>
+    <button type="submit" class="button button-primary">${tr.t('lead.submitted.use')}</button>
+    <span class="muted">${tr.t('lead.submitted.useHint')}</span>
   </form>
 </section>`;
 }
 
-function transitionForms(view: LeadView): SafeHtml {
+function transitionForms(tr: Translator, view: LeadView): SafeHtml {
   const { user, lead } = view;
   const next = allowedTransitions(lead.status);
   if (!next.length) {
-    return html`<p class="muted">This ${lead.status === 'completed' ? 'job is completed' : 'lead was cancelled'}: its state is final.</p>`;
+    return html`<p class="muted">${tr.t(lead.status === 'completed' ? 'lead.final.completed' : 'lead.final.cancelled')}</p>`;
   }
   // Scheduling asks when, how long and who: a form of its own rather than a button.
   const schedule = next.includes('scheduled')
@@ -362,21 +392,22 @@ function transitionForms(view: LeadView): SafeHtml {
       (status) => html`<form method="post" action="/dashboard/leads/${lead.id}/status">
     ${csrfField(user.csrfToken)}
     <input type="hidden" name="from" value="${lead.status}">
-    <button type="submit" name="status" value="${status}" class="button ${status === 'cancelled' ? 'button-danger' : 'button-primary'}">${TRANSITION_LABELS[status]}</button>
+    <button type="submit" name="status" value="${status}" class="button ${status === 'cancelled' ? 'button-danger' : 'button-primary'}">${tr.t(TRANSITION_LABELS[status])}</button>
   </form>`,
     )}</div>`;
 }
 
 /** The job's fields of the field table (fields.ts) but the title, which heads the page; long text as prose. */
-function jobRows(lead: LeadDetail): HtmlValue {
+function jobRows(tr: Translator, lead: LeadDetail): HtmlValue {
   const rows = leadFieldsWhere({ group: 'job' })
     .filter((name) => name !== 'title')
     .map((name) => {
       const value = lead[name];
-      const label = officeLabel(name);
-      if (name === 'priority') return row(label, PRIORITY_LABELS[lead.priority] ?? lead.priority);
+      const label = officeLabel(tr, name);
+      if (name === 'priority') return row(label, priorityLabel(tr, lead.priority));
       if (leadField(name).rows) {
-        const none = name === 'description' ? html`<span class="muted">None given</span>` : null;
+        const none =
+          name === 'description' ? html`<span class="muted">${tr.t('lead.noneGiven')}</span>` : null;
         return row(label, value ? html`<span class="prose">${value}</span>` : none);
       }
       return row(label, value);
@@ -387,58 +418,63 @@ function jobRows(lead: LeadDetail): HtmlValue {
 
 export function leadPage(view: LeadView): SafeHtml {
   const { lead, user } = view;
+  const tr = translator(user.locale);
   const stage = stageOf(lead.status);
   const back =
     stage === 'work'
-      ? html`<a href="/dashboard/work-items">← Work items</a>`
-      : html`<a href="/dashboard/leads">← Leads</a>`;
+      ? html`<a href="/dashboard/work-items">${tr.t('lead.back.workItems')}</a>`
+      : html`<a href="/dashboard/leads">${tr.t('lead.back.leads')}</a>`;
+  const source = lead.sourceKeyName
+    ? tr.t('lead.source.withKey', { source: sourceText(tr, lead), key: lead.sourceKeyName })
+    : sourceText(tr, lead);
+  const contact = (name: keyof typeof CONTACT_FIELDS) => fieldLabel(tr, CONTACT_FIELDS[name]);
   const { customer, address } = lead;
   const street = [address.street, address.streetNumber, address.streetNumberAddition]
     .filter(Boolean)
     .join(' ');
   const body = html`<p class="breadcrumb">${back}</p>
 <div class="page-head">
-  <p class="page-actions"><a class="button" href="/dashboard/leads/${lead.id}/edit">Edit</a></p>
+  <p class="page-actions"><a class="button" href="/dashboard/leads/${lead.id}/edit">${tr.t('lead.edit')}</a></p>
   <h1 class="lead-title">${lead.title}</h1>
-  <p class="badges">${statusBadge(lead.status)} ${priorityBadge(lead.priority)} <span class="muted">Received ${time(lead.receivedAt)}</span></p>
+  <p class="badges">${statusBadge(tr, lead.status)} ${priorityBadge(tr, lead.priority)} <span class="muted">${richText(tr, 'lead.received', { time: time(lead.receivedAt) })}</span></p>
 </div>
 ${view.message ?? ''}
 <section class="card" aria-labelledby="actions-title">
-  <h2 id="actions-title">Next step</h2>
-  ${transitionForms(view)}
+  <h2 id="actions-title">${tr.t('lead.nextStep')}</h2>
+  ${transitionForms(tr, view)}
 </section>
 ${PLANNABLE_STATUSES.includes(lead.status) ? changeVisitSection(user, lead, view.people ?? [], view.visitForm) : ''}
-${submittedSection(user, lead)}
+${submittedSection(tr, user, lead)}
 <div class="grid-2">
   <section class="card" aria-labelledby="job-title">
-    <h2 id="job-title">Job</h2>
+    <h2 id="job-title">${tr.t('lead.section.job')}</h2>
     <dl>
-      ${jobRows(lead)}
-      ${row('Source', lead.sourceKeyName ? `${sourceText(lead)} (key “${lead.sourceKeyName}”)` : sourceText(lead))}
-      ${row('Consent', lead.consent ? html`Agreed to “${lead.consent.text}” ${time(lead.consent.at)}` : null)}
+      ${jobRows(tr, lead)}
+      ${row(tr.t('lead.row.source'), source)}
+      ${row(tr.t('lead.row.consent'), lead.consent ? richText(tr, 'lead.consentGiven', { text: lead.consent.text, time: time(lead.consent.at) }) : null)}
       ${Object.entries(lead.extraFields ?? {}).map(([name, value]) =>
         row(name, html`<span class="prose">${value}</span>`),
       )}
       ${Object.entries(lead.attribution ?? {}).map(([name, value]) => row(name, value))}
-      ${row('Scheduled', lead.scheduledAt ? time(lead.scheduledAt) : null)}
-      ${row('Visit', lead.scheduledFor || lead.assignee ? visitSummary(lead) : null)}
-      ${row('Reference', html`<code>${lead.id}</code>`)}
+      ${row(tr.t('lead.row.scheduledAt'), lead.scheduledAt ? time(lead.scheduledAt) : null)}
+      ${row(tr.t('lead.row.visit'), lead.scheduledFor || lead.assignee ? visitSummary(tr, lead) : null)}
+      ${row(tr.t('lead.row.reference'), html`<code>${lead.id}</code>`)}
     </dl>
   </section>
   <section class="card" aria-labelledby="customer-title">
-    <h2 id="customer-title">Customer <span class="badge badge-neutral">${typeLabel(customer.type)}</span></h2>
+    <h2 id="customer-title">${tr.t('lead.section.customer')} <span class="badge badge-neutral">${customerTypeLabel(tr, customer.type)}</span></h2>
     <dl>
-      ${row('Name', html`<a href="${customerHref(customer.id)}">${customer.name}</a>`)}
-      ${row('Company', customer.companyName)}
-      ${row('First name', customer.firstName)}
-      ${row('Last name', customer.lastName)}
-      ${row('Email', customer.email ? html`<a href="mailto:${customer.email}">${customer.email}</a>` : null)}
-      ${row('Phone', customer.phone ? phoneLink(customer.phone, user.brandCountry) : null)}
+      ${row(contact('name'), html`<a href="${customerHref(customer.id)}">${customer.name}</a>`)}
+      ${row(contact('companyName'), customer.companyName)}
+      ${row(contact('firstName'), customer.firstName)}
+      ${row(contact('lastName'), customer.lastName)}
+      ${row(contact('email'), customer.email ? html`<a href="mailto:${customer.email}">${customer.email}</a>` : null)}
+      ${row(contact('phone'), customer.phone ? phoneLink(customer.phone, user.brandCountry) : null)}
     </dl>
-    <p><a href="${customerHref(customer.id)}">All leads of this customer →</a></p>
+    <p><a href="${customerHref(customer.id)}">${tr.t('lead.customerLeads')}</a></p>
   </section>
   <section class="card" aria-labelledby="address-title">
-    <h2 id="address-title">Address</h2>
+    <h2 id="address-title">${tr.t('lead.section.address')}</h2>
     <address>${street}<br>${address.postalCode} ${address.city}<br>${address.country}</address>
   </section>
 </div>
@@ -454,26 +490,27 @@ ${timelineSection({
   return page({ title: lead.title, user, section: stage === 'work' ? 'work-items' : 'leads', body });
 }
 
-export function leadChangedNotice(status: Status): SafeHtml {
-  return notice(html`Moved to <strong>${STATUS_LABELS[status]}</strong>.`);
+const strong = (inner: SafeHtml) => html`<strong>${inner}</strong>`;
+
+export function leadChangedNotice(tr: Translator, status: Status): SafeHtml {
+  return notice(richText(tr, 'lead.notice.moved', { status: statusLabel(tr, status), strong }));
 }
 
 /** After an edit: the fields that changed ("title,city" in the query), or none. */
-export function leadEditedNotice(edited: string): SafeHtml {
-  if (edited === 'none') return notice('Nothing changed.', 'info');
-  const words = edited
+export function leadEditedNotice(tr: Translator, edited: string): SafeHtml {
+  if (edited === 'none') return notice(tr.t('lead.notice.nothingChanged'), 'info');
+  const labels = leadFieldLabels(tr);
+  const fields = edited
     .split(',')
-    .filter((f) => Object.hasOwn(LEAD_FIELD_LABELS, f))
-    .map((f) => LEAD_FIELD_LABELS[f]!.toLowerCase())
+    .filter((f) => Object.hasOwn(labels, f))
+    .map((f) => labels[f]!.toLowerCase())
     .join(', ');
-  return notice(words ? `Lead updated: ${words}.` : 'Lead updated.');
+  return notice(fields ? tr.t('lead.notice.updatedFields', { fields }) : tr.t('lead.notice.updated'));
 }
 
 /** After "Use these details": the fields that changed ("email,phone" in the query), or none. */
-export function detailsAppliedNotice(applied: string): SafeHtml | undefined {
-  if (applied === 'none') {
-    return notice('Nothing to apply: the customer already has these details.', 'info');
-  }
-  const words = fieldWords(applied.split(','));
-  return words ? notice(`Customer details updated: ${words}.`) : undefined;
+export function detailsAppliedNotice(tr: Translator, applied: string): SafeHtml | undefined {
+  if (applied === 'none') return notice(tr.t('lead.notice.nothingToApply'), 'info');
+  const fields = fieldWords(tr, applied.split(','));
+  return fields ? notice(tr.t('lead.notice.detailsApplied', { fields })) : undefined;
 }

@@ -5,6 +5,8 @@ import { csrfField, time } from '../../../platform/web/components.js';
 import { phoneText } from '../../../platform/web/format.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
+import { richText } from '../../../platform/web/messages.js';
+import { type Translator, translator } from '../../../shared/i18n/index.js';
 import type { SpamLead } from '../../spam.js';
 
 export const SPAM_PATH = '/dashboard/spam';
@@ -32,58 +34,63 @@ function contactCell(lead: SpamLead, brandCountry: string): SafeHtml {
   return html`${lines.map((line, i) => (i === 0 ? html`<div>${line}</div>` : html`<span class="sub">${line}</span>`))}`;
 }
 
-function row(lead: SpamLead, user: SessionUser): SafeHtml {
+const COLUMNS = {
+  received: 'spam.column.received',
+  request: 'spam.column.request',
+  sentBy: 'spam.column.sentBy',
+  form: 'spam.column.form',
+  actions: 'spam.column.actions',
+} as const;
+
+function row(tr: Translator, lead: SpamLead, user: SessionUser): SafeHtml {
   const label = html`<span class="visually-hidden"> ${lead.title}</span>`;
   return html`<tr id="${lead.id}">
-    <td data-label="Received">${time(lead.receivedAt)}</td>
-    <td data-label="Request" class="cell-title">${lead.title}${
+    <td data-label="${tr.t(COLUMNS.received)}">${time(lead.receivedAt)}</td>
+    <td data-label="${tr.t(COLUMNS.request)}" class="cell-title">${lead.title}${
       lead.description ? html`<span class="sub">${shorten(lead.description)}</span>` : ''
     }</td>
-    <td data-label="Sent by">${contactCell(lead, user.brandCountry)}</td>
-    <td data-label="Form">${lead.formName ?? html`<span class="muted">—</span>`}</td>
-    <td data-label="Actions"><div class="actions">
+    <td data-label="${tr.t(COLUMNS.sentBy)}">${contactCell(lead, user.brandCountry)}</td>
+    <td data-label="${tr.t(COLUMNS.form)}">${lead.formName ?? html`<span class="muted">—</span>`}</td>
+    <td data-label="${tr.t(COLUMNS.actions)}"><div class="actions">
       <form method="post" action="${SPAM_PATH}/${lead.id}/release">
         ${csrfField(user.csrfToken)}
-        <button type="submit" class="button button-primary">Not spam${label}</button>
+        <button type="submit" class="button button-primary">${tr.t('spam.release')}${label}</button>
       </form>
-      <form method="post" action="${SPAM_PATH}/${lead.id}/delete" data-confirm="Delete this spam now? It cannot be brought back.">
+      <form method="post" action="${SPAM_PATH}/${lead.id}/delete" data-confirm="${tr.t('spam.deleteConfirm')}">
         ${csrfField(user.csrfToken)}
-        <button type="submit" class="button button-danger-quiet">Delete${label}</button>
+        <button type="submit" class="button button-danger-quiet">${tr.t('spam.delete')}${label}</button>
       </form>
     </div></td>
   </tr>`;
 }
 
 export function spamPage(view: SpamView): SafeHtml {
+  const tr = translator(view.user.locale);
   const list = view.leads.length
     ? html`<table class="list">
   <thead><tr>
-    <th scope="col">Received</th><th scope="col">Request</th><th scope="col">Sent by</th><th scope="col">Form</th>
-    <th scope="col"><span class="visually-hidden">Actions</span></th>
+    <th scope="col">${tr.t(COLUMNS.received)}</th><th scope="col">${tr.t(COLUMNS.request)}</th><th scope="col">${tr.t(COLUMNS.sentBy)}</th><th scope="col">${tr.t(COLUMNS.form)}</th>
+    <th scope="col"><span class="visually-hidden">${tr.t(COLUMNS.actions)}</span></th>
   </tr></thead>
-  <tbody>${view.leads.map((lead) => row(lead, view.user))}</tbody>
+  <tbody>${view.leads.map((lead) => row(tr, lead, view.user))}</tbody>
 </table>`
-    : html`<div class="empty"><p>${
-        view.first
-          ? 'No spam. Form posts that fill the hidden spam trap show up here, in case one was a real request.'
-          : 'No older spam.'
-      }</p></div>`;
+    : html`<div class="empty"><p>${tr.t(view.first ? 'spam.empty' : 'spam.emptyOlder')}</p></div>`;
   return page({
-    title: 'Spam',
+    title: tr.t('spam.title'),
     user: view.user,
     section: 'leads',
-    body: html`<p class="breadcrumb"><a href="/dashboard/leads">← Leads</a></p>
+    body: html`<p class="breadcrumb"><a href="/dashboard/leads">${tr.t('lead.back.leads')}</a></p>
 <div class="page-head">
-  <h1>Spam</h1>
-  <p class="muted">Posts to your website forms that filled the hidden spam trap, newest first. They are in no list, send no email and fire no webhook, and are removed after 30 days. “Not spam” moves one to your leads as if it had just arrived: the customer is linked, the new-lead email and webhooks follow.</p>
+  <h1>${tr.t('spam.title')}</h1>
+  <p class="muted">${tr.t('spam.intro')}</p>
 </div>
 ${view.message ?? ''}
 ${list}
 ${
   !view.first || view.olderHref
-    ? html`<nav class="pager" aria-label="Pages">
-  ${view.first ? html`<span></span>` : html`<a class="button button-quiet" href="${SPAM_PATH}">← Newest</a>`}
-  ${view.olderHref ? html`<a class="button" href="${view.olderHref}" rel="next">Older →</a>` : ''}
+    ? html`<nav class="pager" aria-label="${tr.t('list.pager.label')}">
+  ${view.first ? html`<span></span>` : html`<a class="button button-quiet" href="${SPAM_PATH}">${tr.t('list.pager.newest')}</a>`}
+  ${view.olderHref ? html`<a class="button" href="${view.olderHref}" rel="next">${tr.t('list.pager.older')}</a>` : ''}
 </nav>`
     : ''
 }`,
@@ -91,8 +98,12 @@ ${
 }
 
 /** The way to Spam from the lead list: always there, with how many are held back when there are any. */
-export function spamLink(count: number): SafeHtml {
+export function spamLink(tr: Translator, count: number): SafeHtml {
   return count
-    ? html`<a class="button button-quiet" href="${SPAM_PATH}">Spam <span class="badge badge-cancelled">${count}</span><span class="visually-hidden"> held back</span></a>`
-    : html`<a href="${SPAM_PATH}">Spam</a>`;
+    ? html`<a class="button button-quiet" href="${SPAM_PATH}">${richText(tr, 'spam.linkHeld', {
+        count,
+        badge: (inner) => html`<span class="badge badge-cancelled">${inner}</span>`,
+        hidden: (inner) => html`<span class="visually-hidden">${inner}</span>`,
+      })}</a>`
+    : html`<a href="${SPAM_PATH}">${tr.t('spam.title')}</a>`;
 }

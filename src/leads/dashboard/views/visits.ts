@@ -2,10 +2,25 @@
 // My visits. Dates and times are entered and shown in the brand's time zone (SessionUser.timeZone).
 
 import type { SessionUser } from '../../../accounts/sessions.js';
-import { csrfField, errorFor, errorSummary, time } from '../../../platform/web/components.js';
+import {
+  csrfField,
+  errorFor,
+  errorSummary,
+  errorText,
+  phoneLink,
+  time,
+} from '../../../platform/web/components.js';
 import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
+import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
+import {
+  INTL_LOCALE,
+  type Locale,
+  type MessageKey,
+  type Translator,
+  translator,
+} from '../../../shared/i18n/index.js';
 import { addDays, dayIn, isoWeek, timeIn } from '../../../shared/time-zones.js';
 import type { AnyListItem, LeadDetail, Visit } from '../../index.js';
 import { statusBadge } from './labels.js';
@@ -24,21 +39,28 @@ export interface VisitFormValues {
   assigneeId: string;
 }
 
-export const VISIT_LABELS: Record<string, string> = {
-  scheduledDate: 'Date',
-  scheduledTime: 'Start time',
-  durationMinutes: 'Duration',
-  assigneeId: 'Who does it',
+export const VISIT_LABELS: Record<keyof VisitFormValues, MessageKey> = {
+  scheduledDate: 'visit.field.date',
+  scheduledTime: 'visit.field.startTime',
+  durationMinutes: 'visit.field.duration',
+  assigneeId: 'visit.field.assignee',
 };
+
+function visitLabels(tr: Translator): Record<string, string> {
+  return Object.fromEntries(Object.entries(VISIT_LABELS).map(([name, key]) => [name, tr.t(key)]));
+}
 
 /** The durations offered, in minutes. */
 export const DURATIONS = [15, 30, 45, 60, 90, 120, 180, 240, 360, 480] as const;
 
-export function durationText(minutes: number): string {
-  if (minutes < 60) return `${minutes} min`;
+/** "45 min", "1 h 30 min" / "1 uur 30 min". */
+export function durationText(tr: Translator, minutes: number): string {
+  if (minutes < 60) return tr.t('visit.duration.minutes', { minutes });
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
-  return rest ? `${hours} h ${rest} min` : `${hours} h`;
+  return rest
+    ? tr.t('visit.duration.hoursMinutes', { hours, minutes: rest })
+    : tr.t('visit.duration.hours', { hours });
 }
 
 /** The form's values for a lead as planned now (empty when not planned). */
@@ -52,15 +74,16 @@ export function visitValuesOf(lead: LeadDetail, zone: string): VisitFormValues {
   };
 }
 
-function invalid(id: string, error: string | undefined): SafeHtml | '' {
+function invalid(id: string, error: FieldError | undefined): SafeHtml | '' {
   return error ? html` aria-invalid="true" aria-describedby="${id}-error"` : '';
 }
 
-function errorLine(id: string, label: string, error: string | undefined): SafeHtml | '' {
-  return error ? html`<p class="error" id="${id}-error">${label} ${error}.</p>` : '';
+function errorLine(tr: Translator, id: string, label: string, error: FieldError | undefined): SafeHtml | '' {
+  return error ? html`<p class="error" id="${id}-error">${errorText(tr, error, label)}</p>` : '';
 }
 
 function visitFields(
+  tr: Translator,
   values: VisitFormValues,
   errors: FieldError[],
   people: Person[],
@@ -72,35 +95,36 @@ function visitFields(
   if (Number.isInteger(chosen) && chosen > 0 && !durations.includes(chosen)) durations.push(chosen);
   durations.sort((a, b) => a - b);
   const known = people.some((p) => p.id === values.assigneeId);
+  const label = visitLabels(tr);
   return html`<div class="visit-fields">
   <div class="field${e('scheduledDate') ? ' field-invalid' : ''}">
-    <label for="field-scheduledDate">Date</label>
-    ${errorLine('field-scheduledDate', 'Date', e('scheduledDate'))}
+    <label for="field-scheduledDate">${label.scheduledDate}</label>
+    ${errorLine(tr, 'field-scheduledDate', label.scheduledDate!, e('scheduledDate'))}
     <input id="field-scheduledDate" name="scheduledDate" type="date" value="${values.scheduledDate}" required${invalid('field-scheduledDate', e('scheduledDate'))}>
   </div>
   <div class="field${e('scheduledTime') ? ' field-invalid' : ''}">
-    <label for="field-scheduledTime">Start time</label>
-    ${errorLine('field-scheduledTime', 'Start time', e('scheduledTime'))}
+    <label for="field-scheduledTime">${label.scheduledTime}</label>
+    ${errorLine(tr, 'field-scheduledTime', label.scheduledTime!, e('scheduledTime'))}
     <input id="field-scheduledTime" name="scheduledTime" type="time" value="${values.scheduledTime}" required${invalid('field-scheduledTime', e('scheduledTime'))}>
   </div>
   <div class="field${e('durationMinutes') ? ' field-invalid' : ''}">
-    <label for="field-durationMinutes">Duration</label>
-    ${errorLine('field-durationMinutes', 'Duration', e('durationMinutes'))}
+    <label for="field-durationMinutes">${label.durationMinutes}</label>
+    ${errorLine(tr, 'field-durationMinutes', label.durationMinutes!, e('durationMinutes'))}
     <select id="field-durationMinutes" name="durationMinutes"${invalid('field-durationMinutes', e('durationMinutes'))}>
-      ${durations.map((m) => html`<option value="${m}"${String(m) === values.durationMinutes ? html` selected` : ''}>${durationText(m)}</option>`)}
+      ${durations.map((m) => html`<option value="${m}"${String(m) === values.durationMinutes ? html` selected` : ''}>${durationText(tr, m)}</option>`)}
     </select>
   </div>
   <div class="field${e('assigneeId') ? ' field-invalid' : ''}">
-    <label for="field-assigneeId">Who does it</label>
-    ${errorLine('field-assigneeId', 'Who does it', e('assigneeId'))}
+    <label for="field-assigneeId">${label.assigneeId}</label>
+    ${errorLine(tr, 'field-assigneeId', label.assigneeId!, e('assigneeId'))}
     <select id="field-assigneeId" name="assigneeId"${invalid('field-assigneeId', e('assigneeId'))}>
-      <option value=""${values.assigneeId === '' ? html` selected` : ''}>Nobody yet</option>
+      <option value=""${values.assigneeId === '' ? html` selected` : ''}>${tr.t('visit.nobodyYet')}</option>
       ${people.map((p) => html`<option value="${p.id}"${p.id === values.assigneeId ? html` selected` : ''}>${p.name}</option>`)}
       ${!known && values.assigneeId ? html`<option value="${values.assigneeId}" selected>${values.assigneeId}</option>` : ''}
     </select>
   </div>
 </div>
-<p class="hint">Times are in ${zone}.</p>`;
+<p class="hint">${tr.t('visit.timesIn', { zone })}</p>`;
 }
 
 export interface VisitFormState {
@@ -115,15 +139,16 @@ export function scheduleForm(
   people: Person[],
   state: VisitFormState | undefined,
 ): SafeHtml {
+  const tr = translator(user.locale);
   const values = state?.values ?? visitValuesOf(lead, user.timeZone);
   const errors = state?.errors ?? [];
   return html`<form method="post" action="/dashboard/leads/${lead.id}/status" class="visit-form" novalidate aria-labelledby="schedule-title">
-  <h3 id="schedule-title">Schedule the visit</h3>
-  ${errorSummary(errors, VISIT_LABELS)}
+  <h3 id="schedule-title">${tr.t('visit.schedule.title')}</h3>
+  ${errorSummary(tr, errors, visitLabels(tr))}
   ${csrfField(user.csrfToken)}
   <input type="hidden" name="from" value="${lead.status}">
-  ${visitFields(values, errors, people, user.timeZone)}
-  <button type="submit" name="status" value="scheduled" class="button button-primary">Schedule</button>
+  ${visitFields(tr, values, errors, people, user.timeZone)}
+  <button type="submit" name="status" value="scheduled" class="button button-primary">${tr.t('visit.schedule.button')}</button>
 </form>`;
 }
 
@@ -134,18 +159,19 @@ export function changeVisitSection(
   people: Person[],
   state: VisitFormState | undefined,
 ): SafeHtml {
+  const tr = translator(user.locale);
   const values = state?.values ?? visitValuesOf(lead, user.timeZone);
   const errors = state?.errors ?? [];
   return html`<section class="card" aria-labelledby="visit-title">
-  <h2 id="visit-title">Visit</h2>
-  <p>${visitSummary(lead)}</p>
+  <h2 id="visit-title">${tr.t('visit.title')}</h2>
+  <p>${visitSummary(tr, lead)}</p>
   <details class="change-visit"${errors.length ? html` open` : ''}>
-    <summary>Change visit</summary>
+    <summary>${tr.t('visit.change')}</summary>
     <form method="post" action="/dashboard/leads/${lead.id}/visit" class="visit-form" novalidate>
-      ${errorSummary(errors, VISIT_LABELS)}
+      ${errorSummary(tr, errors, visitLabels(tr))}
       ${csrfField(user.csrfToken)}
-      ${visitFields(values, errors, people, user.timeZone)}
-      <button type="submit" class="button button-primary">Save visit</button>
+      ${visitFields(tr, values, errors, people, user.timeZone)}
+      <button type="submit" class="button button-primary">${tr.t('visit.save')}</button>
     </form>
   </details>
 </section>`;
@@ -153,13 +179,14 @@ export function changeVisitSection(
 
 /** "24 Nov 2026, 09:00 CET · 1 h 30 min · Ann de Vries", or that it is not planned yet. */
 export function visitSummary(
+  tr: Translator,
   item: Pick<AnyListItem, 'scheduledFor' | 'durationMinutes' | 'assignee'>,
 ): HtmlValue {
   if (!item.scheduledFor) {
-    return html`<span class="muted">Not planned yet${item.assignee ? html` · ${item.assignee.name}` : ''}</span>`;
+    return html`<span class="muted">${tr.t('visit.notPlanned')}${item.assignee ? html` · ${item.assignee.name}` : ''}</span>`;
   }
-  return html`${time(item.scheduledFor)}${item.durationMinutes ? ` · ${durationText(item.durationMinutes)}` : ''} · ${
-    item.assignee ? item.assignee.name : html`<span class="muted">Nobody yet</span>`
+  return html`${time(item.scheduledFor)}${item.durationMinutes ? ` · ${durationText(tr, item.durationMinutes)}` : ''} · ${
+    item.assignee ? item.assignee.name : html`<span class="muted">${tr.t('visit.nobodyYet')}</span>`
   }`;
 }
 
@@ -173,22 +200,28 @@ function timeRange(visit: Visit, zone: string): string {
   return visit.durationMinutes ? `${from}–${timeIn(zone, start + visit.durationMinutes * 60_000)}` : from;
 }
 
-function visitCard(visit: Visit, zone: string): SafeHtml {
+function visitCard(tr: Translator, visit: Visit, zone: string): SafeHtml {
   return html`<li class="visit visit-${visit.status}">
   <a href="/dashboard/leads/${visit.id}"><span class="visit-time">${timeRange(visit, zone)}</span> <span class="visit-title">${visit.title}</span></a>
-  <span class="sub">${place(visit)}${visit.durationMinutes ? ` · ${durationText(visit.durationMinutes)}` : ''}</span>
+  <span class="sub">${place(visit)}${visit.durationMinutes ? ` · ${durationText(tr, visit.durationMinutes)}` : ''}</span>
 </li>`;
 }
 
-const DAY_HEADING = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  weekday: 'short',
-  day: 'numeric',
-  month: 'short',
-});
+const dayHeadings = new Map<Locale, Intl.DateTimeFormat>();
 
-function dayHeading(day: string): string {
-  return DAY_HEADING.format(new Date(`${day}T00:00:00Z`));
+/** "Mon 23 Nov" / "ma 23 nov" for a YYYY-MM-DD day. */
+function dayHeading(tr: Translator, day: string): string {
+  let format = dayHeadings.get(tr.locale);
+  if (!format) {
+    format = new Intl.DateTimeFormat(INTL_LOCALE[tr.locale], {
+      timeZone: 'UTC',
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+    });
+    dayHeadings.set(tr.locale, format);
+  }
+  return format.format(new Date(`${day}T00:00:00Z`));
 }
 
 export interface PlanningView {
@@ -204,26 +237,36 @@ export interface PlanningView {
 
 /** The week's visits: one row per person (and one for nobody yet), a column per day, Monday first. */
 export function planningPage(view: PlanningView): SafeHtml {
+  const tr = translator(view.user.locale);
   const zone = view.user.timeZone;
   const days = Array.from({ length: 7 }, (_, i) => addDays(view.monday, i));
-  const rows: { id: string | null; name: string }[] = [...view.people, { id: null, name: 'Nobody yet' }];
+  const rows: { id: string | null; name: string }[] = [
+    ...view.people,
+    { id: null, name: tr.t('visit.nobodyYet') },
+  ];
   // Someone removed since keeps their row while visits still name them (assignee then null: "Nobody yet").
   for (const visit of view.visits) {
     if (visit.assignee && !rows.some((r) => r.id === visit.assignee!.id)) rows.unshift(visit.assignee);
   }
   const week = isoWeek(view.monday);
   const lastDay = days[6]!;
+  const title = tr.t('planning.title');
   const body = html`<div class="page-head">
-  <h1>Planning</h1>
-  <p class="muted">Week ${week.slice(6)}: ${dayHeading(view.monday)} – ${dayHeading(lastDay)} ${lastDay.slice(0, 4)}. Times in ${zone}. ${
-    view.visits.length === 1 ? '1 visit' : `${view.visits.length} visits`
-  }.</p>
+  <h1>${title}</h1>
+  <p class="muted">${tr.t('planning.intro', {
+    week: week.slice(6),
+    from: dayHeading(tr, view.monday),
+    to: dayHeading(tr, lastDay),
+    year: lastDay.slice(0, 4),
+    zone,
+    count: view.visits.length,
+  })}</p>
 </div>
-${errorSummary(view.errors, { week: 'Week', from: 'From' })}
-<nav class="pager week-nav" aria-label="Weeks">
-  <a class="button button-quiet" href="/dashboard/planning?week=${isoWeek(addDays(view.monday, -7))}" rel="prev">← Previous week</a>
-  <a class="button button-quiet" href="/dashboard/planning">This week</a>
-  <a class="button button-quiet" href="/dashboard/planning?week=${isoWeek(addDays(view.monday, 7))}" rel="next">Next week →</a>
+${errorSummary(tr, view.errors, { week: tr.t('planning.field.week'), from: tr.t('planning.field.from') })}
+<nav class="pager week-nav" aria-label="${tr.t('planning.weeks')}">
+  <a class="button button-quiet" href="/dashboard/planning?week=${isoWeek(addDays(view.monday, -7))}" rel="prev">${tr.t('planning.previousWeek')}</a>
+  <a class="button button-quiet" href="/dashboard/planning">${tr.t('planning.thisWeek')}</a>
+  <a class="button button-quiet" href="/dashboard/planning?week=${isoWeek(addDays(view.monday, 7))}" rel="next">${tr.t('planning.nextWeek')}</a>
 </nav>
 ${rows.map((row) => {
   const theirs = view.visits.filter((v) => (v.assignee?.id ?? null) === row.id);
@@ -234,13 +277,13 @@ ${rows.map((row) => {
     const visits = theirs.filter((v) => dayIn(zone, Date.parse(v.scheduledFor)) === day);
     const today = day === view.today;
     return html`<li class="planning-day${today ? ' today' : ''}${visits.length ? '' : ' empty-day'}" data-day="${day}"${today ? html` aria-current="date"` : ''}>
-    <h3>${dayHeading(day)}${today ? html` <span class="badge badge-neutral">Today</span>` : ''}</h3>
-    ${visits.length ? html`<ul class="visits">${visits.map((v) => visitCard(v, zone))}</ul>` : html`<p class="muted">—</p>`}
+    <h3>${dayHeading(tr, day)}${today ? html` <span class="badge badge-neutral">${tr.t('planning.today')}</span>` : ''}</h3>
+    ${visits.length ? html`<ul class="visits">${visits.map((v) => visitCard(tr, v, zone))}</ul>` : html`<p class="muted">—</p>`}
   </li>`;
   })}</ol>
 </section>`;
 })}`;
-  return page({ title: 'Planning', user: view.user, section: 'planning', body });
+  return page({ title, user: view.user, section: 'planning', body });
 }
 
 export interface MyVisitsView {
@@ -250,22 +293,26 @@ export interface MyVisitsView {
 
 /** The signed-in person's visits from today on, next first. */
 export function myVisitsPage(view: MyVisitsView): SafeHtml {
+  const tr = translator(view.user.locale);
   const zone = view.user.timeZone;
+  const title = tr.t('myVisits.title');
   const body = html`<div class="page-head">
-  <h1>My visits</h1>
-  <p class="muted">Visits given to you, from today on, next first. Times in ${zone}.</p>
+  <h1>${title}</h1>
+  <p class="muted">${tr.t('myVisits.intro', { zone })}</p>
 </div>
 ${
   view.visits.length
     ? html`<ol class="my-visits">${view.visits.map(
         (v) => html`<li class="card visit">
   <h2><a href="/dashboard/leads/${v.id}">${v.title}</a></h2>
-  <p><strong>${dayHeading(dayIn(zone, Date.parse(v.scheduledFor)))}, ${timeRange(v, zone)}</strong> ${statusBadge(v.status)}</p>
+  <p><strong>${tr.t('myVisits.when', { day: dayHeading(tr, dayIn(zone, Date.parse(v.scheduledFor))), time: timeRange(v, zone) })}</strong> ${statusBadge(tr, v.status)}</p>
   <p>${[v.address.street, v.address.streetNumber, v.address.streetNumberAddition].filter(Boolean).join(' ')}, ${place(v)}</p>
-  <p class="muted">${v.customer.name}${v.customer.phone ? html` · <a href="tel:${v.customer.phone}">${v.customer.phone}</a>` : ''}</p>
+  <p class="muted">${v.customer.name}${v.customer.phone ? html` · ${phoneLink(v.customer.phone, view.user.brandCountry)}` : ''}</p>
 </li>`,
       )}</ol>`
-    : html`<div class="empty"><p>No visits planned for you. The <a href="/dashboard/planning">planning</a> shows everyone's.</p></div>`
+    : html`<div class="empty"><p>${richText(tr, 'myVisits.empty', {
+        link: (inner) => html`<a href="/dashboard/planning">${inner}</a>`,
+      })}</p></div>`
 }`;
-  return page({ title: 'My visits', user: view.user, section: 'my-visits', body });
+  return page({ title, user: view.user, section: 'my-visits', body });
 }
