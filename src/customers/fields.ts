@@ -9,9 +9,8 @@
 // columnsOf). test/domain/customer-fields.test.ts checks each derivation against the tables.
 
 import { type TString, type TUnsafe, Type } from '@sinclair/typebox';
-import { NullableString } from '../shared/json-schema.js';
-
 import type { MessageKey, Translator } from '../shared/i18n/index.js';
+import { NullableString } from '../shared/json-schema.js';
 
 export type FieldFormat = 'email' | 'phone' | 'country' | 'priority';
 

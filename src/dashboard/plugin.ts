@@ -87,7 +87,10 @@ function pageAccess(deps: RouteDeps) {
     const refusal = csrfRefusal(request, expected, deps.config.publicUrl);
     if (refusal) {
       request.log.warn({ reason: refusal }, 'form post refused: possible cross-site request forgery');
-      return formRefused(request, reply, 403, { title: 'error.expired.title', message: 'error.expired.message' });
+      return formRefused(request, reply, 403, {
+        title: 'error.expired.title',
+        message: 'error.expired.message',
+      });
     }
   };
 }
@@ -98,13 +101,19 @@ async function dashboardErrors(error: FastifyError, request: FastifyRequest, rep
   if (error instanceof DomainError && error.code === 'conflict') {
     // Conflicts the dashboard's own checks do not catch first (a race with another tab): said in general words.
     request.log.info({ err: error }, 'conflict in the dashboard');
-    return formRefused(request, reply, 409, { title: 'error.conflict.title', message: 'error.conflict.message' });
+    return formRefused(request, reply, 409, {
+      title: 'error.conflict.title',
+      message: 'error.conflict.message',
+    });
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return formRefused(request, reply, 415, UNSUPPORTED_FORM);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return formRefused(request, reply, 413, { title: 'error.tooLarge.title', message: 'error.tooLarge.message' });
+      return formRefused(request, reply, 413, {
+        title: 'error.tooLarge.title',
+        message: 'error.tooLarge.message',
+      });
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable');

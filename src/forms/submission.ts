@@ -3,7 +3,7 @@
 
 import { LEAD_FIELDS, type LeadInput, parseLeadInput } from '../leads/input.js';
 import { type FieldError, type FieldErrorText, ValidationError } from '../shared/errors.js';
-import { nationalToE164, phoneExample, phoneHint } from '../shared/phone.js';
+import { nationalToE164, phoneErrorText, phoneHint } from '../shared/phone.js';
 import { isBlank } from '../shared/text.js';
 import { normalizeCountry } from '../shared/values.js';
 import { CAPTCHA_MESSAGES, CAPTCHA_PROVIDER_INFO, CAPTCHA_TEXTS, CAPTCHA_TOKEN_FIELDS } from './captcha.js';
@@ -28,14 +28,6 @@ export const ATTRIBUTION_FIELDS = [
 const LEAD_FIELD_NAMES = new Set(LEAD_FIELDS.map((f) => f.name));
 
 const tooLong: FieldErrorText = { key: 'validation.tooLong', values: { max: MAX_EXTRA_LENGTH } };
-
-/** phoneHint for people: a number of the country written both ways, or the international format. */
-function phoneText(country: string): FieldErrorText {
-  const example = phoneExample(country);
-  return example
-    ? { key: 'publicForm.validation.phone', values: { ...example } }
-    : { key: 'publicForm.validation.phoneInternational' };
-}
 
 export interface Submission {
   input: LeadInput;
@@ -171,7 +163,11 @@ export function parseSubmission(
     // People may write their number the national way here, so the API's "+…" rule is not the message for them.
     const fieldErrors = error.errors.map((e) =>
       e.field === 'phone' && nationalPhoneCountry
-        ? { field: 'phone', message: phoneHint(nationalPhoneCountry), text: phoneText(nationalPhoneCountry) }
+        ? {
+            field: 'phone',
+            message: phoneHint(nationalPhoneCountry),
+            text: phoneErrorText(nationalPhoneCountry),
+          }
         : e,
     );
     errors.unshift(...fieldErrors);

@@ -22,7 +22,7 @@ import type { Form } from './forms.js';
 const LEAD_LABEL_KEYS: Record<string, MessageKey> = Object.fromEntries(
   leadFieldsWhere({}).map((name) => {
     const f = leadField(name);
-    return [name, (f.formLabel ?? f.label).key as MessageKey];
+    return [name, f.formLabel ?? f.label];
   }),
 );
 

@@ -120,7 +120,9 @@ describe.each(dialects())('dashboard counts and CSV export on %s', (dialect) => 
     const res = await browser.get('/dashboard/leads/export.csv?priority=extreme');
     expect(res.statusCode).toBe(422);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
-    expect(textOf(res.body)).toContain('Nothing was exported: Priority is not one we know: choose a priority from the list.');
+    expect(textOf(res.body)).toContain(
+      'Nothing was exported: Priority is not one we know: choose a priority from the list.',
+    );
   });
 
   it('needs a session: without one it sends to sign-in, and no data', async () => {

@@ -119,7 +119,15 @@ export async function addUser(
     language: 'en',
   };
   await app.deps.database.db.insertInto('users').values(row).execute();
-  return { id: row.id, brandId, email, name: null, role, language: 'en' as const, createdAt: new Date(row.created_at).toISOString() };
+  return {
+    id: row.id,
+    brandId,
+    email,
+    name: null,
+    role,
+    language: 'en' as const,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
 }
 
 /** A browser signed in as the given user (who must exist). */
@@ -152,7 +160,9 @@ export function textOf(html: string): string {
 
 /** Acme Plumbing (NL) with a `full` API key and an owner (owner@acme.example), who is mailed each new lead. */
 export async function brandWithKeyAndOwner(app: App): Promise<{ brandId: string; key: string }> {
-  const brandId = (await createBrand(app.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })).id;
+  const brandId = (
+    await createBrand(app.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })
+  ).id;
   const { key } = await createApiKey(app.deps.database, { brandId, name: 'site', scopes: ['full'] });
   await addUser(app, brandId, 'owner@acme.example', 'owner');
   return { brandId, key };

@@ -342,7 +342,11 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
     it('the per-day chart counts days of the brand’s zone', async () => {
       const db = ctx.app.deps.database.db;
       const { createBrand } = await import('../../src/accounts/brands.js');
-      const brand = await createBrand(ctx.app.deps.database, { language: 'en', name: 'Late Night Ltd', country: 'NL' });
+      const brand = await createBrand(ctx.app.deps.database, {
+        language: 'en',
+        name: 'Late Night Ltd',
+        country: 'NL',
+      });
       const { createApiKey } = await import('../../src/accounts/api-keys.js');
       const key = (
         await createApiKey(ctx.app.deps.database, { brandId: brand.id, name: 'k', scopes: ['full'] })
@@ -364,12 +368,25 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
     it('brands get Europe/Amsterdam in the Netherlands and UTC elsewhere, or the zone given', async () => {
       const { createBrand } = await import('../../src/accounts/brands.js');
       const database = ctx.app.deps.database;
-      expect((await createBrand(database, { language: 'en', name: 'NL', country: 'NL' })).timeZone).toBe('Europe/Amsterdam');
-      expect((await createBrand(database, { language: 'en', name: 'BE', country: 'BE' })).timeZone).toBe('UTC');
+      expect((await createBrand(database, { language: 'en', name: 'NL', country: 'NL' })).timeZone).toBe(
+        'Europe/Amsterdam',
+      );
+      expect((await createBrand(database, { language: 'en', name: 'BE', country: 'BE' })).timeZone).toBe(
+        'UTC',
+      );
       expect(
-        (await createBrand(database, { language: 'en', name: 'Z', country: 'BE', timeZone: 'europe/brussels' })).timeZone,
+        (
+          await createBrand(database, {
+            language: 'en',
+            name: 'Z',
+            country: 'BE',
+            timeZone: 'europe/brussels',
+          })
+        ).timeZone,
       ).toBe('Europe/Brussels');
-      await expect(createBrand(database, { language: 'en', name: 'X', timeZone: 'Nowhere' })).rejects.toMatchObject({
+      await expect(
+        createBrand(database, { language: 'en', name: 'X', timeZone: 'Nowhere' }),
+      ).rejects.toMatchObject({
         errors: [{ field: 'timeZone' }],
       });
     });

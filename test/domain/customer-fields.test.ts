@@ -34,6 +34,7 @@ import {
 import { LeadDetailSchema } from '../../src/leads/index.js';
 import { parseLeadInput } from '../../src/leads/input.js';
 import type { AddressTable, CustomerTable } from '../../src/platform/db/schema.js';
+import { translator } from '../../src/shared/i18n/index.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 
 const CONTACT = Object.keys(CONTACT_FIELDS) as ContactField[];
@@ -78,7 +79,8 @@ describe('the customers’ field table', () => {
     expect(new Set(columns).size).toBe(columns.length);
     for (const [name, f] of Object.entries(table)) {
       expect(f.column, name).toMatch(/^[a-z][a-z0-9_]*$/);
-      expect(f.label.en, name).toMatch(/\S/);
+      expect(translator('en').t(f.label), name).toMatch(/\S/);
+      expect(translator('nl').t(f.label), name).toMatch(/\S/);
       expect(f.maxLength, name).toBeGreaterThan(0);
     }
   });

@@ -19,7 +19,8 @@ describe.each(dialects())('linking leads to customers on %s', (dialect) => {
   // Registered after migratedDatabase's beforeAll, so it runs on the migrated database.
   beforeAll(async () => {
     brandId = (await createBrand(database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })).id;
-    otherBrandId = (await createBrand(database, { language: 'en', name: 'Other Builders', country: 'BE' })).id;
+    otherBrandId = (await createBrand(database, { language: 'en', name: 'Other Builders', country: 'BE' }))
+      .id;
   });
   let n = 0;
   /** An email and phone no other test uses. */

@@ -34,7 +34,8 @@ describe.each(dialects())('spam in the domain on %s', (dialect) => {
     });
     await migrate(database, dialect === 'postgres' ? schema : undefined);
     brandId = (await createBrand(database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })).id;
-    otherBrandId = (await createBrand(database, { language: 'en', name: 'Other Builders', country: 'BE' })).id;
+    otherBrandId = (await createBrand(database, { language: 'en', name: 'Other Builders', country: 'BE' }))
+      .id;
     await database.db
       .insertInto('users')
       .values({

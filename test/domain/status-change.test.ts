@@ -52,7 +52,8 @@ describe.each(dialects())('lead state changes on %s', (dialect) => {
   // Registered after migratedDatabase's beforeAll, so it runs on the migrated database.
   beforeAll(async () => {
     brandId = (await createBrand(database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })).id;
-    otherBrandId = (await createBrand(database, { language: 'en', name: 'Other Builders', country: 'BE' })).id;
+    otherBrandId = (await createBrand(database, { language: 'en', name: 'Other Builders', country: 'BE' }))
+      .id;
   });
 
   const source = (brand = brandId, spam = false): LeadSource => ({

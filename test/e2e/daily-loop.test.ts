@@ -76,7 +76,11 @@ describe.skipIf(!haveChromium && !ci)("the office's daily loop in Chromium", () 
     app = await buildApp(config, { logger: false, defaultMetrics: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const brand = await createBrand(app.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' });
+    const brand = await createBrand(app.deps.database, {
+      language: 'en',
+      name: 'Acme Plumbing',
+      country: 'NL',
+    });
     const sanne = await addUser(app, brand.id, 'sanne@acme-plumbing.example', 'owner');
     const piet = await addUser(app, brand.id, 'piet@acme-plumbing.example', 'member');
     for (const [user, name] of [

@@ -139,7 +139,11 @@ describe.skipIf(!haveChromium && !ci)('the dashboard on a phone in Chromium', ()
     // Content on every page: leads and a work item with phones, a lead whose submitted details differ from its
     // customer's, a note, spam, a key, a webhook endpoint, a form, a second person.
     const store = app.deps.database;
-    const brand = await createBrand(store, { language: 'en', name: 'Acme Plumbing & Heating Amsterdam', country: 'NL' });
+    const brand = await createBrand(store, {
+      language: 'en',
+      name: 'Acme Plumbing & Heating Amsterdam',
+      country: 'NL',
+    });
     ids.brand = brand.id;
     ids.owner = (await addUser(app, brand.id, OWNER)).id;
     ids.member = (await addUser(app, brand.id, MEMBER, 'member')).id;

@@ -37,7 +37,11 @@ describe.skipIf(!haveChromium && !ci)('New lead in Chromium', () => {
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const brand = await createBrand(app.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' });
+    const brand = await createBrand(app.deps.database, {
+      language: 'en',
+      name: 'Acme Plumbing',
+      country: 'NL',
+    });
     await addUser(app, brand.id, OFFICE);
     await createLead(
       app.deps.database,

@@ -50,7 +50,8 @@ describe.skipIf(!postgres || !redisUrl)('form post limits shared through Redis b
         'the instance to count in Redis',
       );
     }
-    brandId = (await createBrand(a.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })).id;
+    brandId = (await createBrand(a.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' }))
+      .id;
     key = (await createApiKey(a.deps.database, { brandId, name: 'forms', scopes: ['full'] })).key;
     const created = await apiClient(a, key).post('/v1/forms', { name: 'Contact', allowedOrigins: [SITE] });
     expect(created.statusCode, created.body).toBe(201);

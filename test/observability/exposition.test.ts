@@ -42,7 +42,9 @@ describe.each(dialects())('the /metrics exposition on %s', (dialect) => {
   beforeAll(async () => {
     app = await buildApp(testConfig(dialect), { logger: false, webhookWorker: false });
     await app.ready();
-    const brandId = (await createBrand(app.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })).id;
+    const brandId = (
+      await createBrand(app.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })
+    ).id;
     const { key } = await createApiKey(app.deps.database, { brandId, name: 'site', scopes: ['full'] });
     const headers = { 'x-api-key': key, 'content-type': 'application/json' };
     const created = await app.inject({ method: 'POST', url: '/v1/leads', headers, payload: validLead() });

@@ -23,7 +23,8 @@ describe.each(dialects())('the request log on %s', (dialect) => {
       webhookWorker: false,
     });
     await app.ready();
-    brandId = (await createBrand(app.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' })).id;
+    brandId = (await createBrand(app.deps.database, { language: 'en', name: 'Acme Plumbing', country: 'NL' }))
+      .id;
     key = await createApiKey(app.deps.database, { brandId, name: 'site', scopes: ['full'] });
   });
   afterAll(async () => {

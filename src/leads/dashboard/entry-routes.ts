@@ -8,7 +8,7 @@ import { matchCustomer } from '../../customers/customers.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { type FieldError, NotFoundError, ValidationError } from '../../shared/errors.js';
-import { nationalToE164, phoneExample, phoneHint, typedPhone } from '../../shared/phone.js';
+import { nationalToE164, phoneErrorText, phoneHint, typedPhone } from '../../shared/phone.js';
 import { isValidEmail, normalizeCountry } from '../../shared/values.js';
 import { createLead, EDITABLE_FIELDS, getLead, parseLeadChanges, updateLead } from '../index.js';
 import { LEAD_FIELDS, type LeadInput, parseLeadInput } from '../input.js';
@@ -31,14 +31,7 @@ function typedValues(body: unknown, names: readonly string[]): Record<string, st
 
 /** A national phone that is no number of the country: examples of both ways to write one. */
 function nationalPhoneError(country: string): FieldError {
-  const example = phoneExample(country);
-  return {
-    field: 'phone',
-    message: phoneHint(country),
-    text: example
-      ? { key: 'lead.error.phoneNational', values: example }
-      : { key: 'lead.error.phoneInternational' },
-  };
+  return { field: 'phone', message: phoneHint(country), text: phoneErrorText(country) };
 }
 
 /**

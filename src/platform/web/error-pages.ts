@@ -55,5 +55,9 @@ export function adminOnlyPage(user: Viewer, task: MessageKey, adminEmails: reado
 <p>${tr.t('error.adminOnly.message', { brand: user.brandName, task: tr.t(task) })}</p>
 <p>${askAdmins(user, adminEmails)}</p>
 <p><a href="/dashboard/leads">${tr.t('error.goToLeads')}</a></p>`;
-  return page({ title: tr.t('error.adminOnly.title'), user, body: html`<div class="card narrow">${body}</div>` });
+  return page({
+    title: tr.t('error.adminOnly.title'),
+    user,
+    body: html`<div class="card narrow">${body}</div>`,
+  });
 }

@@ -1,11 +1,12 @@
 // The page shell: head, skip link, header with navigation and sign-out, and the main landmark.
 // The navigation and sign-out sit in a <details> menu: on phones a "Menu" button opens them (no script needed);
 // from 768 px wide the stylesheet shows them in the header row and hides the button.
+
+import type { Locale, MessageKey, Translator } from '../../shared/i18n/index.js';
+import { translator } from '../../shared/i18n/index.js';
 import { assetUrls } from './assets.js';
 import { csrfField } from './components.js';
 import { timesInZone } from './format.js';
-import type { Locale, MessageKey, Translator } from '../../shared/i18n/index.js';
-import { translator } from '../../shared/i18n/index.js';
 import { type HtmlValue, html, type SafeHtml, trusted } from './html.js';
 
 export type Section =
@@ -73,7 +74,7 @@ export function page(options: PageOptions): SafeHtml {
   const tr = translator(user.locale);
   return html`<html lang="${tr.locale}">
 ${head(tr, options.title)}
-<body>
+<body data-msg-copied="${tr.t('script.copied')}" data-msg-copied-button="${tr.t('script.copiedButton')}" data-msg-copy-manually="${tr.t('script.copyManually')}">
 <a class="skip-link" href="#main">${tr.t('page.skipLink')}</a>
 <header class="site-header">
   <div class="container header-inner">

@@ -33,8 +33,14 @@
         selectText(input);
         copied = document.execCommand?.('copy') ?? false;
       }
-      if (status) status.textContent = copied ? 'Copied.' : 'Press Ctrl+C (⌘C on a Mac) to copy.';
-      if (copied) button.textContent = 'Copied';
+      // The page's language: the layout puts these sentences on <body> (English when a page has none).
+      const say = document.body.dataset;
+      if (status) {
+        status.textContent = copied
+          ? (say.msgCopied ?? 'Copied.')
+          : (say.msgCopyManually ?? 'Press Ctrl+C (⌘C on a Mac) to copy.');
+      }
+      if (copied) button.textContent = say.msgCopiedButton ?? 'Copied';
     });
   }
 
@@ -59,14 +65,27 @@
       output.replaceChildren();
       if (!answer) return;
       const { match, rule } = answer;
+      // The sentences come in the page's language on the output element: {name} is the customer's link,
+      // {count} the number of earlier jobs (one sentence per plural form the language has here).
+      const say = output.dataset;
       if (!match) {
-        output.textContent = 'New customer: nobody has this email or phone number yet.';
+        output.textContent = say.msgNew ?? 'New customer: nobody has this email or phone number yet.';
         return;
       }
       const link = document.createElement('a');
       link.href = `/dashboard/customers/${encodeURIComponent(match.id)}`;
       link.target = '_blank';
       link.textContent = match.companyName ? `${match.companyName} (${match.name})` : match.name;
+      const lang = document.documentElement.lang || 'en';
+      const plural = new Intl.PluralRules(lang).select(match.leadCount) === 'one' ? 'One' : 'Other';
+      const template = say[`msg${rule === 'email' ? 'Email' : 'Phone'}${plural}`];
+      if (template) {
+        const [before, after = ''] = template
+          .replace('{count}', match.leadCount.toLocaleString(lang))
+          .split('{name}');
+        output.append(before, link, after);
+        return;
+      }
       const jobs = match.leadCount === 1 ? '1 earlier job' : `${match.leadCount} earlier jobs`;
       const by = rule === 'email' ? 'this email address' : 'this phone number';
       output.append('Will be added to ', link, ` (${jobs}), who has ${by}.`);
