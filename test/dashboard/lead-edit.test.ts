@@ -201,7 +201,7 @@ describe.each(dialects())('editing a lead in the dashboard on %s', (dialect) => 
       }),
     );
     expect(res.statusCode).toBe(422);
-    expect(res.body).toContain('<p class="error" id="field-title-error">Job title must not be empty.</p>');
+    expect(res.body).toContain('<p class="error" id="field-title-error">Job title is required.</p>');
     expect(res.body).toContain(
       '<p class="error" id="field-postalCode-error">Postal code must be at most 16 characters.</p>',
     );

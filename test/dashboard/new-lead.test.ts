@@ -74,12 +74,12 @@ describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
     );
     expect(res.statusCode).toBe(422);
     const body = res.body;
-    expect(body).toContain('<p class="error" id="field-title-error">Job title must not be empty.</p>');
+    expect(body).toContain('<p class="error" id="field-title-error">Job title is required.</p>');
     expect(body).toContain(
-      '<p class="error" id="field-email-error">Email must be a valid email address.</p>',
+      '<p class="error" id="field-email-error">Email must be a valid email address, such as name@example.com.</p>',
     );
     expect(body).toMatch(/<p class="error" id="field-phone-error">Phone must be a phone number, such as 06/);
-    expect(body).toContain('<p class="error" id="field-city-error">City must not be empty.</p>');
+    expect(body).toContain('<p class="error" id="field-city-error">City is required.</p>');
     expect(body).toContain('id="field-source-error"');
     expect(body).toContain('value="Sam &lt;b&gt;Jansen&lt;/b&gt;"');
     expect(body).toContain('value="sam@"');

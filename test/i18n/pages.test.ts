@@ -34,17 +34,27 @@ function catalogWords(locale: Locale): Set<string> {
 }
 
 // Words both languages write the same, which a catalog may still hold in one language only.
-const SHARED = new Set(['api', 'csv', 'ical', 'url', 'e', 'mail', 'ok', 'id', 'https', 'http', 'www']);
+const SHARED = new Set(['utc', 'api', 'csv', 'ical', 'url', 'e', 'mail', 'ok', 'id', 'https', 'http', 'www']);
 
 function onlyIn(locale: Locale): Set<string> {
   const other = catalogWords(locale === 'nl' ? 'en' : 'nl');
   return new Set([...catalogWords(locale)].filter((w) => w.length >= 3 && !other.has(w) && !SHARED.has(w)));
 }
 
-/** What a reader sees and hears: the text, and the titles, labels, placeholders and alternative texts. */
+/** Time zone names (Europe/Amsterdam, America/Swift_Current) are identifiers, whatever language they look like. */
+const ZONE_WORDS = new Set(Intl.supportedValuesOf('timeZone').flatMap((zone) => wordsOf(zone.replace(/_/g, ' '))));
+
+/**
+ * What a reader sees and hears in prose: the text and the titles, labels, placeholders and alternative texts,
+ * without code (`<code>`, `<pre>`, a snippet's `<textarea>`: scope names, event names, commands are the same in
+ * every language) and without time zone names.
+ */
 function readable(html: string): string {
-  const attributes = [...html.matchAll(/\s(?:title|aria-label|placeholder|alt)="([^"]*)"/g)].map((m) => m[1]);
-  return `${textOf(html)} ${attributes.join(' ')}`;
+  const prose = html.replace(/<(code|pre|textarea|kbd|samp)\b[^>]*>[\s\S]*?<\/\1>/g, ' ');
+  const attributes = [...prose.matchAll(/\s(?:title|aria-label|placeholder|alt)="([^"]*)"/g)].map((m) => m[1]);
+  return wordsOf(`${textOf(prose)} ${attributes.join(' ')}`)
+    .filter((w) => !ZONE_WORDS.has(w))
+    .join(' ');
 }
 
 describe.each(dialects())('pages in each language on %s', (dialect) => {

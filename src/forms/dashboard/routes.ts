@@ -116,6 +116,42 @@ function pageErrors(errors: readonly FieldError[]): PageError[] {
   }));
 }
 
+/** The captcha settings as sent: a provider needs a secret (an empty one keeps the stored one of that provider). */
+function readCaptcha(
+  values: FormValues,
+  secret: string,
+  current: { form: Form; secret: string | null } | undefined,
+  errors: FieldError[],
+): FormInput['captcha'] {
+  if (values.captchaProvider) {
+    // An empty secret keeps the stored one, but only for the provider it belongs to.
+    const kept = current?.form.captcha?.provider === values.captchaProvider ? current.secret : null;
+    if (!secret && !kept) {
+      errors.push({
+        field: 'captchaSecret',
+        message: current?.form.captcha ? 'is required for another provider' : 'is required with a provider',
+        text: {
+          key: current?.form.captcha
+            ? 'forms.validation.secretForProvider'
+            : 'forms.validation.secretRequired',
+        },
+      });
+    }
+    return {
+      provider: values.captchaProvider,
+      siteKey: values.captchaSiteKey,
+      secret: secret || kept || '',
+    };
+  } else if (values.captchaSiteKey || secret) {
+    errors.push({
+      field: 'captchaProvider',
+      message: 'is needed for a site key and secret: choose one',
+      text: { key: 'forms.validation.providerNeeded' },
+    });
+  }
+  return null;
+}
+
 /** What the page's form sent, as typed (to show again) and as the API's input. */
 function readBody(
   body: unknown,
@@ -136,35 +172,8 @@ function readBody(
     defaultPriority: text(body, 'defaultPriority'),
     defaultCategory: text(body, 'defaultCategory'),
   };
-  const secret = text(body, 'captchaSecret').trim();
   const errors: FieldError[] = [];
-  let captcha: FormInput['captcha'] = null;
-  if (values.captchaProvider) {
-    // An empty secret keeps the stored one, but only for the provider it belongs to.
-    const kept = current?.form.captcha?.provider === values.captchaProvider ? current.secret : null;
-    if (!secret && !kept) {
-      errors.push({
-        field: 'captchaSecret',
-        message: current?.form.captcha ? 'is required for another provider' : 'is required with a provider',
-        text: {
-          key: current?.form.captcha
-            ? 'forms.validation.secretForProvider'
-            : 'forms.validation.secretRequired',
-        },
-      });
-    }
-    captcha = {
-      provider: values.captchaProvider,
-      siteKey: values.captchaSiteKey,
-      secret: secret || kept || '',
-    };
-  } else if (values.captchaSiteKey || secret) {
-    errors.push({
-      field: 'captchaProvider',
-      message: 'is needed for a site key and secret: choose one',
-      text: { key: 'forms.validation.providerNeeded' },
-    });
-  }
+  const captcha = readCaptcha(values, text(body, 'captchaSecret').trim(), current, errors);
   const input: FormInput = {
     name: values.name,
     language: values.language || undefined,

@@ -20,6 +20,35 @@ export async function peopleOf(deps: RouteDeps, brandId: string): Promise<Person
     .sort((a, b) => a.name.localeCompare(b.name, 'en'));
 }
 
+/** The week asked for: ?week=2026-W48, or ?from=2026-11-25 (its week); this week otherwise (and on a bad value). */
+function weekAsked(query: unknown, today: string): { monday: string; errors: FieldError[] } {
+  const week = text(query, 'week').trim();
+  const from = text(query, 'from').trim();
+  const errors: FieldError[] = [];
+  let monday = mondayOf(today);
+  if (week) {
+    const found = mondayOfIsoWeek(week);
+    if (found) monday = found;
+    else {
+      errors.push({
+        field: 'week',
+        message: 'must be an ISO week such as 2026-W48',
+        text: { key: 'planning.error.week' },
+      });
+    }
+  } else if (from) {
+    if (isDay(from)) monday = mondayOf(from);
+    else {
+      errors.push({
+        field: 'from',
+        message: 'must be a date such as 2026-11-23',
+        text: { key: 'visit.error.date', values: { example: '2026-11-23' } },
+      });
+    }
+  }
+  return { monday, errors };
+}
+
 export default async function planningRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
 
@@ -29,30 +58,7 @@ export default async function planningRoutes(app: FastifyInstance, { deps }: { d
     const user = userOf(request);
     const zone = user.timeZone;
     const today = dayIn(zone, Date.now());
-    const week = text(request.query, 'week').trim();
-    const from = text(request.query, 'from').trim();
-    const errors: FieldError[] = [];
-    let monday = mondayOf(today);
-    if (week) {
-      const found = mondayOfIsoWeek(week);
-      if (found) monday = found;
-      else {
-        errors.push({
-          field: 'week',
-          message: 'must be an ISO week such as 2026-W48',
-          text: { key: 'planning.error.week' },
-        });
-      }
-    } else if (from) {
-      if (isDay(from)) monday = mondayOf(from);
-      else {
-        errors.push({
-          field: 'from',
-          message: 'must be a date such as 2026-11-23',
-          text: { key: 'visit.error.date', values: { example: '2026-11-23' } },
-        });
-      }
-    }
+    const { monday, errors } = weekAsked(request.query, today);
     const [people, visits] = await Promise.all([
       peopleOf(deps, user.brandId),
       listVisits(database, user.brandId, {

@@ -7,7 +7,7 @@ import { html } from '../../platform/web/html.js';
 import { pathParam, seeOther, sendPage, text, withQuery } from '../../platform/web/http.js';
 import { richText } from '../../platform/web/messages.js';
 import { NotFoundError } from '../../shared/errors.js';
-import { translator } from '../../shared/i18n/index.js';
+import { type Translator, translator } from '../../shared/i18n/index.js';
 import { isCursor } from '../../shared/paging.js';
 import { getLead } from '../index.js';
 import { deleteSpam, listSpamLeads, releaseSpam } from '../spam.js';
@@ -16,6 +16,32 @@ import { SPAM_PATH, spamPage } from './views/spam.js';
 const hidden = { hide: true };
 const userPage = { page: 'user' as const };
 const PER_PAGE = 50;
+
+/** What the page says after an action: which lead "Not spam" released (with a link), or that spam was deleted. */
+async function spamNotice(
+  database: RouteDeps['database'],
+  brandId: string,
+  tr: Translator,
+  query: unknown,
+): Promise<ReturnType<typeof notice> | undefined> {
+  let message: ReturnType<typeof notice> | undefined;
+  const released = text(query, 'released');
+  if (released) {
+    // The lead as it is now: gone from here, in the lead list (or moved on, or gone: then no link).
+    const lead = await getLead(database, brandId, released).catch(() => undefined);
+    if (lead) {
+      message = notice(
+        richText(tr, 'spam.notice.released', {
+          title: lead.title,
+          link: (inner) => html`<a href="/dashboard/leads/${lead.id}">${inner}</a>`,
+        }),
+      );
+    }
+  } else if (text(query, 'done') === 'deleted') {
+    message = notice(tr.t('spam.notice.deleted'));
+  }
+  return message;
+}
 
 export default async function spamRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
@@ -29,22 +55,7 @@ export default async function spamRoutes(app: FastifyInstance, { deps }: { deps:
       order: 'desc',
       ...(isCursor(cursor) ? { cursor } : {}),
     });
-    let message: ReturnType<typeof notice> | undefined;
-    const released = text(request.query, 'released');
-    if (released) {
-      // The lead as it is now: gone from here, in the lead list (or moved on, or gone: then no link).
-      const lead = await getLead(database, user.brandId, released).catch(() => undefined);
-      if (lead) {
-        message = notice(
-          richText(tr, 'spam.notice.released', {
-            title: lead.title,
-            link: (inner) => html`<a href="/dashboard/leads/${lead.id}">${inner}</a>`,
-          }),
-        );
-      }
-    } else if (text(request.query, 'done') === 'deleted') {
-      message = notice(tr.t('spam.notice.deleted'));
-    }
+    const message = await spamNotice(database, user.brandId, tr, request.query);
     return sendPage(
       reply,
       spamPage({
