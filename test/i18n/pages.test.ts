@@ -42,7 +42,9 @@ function onlyIn(locale: Locale): Set<string> {
 }
 
 /** Time zone names (Europe/Amsterdam, America/Swift_Current) are identifiers, whatever language they look like. */
-const ZONE_WORDS = new Set(Intl.supportedValuesOf('timeZone').flatMap((zone) => wordsOf(zone.replace(/_/g, ' '))));
+const ZONE_WORDS = new Set(
+  Intl.supportedValuesOf('timeZone').flatMap((zone) => wordsOf(zone.replace(/_/g, ' '))),
+);
 
 /**
  * What a reader sees and hears in prose: the text and the titles, labels, placeholders and alternative texts,
@@ -51,7 +53,9 @@ const ZONE_WORDS = new Set(Intl.supportedValuesOf('timeZone').flatMap((zone) => 
  */
 function readable(html: string): string {
   const prose = html.replace(/<(code|pre|textarea|kbd|samp)\b[^>]*>[\s\S]*?<\/\1>/g, ' ');
-  const attributes = [...prose.matchAll(/\s(?:title|aria-label|placeholder|alt)="([^"]*)"/g)].map((m) => m[1]);
+  const attributes = [...prose.matchAll(/\s(?:title|aria-label|placeholder|alt)="([^"]*)"/g)].map(
+    (m) => m[1],
+  );
   return wordsOf(`${textOf(prose)} ${attributes.join(' ')}`)
     .filter((w) => !ZONE_WORDS.has(w))
     .join(' ');

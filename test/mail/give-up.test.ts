@@ -79,7 +79,9 @@ describe.each(dialects())('a mail that keeps failing on %s', (dialect) => {
     const text = textOf(page.body);
     expect(text).toContain('Email is on . Mails come from Acme Leads <leads@acme.example> .');
     expect(text).toContain('Mails that could not be sent');
-    expect(text).toMatch(/owner@acme\.example New lead: Never <arrives> EMESSAGE: 451 Try again later \w{3}, \d/);
+    expect(text).toMatch(
+      /owner@acme\.example New lead: Never <arrives> EMESSAGE: 451 Try again later \w{3}, \d/,
+    );
     expect(page.body).toContain('New lead: Never &lt;arrives&gt;');
     expect(page.body).not.toContain('secret-password');
   });

@@ -10,7 +10,6 @@ import {
   type MessageValues,
   negotiateLocale,
   type Translator,
-  translator,
 } from '../../shared/i18n/index.js';
 import { cookieOptions } from './cookies.js';
 import { escapeHtml, type HtmlValue, html, SafeHtml } from './html.js';
