@@ -82,7 +82,7 @@ describe('lead-intake help and usage errors', () => {
     [['migrate', '--help'], /Usage: lead-intake migrate/],
     [
       ['brands', '--help'],
-      /lead-intake brands create --name NAME \[--country CC\] \[--time-zone ZONE\] \[--json\]/,
+      /lead-intake brands create --name NAME \[--country CC\] \[--time-zone ZONE\] \[--language nl\|en\] \[--json\]/,
     ],
     [['brands', 'create', '--help'], /lead-intake brands create/],
     [['keys', '--help'], /lead-intake keys revoke KEY_ID/],
