@@ -3,21 +3,20 @@
 // in, plans the visit for tomorrow 09:00 for a colleague, who finds it on "My visits"; a note is added; the job is
 // cancelled with a reason and found under Cancelled. Screenshots go to test-results/daily-loop/, and with
 // UPDATE_SCREENSHOTS=1 also to docs/screenshots/ (the README shows those).
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { addUser, PASSWORD } from '../dashboard/helpers.js';
+import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const haveChromium = existsSync(CHROMIUM);
+const withChromium = chromiumRuns("the office's daily loop end-to-end test");
+
 const SHOTS = path.resolve('test-results/daily-loop');
 const DOC_SHOTS = path.resolve('docs/screenshots');
 const ZONE = 'Europe/Amsterdam';
@@ -32,7 +31,7 @@ function tomorrowInZone(): string {
   }).format(new Date(Date.now() + 24 * 60 * 60 * 1000));
 }
 
-describe.skipIf(!haveChromium && !ci)("the office's daily loop in Chromium", () => {
+describe.skipIf(!withChromium)("the office's daily loop in Chromium", () => {
   let dir: string;
   let app: App;
   let base: string;
@@ -67,9 +66,7 @@ describe.skipIf(!haveChromium && !ci)("the office's daily loop in Chromium", () 
   }
 
   beforeAll(async () => {
-    if (!haveChromium) {
-      throw new Error(`CI=true but ${CHROMIUM} is missing: install it with "apt-get install -y chromium".`);
-    }
+    requireChromium();
     mkdirSync(SHOTS, { recursive: true });
     dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-loop-'));
     const config = loadConfig({ DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' });
@@ -89,7 +86,7 @@ describe.skipIf(!haveChromium && !ci)("the office's daily loop in Chromium", () 
     ] as const) {
       await app.deps.database.db.updateTable('users').set({ name }).where('id', '=', user.id).execute();
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
     office = await signIn('sanne@acme-plumbing.example');
     colleague = await signIn('piet@acme-plumbing.example');
   }, 60_000);

@@ -1,41 +1,25 @@
 // The dashboard end to end in real Chromium (Debian's /usr/bin/chromium via playwright-core), against the real
 // server listening on a random port with a temporary SQLite file. Screenshots go to test-results/dashboard/.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
+import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const haveChromium = existsSync(CHROMIUM);
+const withChromium = chromiumRuns('the dashboard end-to-end tests');
+
 const SHOTS = path.resolve('test-results/dashboard');
-
-if (!haveChromium && !ci) {
-  console.warn(
-    `Skipping the dashboard end-to-end tests: ${CHROMIUM} is missing. Install it with "apt-get install -y chromium". Under CI=true this is a failure.`,
-  );
-}
 
 const OWNER = { email: 'owner@acme-plumbing.example', password: 'a long test password' };
 const XSS_TITLE = '<script>window.__xss = 1</script><img src=x onerror="alert(1)"> Shower drain';
 
-describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
+describe.skipIf(!withChromium)('the dashboard in Chromium', () => {
   let dir: string;
   let app: App;
   let base: string;
@@ -63,9 +47,7 @@ describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
     target.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
-    if (!haveChromium) {
-      throw new Error(`CI=true but ${CHROMIUM} is missing: install it with "apt-get install -y chromium".`);
-    }
+    requireChromium();
     mkdirSync(SHOTS, { recursive: true });
     dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-e2e-'));
     const config = loadConfig({ DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' });
@@ -78,7 +60,7 @@ describe.skipIf(!haveChromium && !ci)('the dashboard in Chromium', () => {
     app = await buildApp(config, { logger: { stream }, defaultMetrics: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     page = await context.newPage();

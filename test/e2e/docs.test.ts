@@ -3,36 +3,28 @@
 // the situation of HOST=0.0.0.0 on a LAN, where a CSP with upgrade-insecure-requests rewrote every asset to https
 // and left the page blank. Checks the title and logo, that the operations and the Webhooks section render, that
 // no request failed, and that the CSP blocked nothing and the page logged no CSP message and no error.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { freePort } from '../helpers.js';
+import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+const withChromium = chromiumRuns('the /docs end-to-end test');
+
 const HOST = 'docs.example.test';
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const haveChromium = existsSync(CHROMIUM);
 
-if (!haveChromium && !ci) {
-  console.warn(
-    `Skipping the /docs end-to-end test: ${CHROMIUM} is missing. Install it with "apt-get install -y chromium". Under CI=true this is a failure.`,
-  );
-}
-
-describe.skipIf(!haveChromium && !ci)('/docs in Chromium over plain HTTP under a LAN-style host name', () => {
+describe.skipIf(!withChromium)('/docs in Chromium over plain HTTP under a LAN-style host name', () => {
   let app: App;
   let browser: Browser;
   let dir: string;
   let base: string;
 
   beforeAll(async () => {
-    if (!haveChromium) {
-      throw new Error(`CI=true but ${CHROMIUM} is missing: install it with "apt-get install -y chromium".`);
-    }
+    requireChromium();
     dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-docs-e2e-'));
     const port = await freePort();
     base = `http://${HOST}:${port}`;
@@ -50,17 +42,7 @@ describe.skipIf(!haveChromium && !ci)('/docs in Chromium over plain HTTP under a
       mailWorker: false,
     });
     await app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
-      ],
-    });
+    browser = await launchChromium([`--host-resolver-rules=MAP ${HOST} 127.0.0.1`]);
   }, 60_000);
 
   afterAll(async () => {

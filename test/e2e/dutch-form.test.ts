@@ -2,40 +2,23 @@
 // Dutch gets a form in Dutch by default; a person opens the hosted page, types an email address the service
 // refuses (the browser's own check lets it through), reads the Dutch problem, corrects it and lands on the Dutch
 // thank-you page. SQLite only, like the other end-to-end tests: the dialects are covered in test/forms.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
 import { type App, buildApp } from '../../src/app.js';
 import { createForm } from '../../src/forms/forms.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { freePort } from '../helpers.js';
+import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const haveChromium = existsSync(CHROMIUM);
-
-if (!haveChromium && !ci) {
-  console.warn(
-    `Skipping the Dutch website form end-to-end test: ${CHROMIUM} is missing. Install it with "apt-get install -y chromium". Under CI=true this is a failure.`,
-  );
-}
+const withChromium = chromiumRuns('the Dutch website form end-to-end test');
 
 const CONSENT = 'Ik ga ermee akkoord dat Loodgietersbedrijf De Vries contact met mij opneemt.';
 
-describe.skipIf(!haveChromium && !ci)('a Dutch website form in Chromium', () => {
+describe.skipIf(!withChromium)('a Dutch website form in Chromium', () => {
   let dir: string;
   let app: App;
   let base: string;
@@ -43,9 +26,7 @@ describe.skipIf(!haveChromium && !ci)('a Dutch website form in Chromium', () => 
   let formId: string;
 
   beforeAll(async () => {
-    if (!haveChromium) {
-      throw new Error(`CI=true but ${CHROMIUM} is missing: install it with "apt-get install -y chromium".`);
-    }
+    requireChromium();
     dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-dutch-form-e2e-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -71,7 +52,7 @@ describe.skipIf(!haveChromium && !ci)('a Dutch website form in Chromium', () => 
     });
     expect(form.language).toBe('nl');
     formId = form.id;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -3,12 +3,12 @@
 // thanks page or to the form's redirectUrl, the 422 page, the 403 page for an origin that is not allowed) and
 // with the fetch example (JSON, CORS preflight, alert on errors), plus the hosted page GET /f/{id}. SQLite only,
 // like the dashboard's end-to-end test: the dialect-specific paths of a form post are covered in test/http.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.js';
 import { createBrand } from '../../src/accounts/brands.js';
@@ -16,26 +16,9 @@ import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { addUser, PASSWORD } from '../dashboard/helpers.js';
 import { freePort, waitFor } from '../helpers.js';
+import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const haveChromium = existsSync(CHROMIUM);
-
-if (!haveChromium && !ci) {
-  console.warn(
-    `Skipping the website form end-to-end tests: ${CHROMIUM} is missing. Install it with "apt-get install -y chromium". Under CI=true this is a failure.`,
-  );
-}
+const withChromium = chromiumRuns('the website form end-to-end tests');
 
 const CONSENT = 'I agree that Acme Plumbing contacts me about this request.';
 const THANKS_TEXT = 'Thank you. We have received your request and will be in touch.';
@@ -114,7 +97,7 @@ interface Served {
   allowOrigin: string | undefined;
 }
 
-describe.skipIf(!haveChromium && !ci)('website forms in Chromium, posted from another origin', () => {
+describe.skipIf(!withChromium)('website forms in Chromium, posted from another origin', () => {
   let dir: string;
   let app: App;
   let base: string;
@@ -234,9 +217,7 @@ describe.skipIf(!haveChromium && !ci)('website forms in Chromium, posted from an
   }
 
   beforeAll(async () => {
-    if (!haveChromium) {
-      throw new Error(`CI=true but ${CHROMIUM} is missing: install it with "apt-get install -y chromium".`);
-    }
+    requireChromium();
     dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-forms-e2e-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -298,7 +279,7 @@ describe.skipIf(!haveChromium && !ci)('website forms in Chromium, posted from an
       redirectUrl: `${site.origin}/thanks.html`,
     });
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
     noScript = await browser.newContext({ javaScriptEnabled: false });
     withScript = await browser.newContext();
     // A broken feature shows as a wait that ends with the step named, well within the test's own timeout.

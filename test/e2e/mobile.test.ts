@@ -2,11 +2,11 @@
 // on a random port with a temporary SQLite file: no page scrolls sideways at 390 px, the menu holds the whole
 // navigation, the first lead is on the first screen, and every form survives reload and Back without being sent
 // twice. Screenshots go to test-results/mobile/.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page, type Response } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.js';
 import { createBrand } from '../../src/accounts/brands.js';
@@ -19,11 +19,10 @@ import { changeLeadStatus } from '../../src/leads/status-change.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createWebhookEndpoint } from '../../src/webhooks/endpoints.js';
 import { addUser, PASSWORD } from '../dashboard/helpers.js';
+import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const haveChromium = existsSync(CHROMIUM);
+const withChromium = chromiumRuns('the dashboard-on-a-phone end-to-end test');
+
 const SHOTS = path.resolve('test-results/mobile');
 const PHONE = { width: 390, height: 844 };
 const OWNER = 'owner@acme.example';
@@ -89,7 +88,7 @@ type Counted =
   | 'lead_notes'
   | 'lead_status_history';
 
-describe.skipIf(!haveChromium && !ci)('the dashboard on a phone in Chromium', () => {
+describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
   let dir: string;
   let app: App;
   let base: string;
@@ -119,9 +118,7 @@ describe.skipIf(!haveChromium && !ci)('the dashboard on a phone in Chromium', ()
     target.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
 
   beforeAll(async () => {
-    if (!haveChromium) {
-      throw new Error(`CI=true but ${CHROMIUM} is missing: install it with "apt-get install -y chromium".`);
-    }
+    requireChromium();
     mkdirSync(SHOTS, { recursive: true });
     dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-mobile-'));
     const config = loadConfig({
@@ -231,7 +228,7 @@ describe.skipIf(!haveChromium && !ci)('the dashboard on a phone in Chromium', ()
     ids.work = work.id;
     ids.customer = first.customerId;
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     page = await context.newPage();
     page.setDefaultTimeout(8000);

@@ -1,11 +1,11 @@
 // New lead in real Chromium (Debian's /usr/bin/chromium via playwright-core): as the phone number is typed the
 // page names the customer the lead will be added to, and saving leads to the new lead's page. Real server on a
 // random port with a temporary SQLite file.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
 import { type App, buildApp } from '../../src/app.js';
@@ -13,13 +13,13 @@ import { createLead } from '../../src/leads/index.js';
 import { parseLeadInput } from '../../src/leads/input.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { addUser, PASSWORD } from '../dashboard/helpers.js';
+import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const haveChromium = existsSync(CHROMIUM);
+const withChromium = chromiumRuns('the New lead end-to-end test');
+
 const OFFICE = 'sanne@acme.example';
 
-describe.skipIf(!haveChromium && !ci)('New lead in Chromium', () => {
+describe.skipIf(!withChromium)('New lead in Chromium', () => {
   let dir: string;
   let app: App;
   let base: string;
@@ -28,8 +28,7 @@ describe.skipIf(!haveChromium && !ci)('New lead in Chromium', () => {
   const policyViolations: string[] = [];
 
   beforeAll(async () => {
-    if (!haveChromium)
-      throw new Error(`CI=true but ${CHROMIUM} is missing: install it with "apt-get install -y chromium".`);
+    requireChromium();
     dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-new-lead-'));
     app = await buildApp(loadConfig({ DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }), {
       logger: false,
@@ -55,11 +54,7 @@ describe.skipIf(!haveChromium && !ci)('New lead in Chromium', () => {
         city: 'Utrecht',
       }),
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-      headless: true,
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(8000);
     page.on('console', (message) => {
