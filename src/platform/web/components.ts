@@ -93,3 +93,17 @@ export function time(iso: string | null): SafeHtml {
 export function phoneLink(e164: string, brandCountry: string): SafeHtml {
   return html`<a href="tel:${e164}">${phoneText(e164, brandCountry)}</a>`;
 }
+
+/**
+ * A secret or link shown once, with a Copy button (the page script shows it and says "Copied"; without the script
+ * the text is selected on focus and copied by hand).
+ */
+export function copyField(tr: Translator, options: { id: string; label: string; value: string }): SafeHtml {
+  const { id } = options;
+  return html`<div class="copy-row">
+    <label class="visually-hidden" for="${id}">${options.label}</label>
+    <input id="${id}" class="mono" type="text" value="${options.value}" readonly autofocus spellcheck="false">
+    <button type="button" class="button button-primary" data-copy="${id}" hidden>${tr.t('copy.button')}</button>
+    <span class="visually-hidden" role="status" data-copy-status="${id}"></span>
+  </div>`;
+}

@@ -3,6 +3,7 @@
 
 import type { SessionUser } from '../../accounts/sessions.js';
 import {
+  copyField,
   csrfField,
   errorFor,
   errorSummary,
@@ -75,12 +76,7 @@ function secretPanel(tr: Translator, shown: ShownSecret): SafeHtml {
   return html`<section class="card card-highlight" aria-labelledby="secret-title">
   <h2 id="secret-title" class="url-text">${title}</h2>
   <p class="warning-text">${richText(tr, 'webhooks.secret.warning', { strong, code })}</p>
-  <div class="copy-row">
-    <label class="visually-hidden" for="new-secret">${tr.t('webhooks.secret.label')}</label>
-    <input id="new-secret" class="mono" type="text" value="${shown.secret}" readonly autofocus spellcheck="false">
-    <button type="button" class="button button-primary" data-copy="new-secret" hidden>${tr.t('users.copy')}</button>
-    <span class="visually-hidden" role="status" data-copy-status="new-secret"></span>
-  </div>
+  ${copyField(tr, { id: 'new-secret', label: tr.t('webhooks.secret.label'), value: shown.secret })}
   ${shown.rotated ? html`<p class="hint">${tr.t('webhooks.secret.rotatedHint')}</p>` : ''}
 </section>`;
 }

@@ -2,6 +2,7 @@
 // confirmation step.
 
 import {
+  copyField,
   csrfField,
   errorFor,
   errorSummary,
@@ -72,12 +73,7 @@ function createdPanel(tr: Translator, created: CreatedApiKey, publicUrl: string)
   return html`<section class="card card-highlight" aria-labelledby="new-key-title">
   <h2 id="new-key-title">${tr.t('apiKeys.created.title', { name: created.name })}</h2>
   <p class="warning-text">${richText(tr, 'apiKeys.created.warning', { strong: (inner) => html`<strong>${inner}</strong>` })}</p>
-  <div class="copy-row">
-    <label class="visually-hidden" for="new-key">${tr.t('apiKeys.created.label')}</label>
-    <input id="new-key" class="mono" type="text" value="${created.key}" readonly autofocus spellcheck="false">
-    <button type="button" class="button button-primary" data-copy="new-key" hidden>${tr.t('users.copy')}</button>
-    <span class="visually-hidden" role="status" data-copy-status="new-key"></span>
-  </div>
+  ${copyField(tr, { id: 'new-key', label: tr.t('apiKeys.created.label'), value: created.key })}
   <p class="hint">${richText(tr, 'apiKeys.created.howTo', { code: (inner) => html`<code>${inner}</code>` })}</p>
   <pre class="code">curl ${publicUrl}/v1/leads -H "X-API-Key: ${created.key}"</pre>
 </section>`;

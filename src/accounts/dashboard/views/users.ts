@@ -2,6 +2,7 @@
 // link), make them admin or member, and remove them. Members see the people and switch their own new-lead emails.
 
 import {
+  copyField,
   csrfField,
   errorFor,
   errorSummary,
@@ -99,12 +100,7 @@ function invitedPanel(tr: Translator, invited: { email: string; url: string }): 
   return html`<section class="card card-highlight" aria-labelledby="invite-title">
   <h2 id="invite-title">${tr.t('users.invited.title', { email: invited.email })}</h2>
   <p class="warning-text">${richText(tr, 'users.invited.warning', { strong: (inner) => html`<strong>${inner}</strong>` })}</p>
-  <div class="copy-row">
-    <label class="visually-hidden" for="invite-link">${tr.t('users.invited.linkLabel')}</label>
-    <input id="invite-link" class="mono" type="text" value="${invited.url}" readonly autofocus spellcheck="false">
-    <button type="button" class="button button-primary" data-copy="invite-link" hidden>${tr.t('users.copy')}</button>
-    <span class="visually-hidden" role="status" data-copy-status="invite-link"></span>
-  </div>
+  ${copyField(tr, { id: 'invite-link', label: tr.t('users.invited.linkLabel'), value: invited.url })}
 </section>`;
 }
 
