@@ -14,7 +14,7 @@ import { requestLocale } from '../../platform/web/messages.js';
 import type { FieldErrorText } from '../../shared/errors.js';
 import { isLocale, type Locale, translator } from '../../shared/i18n/index.js';
 import { CAPTCHA_PROVIDER_INFO } from '../captcha.js';
-import { findPublicForm, type PublicForm } from '../forms.js';
+import { backLink, findPublicForm, type PublicForm } from '../forms.js';
 import { typedValues } from '../submission.js';
 import {
   DEFAULT_FORM_POSTS_PER_HOUR,
@@ -23,7 +23,7 @@ import {
   type SubmitResult,
   submitForm,
 } from '../submit.js';
-import { errorPage, formErrorText, hostedFormPage, langQuery, thanksPage } from '../views.js';
+import { errorPage, formErrorText, hostedFormPage, thanksPage } from '../views.js';
 
 const FormParams = Type.Object(
   { formId: Type.String({ maxLength: 100, description: 'The form’s public frm_… id.' }) },
@@ -198,6 +198,7 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
   const { form } = result;
   const locale = formLocale(request, form);
   if (result.outcome === 'forbidden') {
+    request.log.warn({ formId: form.id, origin: result.origin }, 'form post refused for its origin');
     return json
       ? sendProblem(request, reply, 'forbidden', result.message)
       : sendHtmlError(reply, 403, result.text, locale, form);
@@ -218,7 +219,7 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
       if (json) {
         const tr = translator(locale);
         return sendProblem(request, reply, 'validation', error.message, {
-          errors: error.errors.map((e) => ({ field: e.field, message: formErrorText(tr, e) })),
+          errors: error.errors.map((e) => ({ field: e.field, message: formErrorText(tr, e, form) })),
         });
       }
       return htmlHeaders(reply, form, locale, true)
@@ -229,9 +230,23 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
       if (json) return reply.code(201).send(result.lead);
       return reply
         .code(303)
-        .header('Location', form.redirectUrl ?? `/f/${form.id}/thanks${langQuery(form, locale)}`)
+        .header('Location', thanksLocation(request, form, locale))
         .send();
   }
+}
+
+/**
+ * Where a browser goes after a post: the form's redirectUrl, else its thank-you page, carrying in `back` the page
+ * the post came from (its Referer) when that is on an allowed origin, so the thank-you page can link back to it.
+ */
+function thanksLocation(request: FastifyRequest, form: PublicForm, locale: Locale): string {
+  if (form.redirectUrl) return form.redirectUrl;
+  const query = new URLSearchParams();
+  if (locale !== form.language) query.set('lang', locale);
+  const back = backLink(form, request.headers.referer);
+  if (back) query.set('back', back);
+  const text = query.toString();
+  return `/f/${form.id}/thanks${text ? `?${text}` : ''}`;
 }
 
 /** The CORS preflight: allowed origins may post JSON. */
@@ -255,7 +270,11 @@ async function formPage(deps: RouteDeps, request: FastifyRequest, reply: Fastify
   const form = await findPublicForm(deps.database, (request.params as { formId: string }).formId);
   if (!form) return sendHtmlError(reply, 404, NOT_FOUND_TEXT, requestLocale(request));
   const locale = formLocale(request, form);
-  if (thanks) return htmlHeaders(reply, form, locale).send(thanksPage(form.brandName, locale));
+  if (thanks) {
+    // `back` is checked again here: anyone can write a link to this page with any `back`.
+    const back = backLink(form, (request.query as Record<string, unknown> | undefined)?.back);
+    return htmlHeaders(reply, form, locale).send(thanksPage(form.brandName, locale, back));
+  }
   return htmlHeaders(reply, form, locale, true).send(hostedFormPage(form, locale));
 }
 
