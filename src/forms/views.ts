@@ -154,10 +154,14 @@ function questionField(form: Form, q: FormQuestion, options: RenderOptions): Saf
   ${control}`);
 }
 
-/** Where the questions go: after the job's fields (the first field of another group), else at the end. */
+/**
+ * Where the questions go: after the job's fields, i.e. before the first field of another group (who they are,
+ * where) that follows a job field; at the end when there is none.
+ */
 function fieldsAndQuestions(form: Form, options: RenderOptions): SafeHtml[] {
   const fields = form.fields.map((f) => ({ f, job: leadField(f.name).group === 'job' }));
-  let at = fields.findIndex((x, i) => !x.job && fields.slice(i).every((y) => !y.job));
+  const firstJob = fields.findIndex((x) => x.job);
+  let at = firstJob === -1 ? -1 : fields.findIndex((x, i) => i > firstJob && !x.job);
   if (at === -1) at = fields.length;
   const questions = form.questions.map((q) => questionField(form, q, options));
   const rendered = fields.map(({ f }) => formField(f, options));

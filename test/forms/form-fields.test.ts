@@ -124,21 +124,18 @@ describe.each(dialects())('forms that ask only what the business needs, on %s', 
       const res = await ctx.api.post('/v1/forms', {
         name: 'Bad',
         allowedOrigins: [],
-        fields: [
-          { name: 'postcode' },
-          { name: 'email' },
-          { name: 'email' },
-          { name: 'priority' },
-          { name: 'phone', required: 'yes' },
-        ],
+        fields: [{ name: 'postcode' }, { name: 'email' }, { name: 'email' }, { name: 'priority' }],
       });
       expect(res.statusCode).toBe(422);
-      expect(errorFields(res)).toEqual([
-        'fields[0].name',
-        'fields[2].name',
-        'fields[3].name',
-        'fields[4].required',
-      ]);
+      expect(errorFields(res)).toEqual(['fields[0].name', 'fields[2].name', 'fields[3].name']);
+      // A value of the wrong type is refused by the body's schema, named as the API names such fields.
+      const wrongType = await ctx.api.post('/v1/forms', {
+        name: 'Bad',
+        allowedOrigins: [],
+        fields: [{ name: 'phone', required: 'yes' }],
+      });
+      expect(wrongType.statusCode).toBe(422);
+      expect(errorFields(wrongType)).toEqual(['fields.0.required']);
       const notList = await ctx.api.post('/v1/forms', { name: 'Bad', allowedOrigins: [], fields: 'email' });
       expect(notList.statusCode).toBe(422);
     });
@@ -343,7 +340,7 @@ describe.each(dialects())('forms that ask only what the business needs, on %s', 
         expect(res.statusCode, `${sent}: ${res.body}`).toBe(201);
         expect((await readLead(res.json().id)).address.country, sent).toBe(stored);
       }
-      for (const sent of ['Nederlandd', 'Ne', 'Holland ', 'XX', 'EU']) {
+      for (const sent of ['Nederlandd', 'Nederlan', 'Holland ', 'XX', 'EU', 'Nether lands']) {
         const res = await site.json(form.id, person({ country: sent }), from());
         expect(res.statusCode, sent).toBe(422);
         expect(errorFields(res)).toEqual(['country']);

@@ -104,7 +104,7 @@ function submitSchema() {
     tags: ['Forms'],
     summary: 'Post a website form (no API key)',
     description:
-      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields only) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the brand’s country). Unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
+      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields only) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the posted `country`, else the brand’s; `country` as a code or the country’s Dutch or English name). The form’s `fields` marked required must be filled in (a 422 names each one left empty); when the form shows both email and phone and requires neither, at least one of them (else a 422 naming both). Answers to the form’s `questions` are kept in `extraFields` under their keys (a select’s answer must be one of its options, a ticked checkbox is kept as "yes"; a required one left empty is a 422 naming its key). Other unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
     security: [],
     params: FormParams,
     consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
@@ -117,7 +117,11 @@ function submitSchema() {
         },
         { additionalProperties: false, title: 'FormSubmission' },
       ),
-      303: { type: 'null', description: 'Form posts: to redirectUrl, or /f/{formId}/thanks.' },
+      303: {
+        type: 'null',
+        description:
+          'Form posts: to redirectUrl, or /f/{formId}/thanks (with `back`, the page the post came from, when its Referer is on an allowed origin).',
+      },
       ...errorResponses([403, 404, 413, 415, 422, 429]),
     },
   };
@@ -130,7 +134,7 @@ function showSchema() {
     tags: ['Forms'],
     summary: 'The hosted form page (no API key)',
     description:
-      'An accessible HTML page with the brand’s name, the lead fields, the consent box and, when the form has a captcha, the provider’s widget (its Content-Security-Policy allows that provider’s script and frames and no other script); it may be framed only by the form’s allowed origins. In the form’s `language`, with `<html lang>` and `Content-Language`; `?lang=nl|en` shows it in the other language (and its post and thank-you page keep that language).',
+      'An accessible HTML page with the brand’s name, the form’s fields in its order (country as a select of names in the page’s language, the brand’s chosen) and its questions after the job’s fields, the consent box and, when the form has a captcha, the provider’s widget (its Content-Security-Policy allows that provider’s script and frames and no other script); it may be framed only by the form’s allowed origins. In the form’s `language`, with `<html lang>` and `Content-Language`; `?lang=nl|en` shows it in the other language (and its post and thank-you page keep that language).',
     security: [],
     params: FormParams,
     produces: ['text/html'],
