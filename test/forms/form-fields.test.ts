@@ -6,6 +6,7 @@ import { createApiKey } from '../../src/accounts/api-keys.js';
 import { createBrand } from '../../src/accounts/brands.js';
 import { createSession } from '../../src/accounts/sessions.js';
 import { buildApp } from '../../src/app.js';
+import { formRefusals, recordRefusal } from '../../src/forms/refusals.js';
 import { SESSION_COOKIE } from '../../src/platform/web/cookies.js';
 import { phoneExample } from '../../src/shared/phone.js';
 import { apiClient, formPoster } from '../api.js';
@@ -456,6 +457,33 @@ describe.each(dialects())('forms that ask only what the business needs, on %s', 
       ]);
       const quiet = await browser.get(`${BASE}/${(await newForm({ name: 'Quiet' })).id}`);
       expect(textOf(quiet.body)).toContain('No posts were refused in the last 30 days.');
+    });
+
+    it('keep at most 50 origins a form a day (the rest as "(other)") and drop days older than 30', async () => {
+      const form = await newForm({ name: 'Flooded' });
+      const day = Date.parse('2026-10-01T12:00:00.000Z');
+      for (let i = 0; i < 52; i++)
+        await recordRefusal(ctx.app.deps.database, form.id, `https://s${i}.example`, day);
+      await recordRefusal(ctx.app.deps.database, form.id, 'https://s0.example', day);
+      const rows = () =>
+        ctx.app.deps.database.db
+          .selectFrom('form_refusals')
+          .select(['origin', 'count', 'day'])
+          .where('form_id', '=', form.id)
+          .execute();
+      const first = await rows();
+      expect(first).toHaveLength(51);
+      expect(Number(first.find((r) => r.origin === '(other)')?.count)).toBe(2);
+      expect(Number(first.find((r) => r.origin === 'https://s0.example')?.count)).toBe(2);
+      const shown = await formRefusals(ctx.app.deps.database, ctx.brandId, form.id, day);
+      expect(shown.total).toBe(53);
+      // 31 days later the old day is gone, and a new refusal is counted on its own day.
+      await recordRefusal(ctx.app.deps.database, form.id, undefined, day + 31 * 24 * 3600 * 1000);
+      expect((await rows()).map((r) => [r.origin, Number(r.count), r.day])).toEqual([
+        ['(none)', 1, '2026-11-01'],
+      ]);
+      // Another brand sees none of it.
+      expect((await formRefusals(ctx.app.deps.database, ctx.otherBrandId, form.id)).total).toBe(0);
     });
 
     it('says plainly, in the form’s language, that this website may not send to the form', async () => {
