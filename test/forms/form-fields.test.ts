@@ -442,7 +442,7 @@ describe.each(dialects())('forms that ask only what the business needs, on %s', 
       const origins = [
         ...page.body.matchAll(/<td data-label="Sent from" class="url-text">([^<]+)<\/td>/g),
       ].map((m) => m[1]);
-      expect(origins).toEqual(['(none)', 'https://www.example.com', 'https://evil.example']);
+      expect(origins).toEqual(['(no origin sent)', 'https://www.example.com', 'https://evil.example']);
       expect(section).not.toContain('https://x.example');
       const rows = await ctx.app.deps.database.db
         .selectFrom('form_refusals')

@@ -18,7 +18,7 @@ import {
 } from '../../shared/i18n/index.js';
 import { ALWAYS_REQUIRED, type FormField, QUESTION_TYPES, SHOWABLE_FIELDS } from '../form-fields.js';
 import { CAPTCHA_PROVIDERS, type Form } from '../forms.js';
-import type { RefusedOrigin } from '../refusals.js';
+import { NO_ORIGIN, OTHER_ORIGINS, type RefusedOrigin } from '../refusals.js';
 
 const BASE = '/dashboard/settings/forms';
 
@@ -371,9 +371,9 @@ function fieldsEditor(tr: Translator, values: FormValues, error: PageError | und
     const always = ALWAYS_REQUIRED.includes(f.name);
     const label = formLabel(tr, f.name);
     return html`<tr>
-    <th scope="row" data-label="${tr.t('forms.fields.field')}"><input type="hidden" name="fieldOrder" value="${f.name}">${label} <code class="sub">${f.name}</code>${
+    <td data-label="${tr.t('forms.fields.field')}" class="cell-title"><input type="hidden" name="fieldOrder" value="${f.name}">${label} <code class="sub">${f.name}</code>${
       always ? html` <span class="sub">${tr.t('forms.fields.always')}</span>` : ''
-    }</th>
+    }</td>
     <td data-label="${shown}"><input type="checkbox" name="fieldShown" value="${f.name}" aria-label="${tr.t('forms.fields.showLabel', { field: label })}"${
       f.shown || always ? html` checked` : ''
     }${always ? html` disabled` : ''}></td>
@@ -484,7 +484,13 @@ function refusalsSection(tr: Translator, refusals: FormPageView['refusals']): Sa
   <thead><tr><th scope="col">${origin}</th><th scope="col">${count}</th><th scope="col">${last}</th></tr></thead>
   <tbody>${refusals.origins.map(
     (r) => html`<tr>
-    <td data-label="${origin}" class="url-text">${r.origin}</td>
+    <td data-label="${origin}" class="url-text">${
+      r.origin === NO_ORIGIN
+        ? tr.t('forms.refused.noOrigin')
+        : r.origin === OTHER_ORIGINS
+          ? tr.t('forms.refused.otherOrigins')
+          : r.origin
+    }</td>
     <td data-label="${count}">${tr.number(r.count)}</td>
     <td data-label="${last}">${time(r.lastAt)}</td>
   </tr>`,
