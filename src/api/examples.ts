@@ -208,6 +208,26 @@ export const FORM_EXAMPLE = {
   defaults: { priority: null, category: null },
   enabled: true,
   language: 'nl',
+  fields: [
+    { name: 'title', required: true },
+    { name: 'description', required: true },
+    { name: 'customerName', required: true },
+    { name: 'email', required: false },
+    { name: 'phone', required: false },
+    { name: 'street', required: true },
+    { name: 'streetNumber', required: false },
+    { name: 'postalCode', required: true },
+    { name: 'city', required: true },
+  ],
+  questions: [
+    {
+      key: 'boilerType',
+      label: 'Wat voor ketel heeft u?',
+      type: 'select',
+      options: ['Combiketel', 'Solo-ketel', 'Weet ik niet'],
+      required: true,
+    },
+  ],
   endpoint: 'https://leads.example.com/f/frm_01m86veqwa9tgp4pvbzsq2gnrr',
   snippet:
     '<form method="post" action="https://leads.example.com/f/frm_01m86veqwa9tgp4pvbzsq2gnrr" accept-charset="utf-8">…</form>',

@@ -157,7 +157,8 @@ export const ADDRESS_FIELDS = {
     maxLength: 2,
     format: 'country',
     alwaysSet: true,
-    description: "ISO 3166-1 alpha-2 code; defaults to the brand's default country. Stored upper case.",
+    description:
+      'ISO 3166-1 alpha-2 code (any case), or the country\'s name in Dutch or English in any letter case ("Nederland", "Netherlands"); anything else is a 422. Defaults to the brand\'s default country. Stored as the upper-case code.',
     label: 'address.field.country',
     autocomplete: 'country',
   },

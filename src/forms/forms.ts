@@ -11,7 +11,18 @@ import { newId } from '../shared/ids.js';
 import { type Page, type SortOrder, toPage } from '../shared/paging.js';
 import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
+import {
+  DEFAULT_FIELDS,
+  type FormField,
+  type FormQuestion,
+  parseFields,
+  parseQuestions,
+  storedFields,
+  storedQuestions,
+} from './form-fields.js';
 import * as q from './queries.js';
+
+export type { FormField, FormQuestion } from './form-fields.js';
 
 export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const;
 export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
@@ -34,6 +45,10 @@ export interface Form {
   enabled: boolean;
   /** nl or en: its hosted page, the snippet's labels, its error messages and the customer's receipt. */
   language: Locale;
+  /** The lead fields it shows, in its order; the spec's required ones always there and required. */
+  fields: FormField[];
+  /** The business's own questions, shown after the job's fields; answers kept in the lead's extraFields. */
+  questions: FormQuestion[];
   createdAt: string;
   updatedAt: string;
 }
@@ -65,13 +80,15 @@ function toForm(row: q.FormRow): Form {
     },
     enabled: row.enabled === 1,
     language: isLocale(row.language) ? row.language : 'en',
+    fields: storedFields(row.fields),
+    questions: storedQuestions(row.questions),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
 }
 
 /** Names a honeypot may not take: lead fields and the fields the public endpoint reads itself. */
-const RESERVED_FIELDS = new Set([
+export const RESERVED_FIELDS: ReadonlySet<string> = new Set([
   ...LEAD_FIELDS.map((f) => f.name),
   'consent',
   'utm_source',
@@ -84,6 +101,7 @@ const RESERVED_FIELDS = new Set([
   'cf-turnstile-response',
   'h-captcha-response',
   'g-recaptcha-response',
+  'attachments',
 ]);
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -147,6 +165,10 @@ export interface FormInput {
   autoReply?: unknown;
   defaults?: unknown;
   enabled?: unknown;
+  /** [{ name, required? }]: the lead fields shown, in order; absent on create: DEFAULT_FIELDS. */
+  fields?: unknown;
+  /** [{ key, label, type, options?, required? }], at most 20. */
+  questions?: unknown;
 }
 
 type Changes = Partial<Omit<FormTable, 'id' | 'brand_id' | 'created_at' | 'updated_at'>>;
@@ -337,6 +359,19 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
       errors.push({ field: 'enabled', message: 'must be true or false', text: INVALID });
     else out.enabled = input.enabled ? 1 : 0;
   }
+  if (input.fields !== undefined) {
+    const fields = parseFields(input.fields, errors);
+    if (fields) out.fields = JSON.stringify(fields);
+  } else if (creating) out.fields = JSON.stringify(DEFAULT_FIELDS);
+  if (input.questions !== undefined) {
+    // A question may not take the honeypot's name either (the one sent, or the default).
+    const honeypots = [
+      DEFAULT_HONEYPOT,
+      ...(typeof input.honeypotField === 'string' ? [input.honeypotField] : []),
+    ];
+    const questions = parseQuestions(input.questions, new Set([...RESERVED_FIELDS, ...honeypots]), errors);
+    if (questions) out.questions = JSON.stringify(questions);
+  } else if (creating) out.questions = '[]';
   if (errors.length) throw new ValidationError(errors);
   return out;
 }
@@ -365,6 +400,8 @@ export async function createForm(
     default_priority: parsed.default_priority ?? null,
     default_category: parsed.default_category ?? null,
     enabled: parsed.enabled ?? 1,
+    fields: parsed.fields ?? JSON.stringify(DEFAULT_FIELDS),
+    questions: parsed.questions ?? '[]',
     created_at: now,
     updated_at: now,
   };
@@ -424,9 +461,30 @@ export function formEndpoint(publicUrl: string, id: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/f/${id}`;
 }
 
+/** The brand's default country (NL when unknown): the country a form's select chooses until people pick another. */
+export async function brandCountry(store: Store, brandId: string): Promise<string> {
+  return (await q.selectBrandCountry(store, brandId)) ?? 'NL';
+}
+
 /** The stored captcha secret of a brand's form (never shown: the dashboard keeps it when a change leaves it out). */
 export async function formCaptchaSecret(store: Store, brandId: string, id: string): Promise<string | null> {
   const secret = await q.selectFormCaptchaSecret(store, brandId, id);
   if (secret === undefined) throw new NotFoundError(`No form with id ${id}`);
   return secret;
+}
+
+/**
+ * The page a post came from (its Referer), when it is an http(s) page on one of the form's allowed origins: the
+ * thank-you page links back to it. Undefined for anything else (another site, the hosted page, no Referer).
+ */
+export function backLink(form: Pick<Form, 'allowedOrigins'>, value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '' || value.length > MAX_URL) return undefined;
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+    if (url.username || url.password) return undefined;
+    return form.allowedOrigins.includes(url.origin) ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -23,6 +23,8 @@ const FORM_COLUMNS = [
   'created_at',
   'updated_at',
   'language',
+  'fields',
+  'questions',
 ] as const;
 
 /** A form's row without its brand. */
@@ -32,6 +34,16 @@ export type FormRow = Pick<Selectable<FormTable>, (typeof FORM_COLUMNS)[number]>
 export async function selectBrandLanguage({ db }: Store, brandId: string): Promise<string | undefined> {
   const row = await db.selectFrom('brands').select('language').where('id', '=', brandId).executeTakeFirst();
   return row?.language;
+}
+
+/** The brand's default country: a form's country select chooses it. */
+export async function selectBrandCountry({ db }: Store, brandId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('brands')
+    .select('default_country')
+    .where('id', '=', brandId)
+    .executeTakeFirst();
+  return row?.default_country;
 }
 
 export async function insertForm(tx: Tx, row: Insertable<FormTable>): Promise<void> {
@@ -113,4 +125,77 @@ export async function selectFormCaptchaSecret(
     .where('brand_id', '=', brandId)
     .executeTakeFirst();
   return row === undefined ? undefined : row.captcha_secret;
+}
+
+/** A post refused for its origin, counted on its form, origin and day. */
+export async function countRefusal(
+  tx: Tx,
+  row: { formId: string; origin: string; day: string; at: number },
+): Promise<void> {
+  await tx.db
+    .insertInto('form_refusals')
+    .values({ form_id: row.formId, origin: row.origin, day: row.day, count: 1, last_at: row.at })
+    .onConflict((oc) =>
+      oc.columns(['form_id', 'origin', 'day']).doUpdateSet((eb) => ({
+        count: eb(eb.ref('form_refusals.count'), '+', 1),
+        last_at: row.at,
+      })),
+    )
+    .execute();
+}
+
+/** How many origins the form has refused posts from on a day (the cap on rows a day). */
+export async function countRefusalOrigins({ db }: Store, formId: string, day: string): Promise<number> {
+  const row = await db
+    .selectFrom('form_refusals')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('form_id', '=', formId)
+    .where('day', '=', day)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function refusalExists(
+  { db }: Store,
+  formId: string,
+  origin: string,
+  day: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('form_refusals')
+    .select('count')
+    .where('form_id', '=', formId)
+    .where('origin', '=', origin)
+    .where('day', '=', day)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Removes counts of days before `day` (every form's). */
+export async function pruneRefusals(tx: Tx, beforeDay: string): Promise<void> {
+  await tx.db.deleteFrom('form_refusals').where('day', '<', beforeDay).execute();
+}
+
+/** The brand's form's refused posts since `day`, by origin, the latest first. */
+export function selectRefusals(
+  { db }: Store,
+  brandId: string,
+  formId: string,
+  sinceDay: string,
+): Promise<{ origin: string; count: number | string; last_at: number | string }[]> {
+  return db
+    .selectFrom('form_refusals as r')
+    .innerJoin('forms as f', 'f.id', 'r.form_id')
+    .select((eb) => [
+      'r.origin',
+      eb.fn.sum<number | string>('r.count').as('count'),
+      eb.fn.max('r.last_at').as('last_at'),
+    ])
+    .where('f.brand_id', '=', brandId)
+    .where('r.form_id', '=', formId)
+    .where('r.day', '>=', sinceDay)
+    .groupBy('r.origin')
+    .orderBy('last_at', 'desc')
+    .orderBy('r.origin')
+    .execute();
 }

@@ -1,4 +1,5 @@
-// A website form's post turned into a lead: lead fields (phone also in the brand's national format), extra fields,
+// A website form's post turned into a lead: lead fields (phone also in the national format of the posted country,
+// else the brand's), the form's required fields and own questions (answers kept in extraFields), extra fields,
 // attribution, consent and the honeypot, every problem reported at once.
 
 import { LEAD_FIELDS, type LeadInput, parseLeadInput } from '../leads/input.js';
@@ -7,6 +8,7 @@ import { nationalToE164, phoneErrorText, phoneHint } from '../shared/phone.js';
 import { isBlank } from '../shared/text.js';
 import { normalizeCountry } from '../shared/values.js';
 import { CAPTCHA_MESSAGES, CAPTCHA_PROVIDER_INFO, CAPTCHA_TEXTS, CAPTCHA_TOKEN_FIELDS } from './captcha.js';
+import type { FormQuestion } from './form-fields.js';
 import type { PublicForm } from './forms.js';
 
 // The phone rules moved to domain/phone.ts (the dashboard's typed-in leads use them too).
@@ -66,6 +68,8 @@ export function parseSubmission(
   let consentGiven = false;
   let captchaToken: string | null = null;
   const captchaField = form.captcha ? CAPTCHA_PROVIDER_INFO[form.captcha.provider].tokenField : undefined;
+  const questions = new Map(form.questions.map((q) => [q.key, q]));
+  const answersRaw: Record<string, unknown> = {};
 
   for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
     if (Array.isArray(raw)) {
@@ -89,6 +93,10 @@ export function parseSubmission(
     }
     if (LEAD_FIELD_NAMES.has(name)) {
       lead[name] = raw;
+      continue;
+    }
+    if (questions.has(name)) {
+      answersRaw[name] = raw;
       continue;
     }
     if (typeof raw !== 'string') {
@@ -135,6 +143,8 @@ export function parseSubmission(
   if ((lead.category === undefined || lead.category === '') && form.defaults.category) {
     lead.category = form.defaults.category;
   }
+  errors.push(...requiredFieldErrors(form, lead));
+  const answers = readAnswers(form.questions, answersRaw, json, errors);
   let nationalPhoneCountry: string | undefined;
   if (typeof lead.phone === 'string') {
     const country =
@@ -176,11 +186,96 @@ export function parseSubmission(
   return {
     input,
     spam,
-    extraFields: Object.keys(extra).length ? extra : null,
+    extraFields: Object.keys(extra).length || Object.keys(answers).length ? { ...extra, ...answers } : null,
     attribution: Object.keys(attribution).length ? attribution : null,
     consent: form.consentText ? { text: form.consentText, at: new Date(now).toISOString() } : null,
     captchaToken,
   };
+}
+
+const isEmpty = (value: unknown) =>
+  value === undefined || value === null || (typeof value === 'string' && isBlank(value));
+
+/**
+ * The form's own rules on the lead fields (the lead's own, such as the spec's required fields, are parseLeadInput's):
+ * a field the form marks required left empty, and, when it shows both email and phone and requires neither, a post
+ * with neither (both are named).
+ */
+function requiredFieldErrors(form: PublicForm, lead: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const f of form.fields) {
+    if (f.required && !leadFieldRequired(f.name) && isEmpty(lead[f.name])) {
+      errors.push({ field: f.name, message: 'is required', text: { key: 'validation.required' } });
+    }
+  }
+  const shown = (name: string) => form.fields.find((f) => f.name === name);
+  const email = shown('email');
+  const phone = shown('phone');
+  if (email && phone && !email.required && !phone.required && isEmpty(lead.email) && isEmpty(lead.phone)) {
+    for (const field of ['email', 'phone']) {
+      errors.push({
+        field,
+        message: 'or the other of email and phone is required: give at least one',
+        text: { key: 'publicForm.validation.emailOrPhone' },
+      });
+    }
+  }
+  return errors;
+}
+
+const leadFieldRequired = (name: string) => LEAD_FIELDS.find((f) => f.name === name)?.required === true;
+
+/**
+ * The answers to the form's questions, by key, as kept in extraFields: text trimmed, a select's one of its
+ * options, a ticked checkbox "yes" (like consent: in JSON `true` or a non-empty string). Empty answers are left out.
+ */
+function readAnswers(
+  questions: readonly FormQuestion[],
+  raw: Record<string, unknown>,
+  json: boolean,
+  errors: FieldError[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const q of questions) {
+    const value = raw[q.key];
+    if (q.type === 'checkbox') {
+      const ticked = json
+        ? value === true || (typeof value === 'string' && !isBlank(value))
+        : typeof value === 'string' && !isBlank(value);
+      if (ticked) out[q.key] = 'yes';
+      else if (q.required)
+        errors.push({
+          field: q.key,
+          message: 'is required: tick the box',
+          text: { key: 'validation.required' },
+        });
+      continue;
+    }
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      errors.push({ field: q.key, message: 'must be a string', text: { key: 'publicForm.validation.text' } });
+      continue;
+    }
+    const answer = typeof value === 'string' ? value.trim() : '';
+    if (answer === '' || isBlank(answer)) {
+      if (q.required)
+        errors.push({ field: q.key, message: 'is required', text: { key: 'validation.required' } });
+      continue;
+    }
+    if ([...answer].length > MAX_EXTRA_LENGTH) {
+      errors.push({ field: q.key, message: `must be at most ${MAX_EXTRA_LENGTH} characters`, text: tooLong });
+      continue;
+    }
+    if (q.type === 'select' && !q.options?.includes(answer)) {
+      errors.push({
+        field: q.key,
+        message: `must be one of the question's options: ${(q.options ?? []).join(', ')}`,
+        text: { key: 'validation.choice' },
+      });
+      continue;
+    }
+    out[q.key] = answer;
+  }
+  return out;
 }
 
 /** The values to show again in the re-rendered form: strings only. */

@@ -9,6 +9,7 @@ import type { RateLimiter } from '../platform/rate-limit/limiter.js';
 import { type FieldErrorText, ValidationError } from '../shared/errors.js';
 import { type CaptchaLog, verifyCaptcha } from './captcha.js';
 import { findPublicForm, type PublicForm } from './forms.js';
+import { NO_ORIGIN, recordRefusal } from './refusals.js';
 import { parseSubmission } from './submission.js';
 
 export const DEFAULT_FORM_POSTS_PER_MINUTE = 10;
@@ -55,7 +56,14 @@ export interface CreatedLead {
  */
 export type SubmitResult =
   | { outcome: 'not_found' }
-  | { outcome: 'forbidden'; form: PublicForm; message: string; text: FieldErrorText }
+  | {
+      outcome: 'forbidden';
+      form: PublicForm;
+      /** The origin it came from as the log names it: the post's, or "(none)". */
+      origin: string;
+      message: string;
+      text: FieldErrorText;
+    }
   | {
       outcome: 'rate_limited';
       form: PublicForm;
@@ -175,7 +183,11 @@ export async function submitForm(deps: SubmitDeps, post: FormPost): Promise<Subm
   const form = await findPublicForm(deps.database, post.formId);
   if (!form) return { outcome: 'not_found' };
   const refusal = originRefusal(form, post);
-  if (refusal) return { outcome: 'forbidden', form, ...refusal };
+  if (refusal) {
+    // Counted for the business (Settings shows the refused posts of the last 30 days).
+    await recordRefusal(deps.database, form.id, post.origin);
+    return { outcome: 'forbidden', form, origin: post.origin ?? NO_ORIGIN, ...refusal };
+  }
   const crossOrigin =
     post.origin !== undefined && form.allowedOrigins.includes(post.origin) ? post.origin : undefined;
   const limited = await rateLimit(deps, form, post.ip);

@@ -2,20 +2,16 @@
 // and the error pages people see after a post. Built only with html``, so form, brand and typed values are escaped.
 
 import type { FieldFormat } from '../customers/fields.js';
-import {
-  formFieldNames,
-  type LeadFieldName,
-  type LeadFieldSpec,
-  leadField,
-  leadFieldsWhere,
-} from '../leads/fields.js';
+import { type LeadFieldSpec, leadField, leadFieldsWhere } from '../leads/fields.js';
 import { assetUrls } from '../platform/web/assets.js';
 import { errorSummary, errorText } from '../platform/web/components.js';
 import { type HtmlValue, html, type SafeHtml } from '../platform/web/html.js';
 import { languageSwitch } from '../platform/web/messages.js';
+import { countryChoices } from '../shared/countries.js';
 import type { FieldError, FieldErrorText } from '../shared/errors.js';
 import { type Locale, type MessageKey, type Translator, translator } from '../shared/i18n/index.js';
 import { CAPTCHA_PROVIDER_INFO } from './captcha.js';
+import type { FormField, FormQuestion } from './form-fields.js';
 import type { Form } from './forms.js';
 
 /** The catalog key of each lead field's label on the form (the field table's form label, else its label). */
@@ -32,62 +28,144 @@ const OWN_LABEL_KEYS: Record<string, MessageKey> = {
   captcha: 'publicForm.field.captcha',
 };
 
-/** People's label of a field a form post names, in the reader's language; an unknown (extra) field by its name. */
-export function formFieldLabel(tr: Translator, name: string): string {
+/**
+ * People's label of a field a form post names, in the reader's language; a question of the form by its label (as
+ * the business wrote it); an unknown (extra) field by its name.
+ */
+export function formFieldLabel(tr: Translator, name: string, form?: Pick<Form, 'questions'>): string {
   const key = LEAD_LABEL_KEYS[name] ?? OWN_LABEL_KEYS[name];
-  return key ? tr.t(key) : name;
+  if (key) return tr.t(key);
+  return form?.questions.find((q) => q.key === name)?.label ?? name;
 }
 
 /** A form post's field error as one sentence for people, in the reader's language. */
-export function formErrorText(tr: Translator, error: FieldError): string {
-  return errorText(tr, error, formFieldLabel(tr, error.field));
+export function formErrorText(tr: Translator, error: FieldError, form?: Pick<Form, 'questions'>): string {
+  return errorText(tr, error, formFieldLabel(tr, error.field, form));
 }
 
 const INPUT_TYPES: Partial<Record<FieldFormat, string>> = { email: 'email', phone: 'tel' };
 
-/**
- * The lead fields a form shows, in the order people answer them (the field table's formOrder): the job, who they
- * are, where. All of them but priority (the brand's choice, a form default).
- */
-const FORM_FIELDS = formFieldNames().map((name) => ({ name, ...leadField(name) }));
-
-interface RenderOptions {
+export interface RenderOptions {
   /** The form's language (or the one a `?lang=` asked for). */
   tr: Translator;
   values?: Record<string, string>;
   errors?: readonly FieldError[];
   /** Hosted page: dashboard stylesheet classes; snippet: plain markup with one inline style for the honeypot. */
   hosted: boolean;
+  /** The brand's country: the country select's choice until people pick another. */
+  defaultCountry?: string | undefined;
+  /**
+   * The dashboard's preview of the hosted page: ids start with "preview-" (the editor beside it has its own), the
+   * form cannot be sent from there and the captcha widget (a provider's script) is a note.
+   */
+  preview?: boolean;
 }
 
-function errorOf(options: RenderOptions, name: string): string | undefined {
+function errorOf(options: RenderOptions, name: string, form?: Pick<Form, 'questions'>): string | undefined {
   const error = options.errors?.find((e) => e.field === name);
-  return error ? formErrorText(options.tr, error) : undefined;
+  return error ? formErrorText(options.tr, error, form) : undefined;
 }
 
-function formField(name: LeadFieldName, f: LeadFieldSpec, options: RenderOptions): SafeHtml {
-  const { required, maxLength } = f;
+const idOf = (options: RenderOptions, name: string) => `${options.preview ? 'preview-' : ''}field-${name}`;
+
+/** "*" after a required field's label; "(optional)" after the others. */
+function requiredMark(tr: Translator, required: boolean): SafeHtml {
+  return required
+    ? html` <span aria-hidden="true">*</span>`
+    : html` <span class="optional">${tr.t('form.optional')}</span>`;
+}
+
+/** The country select: every country by its name in the page's language, the posted one (or the brand's) chosen. */
+function countrySelect(
+  id: string,
+  options: RenderOptions,
+  required: boolean,
+  error: string | undefined,
+): SafeHtml {
+  const typed = (options.values?.country ?? '').trim().toUpperCase();
+  const chosen = typed || (options.defaultCountry ?? '').toUpperCase();
+  return html`<select id="${id}" name="country" autocomplete="country"${required ? html` required` : ''}${
+    error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
+  }>${required && !chosen ? html`<option value=""></option>` : ''}${countryChoices(options.tr.locale).map(
+    ([code, name]) => html`<option value="${code}"${code === chosen ? html` selected` : ''}>${name}</option>`,
+  )}</select>`;
+}
+
+function formField(field: FormField, options: RenderOptions): SafeHtml {
+  const { name, required } = field;
+  const f: LeadFieldSpec = leadField(name);
+  const { maxLength } = f;
   const { tr } = options;
-  const id = `field-${name}`;
+  const id = idOf(options, name);
   const label = formFieldLabel(tr, name);
   const value = options.values?.[name] ?? '';
   const error = errorOf(options, name);
   const type = (f.format && INPUT_TYPES[f.format]) ?? 'text';
-  const control = f.rows
-    ? html`<textarea id="${id}" name="${name}" maxlength="${maxLength}"${required ? html` required` : ''}${
-        error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
-      }>${value}</textarea>`
-    : html`<input id="${id}" name="${name}" type="${type}" maxlength="${maxLength}" value="${value}"${
-        required ? html` required` : ''
-      }${f.autocomplete ? html` autocomplete="${f.autocomplete}"` : ''}${
-        error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
-      }>`;
+  const control =
+    f.format === 'country'
+      ? countrySelect(id, options, required, error)
+      : f.rows
+        ? html`<textarea id="${id}" name="${name}" maxlength="${maxLength}"${required ? html` required` : ''}${
+            error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
+          }>${value}</textarea>`
+        : html`<input id="${id}" name="${name}" type="${type}" maxlength="${maxLength}" value="${value}"${
+            required ? html` required` : ''
+          }${f.autocomplete ? html` autocomplete="${f.autocomplete}"` : ''}${
+            error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''
+          }>`;
   return html`<div${options.hosted ? html` class="field${error ? ' field-invalid' : ''}"` : ''}>
-  <label for="${id}">${label}${required ? html` <span aria-hidden="true">*</span>` : html` <span class="optional">${tr.t('form.optional')}</span>`}</label>${
+  <label for="${id}">${label}${requiredMark(tr, required)}</label>${
     error ? html`\n  <p class="error" id="${id}-error">${error}</p>` : ''
   }
   ${control}
 </div>`;
+}
+
+/** One of the form's own questions: a text line, a text box, a select of its options or a checkbox. */
+function questionField(form: Form, q: FormQuestion, options: RenderOptions): SafeHtml {
+  const { tr } = options;
+  const id = idOf(options, q.key);
+  const value = options.values?.[q.key] ?? '';
+  const error = errorOf(options, q.key, form);
+  const invalid = error ? html` aria-invalid="true" aria-describedby="${id}-error"` : '';
+  const req = q.required ? html` required` : '';
+  const errorLine = error ? html`\n  <p class="error" id="${id}-error">${error}</p>` : '';
+  const wrap = (body: SafeHtml) =>
+    html`<div${options.hosted ? html` class="field${q.type === 'checkbox' ? ' check' : ''}${error ? ' field-invalid' : ''}"` : ''}>
+  ${body}
+</div>`;
+  if (q.type === 'checkbox') {
+    return wrap(html`${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}
+  <input id="${id}" type="checkbox" name="${q.key}" value="yes"${value ? html` checked` : ''}${req}${invalid}>
+  <label for="${id}">${q.label}${requiredMark(tr, q.required)}</label>`);
+  }
+  const label = html`<label for="${id}">${q.label}${requiredMark(tr, q.required)}</label>${errorLine}`;
+  if (q.type === 'select') {
+    return wrap(html`${label}
+  <select id="${id}" name="${q.key}"${req}${invalid}><option value=""${value ? '' : html` selected`}>${tr.t('publicForm.choose')}</option>${(
+    q.options ?? []
+  ).map((o) => html`<option${o === value ? html` selected` : ''}>${o}</option>`)}</select>`);
+  }
+  const control =
+    q.type === 'textarea'
+      ? html`<textarea id="${id}" name="${q.key}" maxlength="1000"${req}${invalid}>${value}</textarea>`
+      : html`<input id="${id}" name="${q.key}" type="text" maxlength="1000" value="${value}"${req}${invalid}>`;
+  return wrap(html`${label}
+  ${control}`);
+}
+
+/**
+ * Where the questions go: after the job's fields, i.e. before the first field of another group (who they are,
+ * where) that follows a job field; at the end when there is none.
+ */
+function fieldsAndQuestions(form: Form, options: RenderOptions): SafeHtml[] {
+  const fields = form.fields.map((f) => ({ f, job: leadField(f.name).group === 'job' }));
+  const firstJob = fields.findIndex((x) => x.job);
+  let at = firstJob === -1 ? -1 : fields.findIndex((x, i) => i > firstJob && !x.job);
+  if (at === -1) at = fields.length;
+  const questions = form.questions.map((q) => questionField(form, q, options));
+  const rendered = fields.map(({ f }) => formField(f, options));
+  return [...rendered.slice(0, at), ...questions, ...rendered.slice(at)];
 }
 
 /**
@@ -96,6 +174,7 @@ function formField(name: LeadFieldName, f: LeadFieldSpec, options: RenderOptions
  */
 function captchaWidget(form: Form, options: RenderOptions): SafeHtml | '' {
   if (!form.captcha) return '';
+  if (options.preview) return html`<p class="muted">${options.tr.t('forms.preview.captcha')}</p>`;
   const provider = CAPTCHA_PROVIDER_INFO[form.captcha.provider];
   const error = errorOf(options, 'captcha');
   return html`<div id="field-captcha"${options.hosted ? html` class="field${error ? ' field-invalid' : ''}"` : ''}>
@@ -107,34 +186,35 @@ function captchaWidget(form: Form, options: RenderOptions): SafeHtml | '' {
 }
 
 /**
- * The form element itself: every lead field by its API name, the hidden honeypot, the consent box when set, the
- * captcha widget when the form has one.
+ * The form element itself: the form's lead fields by their API names in its order, its questions after the job's
+ * fields, the hidden honeypot, the consent box when set, the captcha widget when the form has one.
  */
 export function formMarkup(form: Form, action: string, options: RenderOptions): SafeHtml {
   const { tr } = options;
   const consentError = errorOf(options, 'consent');
-  const honeypotId = `field-${form.honeypotField}`;
+  const honeypotId = idOf(options, form.honeypotField);
   const honeypotLabel = tr.t('publicForm.honeypot');
   const honeypot = options.hosted
     ? html`<div class="visually-hidden" aria-hidden="true"><label for="${honeypotId}">${honeypotLabel}</label><input id="${honeypotId}" type="text" name="${form.honeypotField}" value="" tabindex="-1" autocomplete="off"></div>`
     : html`<div style="position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden" aria-hidden="true"><label for="${honeypotId}">${honeypotLabel}</label><input id="${honeypotId}" type="text" name="${form.honeypotField}" value="" tabindex="-1" autocomplete="off"></div>`;
-  return html`<form method="post" action="${action}" accept-charset="utf-8">
+  const consentId = idOf(options, 'consent');
+  return html`<form method="post" action="${action}" accept-charset="utf-8"${options.preview ? html` inert` : ''}>
 <p>${tr.t('publicForm.requiredNote')}</p>
-${FORM_FIELDS.map((f) => formField(f.name, f, options))}
+${fieldsAndQuestions(form, options)}
 ${honeypot}
 ${
   form.consentText
     ? html`<div${options.hosted ? html` class="field${consentError ? ' field-invalid' : ''}"` : ''}>
-  ${consentError ? html`<p class="error" id="field-consent-error">${consentError}</p>` : ''}
-  <input id="field-consent" type="checkbox" name="consent" value="yes" required${
+  ${consentError ? html`<p class="error" id="${consentId}-error">${consentError}</p>` : ''}
+  <input id="${consentId}" type="checkbox" name="consent" value="yes" required${
     options.values?.consent ? html` checked` : ''
-  }${consentError ? html` aria-invalid="true" aria-describedby="field-consent-error"` : ''}>
-  <label for="field-consent">${form.consentText} <span aria-hidden="true">*</span></label>
+  }${consentError ? html` aria-invalid="true" aria-describedby="${consentId}-error"` : ''}>
+  <label for="${consentId}">${form.consentText} <span aria-hidden="true">*</span></label>
 </div>`
     : ''
 }
 ${captchaWidget(form, options)}
-<button type="submit"${options.hosted ? html` class="button button-primary"` : ''}>${tr.t('publicForm.send')}</button>
+<button type="submit"${options.hosted ? html` class="button button-primary"` : ''}${options.preview ? html` disabled` : ''}>${tr.t('publicForm.send')}</button>
 </form>`;
 }
 
@@ -142,8 +222,22 @@ ${captchaWidget(form, options)}
  * The snippet returned with a form: a complete HTML form to paste, in the form's language, working with JavaScript
  * off (except for a captcha widget, which needs the provider's script).
  */
-export function formSnippet(form: Form, endpoint: string): string {
-  return formMarkup(form, endpoint, { tr: translator(form.language), hosted: false }).toString();
+export function formSnippet(form: Form, endpoint: string, defaultCountry?: string): string {
+  return formMarkup(form, endpoint, {
+    tr: translator(form.language),
+    hosted: false,
+    defaultCountry,
+  }).toString();
+}
+
+/** The hosted page's form as customers see it (in the form's language), for the dashboard's preview. */
+export function formPreview(form: Form, defaultCountry: string): SafeHtml {
+  return formMarkup(form, `/f/${form.id}`, {
+    tr: translator(form.language),
+    hosted: true,
+    preview: true,
+    defaultCountry,
+  });
 }
 
 function shell(tr: Translator, title: string, heading: string, body: HtmlValue): SafeHtml {
@@ -176,13 +270,13 @@ export function langQuery(form: Form, locale: Locale): string {
  * failed post (problems listed, values kept).
  */
 export function hostedFormPage(
-  form: Form & { brandName: string },
+  form: Form & { brandName: string; defaultCountry: string },
   locale: Locale,
   options: { values?: Record<string, string>; errors?: readonly FieldError[] } = {},
 ): string {
   const tr = translator(locale);
   const errors = options.errors ?? [];
-  const labels = Object.fromEntries(errors.map((e) => [e.field, formFieldLabel(tr, e.field)]));
+  const labels = Object.fromEntries(errors.map((e) => [e.field, formFieldLabel(tr, e.field, form)]));
   const path = `/f/${form.id}`;
   return shell(
     tr,
@@ -193,18 +287,25 @@ export function hostedFormPage(
       hosted: true,
       values: options.values ?? {},
       errors,
+      defaultCountry: form.defaultCountry,
     })}
 ${languageSwitch(tr, path)}`,
   ).toString();
 }
 
-export function thanksPage(brandName: string, locale: Locale): string {
+/**
+ * The thank-you page; `back`: the page the form was sent from, when it is on one of the form's allowed origins
+ * (backLink checked it), linked to.
+ */
+export function thanksPage(brandName: string, locale: Locale, back?: string): string {
   const tr = translator(locale);
   return shell(
     tr,
     tr.t('publicForm.thanks.title', { brand: brandName }),
     brandName,
-    html`<p role="status">${tr.t('publicForm.thanks.message')}</p>`,
+    html`<p role="status">${tr.t('publicForm.thanks.message')}</p>${
+      back ? html`\n<p><a id="thanks-back" href="${back}">${tr.t('publicForm.thanks.back')}</a></p>` : ''
+    }`,
   ).toString();
 }
 
@@ -250,6 +351,7 @@ document.querySelector('form[action="${endpoint}"]').addEventListener('submit', 
     });
     answer = await response.json();
   } catch {
+    // A network failure, or a browser refusing the answer: it is one when this website is not an allowed origin.
     alert(${jsString(tr.t('publicForm.fetch.failed'))});
     return;
   }

@@ -355,7 +355,12 @@ export function bodySchemaOf(f: LeadFieldSpec): TSchema {
         : f.format === 'phone'
           ? Type.String({ ...base, pattern: '^\\+', examples: ['+31 6 1234 5678'] })
           : f.format === 'country'
-            ? Type.String({ ...base, minLength: 2, pattern: '^[A-Za-z]{2}$' })
+            ? Type.String({
+                description: `${f.description} (${f.group})`,
+                minLength: 2,
+                maxLength: 100,
+                examples: ['NL', 'Nederland', 'Netherlands'],
+              })
             : Type.String({ ...base, ...(f.required ? { minLength: 1 } : {}) });
   // TypeBox derives `required` from the properties: optional fields must be marked, or the document requires all.
   return f.required ? schema : Type.Optional(schema);

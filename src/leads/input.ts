@@ -131,7 +131,8 @@ function parseFields(
       continue;
     }
     // A priority is judged against its values alone: "must be one of ..." helps more than a length.
-    if (rule.format !== 'priority' && characterLength(value) > rule.maxLength) {
+    // So is a country, which may be written as its name ("Nederland"): it is stored as its code.
+    if (rule.format !== 'priority' && rule.format !== 'country' && characterLength(value) > rule.maxLength) {
       errors.push({
         field: rule.name,
         message: `must be at most ${rule.maxLength} characters`,
@@ -168,7 +169,8 @@ function parseFields(
         if (!code) {
           errors.push({
             field: rule.name,
-            message: 'must be an ISO 3166-1 alpha-2 country code such as "NL"',
+            message:
+              'must be an ISO 3166-1 alpha-2 country code such as "NL", or the country\'s name in Dutch or English',
             text: { key: 'validation.country' },
           });
           continue;

@@ -1,5 +1,7 @@
 // Value rules every capability shares: an email address, a phone number in E.164, a country code, a length
 // in characters as a person counts them.
+import { parseCountry } from './countries.js';
+
 // Pragmatic address check: one @, no spaces or control characters, a dotted domain of valid labels.
 const EMAIL =
   /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
@@ -23,29 +25,12 @@ export function normalizePhone(value: string): { phone: string } | { error: stri
   return { phone: `+${digits}` };
 }
 
-// The officially assigned ISO 3166-1 alpha-2 codes. Intl's region names are no test: they also know ZZ
-// ("Unknown Region"), EU, UN, UK and withdrawn codes such as AN, none of which is a country to store.
-const COUNTRY_CODES = new Set(
-  (
-    'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT ' +
-    'BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ' +
-    'ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT ' +
-    'HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS ' +
-    'LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI ' +
-    'NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG ' +
-    'SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG ' +
-    'UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'
-  ).split(' '),
-);
-
 /**
- * Upper-cases a country code and maps UK (exceptionally reserved by ISO for the United Kingdom, and what people
- * type) to GB. Returns undefined for anything that is not an assigned code.
+ * The ISO 3166-1 alpha-2 code of a country written as a code (any case; UK is GB) or as its Dutch or English name
+ * in any letter case ("Nederland" is NL); undefined for anything else, never a guess (see countries.ts).
  */
 export function normalizeCountry(value: string): string | undefined {
-  const upper = value.trim().toUpperCase();
-  const code = upper === 'UK' ? 'GB' : upper;
-  return COUNTRY_CODES.has(code) ? code : undefined;
+  return parseCountry(value);
 }
 
 /** Code points, so an emoji counts as one character as a person would count it. */

@@ -80,6 +80,9 @@ const FORM = {
   createdAt: '2026-11-24T13:20:50.965Z',
   updatedAt: '2026-11-24T13:20:50.965Z',
   language: 'en' as const,
+  // Every field a form can show (a form made before forms chose their fields shows them all).
+  fields: formFieldNames().map((name) => ({ name, required: leadField(name).required })),
+  questions: [],
 };
 
 describe('the field table', () => {

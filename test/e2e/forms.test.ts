@@ -322,9 +322,16 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
       await page.getByLabel('How did you hear about us?').fill('A neighbour');
       const before = served.length;
       await send(page);
-      await page.waitForURL(`${base}/f/${thanksForm.id}/thanks`);
+      // The thank-you page carries the page the post came from (its Referer: the browser's default policy
+      // sends only the origin to another site), which is on an allowed origin, and links back to it.
+      await page.waitForURL(
+        `${base}/f/${thanksForm.id}/thanks?back=${encodeURIComponent(`${site.origin}/`)}`,
+      );
       await expect(page.getByRole('status').textContent()).resolves.toBe(THANKS_TEXT);
       await expect(page.locator('h1').textContent()).resolves.toBe('Acme Plumbing');
+      await expect(
+        page.getByRole('link', { name: 'Back to the page you came from' }).getAttribute('href'),
+      ).resolves.toBe(`${site.origin}/`);
 
       // The post carried the static site's Origin and was answered with the 303.
       expect(served.slice(before).filter((s) => s.url === `/f/${thanksForm.id}`)).toEqual([
@@ -436,7 +443,7 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
       await page.waitForURL(thanksForm.endpoint);
       await expect(page.locator('h1').textContent()).resolves.toBe('This form cannot be sent from here');
       await expect(page.locator('main p').textContent()).resolves.toBe(
-        `Posts from ${stranger.origin} are not allowed for this form.`,
+        `This website (${stranger.origin}) is not allowed to send requests to this form. Please contact the business another way, for example by phone or email.`,
       );
       expect(await leadByEmail(values.email)).toBeUndefined();
       await page.close();
@@ -560,7 +567,7 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
       // The script's fetch threw: it says the request could not be sent, and the form is still there.
       await waitFor(() => dialogs[0], 'the alert');
       expect(dialogs).toEqual([
-        'Your request could not be sent. Please check your connection and try again.',
+        'Your request could not be sent. Please check your connection and try again. If it keeps failing, this website may not be allowed to send to this form: please contact us another way.',
       ]);
       await expect(page.locator('form').count()).resolves.toBe(1);
       await page.close();

@@ -213,7 +213,9 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
       expect(refused.headers['content-language']).toBe('nl');
       expect(refused.body).toContain('<html lang="nl">');
       expect(refused.body).toContain('Dit formulier kan niet vanaf hier worden verstuurd');
-      expect(refused.body).toContain('Dit formulier neemt geen aanvragen aan vanaf https://elders.example.');
+      expect(refused.body).toContain(
+        'Deze website (https://elders.example) mag geen aanvragen naar dit formulier sturen.',
+      );
 
       for (const [accept, title, lang] of [
         ['nl-NL,nl;q=0.9,en;q=0.5', 'Formulier niet gevonden', 'nl'],

@@ -7,7 +7,16 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { type ApiApp, scopedRoute } from '../../platform/http/route.js';
 import { IdParams } from '../../platform/http/schemas.js';
-import { createForm, deleteForm, type Form, formEndpoint, getForm, listForms, updateForm } from '../forms.js';
+import {
+  brandCountry,
+  createForm,
+  deleteForm,
+  type Form,
+  formEndpoint,
+  getForm,
+  listForms,
+  updateForm,
+} from '../forms.js';
 import { formSnippet } from '../views.js';
 import { FormCreateBody, FormListQuery, FormListResponse, FormSchema, FormUpdateBody } from './schemas.js';
 
@@ -15,11 +24,14 @@ const TAGS = ['Forms'];
 
 const brandOf = (request: FastifyRequest) => principalOf(request).brandId;
 
-/** A form as the API answers it: with its public endpoint and the snippet to paste. */
-function present(deps: RouteDeps, form: Form) {
+/** A form as the API answers it: with its public endpoint and the snippet to paste (its country select chooses
+ * `country`, the brand's). */
+function present(deps: RouteDeps, form: Form, country: string) {
   const endpoint = formEndpoint(deps.config.publicUrl, form.id);
-  return { ...form, endpoint, snippet: formSnippet(form, endpoint) };
+  return { ...form, endpoint, snippet: formSnippet(form, endpoint, country) };
 }
+
+const countryOf = (deps: RouteDeps, request: FastifyRequest) => brandCountry(deps.database, brandOf(request));
 
 function createFormRoute(app: ApiApp, deps: RouteDeps) {
   app.post(
@@ -39,7 +51,10 @@ function createFormRoute(app: ApiApp, deps: RouteDeps) {
     }),
     async (request, reply) => {
       const form = await createForm(deps.database, brandOf(request), request.body);
-      return reply.code(201).header('Location', `/v1/forms/${form.id}`).send(present(deps, form));
+      return reply
+        .code(201)
+        .header('Location', `/v1/forms/${form.id}`)
+        .send(present(deps, form, await countryOf(deps, request)));
     },
   );
 }
@@ -61,7 +76,8 @@ function listFormsRoute(app: ApiApp, deps: RouteDeps) {
     }),
     async (request) => {
       const page = await listForms(deps.database, brandOf(request), pagingFrom(request.query));
-      return { ...page, data: page.data.map((form) => present(deps, form)) };
+      const country = await countryOf(deps, request);
+      return { ...page, data: page.data.map((form) => present(deps, form, country)) };
     },
   );
 }
@@ -82,7 +98,12 @@ function getFormRoute(app: ApiApp, deps: RouteDeps) {
         response: { 200: FormSchema },
       },
     }),
-    async (request) => present(deps, await getForm(deps.database, brandOf(request), request.params.id)),
+    async (request) =>
+      present(
+        deps,
+        await getForm(deps.database, brandOf(request), request.params.id),
+        await countryOf(deps, request),
+      ),
   );
 }
 
@@ -103,7 +124,11 @@ function updateFormRoute(app: ApiApp, deps: RouteDeps) {
       },
     }),
     async (request) =>
-      present(deps, await updateForm(deps.database, brandOf(request), request.params.id, request.body)),
+      present(
+        deps,
+        await updateForm(deps.database, brandOf(request), request.params.id, request.body),
+        await countryOf(deps, request),
+      ),
   );
 }
 

@@ -14,7 +14,7 @@ import { requestLocale } from '../../platform/web/messages.js';
 import type { FieldErrorText } from '../../shared/errors.js';
 import { isLocale, type Locale, translator } from '../../shared/i18n/index.js';
 import { CAPTCHA_PROVIDER_INFO } from '../captcha.js';
-import { findPublicForm, type PublicForm } from '../forms.js';
+import { backLink, findPublicForm, type PublicForm } from '../forms.js';
 import { typedValues } from '../submission.js';
 import {
   DEFAULT_FORM_POSTS_PER_HOUR,
@@ -23,7 +23,7 @@ import {
   type SubmitResult,
   submitForm,
 } from '../submit.js';
-import { errorPage, formErrorText, hostedFormPage, langQuery, thanksPage } from '../views.js';
+import { errorPage, formErrorText, hostedFormPage, thanksPage } from '../views.js';
 
 const FormParams = Type.Object(
   { formId: Type.String({ maxLength: 100, description: 'The form’s public frm_… id.' }) },
@@ -104,7 +104,7 @@ function submitSchema() {
     tags: ['Forms'],
     summary: 'Post a website form (no API key)',
     description:
-      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields only) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the brand’s country). Unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
+      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields only) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the posted `country`, else the brand’s; `country` as a code or the country’s Dutch or English name). The form’s `fields` marked required must be filled in (a 422 names each one left empty); when the form shows both email and phone and requires neither, at least one of them (else a 422 naming both). Answers to the form’s `questions` are kept in `extraFields` under their keys (a select’s answer must be one of its options, a ticked checkbox is kept as "yes"; a required one left empty is a 422 naming its key). Other unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
     security: [],
     params: FormParams,
     consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
@@ -117,7 +117,11 @@ function submitSchema() {
         },
         { additionalProperties: false, title: 'FormSubmission' },
       ),
-      303: { type: 'null', description: 'Form posts: to redirectUrl, or /f/{formId}/thanks.' },
+      303: {
+        type: 'null',
+        description:
+          'Form posts: to redirectUrl, or /f/{formId}/thanks (with `back`, the page the post came from, when its Referer is on an allowed origin).',
+      },
       ...errorResponses([403, 404, 413, 415, 422, 429]),
     },
   };
@@ -130,7 +134,7 @@ function showSchema() {
     tags: ['Forms'],
     summary: 'The hosted form page (no API key)',
     description:
-      'An accessible HTML page with the brand’s name, the lead fields, the consent box and, when the form has a captcha, the provider’s widget (its Content-Security-Policy allows that provider’s script and frames and no other script); it may be framed only by the form’s allowed origins. In the form’s `language`, with `<html lang>` and `Content-Language`; `?lang=nl|en` shows it in the other language (and its post and thank-you page keep that language).',
+      'An accessible HTML page with the brand’s name, the form’s fields in its order (country as a select of names in the page’s language, the brand’s chosen) and its questions after the job’s fields, the consent box and, when the form has a captcha, the provider’s widget (its Content-Security-Policy allows that provider’s script and frames and no other script); it may be framed only by the form’s allowed origins. In the form’s `language`, with `<html lang>` and `Content-Language`; `?lang=nl|en` shows it in the other language (and its post and thank-you page keep that language).',
     security: [],
     params: FormParams,
     produces: ['text/html'],
@@ -198,6 +202,7 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
   const { form } = result;
   const locale = formLocale(request, form);
   if (result.outcome === 'forbidden') {
+    request.log.warn({ formId: form.id, origin: result.origin }, 'form post refused for its origin');
     return json
       ? sendProblem(request, reply, 'forbidden', result.message)
       : sendHtmlError(reply, 403, result.text, locale, form);
@@ -218,7 +223,7 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
       if (json) {
         const tr = translator(locale);
         return sendProblem(request, reply, 'validation', error.message, {
-          errors: error.errors.map((e) => ({ field: e.field, message: formErrorText(tr, e) })),
+          errors: error.errors.map((e) => ({ field: e.field, message: formErrorText(tr, e, form) })),
         });
       }
       return htmlHeaders(reply, form, locale, true)
@@ -229,9 +234,23 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
       if (json) return reply.code(201).send(result.lead);
       return reply
         .code(303)
-        .header('Location', form.redirectUrl ?? `/f/${form.id}/thanks${langQuery(form, locale)}`)
+        .header('Location', thanksLocation(request, form, locale))
         .send();
   }
+}
+
+/**
+ * Where a browser goes after a post: the form's redirectUrl, else its thank-you page, carrying in `back` the page
+ * the post came from (its Referer) when that is on an allowed origin, so the thank-you page can link back to it.
+ */
+function thanksLocation(request: FastifyRequest, form: PublicForm, locale: Locale): string {
+  if (form.redirectUrl) return form.redirectUrl;
+  const query = new URLSearchParams();
+  if (locale !== form.language) query.set('lang', locale);
+  const back = backLink(form, request.headers.referer);
+  if (back) query.set('back', back);
+  const text = query.toString();
+  return `/f/${form.id}/thanks${text ? `?${text}` : ''}`;
 }
 
 /** The CORS preflight: allowed origins may post JSON. */
@@ -255,7 +274,11 @@ async function formPage(deps: RouteDeps, request: FastifyRequest, reply: Fastify
   const form = await findPublicForm(deps.database, (request.params as { formId: string }).formId);
   if (!form) return sendHtmlError(reply, 404, NOT_FOUND_TEXT, requestLocale(request));
   const locale = formLocale(request, form);
-  if (thanks) return htmlHeaders(reply, form, locale).send(thanksPage(form.brandName, locale));
+  if (thanks) {
+    // `back` is checked again here: anyone can write a link to this page with any `back`.
+    const back = backLink(form, (request.query as Record<string, unknown> | undefined)?.back);
+    return htmlHeaders(reply, form, locale).send(thanksPage(form.brandName, locale, back));
+  }
   return htmlHeaders(reply, form, locale, true).send(hostedFormPage(form, locale));
 }
 

@@ -9,7 +9,9 @@ import { pathParam, seeOther, sendPage, text, withQuery } from '../../platform/w
 import { type FieldError, type FieldErrorText, ValidationError } from '../../shared/errors.js';
 import { isLocale, type Locale, type MessageKey, translator } from '../../shared/i18n/index.js';
 import { isCursor, MAX_LIMIT } from '../../shared/paging.js';
+import { DEFAULT_FIELDS } from '../form-fields.js';
 import {
+  brandCountry,
   createForm,
   DEFAULT_HONEYPOT,
   deleteForm,
@@ -23,15 +25,19 @@ import {
   updateForm,
 } from '../forms.js';
 import { selectBrandLanguage } from '../queries.js';
-import { formFetchExample, formSnippet } from '../views.js';
+import { formRefusals } from '../refusals.js';
+import { formFetchExample, formPreview, formSnippet } from '../views.js';
+import { readFields, readQuestions } from './editor.js';
 import {
   deleteFormPage,
+  editorFields,
   type FormValues,
   formPage,
   formsPage,
   formValuesOf,
   newFormPage,
   type PageError,
+  questionRows,
 } from './views.js';
 
 const hidden = { hide: true };
@@ -51,6 +57,8 @@ const empty = (language: Locale): FormValues => ({
   autoReply: false,
   defaultPriority: '',
   defaultCategory: '',
+  fields: editorFields(DEFAULT_FIELDS),
+  questions: questionRows(undefined),
 });
 
 async function brandLanguage(deps: RouteDeps, user: SessionUser): Promise<Locale> {
@@ -73,8 +81,18 @@ function doneMessage(user: SessionUser, done: string): string | undefined {
   return key ? translator(user.locale).t(key) : undefined;
 }
 
-/** Where the API reports a problem, as the field of this page's form that holds it. */
-function pageField(field: string): keyof FormValues | 'captchaSecret' | undefined {
+/**
+ * Where the API reports a problem, as the field of this page's form that holds it; `rows`: the editor row of each
+ * question the input lists (empty rows are left out of it).
+ */
+function pageField(field: string, rows: readonly number[] = []): string | undefined {
+  if (field === 'fields' || field.startsWith('fields[')) return 'fields';
+  const question = /^questions\[(\d+)\](?:\.(key|label|type|options|required))?$/.exec(field);
+  if (question) {
+    const row = rows[Number(question[1])] ?? Number(question[1]);
+    return question[2] ? `q${row}-${question[2]}` : `q${row}`;
+  }
+  if (field === 'questions') return 'q0';
   if (
     field === 'name' ||
     field === 'language' ||
@@ -98,10 +116,10 @@ function pageField(field: string): keyof FormValues | 'captchaSecret' | undefine
  * The API's problems at the fields of the page, one entry per field: the first problem's sentence, and the others'
  * (several origins) in `more`.
  */
-function pageErrors(errors: readonly FieldError[]): PageError[] {
+function pageErrors(errors: readonly FieldError[], rows: readonly number[] = []): PageError[] {
   const out = new Map<string, { messages: string[]; texts: FieldErrorText[] }>();
   for (const e of errors) {
-    const field = pageField(e.field) ?? e.field;
+    const field = pageField(e.field, rows) ?? e.field;
     const message = /^must be a non-empty string/.test(e.message) ? 'is required' : e.message;
     const entry = out.get(field) ?? { messages: [], texts: [] };
     entry.messages.push(message);
@@ -156,7 +174,9 @@ function readCaptcha(
 function readBody(
   body: unknown,
   current: { form: Form; secret: string | null } | undefined,
-): { values: FormValues; input: FormInput; errors: FieldError[] } {
+): { values: FormValues; input: FormInput; errors: FieldError[]; rows: number[] } {
+  const fields = readFields(body);
+  const { rows: typedRows, questions, index } = readQuestions(body);
   const values: FormValues = {
     name: text(body, 'name'),
     // A post without it (an older page) keeps the form's language, or takes the brand's.
@@ -171,6 +191,8 @@ function readBody(
     autoReply: text(body, 'autoReply') !== '',
     defaultPriority: text(body, 'defaultPriority'),
     defaultCategory: text(body, 'defaultCategory'),
+    fields: fields ?? editorFields(current?.form.fields ?? DEFAULT_FIELDS),
+    questions: questions === undefined ? questionRows(current?.form) : typedRows,
   };
   const errors: FieldError[] = [];
   const captcha = readCaptcha(values, text(body, 'captchaSecret').trim(), current, errors);
@@ -187,21 +209,30 @@ function readBody(
     consentText: values.consentText.trim() || null,
     autoReply: values.autoReply,
     defaults: { priority: values.defaultPriority || null, category: values.defaultCategory.trim() || null },
+    ...(fields
+      ? { fields: fields.filter((f) => f.shown).map((f) => ({ name: f.name, required: f.required })) }
+      : {}),
+    ...(questions ? { questions } : {}),
   };
-  return { values, input, errors };
+  return { values, input, errors, rows: index };
 }
 
 /**
  * Every problem at once: this page's own (the captcha fields) and those of the API's validation (parseFormInput,
  * the same the create and update run), at most one message per field of the page.
  */
-function problems(input: FormInput, creating: boolean, own: readonly FieldError[]): PageError[] {
+function problems(
+  input: FormInput,
+  creating: boolean,
+  own: readonly FieldError[],
+  rows: readonly number[],
+): PageError[] {
   let theirs: PageError[] = [];
   try {
     parseFormInput(input, creating);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    theirs = pageErrors(error.errors);
+    theirs = pageErrors(error.errors, rows);
   }
   const mine = pageErrors(own);
   const taken = new Set(mine.map((e) => e.field));
@@ -220,16 +251,19 @@ async function showForm(
 ) {
   const endpoint = formEndpoint(deps.config.publicUrl, form.id);
   const secretStored = (await formCaptchaSecret(deps.database, user.brandId, form.id)) !== null;
+  const country = await brandCountry(deps.database, user.brandId);
   const view = formPage({
     user,
     form,
     endpoint,
-    snippet: formSnippet(form, endpoint),
+    snippet: formSnippet(form, endpoint, country),
     fetchExample: formFetchExample(endpoint, form.language),
     values: extra.values ?? formValuesOf(form),
     errors: extra.errors ?? [],
     secretStored,
     message: extra.message ? notice(extra.message) : undefined,
+    preview: formPreview(form, country),
+    refusals: await formRefusals(deps.database, user.brandId, form.id),
   });
   return sendPage(reply, view, status);
 }
@@ -256,8 +290,8 @@ async function showForms(deps: RouteDeps, request: FastifyRequest, reply: Fastif
 
 async function addForm(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const user = userOf(request);
-  const { values, input, errors: own } = readBody(request.body, undefined);
-  const errors = problems(input, true, own);
+  const { values, input, errors: own, rows } = readBody(request.body, undefined);
+  const errors = problems(input, true, own, rows);
   if (errors.length) return sendPage(reply, newFormPage({ user, values, errors }), 422);
   const form = await createForm(deps.database, user.brandId, input);
   request.log.info({ formId: form.id, userId: user.userId }, 'form created in the dashboard');
@@ -268,8 +302,8 @@ async function changeForm(deps: RouteDeps, request: FastifyRequest, reply: Fasti
   const user = userOf(request);
   const form = await getForm(deps.database, user.brandId, idOf(request));
   const secret = await formCaptchaSecret(deps.database, user.brandId, form.id);
-  const { values, input, errors: own } = readBody(request.body, { form, secret });
-  const errors = problems(input, false, own);
+  const { values, input, errors: own, rows } = readBody(request.body, { form, secret });
+  const errors = problems(input, false, own, rows);
   if (errors.length) return showForm(deps, reply, user, form, { values, errors }, 422);
   await updateForm(deps.database, user.brandId, form.id, input);
   request.log.info({ formId: form.id, userId: user.userId }, 'form changed in the dashboard');

@@ -2,6 +2,7 @@
 // on each form's page what to put on the website: the snippet, the fetch example and the hosted page's link.
 
 import type { SessionUser } from '../../accounts/sessions.js';
+import { formLabel, type LeadFieldName } from '../../leads/fields.js';
 import { PRIORITIES } from '../../leads/states.js';
 import { csrfField, errorFor, errorSummary, errorText, field, time } from '../../platform/web/components.js';
 import { type HtmlValue, html, type SafeHtml } from '../../platform/web/html.js';
@@ -15,7 +16,9 @@ import {
   type Translator,
   translator,
 } from '../../shared/i18n/index.js';
+import { ALWAYS_REQUIRED, type FormField, QUESTION_TYPES, SHOWABLE_FIELDS } from '../form-fields.js';
 import { CAPTCHA_PROVIDERS, type Form } from '../forms.js';
+import { NO_ORIGIN, OTHER_ORIGINS, type RefusedOrigin } from '../refusals.js';
 
 const BASE = '/dashboard/settings/forms';
 
@@ -34,6 +37,53 @@ export interface FormValues {
   autoReply: boolean;
   defaultPriority: string;
   defaultCategory: string;
+  /** Every field the editor lists, in its order, with whether it is shown and required. */
+  fields: { name: LeadFieldName; shown: boolean; required: boolean }[];
+  /** The question rows as typed (existing questions, then empty rows to fill in). */
+  questions: QuestionRow[];
+}
+
+/** A question as its editor row holds it: options one a line. */
+export interface QuestionRow {
+  key: string;
+  label: string;
+  type: string;
+  options: string;
+  required: boolean;
+}
+
+/** Empty question rows the editor offers below the form's questions (without JavaScript: fill one in and save). */
+export const EMPTY_QUESTION_ROWS = 3;
+export const MAX_QUESTION_ROWS = 20;
+
+/**
+ * The editor's rows: the form's fields in its order, with each field it does not show put where the field table's
+ * order places it (before the first shown field that comes after it), so ticking one puts it in a natural place.
+ */
+export function editorFields(fields: readonly FormField[]): FormValues['fields'] {
+  const out: FormValues['fields'] = fields.map((f) => ({ name: f.name, shown: true, required: f.required }));
+  const order = SHOWABLE_FIELDS;
+  for (const name of order) {
+    if (out.some((f) => f.name === name)) continue;
+    const at = out.findIndex((f) => order.indexOf(f.name) > order.indexOf(name));
+    out.splice(at === -1 ? out.length : at, 0, { name, shown: false, required: false });
+  }
+  return out;
+}
+
+/** The form's questions as editor rows, and empty rows after them (at most 20 in all). */
+export function questionRows(form: Pick<Form, 'questions'> | undefined): QuestionRow[] {
+  const rows: QuestionRow[] = (form?.questions ?? []).map((q) => ({
+    key: q.key,
+    label: q.label,
+    type: q.type,
+    options: (q.options ?? []).join('\n'),
+    required: q.required,
+  }));
+  const empty = Math.min(EMPTY_QUESTION_ROWS, MAX_QUESTION_ROWS - rows.length);
+  for (let i = 0; i < empty; i++)
+    rows.push({ key: '', label: '', type: 'text', options: '', required: false });
+  return rows;
 }
 
 /** A problem at a field of the page; `more`: the field's further problems (several origins), each a sentence. */
@@ -56,6 +106,8 @@ const LABEL_KEYS: Record<PageField, MessageKey> = {
   autoReply: 'forms.label.autoReply',
   defaultPriority: 'forms.label.defaultPriority',
   defaultCategory: 'forms.label.defaultCategory',
+  fields: 'forms.label.fields',
+  questions: 'forms.label.questions',
 };
 
 /** The page's labels in the reader's language, by field (errors on other fields go by their name). */
@@ -92,6 +144,8 @@ export function formValuesOf(form: Form): FormValues {
     autoReply: form.autoReply,
     defaultPriority: form.defaults.priority ?? '',
     defaultCategory: form.defaults.category ?? '',
+    fields: editorFields(form.fields),
+    questions: questionRows(form),
   };
 }
 
@@ -175,7 +229,7 @@ interface SettingsFormOptions {
 function settingsForm(options: SettingsFormOptions): SafeHtml {
   const { values, errors } = options;
   const tr = translator(options.user.locale);
-  const labels = formLabels(tr);
+  const labels = { ...formLabels(tr), ...questionLabels(tr, values.questions.length) };
   const err = (name: string) => errorFor(errors, name) as PageError | undefined;
   return html`${errorSummary(tr, errors, labels)}
 <form method="post" action="${options.action}" novalidate>
@@ -297,8 +351,167 @@ function settingsForm(options: SettingsFormOptions): SafeHtml {
     error: err('defaultCategory'),
     attributes: html`maxlength="100"`,
   })}
+  ${fieldsEditor(tr, values, err('fields'))}
+  ${questionsEditor(tr, values, err)}
   <button type="submit" class="button button-primary">${options.submit}</button>
 </form>`;
+}
+
+/** The lead fields: shown or not, required or not, one row each in the form's order. */
+function fieldsEditor(tr: Translator, values: FormValues, error: PageError | undefined): SafeHtml {
+  const shown = tr.t('forms.fields.shown');
+  const required = tr.t('forms.fields.required');
+  return html`<fieldset id="field-fields" class="field${error ? ' field-invalid' : ''}" aria-describedby="field-fields-hint">
+  <legend>${tr.t('forms.label.fields')}</legend>
+  <p class="hint" id="field-fields-hint">${tr.t('forms.hint.fields')}</p>
+  ${error ? html`<p class="error" id="field-fields-error">${errorSentences(tr, error, tr.t('forms.label.fields'))}</p>` : ''}
+  <table class="list form-fields-editor">
+  <thead><tr><th scope="col">${tr.t('forms.fields.field')}</th><th scope="col">${shown}</th><th scope="col">${required}</th></tr></thead>
+  <tbody>${values.fields.map((f) => {
+    const always = ALWAYS_REQUIRED.includes(f.name);
+    const label = formLabel(tr, f.name);
+    return html`<tr>
+    <td data-label="${tr.t('forms.fields.field')}" class="cell-title"><input type="hidden" name="fieldOrder" value="${f.name}">${label} <code class="sub">${f.name}</code>${
+      always ? html` <span class="sub">${tr.t('forms.fields.always')}</span>` : ''
+    }</td>
+    <td data-label="${shown}"><input type="checkbox" name="fieldShown" value="${f.name}" aria-label="${tr.t('forms.fields.showLabel', { field: label })}"${
+      f.shown || always ? html` checked` : ''
+    }${always ? html` disabled` : ''}></td>
+    <td data-label="${required}"><input type="checkbox" name="fieldRequired" value="${f.name}" aria-label="${tr.t('forms.fields.requiredLabel', { field: label })}"${
+      f.required || always ? html` checked` : ''
+    }${always ? html` disabled` : ''}></td>
+  </tr>`;
+  })}</tbody>
+  </table>
+</fieldset>`;
+}
+
+const QUESTION_PARTS = ['key', 'label', 'type', 'options', 'required'] as const;
+const PART_KEYS: Record<(typeof QUESTION_PARTS)[number], MessageKey> = {
+  key: 'forms.question.key',
+  label: 'forms.question.label',
+  type: 'forms.question.type',
+  options: 'forms.question.options',
+  required: 'forms.question.required',
+};
+const TYPE_KEYS: Record<string, MessageKey> = {
+  text: 'forms.questionType.text',
+  textarea: 'forms.questionType.textarea',
+  select: 'forms.questionType.select',
+  checkbox: 'forms.questionType.checkbox',
+};
+
+/** The labels of the question rows' fields ("Question 2: Options"), for the error summary. */
+function questionLabels(tr: Translator, rows: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < rows; i++) {
+    out[`q${i}`] = tr.t('forms.question.legend', { n: i + 1 });
+    for (const part of QUESTION_PARTS) {
+      out[`q${i}-${part}`] = tr.t('forms.question.partLabel', { n: i + 1, part: tr.t(PART_KEYS[part]) });
+    }
+  }
+  return out;
+}
+
+/** The form's own questions: one fieldset a row, filled-in rows first, then empty ones to fill in. */
+function questionsEditor(
+  tr: Translator,
+  values: FormValues,
+  err: (name: string) => PageError | undefined,
+): SafeHtml {
+  const labels = questionLabels(tr, values.questions.length);
+  const input = (i: number, part: 'key' | 'label', value: string, attributes: SafeHtml) => {
+    const name = `q${i}-${part}`;
+    const error = err(name);
+    return html`<div class="field${error ? ' field-invalid' : ''}">
+      <label for="field-${name}">${tr.t(PART_KEYS[part])}</label>
+      ${part === 'key' ? html`<p class="hint" id="field-${name}-hint">${tr.t('forms.hint.questionKey')}</p>` : ''}
+      ${error ? html`<p class="error" id="field-${name}-error">${errorSentences(tr, error, labels[name] ?? name)}</p>` : ''}
+      <input id="field-${name}" name="${name}" type="text" value="${value}" ${attributes}${
+        part === 'key' ? html` aria-describedby="field-${name}-hint"` : ''
+      }${error ? html` aria-invalid="true"` : ''}>
+    </div>`;
+  };
+  return html`<fieldset id="field-questions">
+  <legend>${tr.t('forms.label.questions')} <span class="optional">${tr.t('form.optional')}</span></legend>
+  <p class="hint">${tr.t('forms.hint.questions')}</p>
+  ${values.questions.map((q, i) => {
+    const typeError = err(`q${i}-type`);
+    const optionsError = err(`q${i}-options`);
+    const rowError = err(`q${i}`);
+    return html`<fieldset class="question-row" id="field-q${i}">
+    <legend>${tr.t('forms.question.legend', { n: i + 1 })}</legend>
+    ${rowError ? html`<p class="error">${errorSentences(tr, rowError, labels[`q${i}`] ?? '')}</p>` : ''}
+    ${input(i, 'label', q.label, html`maxlength="200"`)}
+    ${input(i, 'key', q.key, html`maxlength="64" spellcheck="false" autocomplete="off"`)}
+    <div class="field${typeError ? ' field-invalid' : ''}">
+      <label for="field-q${i}-type">${tr.t('forms.question.type')}</label>
+      ${typeError ? html`<p class="error">${errorSentences(tr, typeError, labels[`q${i}-type`] ?? '')}</p>` : ''}
+      <select id="field-q${i}-type" name="q${i}-type">${QUESTION_TYPES.map(
+        (t) =>
+          html`<option value="${t}"${t === q.type ? html` selected` : ''}>${tr.t(TYPE_KEYS[t]!)}</option>`,
+      )}</select>
+    </div>
+    <div class="field${optionsError ? ' field-invalid' : ''}">
+      <label for="field-q${i}-options">${tr.t('forms.question.options')}</label>
+      <p class="hint" id="field-q${i}-options-hint">${tr.t('forms.hint.questionOptions')}</p>
+      ${optionsError ? html`<p class="error" id="field-q${i}-options-error">${errorSentences(tr, optionsError, labels[`q${i}-options`] ?? '')}</p>` : ''}
+      <textarea id="field-q${i}-options" name="q${i}-options" rows="3" maxlength="11000" aria-describedby="field-q${i}-options-hint"${
+        optionsError ? html` aria-invalid="true"` : ''
+      }>${q.options}</textarea>
+    </div>
+    <div class="check">
+      <input type="checkbox" id="field-q${i}-required" name="q${i}-required" value="yes"${q.required ? html` checked` : ''}>
+      <label for="field-q${i}-required">${tr.t('forms.question.required')}</label>
+    </div>
+  </fieldset>`;
+  })}
+</fieldset>`;
+}
+
+/** The refused posts of the last 30 days: how many, and the origins they came from, the latest first. */
+function refusalsSection(tr: Translator, refusals: FormPageView['refusals']): SafeHtml {
+  const origin = tr.t('forms.refused.origin');
+  const count = tr.t('forms.refused.count');
+  const last = tr.t('forms.refused.last');
+  return html`<section class="card" aria-labelledby="refused-title" id="refused">
+  <h2 id="refused-title">${tr.t('forms.refused.title')}</h2>
+  ${
+    refusals.total === 0
+      ? html`<p class="muted">${tr.t('forms.refused.none')}</p>`
+      : html`<p>${tr.t('forms.refused.summary', { count: refusals.total })}</p>
+  <table class="list">
+  <thead><tr><th scope="col">${origin}</th><th scope="col">${count}</th><th scope="col">${last}</th></tr></thead>
+  <tbody>${refusals.origins.map(
+    (r) => html`<tr>
+    <td data-label="${origin}" class="url-text">${
+      r.origin === NO_ORIGIN
+        ? tr.t('forms.refused.noOrigin')
+        : r.origin === OTHER_ORIGINS
+          ? tr.t('forms.refused.otherOrigins')
+          : r.origin
+    }</td>
+    <td data-label="${count}">${tr.number(r.count)}</td>
+    <td data-label="${last}">${time(r.lastAt)}</td>
+  </tr>`,
+  )}</tbody>
+  </table>`
+  }
+</section>`;
+}
+
+/**
+ * The hosted form as customers see it now (saved): the same markup, in the form's language, that cannot be sent
+ * from here. It changes when the form is saved.
+ */
+function previewSection(tr: Translator, preview: SafeHtml): SafeHtml {
+  return html`<section class="card form-preview" aria-labelledby="preview-title" id="preview">
+  <h2 id="preview-title">${tr.t('forms.preview.title')}</h2>
+  <p class="muted">${tr.t('forms.preview.text')}</p>
+  <div class="form-preview-frame">
+  ${preview}
+  </div>
+</section>`;
 }
 
 function emptyState(tr: Translator): SafeHtml {
@@ -394,6 +607,9 @@ export interface FormPageView {
   errors: readonly PageError[];
   secretStored: boolean;
   message?: SafeHtml | undefined;
+  /** The hosted page's form as it is saved (views.ts formPreview). */
+  preview: SafeHtml;
+  refusals: { total: number; origins: RefusedOrigin[] };
 }
 
 /** A block of code to copy: readonly text people can select without JavaScript, and a copy button with it. */
@@ -475,6 +691,8 @@ ${embedSection(tr, view)}
     secretStored: view.secretStored,
   })}
 </section>
+${previewSection(tr, view.preview)}
+${refusalsSection(tr, view.refusals)}
 ${switchSection(tr, view)}`,
   });
 }

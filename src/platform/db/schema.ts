@@ -290,6 +290,21 @@ export interface FormTable {
   updated_at: number;
   /** 'nl' | 'en': the hosted page, the snippet's labels, its error messages and the receipt. */
   language: string;
+  /** JSON text: [{ name, required }], the lead fields the form shows, in order (migrations/2026112602). */
+  fields: string;
+  /** JSON text: [{ key, label, type, options, required }], the form's own questions. */
+  questions: string;
+}
+
+/** Posts refused for their origin, counted per form, origin (as sent, or "(none)") and UTC day; kept 30 days. */
+export interface FormRefusalTable {
+  form_id: string;
+  origin: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  count: number;
+  /** Epoch ms of the last refused post counted here. */
+  last_at: number;
 }
 
 export interface WebhookDeliveryTable {
@@ -357,4 +372,5 @@ export interface Tables {
   webhook_deliveries: WebhookDeliveryTable;
   email_outbox: EmailOutboxTable;
   forms: FormTable;
+  form_refusals: FormRefusalTable;
 }
