@@ -108,7 +108,7 @@ describe.each(dialects())('first-run setup on %s', (dialect) => {
       '/setup',
       setupForm(token, {
         brandName: ' ',
-        country: 'Netherlands',
+        country: 'Atlantis',
         email: 'not-an-email',
         password: 'short',
         passwordConfirmation: 'other',

@@ -276,7 +276,7 @@ describe.each(dialects())('error responses on %s', (dialect) => {
             email: 'not-an-email',
             phone: '0612345678',
             priority: 'asap',
-            country: 'Netherlands',
+            country: 'Atlantis',
             postcode: '1015',
           }),
         ),

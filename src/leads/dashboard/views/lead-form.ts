@@ -6,6 +6,7 @@ import { csrfField, errorFor, errorSummary, errorText, field } from '../../../pl
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { page } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
+import { countryChoices } from '../../../shared/countries.js';
 import type { FieldError } from '../../../shared/errors.js';
 import { type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
 import {
@@ -55,13 +56,7 @@ function leadField(name: LeadFieldName, state: FormState, defaultCountry: string
   const { tr } = state;
   const f = fieldSpec(name);
   const { maxLength, required } = f;
-  const hint: SafeHtml | string | undefined =
-    f.format === 'country'
-      ? richText(tr, 'lead.hint.country', {
-          country: defaultCountry,
-          code: (inner) => html`<code>${inner}</code>`,
-        })
-      : f.hint && tr.t(f.hint);
+  const hint: SafeHtml | string | undefined = f.hint && tr.t(f.hint);
   const label = officeLabel(tr, name);
   const value = state.values[name] ?? '';
   const error = errorFor(state.errors, name);
@@ -75,6 +70,21 @@ function leadField(name: LeadFieldName, state: FormState, defaultCountry: string
   <textarea id="${id}" name="${name}" rows="${f.rows}" maxlength="${maxLength}"${
     described ? html` aria-describedby="${described}"` : ''
   }${error ? html` aria-invalid="true"` : ''}>${value}</textarea>
+</div>`;
+  }
+  if (f.format === 'country') {
+    // A choice, never free text: "Nederland" typed into two letters was Niger (NE).
+    const id = `field-${name}`;
+    const chosen = (value || defaultCountry).toUpperCase();
+    return html`<div class="field${error ? ' field-invalid' : ''}">
+  <label for="${id}">${label}</label>
+  ${error ? html`<p class="error" id="${id}-error">${errorText(tr, error, label)}</p>` : ''}
+  <select id="${id}" name="${name}" autocomplete="country"${error ? html` aria-describedby="${id}-error" aria-invalid="true"` : ''}>${countryChoices(
+    tr.locale,
+  ).map(
+    ([code, country]) =>
+      html`<option value="${code}"${code === chosen ? html` selected` : ''}>${country}</option>`,
+  )}</select>
 </div>`;
   }
   if (f.format === 'priority') {
@@ -99,10 +109,7 @@ function leadField(name: LeadFieldName, state: FormState, defaultCountry: string
     error,
     required,
     ...(f.officeAutocomplete ? { autocomplete: f.officeAutocomplete } : {}),
-    attributes:
-      f.format === 'country'
-        ? html`maxlength="${maxLength}" class="input-short" spellcheck="false"`
-        : html`maxlength="${maxLength}"`,
+    attributes: html`maxlength="${maxLength}"`,
   });
 }
 
