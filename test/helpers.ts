@@ -4,6 +4,8 @@
 
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { createApiKey, revokeApiKey, type Scope } from '../src/accounts/api-keys.js';
 import { createBrand } from '../src/accounts/brands.js';
@@ -70,8 +72,17 @@ export function unreachableDatabase(dialect: TestDialect): {
 }
 
 export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({});
   return {
-    ...loadConfig({}),
+    ...base,
+    // Each app its own folder for attachments' bytes: never the working tree's ./data, never another test's.
+    attachments: {
+      ...base.attachments,
+      storage: {
+        kind: 'disk',
+        dir: path.join(os.tmpdir(), 'lead-intake-test-files', randomBytes(6).toString('hex')),
+      },
+    },
     database: testDatabaseConfig(dialect),
     keyCacheTtlMs: 0,
     logLevel: 'silent',

@@ -86,7 +86,7 @@ const TAGS = [
   {
     name: 'Events',
     description:
-      'What happened to leads, notes and customers (lead.created, lead.status_changed, lead.updated, note.created, customer.created, customer.updated), for polling or webhooks.',
+      'What happened to leads, notes, attachments and customers (lead.created, lead.status_changed, lead.updated, note.created, attachment.created, attachment.deleted, customer.created, customer.updated), for polling or webhooks.',
   },
   {
     name: 'Webhooks',
