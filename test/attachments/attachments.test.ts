@@ -190,7 +190,13 @@ describe.each(cases)('attachments on %s, stored on %s', (dialect, kind) => {
 
   it('has no variants of a PDF, and keeps a truncated JPEG as a file without variants', async () => {
     const whole = await sharp({
-      create: { width: 800, height: 600, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+      create: {
+        width: 800,
+        height: 600,
+        channels: 3,
+        background: '#808080',
+        noise: { type: 'gaussian', mean: 128, sigma: 40 },
+      },
     })
       .jpeg()
       .toBuffer();

@@ -16,7 +16,7 @@ export async function phonePhoto(width = 1200, height = 600): Promise<Buffer> {
     .toBuffer();
   return sharp(raw)
     .withExif({
-      IFD0: { Make: 'TestPhone', Model: 'Camera 1', Orientation: '6' },
+      IFD0: { Make: 'TestPhone', Model: 'Camera 1' },
       IFD3: {
         GPSLatitudeRef: 'N',
         GPSLatitude: '52/1 22/1 1234/100',
@@ -24,6 +24,7 @@ export async function phonePhoto(width = 1200, height = 600): Promise<Buffer> {
         GPSLongitude: '4/1 53/1 4321/100',
       },
     })
+    .withMetadata({ orientation: 6 })
     .jpeg({ quality: 90 })
     .toBuffer();
 }

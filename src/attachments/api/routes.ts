@@ -12,7 +12,7 @@ import {
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { type ApiApp, type RequestFor, scopedRoute } from '../../platform/http/route.js';
-import { IdParams } from '../../platform/http/schemas.js';
+import { errorResponses, IdParams } from '../../platform/http/schemas.js';
 import { ValidationError } from '../../shared/errors.js';
 import { getAttachment, readContent } from '../attachments.js';
 import { FIELD, MalformedUploadError, Upload } from '../upload.js';
@@ -36,7 +36,17 @@ const uploadSchema = {
     'A `multipart/form-data` post of one or more files (any field name; fields that are not files are ignored), streamed to storage as they arrive. Accepted: JPEG, PNG, WebP, GIF, HEIC/HEIF and PDF, decided from the bytes (never the name or declared type); anything else is a 422 naming `attachments` and the file. At most `ATTACHMENT_MAX_BYTES` a file (default 10 MiB) and 10 files a post (422 beyond), `ATTACHMENTS_MAX_TOTAL_BYTES` a post (default 25 MiB; 413 beyond), 50 files a lead (422). A file name with a path separator or control character, or over 255 characters, is a 422. An image with more than about 268 megapixels is a 422. On any refusal nothing of the post is stored. Fires `attachment.created` for each file.',
   params: IdParams,
   consumes: ['multipart/form-data'],
-  response: { 201: { ...AttachmentsCreated, description: 'The files were stored.' } },
+  response: {
+    201: {
+      ...AttachmentsCreated,
+      description: 'The files were stored. Location points at the lead’s attachments.',
+    },
+    413: {
+      ...errorResponses([413])[413],
+      description:
+        'The files together are over ATTACHMENTS_MAX_TOTAL_BYTES (default 25 MiB); nothing was stored.',
+    },
+  },
 };
 
 type UploadRequest = RequestFor<typeof uploadSchema>;
@@ -91,7 +101,7 @@ async function uploadHandler(deps: RouteDeps, request: UploadRequest, reply: Fas
     { brandId, leadId: id },
     { source: 'api', maxPerLead: limits.maxFilesPerLead },
   );
-  return reply.code(201).send({ data });
+  return reply.code(201).header('Location', `/v1/leads/${id}/attachments`).send({ data });
 }
 
 function uploadRoute(app: ApiApp, deps: RouteDeps) {
@@ -199,7 +209,7 @@ async function contentHandler(
 function contentRoute(app: ApiApp, deps: RouteDeps) {
   app.get(
     '/v1/attachments/:id/content',
-    { ...scopedRoute({ scope: 'leads:read', errors: [404], schema: contentSchema }), compress: false },
+    { ...scopedRoute({ scope: 'leads:read', errors: [404, 422], schema: contentSchema }), compress: false },
     (request, reply) => contentHandler(deps, request, reply),
   );
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams, ListQuery, listEnvelope } from '../../platform/http/schemas.js';
 import { AttachmentSchema } from '../attachments.js';
+import { ACCEPTED_TYPES } from '../content.js';
 
 export { AttachmentSchema } from '../attachments.js';
 
@@ -36,5 +37,8 @@ export const ContentQuery = Type.Object(
 export const binaryResponse = {
   description:
     "The bytes, unchanged (or the variant asked for), with Content-Type, Content-Length, ETag, `X-Content-Type-Options: nosniff`, `Content-Disposition: attachment; filename*=UTF-8''…` and `Content-Security-Policy: sandbox`.",
-  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+  // Each accepted type, as the file has it (variants: image/jpeg).
+  content: Object.fromEntries(
+    Object.keys(ACCEPTED_TYPES).map((type) => [type, { schema: { type: 'string' } }]),
+  ),
 } as unknown as ReturnType<typeof Type.String>;
