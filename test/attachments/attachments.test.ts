@@ -219,6 +219,37 @@ describe.each(cases)('attachments on %s, stored on %s', (dialect, kind) => {
     expect((await content(document.id, '?variant=large')).statusCode).toBe(422);
   });
 
+  it('takes WebP and GIF with their sizes and variants, and HEIC (which this sharp cannot decode) without', async () => {
+    const webp = await sharp({ create: { width: 90, height: 60, channels: 3, background: '#336699' } })
+      .webp()
+      .toBuffer();
+    const gif = await sharp({ create: { width: 30, height: 40, channels: 3, background: '#993366' } })
+      .gif()
+      .toBuffer();
+    // An HEIC's start (its ftyp box says heic) with no decodable image after it.
+    const heic = Buffer.concat([
+      Buffer.from([0, 0, 0, 0x18]),
+      Buffer.from('ftypheic'),
+      Buffer.from([0, 0, 0, 0]),
+      Buffer.from('mif1heic'),
+      Buffer.alloc(200),
+    ]);
+    const res = await upload(leadId, [
+      { filename: 'a.webp', data: webp },
+      { filename: 'b.gif', data: gif },
+      { filename: 'c.heic', data: heic },
+    ]);
+    expect(res.statusCode, res.body).toBe(201);
+    const [a, b, c] = res.json().data;
+    expect([a.contentType, a.width, a.height]).toEqual(['image/webp', 90, 60]);
+    expect([b.contentType, b.width, b.height]).toEqual(['image/gif', 30, 40]);
+    expect([c.contentType, c.width, c.height]).toEqual(['image/heic', null, null]);
+    expect((await content(a.id, '?variant=thumbnail')).headers['content-type']).toBe('image/jpeg');
+    expect((await content(b.id, '?variant=preview')).statusCode).toBe(200);
+    expect((await content(c.id, '?variant=preview')).statusCode).toBe(404);
+    expect(sha256((await content(c.id)).rawPayload)).toBe(sha256(heic));
+  });
+
   it.each([
     ['HTML', 'photo.jpg', HTML],
     ['SVG', 'logo.png', SVG],
