@@ -3,6 +3,7 @@
 // (`npm run test:quick`, TEST_QUICK=1) is SQLite only whatever is set, and CI=true asks nothing of it.
 
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,6 +71,9 @@ export function unreachableDatabase(dialect: TestDialect): {
     },
   };
 }
+
+/** Where test apps keep attachments' bytes, one folder each (removed by TestContext.close). */
+const TEST_FILES = 'lead-intake-test-files';
 
 export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}): Config {
   const base = loadConfig({});
@@ -198,6 +202,9 @@ export async function createTestContext(
     async close() {
       await dropSchema(app);
       await app.close();
+      const files = app.deps.config.attachments.storage;
+      if (files.kind === 'disk' && files.dir.includes(TEST_FILES))
+        await fs.rm(files.dir, { recursive: true, force: true });
     },
     async createLead(fields = {}, key = keys.full) {
       const res = await api.post('/v1/leads', validLead(fields), { key });
