@@ -6,6 +6,7 @@ import { registerOpenApi, serveOpenApiDocument } from './api/openapi.js';
 import operationRoutes from './api/operations.js';
 import { ProblemSchema } from './api/problem-schema.js';
 import { compileValidators } from './api/validation.js';
+import attachmentRoutes from './attachments/api/routes.js';
 import background from './background.js';
 import addressRoutes from './customers/api/addresses.js';
 import customerRoutes from './customers/api/customers.js';
@@ -34,6 +35,7 @@ import rateLimitPlugin, { FailedKeyLimit } from './platform/http/plugins/rate-li
 import requestLogPlugin, { RequestLogController } from './platform/http/plugins/request-log.js';
 import { ResponseCache } from './platform/http/response-cache.js';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit/limiter.js';
+import { createStorage, type ObjectStorage } from './platform/storage/storage.js';
 import { ulid } from './shared/ids.js';
 import webhookEndpointRoutes from './webhooks/api/endpoints.js';
 import eventRoutes from './webhooks/api/events.js';
@@ -57,6 +59,8 @@ export interface BuildOptions {
   mailWorker?: boolean;
   /** Count requests with this limiter instead of the configured one (in-process, or Redis with REDIS_URL). */
   rateLimiter?: RateLimiter;
+  /** Keep attachments' bytes here instead of the configured storage (ATTACHMENT_STORAGE). */
+  storage?: ObjectStorage;
 }
 
 export interface App extends FastifyInstance {
@@ -158,6 +162,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     database,
     keys,
     responses: new ResponseCache(database, config.responseCacheBytes),
+    storage: options.storage ?? createStorage(config.attachments.storage),
   };
   app.decorate('deps', deps);
   const limiter =
@@ -201,11 +206,12 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(needing(['metrics'], 'operation-routes', operationRoutes), {
     deps,
-    readinessDetails: [() => limiter.status()],
+    readinessDetails: [() => limiter.status(), () => ({ attachmentStorage: deps.storage.describe() })],
   });
   // The API's routes with a scope: the auth plugin's hook checks it, so it must be registered first.
   await app.register(needing(['auth'], 'lead-routes', leadRoutes), { deps });
   await app.register(needing(['auth'], 'note-routes', noteRoutes), { deps });
+  await app.register(needing(['auth'], 'attachment-routes', attachmentRoutes), { deps });
   await app.register(needing(['auth'], 'work-item-routes', workItemRoutes), { deps });
   await app.register(needing(['auth'], 'export-routes', exportRoutes), { deps });
   await app.register(needing(['auth'], 'address-routes', addressRoutes), { deps });
@@ -226,6 +232,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   app.addHook('onClose', async () => {
     if (!options.rateLimiter) await limiter.close();
+    if (!options.storage) deps.storage.close?.();
     if (ownsDatabase) await database.close();
   });
   return app;

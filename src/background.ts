@@ -1,7 +1,8 @@
-// Work each instance does besides answering requests: sending webhooks and mail, forgetting old idempotency keys
-// and removing spam after 30 days.
+// Work each instance does besides answering requests: sending webhooks and mail, forgetting old idempotency keys,
+// removing spam after 30 days and stored files that no attachment names.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { sweepOrphans } from './attachments/attachments.js';
 import { purgeSpam } from './leads/spam.js';
 import { MailWorker } from './mail/worker.js';
 import { pruneIdempotencyKeys } from './platform/db/idempotency.js';
@@ -60,11 +61,20 @@ export default fp(
       await pruneIdempotencyKeys(deps.database).catch((error) =>
         app.log.warn({ err: error }, 'could not prune expired idempotency keys'),
       );
-      const spam = await purgeSpam(deps.database).catch((error) => {
+      const spam = await purgeSpam(deps.database, undefined, undefined, deps.storage).catch((error) => {
         app.log.warn({ err: error }, 'could not remove old spam');
         return 0;
       });
       if (spam) app.log.info({ removed: spam }, 'removed spam leads older than 30 days');
+      const orphans = await sweepOrphans(deps.database, deps.storage).catch((error) => {
+        app.log.warn(
+          { err: error, storage: deps.storage.describe() },
+          'could not sweep unused attachment files',
+        );
+        return 0;
+      });
+      if (orphans)
+        app.log.info({ removed: orphans }, 'removed stored files no attachment names (older than an hour)');
     };
     const timer = setInterval(prune, PRUNE_INTERVAL_MS);
     timer.unref();

@@ -214,3 +214,61 @@ describe('TRUST_PROXY', () => {
     expect(() => trust(value)).toThrow(`TRUST_PROXY: ${named} is not an IP address or CIDR range`);
   });
 });
+
+describe('attachments: ATTACHMENT_STORAGE, S3_*, ATTACHMENT_MAX_BYTES, ATTACHMENTS_MAX_TOTAL_BYTES', () => {
+  it('default to files under DATA_DIR/attachments, 10 MiB a file, 25 MiB a post, 10 files a post, 50 a lead', () => {
+    const config = loadConfig({ DATA_DIR: '/srv/lead-intake' });
+    expect(config.attachments).toEqual({
+      storage: { kind: 'disk', dir: '/srv/lead-intake/attachments' },
+      maxFileBytes: 10 * 1024 * 1024,
+      maxTotalBytes: 25 * 1024 * 1024,
+      maxFilesPerPost: 10,
+      maxFilesPerLead: 50,
+    });
+  });
+
+  it('take an S3-compatible bucket with its endpoint, region, keys, path style and checksum setting', () => {
+    const config = loadConfig({
+      ATTACHMENT_STORAGE: 's3',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      S3_REGION: 'eu-west-1',
+      S3_BUCKET: 'leads',
+      S3_ACCESS_KEY_ID: 'id',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_FORCE_PATH_STYLE: '1',
+      S3_CHECKSUMS: 'when_required',
+      ATTACHMENT_MAX_BYTES: '2048',
+      ATTACHMENTS_MAX_TOTAL_BYTES: '4096',
+    });
+    expect(config.attachments).toMatchObject({
+      storage: {
+        kind: 's3',
+        endpoint: 'http://127.0.0.1:9000/',
+        region: 'eu-west-1',
+        bucket: 'leads',
+        credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
+        forcePathStyle: true,
+        checksums: 'when_required',
+      },
+      maxFileBytes: 2048,
+      maxTotalBytes: 4096,
+    });
+    const plain = loadConfig({ ATTACHMENT_STORAGE: 's3', S3_BUCKET: 'leads' }).attachments.storage;
+    expect(plain).toMatchObject({ endpoint: undefined, credentials: undefined, checksums: undefined });
+  });
+
+  it.each([
+    [{ ATTACHMENT_STORAGE: 'ftp' }, /ATTACHMENT_STORAGE/],
+    [{ ATTACHMENT_STORAGE: 's3' }, /S3_BUCKET/],
+    [{ ATTACHMENT_STORAGE: 's3', S3_BUCKET: 'b', S3_ENDPOINT: 'minio:9000' }, /S3_ENDPOINT/],
+    [{ ATTACHMENT_STORAGE: 's3', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'id' }, /S3_SECRET_ACCESS_KEY/],
+    [{ ATTACHMENT_STORAGE: 's3', S3_BUCKET: 'b', S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE/],
+    [{ ATTACHMENT_STORAGE: 's3', S3_BUCKET: 'b', S3_CHECKSUMS: 'never' }, /S3_CHECKSUMS/],
+    [{ ATTACHMENT_MAX_BYTES: '10MB' }, /ATTACHMENT_MAX_BYTES/],
+    [{ ATTACHMENTS_MAX_TOTAL_BYTES: '0' }, /ATTACHMENTS_MAX_TOTAL_BYTES/],
+    [{ ATTACHMENT_MAX_BYTES: '20000', ATTACHMENTS_MAX_TOTAL_BYTES: '10000' }, /ATTACHMENTS_MAX_TOTAL_BYTES/],
+  ])('refuse %o at startup, naming the setting', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(name);
+  });
+});

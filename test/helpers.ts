@@ -3,7 +3,10 @@
 // (`npm run test:quick`, TEST_QUICK=1) is SQLite only whatever is set, and CI=true asks nothing of it.
 
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { createApiKey, revokeApiKey, type Scope } from '../src/accounts/api-keys.js';
 import { createBrand } from '../src/accounts/brands.js';
@@ -69,9 +72,21 @@ export function unreachableDatabase(dialect: TestDialect): {
   };
 }
 
+/** Where test apps keep attachments' bytes, one folder each (removed by TestContext.close). */
+const TEST_FILES = 'lead-intake-test-files';
+
 export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({});
   return {
-    ...loadConfig({}),
+    ...base,
+    // Each app its own folder for attachments' bytes: never the working tree's ./data, never another test's.
+    attachments: {
+      ...base.attachments,
+      storage: {
+        kind: 'disk',
+        dir: path.join(os.tmpdir(), 'lead-intake-test-files', randomBytes(6).toString('hex')),
+      },
+    },
     database: testDatabaseConfig(dialect),
     keyCacheTtlMs: 0,
     logLevel: 'silent',
@@ -187,6 +202,9 @@ export async function createTestContext(
     async close() {
       await dropSchema(app);
       await app.close();
+      const files = app.deps.config.attachments.storage;
+      if (files.kind === 'disk' && files.dir.includes(TEST_FILES))
+        await fs.rm(files.dir, { recursive: true, force: true });
     },
     async createLead(fields = {}, key = keys.full) {
       const res = await api.post('/v1/leads', validLead(fields), { key });

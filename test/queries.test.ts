@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve(import.meta.dirname, '../src');
-const CAPABILITIES = ['accounts', 'customers', 'forms', 'leads', 'mail', 'webhooks'];
+const CAPABILITIES = ['accounts', 'attachments', 'customers', 'forms', 'leads', 'mail', 'webhooks'];
 
 /** What writing or running SQL looks like in TypeScript here. */
 const SQL_PATTERNS: [string, RegExp][] = [

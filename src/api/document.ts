@@ -604,6 +604,8 @@ const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], string[]> = {
   'lead.status_changed': ['lead', 'from', 'to'],
   'lead.updated': ['lead', 'changed'],
   'note.created': ['note', 'leadId'],
+  'attachment.created': ['attachment'],
+  'attachment.deleted': ['attachment'],
   'customer.created': ['customer'],
   'customer.updated': ['customer', 'changed'],
 };

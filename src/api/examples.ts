@@ -90,13 +90,17 @@ export const LEAD_EXAMPLE = inSchemaOrder(LeadDetailSchema, {
       reason: null,
     },
   ],
+  attachments: [],
 } satisfies LeadDetail) as LeadDetail;
 /** The create's answer: the fields of the lead above that it carries. */
 export const CREATED_LEAD_EXAMPLE = Object.fromEntries(
   CREATED_FIELDS.map((field) => [field, LEAD_EXAMPLE[field]]),
 ) as CreatedLead;
 /** The lead above as a list has it. */
-export const LEAD_LIST_ITEM_EXAMPLE = inSchemaOrder(LeadListItemSchema, LEAD_EXAMPLE) as LeadListItem;
+export const LEAD_LIST_ITEM_EXAMPLE = inSchemaOrder(LeadListItemSchema, {
+  ...LEAD_EXAMPLE,
+  attachmentCount: 0,
+}) as LeadListItem;
 export const WORK_ITEM_LIST_ITEM_EXAMPLE = {
   ...LEAD_LIST_ITEM_EXAMPLE,
   status: 'scheduled',
@@ -187,6 +191,8 @@ export const WEBHOOK_ENDPOINT_EXAMPLE = {
     'lead.status_changed',
     'lead.updated',
     'note.created',
+    'attachment.created',
+    'attachment.deleted',
     'customer.created',
     'customer.updated',
   ],

@@ -84,9 +84,14 @@ const TAGS = [
       'Internal notes on leads and work items, by office staff or API keys; never sent to the customer.',
   },
   {
+    name: 'Attachments',
+    description:
+      'Photos and files with a request (JPEG, PNG, WebP, GIF, HEIC/HEIF, PDF): upload, list, download, with upright previews and thumbnails that carry no metadata.',
+  },
+  {
     name: 'Events',
     description:
-      'What happened to leads, notes and customers (lead.created, lead.status_changed, lead.updated, note.created, customer.created, customer.updated), for polling or webhooks.',
+      'What happened to leads, notes, attachments and customers (lead.created, lead.status_changed, lead.updated, note.created, attachment.created, attachment.deleted, customer.created, customer.updated), for polling or webhooks.',
   },
   {
     name: 'Webhooks',

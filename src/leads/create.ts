@@ -141,6 +141,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
             ...Object.fromEntries(Object.entries(contact).map(([k, v]) => [`customer.${k}`, v])),
             'customer.id': customer.id,
             ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
+            attachmentCount: 0,
           };
     if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));
     await insertLead(tx, [...OWN_COLUMNS.map((c) => own[c]), ...INPUT_COLUMNS.map((c) => input[c.input])]);
@@ -159,6 +160,7 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
             reason: null,
           },
         ],
+        attachments: [],
       };
       await recordEvent(tx, origin.brandId, 'lead.created', { lead }, now);
       await queueNewLeadEmails(tx, origin.brandId, id, now);

@@ -1,4 +1,11 @@
 // Leads and work items: one record that moves through the states in ../states.ts.
+
+export {
+  addLeadAttachments,
+  assertLeadExists,
+  deleteLeadAttachment,
+  listLeadAttachments,
+} from './attachments.js';
 export { createLead, type LeadSource } from './create.js';
 export {
   type Actor,

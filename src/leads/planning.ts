@@ -198,7 +198,7 @@ async function isActiveUser(tx: Tx, brandId: string, userId: string): Promise<bo
 }
 
 /** A planned visit as the planning page and My visits show it. */
-export type Visit = Omit<LeadDetail, 'statusHistory'> & { scheduledFor: string };
+export type Visit = Omit<LeadDetail, 'statusHistory' | 'attachments'> & { scheduledFor: string };
 
 /**
  * The brand's visits from `from` (inclusive) to `to` (exclusive), earliest first: work items with a planned time,

@@ -249,6 +249,18 @@ export async function lockLead(tx: Tx, id: string): Promise<void> {
   await lockRow(tx, 'leads', id);
 }
 
+/**
+ * Moves the lead's attachment count by `delta`. Like any update of the lead it clears the lead's stored list item
+ * (the list JSON's trigger), so the lists show the new count.
+ */
+export async function updateAttachmentCount(tx: Tx, id: string, delta: number): Promise<void> {
+  await tx.db
+    .updateTable('leads')
+    .set((eb) => ({ attachment_count: eb('attachment_count', '+', delta) }))
+    .where('id', '=', id)
+    .execute();
+}
+
 export async function selectBrandCountry({ db }: Store, brandId: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('brands')

@@ -1,6 +1,7 @@
 // Reading leads and work items: the keyset-paged lists and the single read with its status history.
 // The statements, hand-written for speed, are in queries.ts ("Lists and the single read").
 
+import { leadAttachments } from '../attachments/attachments.js';
 import { customerExists } from '../customers/customers.js';
 import type { Runner } from '../platform/db/sql.js';
 import type { Store } from '../platform/db/store.js';
@@ -201,5 +202,6 @@ export async function getLead(
             },
           ],
     ),
+    attachments: await leadAttachments(store, id),
   };
 }

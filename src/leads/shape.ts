@@ -4,6 +4,7 @@
 // come from the field table (fields.ts), each where the table says (listed, exported); the lead's own fields
 // (ids, state, times, where it came from) are declared here.
 import { type Static, type TNull, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { AttachmentSchema } from '../attachments/attachments.js';
 import { NullableString, Timestamp } from '../shared/json-schema.js';
 import {
   LEAD_FIELD_TABLE,
@@ -216,6 +217,13 @@ const LIST_ITEM = {
   ...moreListedJob,
   customer: { id: DETAIL.customer.id, ...readFields('c', { group: 'customer', listed: true }) },
   address: { id: DETAIL.address.id, ...readFields('a', { group: 'address', listed: true }) },
+  attachmentCount: field(
+    'l.attachment_count',
+    Type.Integer({
+      minimum: 0,
+      description: 'How many photos and files the lead has (GET /v1/leads/{id}/attachments).',
+    }),
+  ),
 } satisfies Shape;
 
 const WORK_ITEM = {
@@ -304,7 +312,14 @@ const StatusHistory = Type.Array(
 );
 
 export const LeadDetailSchema = Type.Object(
-  { ...schemaOf(DETAIL, { title: 'Lead' }).properties, statusHistory: StatusHistory },
+  {
+    ...schemaOf(DETAIL, { title: 'Lead' }).properties,
+    statusHistory: StatusHistory,
+    attachments: Type.Array(AttachmentSchema, {
+      description:
+        'Its photos and files, oldest first (metadata; the bytes: GET /v1/attachments/{id}/content).',
+    }),
+  },
   { additionalProperties: false, title: 'Lead' },
 );
 export const LeadListItemSchema = schemaOf(LIST_ITEM, { title: 'LeadListItem' });
@@ -373,7 +388,7 @@ function projection<T>(shape: Shape): Projection<T> {
   };
 }
 
-export const DETAIL_PROJECTION = projection<Omit<LeadDetail, 'statusHistory'>>(DETAIL);
+export const DETAIL_PROJECTION = projection<Omit<LeadDetail, 'statusHistory' | 'attachments'>>(DETAIL);
 export const LIST_PROJECTION = projection<LeadListItem>(LIST_ITEM);
 export const WORK_ITEM_PROJECTION = projection<WorkItemListItem>(WORK_ITEM);
 
@@ -388,8 +403,10 @@ export const WORK_ITEM_EXTRA_PROJECTION = projection<Record<string, unknown>>(
  * category, budget). Work items add, at the end, every field their list item has beyond the lead's (scheduledAt,
  * and whatever the work-item list gains later). Every listed field is exported (test/domain/fields.test.ts).
  */
+// The count of attachments is the list's, not the export's (whose columns stay the field table's).
+const { attachmentCount: _count, ...LISTED_FOR_EXPORT } = LIST_ITEM;
 const LEAD_EXPORT = {
-  ...LIST_ITEM,
+  ...LISTED_FOR_EXPORT,
   customer: { id: DETAIL.customer.id, ...readFields('c', { group: 'customer', exported: true }) },
   address: { id: DETAIL.address.id, ...readFields('a', { group: 'address', exported: true }) },
   ...readFields('l', { group: 'job', listed: false, exported: true }),

@@ -2,6 +2,8 @@
 // releases one ("Not spam"), which makes it a lead exactly as if it had arrived normally; after 30 days the worker
 // removes them with whatever only they had (lead history, activity, quietly created customers and addresses).
 
+import { removeAttachmentsOfLeads } from '../attachments/attachments.js';
+import type { AttachmentStorage } from '../attachments/storage.js';
 import { findOrCreateAddress } from '../customers/addresses.js';
 import { type ContactInput, deleteUnusedCustomers, linkReleasedCustomer } from '../customers/customers.js';
 import { ADDRESS_FIELDS, valuesByName } from '../customers/fields.js';
@@ -124,10 +126,14 @@ export function releaseSpam(
   });
 }
 
-/** Deletes spam leads and what hangs off them; the rows must be locked spam of the caller's transaction. */
-async function removeSpam(tx: Tx, rows: readonly SpamRow[]): Promise<void> {
+/**
+ * Deletes spam leads and what hangs off them, their attachments too (their bytes after the commit; without a
+ * storage, the sweep removes them); the rows must be locked spam of the caller's transaction.
+ */
+async function removeSpam(tx: Tx, rows: readonly SpamRow[], storage?: AttachmentStorage): Promise<void> {
   if (!rows.length) return;
   const ids = rows.map((r) => r.id);
+  await removeAttachmentsOfLeads(tx, ids, storage);
   await deleteSpamLeads(tx, ids);
   await deleteUnusedCustomers(tx, {
     customerIds: rows.map((r) => r.customer_id),
@@ -136,11 +142,16 @@ async function removeSpam(tx: Tx, rows: readonly SpamRow[]): Promise<void> {
 }
 
 /** Deletes one spam lead of the brand at once (not waiting for the 30 days). NotFoundError otherwise. */
-export function deleteSpam(store: Store, brandId: string, id: string): Promise<void> {
+export function deleteSpam(
+  store: Store,
+  brandId: string,
+  id: string,
+  storage?: AttachmentStorage,
+): Promise<void> {
   return store.write(async (tx) => {
     const row = await selectSpamLocked(tx, brandId, id);
     if (!row) throw new NotFoundError(`No spam lead with id ${id}`);
-    await removeSpam(tx, [row]);
+    await removeSpam(tx, [row], storage);
   });
 }
 
@@ -152,13 +163,14 @@ export async function purgeSpam(
   store: Store,
   olderThanMs: number = SPAM_RETENTION_MS,
   now: number = Date.now(),
+  storage?: AttachmentStorage,
 ): Promise<number> {
   let total = 0;
   for (;;) {
     const removed = await store.write(async (tx) => {
       // A release running at the same moment either commits first (the lead is no spam and is skipped) or waits.
       const rows = await selectOldSpamLocked(tx, now - olderThanMs, PURGE_BATCH);
-      await removeSpam(tx, rows);
+      await removeSpam(tx, rows, storage);
       return rows.length;
     });
     total += removed;

@@ -56,6 +56,41 @@ export interface Config {
   maxEventLoopDelayMs: number;
   /** Captcha checks of website form posts. */
   captcha: CaptchaConfig;
+  /** Photos and files with a request: where their bytes are kept, and how much a post and a lead may carry. */
+  attachments: AttachmentsConfig;
+}
+
+/** Where attachments' bytes live: files under a folder, or an S3-compatible bucket. */
+export type StorageConfig =
+  | { kind: 'disk'; dir: string }
+  | {
+      kind: 's3';
+      /** S3_ENDPOINT: an S3-compatible server's URL (MinIO, R2, …); undefined: AWS's own for the region. */
+      endpoint: string | undefined;
+      region: string;
+      bucket: string;
+      /** S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY; undefined: the SDK's usual sources (environment, role). */
+      credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+      /** S3_FORCE_PATH_STYLE=1: http://host/bucket/key instead of http://bucket.host/key (MinIO-style servers). */
+      forcePathStyle: boolean;
+      /**
+       * S3_CHECKSUMS: when the SDK adds CRC checksums to uploads and checks them on downloads: when_supported (the
+       * SDK's default) or when_required (only where the API demands one), for S3-compatible servers that do not
+       * know the newer checksum headers. undefined: the SDK's default.
+       */
+      checksums: 'when_supported' | 'when_required' | undefined;
+    };
+
+export interface AttachmentsConfig {
+  storage: StorageConfig;
+  /** ATTACHMENT_MAX_BYTES: the most one file may hold (default 10 MiB). */
+  maxFileBytes: number;
+  /** ATTACHMENTS_MAX_TOTAL_BYTES: the most the files of one post may hold together (default 25 MiB). */
+  maxTotalBytes: number;
+  /** Files one post may carry (10). */
+  maxFilesPerPost: number;
+  /** Files one lead may have (50). */
+  maxFilesPerLead: number;
 }
 
 export interface CaptchaConfig {
@@ -266,6 +301,64 @@ function captchaConfig(env: Env): CaptchaConfig {
   };
 }
 
+const MIB = 1024 * 1024;
+
+/** ATTACHMENT_STORAGE and the S3_* settings it needs. */
+function storageConfig(env: Env, dataDir: string): StorageConfig {
+  const kind = (env.ATTACHMENT_STORAGE || 'disk').trim().toLowerCase();
+  if (kind === 'disk') return { kind: 'disk', dir: path.join(dataDir, 'attachments') };
+  if (kind !== 's3') {
+    throw new ConfigError(
+      `ATTACHMENT_STORAGE must be disk or s3, got ${JSON.stringify(env.ATTACHMENT_STORAGE)}`,
+    );
+  }
+  const bucket = (env.S3_BUCKET ?? '').trim();
+  if (!bucket)
+    throw new ConfigError('S3_BUCKET must be set when ATTACHMENT_STORAGE=s3: the bucket files go to');
+  const endpoint = env.S3_ENDPOINT?.trim()
+    ? httpUrl(env, 'S3_ENDPOINT', 'https://s3.example.com')
+    : undefined;
+  const accessKeyId = env.S3_ACCESS_KEY_ID?.trim() || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    throw new ConfigError(
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or neither, for the SDK’s usual sources)',
+    );
+  }
+  const checksums = (env.S3_CHECKSUMS ?? '').trim().toLowerCase();
+  if (checksums !== '' && checksums !== 'when_supported' && checksums !== 'when_required') {
+    throw new ConfigError(
+      `S3_CHECKSUMS must be when_supported or when_required, got ${JSON.stringify(env.S3_CHECKSUMS)}`,
+    );
+  }
+  return {
+    kind: 's3',
+    endpoint,
+    region: env.S3_REGION?.trim() || 'us-east-1',
+    bucket,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE'),
+    checksums: checksums === '' ? undefined : checksums,
+  };
+}
+
+function attachmentsConfig(env: Env, dataDir: string): AttachmentsConfig {
+  const maxFileBytes = integer(env, 'ATTACHMENT_MAX_BYTES', 10 * MIB, 1024, 1024 * MIB);
+  const maxTotalBytes = integer(env, 'ATTACHMENTS_MAX_TOTAL_BYTES', 25 * MIB, 1024, 10 * 1024 * MIB);
+  if (maxTotalBytes < maxFileBytes) {
+    throw new ConfigError(
+      `ATTACHMENTS_MAX_TOTAL_BYTES (${maxTotalBytes}) must be at least ATTACHMENT_MAX_BYTES (${maxFileBytes})`,
+    );
+  }
+  return {
+    storage: storageConfig(env, dataDir),
+    maxFileBytes,
+    maxTotalBytes,
+    maxFilesPerPost: 10,
+    maxFilesPerLead: 50,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const host = env.HOST || '127.0.0.1';
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -333,5 +426,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxInFlight: integer(env, 'MAX_IN_FLIGHT', 1000, 0, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
     captcha: captchaConfig(env),
+    attachments: attachmentsConfig(env, dataDir),
   });
 }

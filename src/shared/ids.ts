@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   email: 'eml',
   form: 'frm',
   note: 'not',
+  attachment: 'att',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   'lead.status_changed',
   'lead.updated',
   'note.created',
+  'attachment.created',
+  'attachment.deleted',
   'customer.created',
   'customer.updated',
 ] as const;
@@ -20,7 +22,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * What an event carries, stored and sent as JSON: lead.* events `{ lead, from?, to?, changed? }` (the single-lead
- * read after the change), customer.* events `{ customer, changed? }`, note.created `{ note, leadId }`. The
+ * read after the change), customer.* events `{ customer, changed? }`, note.created `{ note, leadId }`, attachment.* `{ attachment }`. The
  * capability that makes the change builds it; the API's Event schema (webhooks/api/event-schemas.ts) documents it.
  */
 export type EventData = { readonly [field: string]: unknown };

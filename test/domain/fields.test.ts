@@ -245,6 +245,9 @@ describe('the API’s schemas and examples', () => {
     'customer',
     'address',
     'statusHistory',
+    // Photos and files: the detail's list of them, the list item's count.
+    'attachments',
+    'attachmentCount',
   ];
 
   it('LeadCreate has every field of the table and no other, required as the table says', () => {

@@ -31,6 +31,7 @@ const LEAD_ITEM_KEYS = [
   'sourceFormName',
   'customer',
   'address',
+  'attachmentCount',
   ...ADDED_LISTED,
 ];
 const ADDRESS_ITEM_KEYS = [
@@ -170,6 +171,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
           postalCode: '1011 AB',
           city: 'Utrecht',
         },
+        attachmentCount: 0,
       });
       expect(item.receivedAt).toMatch(ISO_MS);
     });

@@ -10,6 +10,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Method, raw } from '../api.js';
 import { createTestContext, dialects, TEST_WEBHOOKS, type TestContext, validLead } from '../helpers.js';
+import { multipart, TINY_PNG } from '../multipart.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
 const addFormats: AddFormats =
@@ -224,6 +225,37 @@ describe.each(dialects())('responses match the OpenAPI document on %s', (dialect
     await call('GET', '/v1/leads/{id}/notes', `/v1/leads/${created.id}/notes`);
     await call('GET', '/v1/leads/{id}/notes/{noteId}', `/v1/leads/${created.id}/notes/${note.id}`);
     await call('GET', '/v1/leads/{id}/notes/{noteId}', `/v1/leads/${created.id}/notes/not_0`); // 404
+
+    // Attachments.
+    const photo = multipart([{ filename: 'dot.png', type: 'image/png', data: TINY_PNG }]);
+    const added = (
+      await call('POST', '/v1/leads/{id}/attachments', `/v1/leads/${created.id}/attachments`, {
+        body: photo.payload,
+        headers: photo.headers,
+      })
+    ).json();
+    const attachment = added.data[0].id as string;
+    const page2 = multipart([{ filename: 'page.png', data: '<html><body>not a photo</body></html>' }]);
+    await call('POST', '/v1/leads/{id}/attachments', `/v1/leads/${created.id}/attachments`, {
+      body: page2.payload,
+      headers: page2.headers,
+    }); // 422
+    await call('POST', '/v1/leads/{id}/attachments', `/v1/leads/${created.id}/attachments`, {
+      body: { file: 'x' },
+    }); // 415
+    await call('GET', '/v1/leads/{id}/attachments', `/v1/leads/${created.id}/attachments`);
+    await call('GET', '/v1/leads/{id}/attachments', '/v1/leads/wrk_01m86veqrn19z74s8skcy4mytv/attachments'); // 404
+    await call('GET', '/v1/attachments/{id}', `/v1/attachments/${attachment}`);
+    await call('GET', '/v1/attachments/{id}', '/v1/attachments/att_0'); // 404
+    await call('GET', '/v1/attachments/{id}/content', `/v1/attachments/${attachment}/content`);
+    await call(
+      'GET',
+      '/v1/attachments/{id}/content',
+      `/v1/attachments/${attachment}/content?variant=thumbnail`,
+    );
+    await call('GET', '/v1/attachments/{id}/content', `/v1/attachments/${attachment}/content?variant=big`); // 422
+    await call('DELETE', '/v1/attachments/{id}', `/v1/attachments/${attachment}`);
+    await call('DELETE', '/v1/attachments/{id}', `/v1/attachments/${attachment}`); // 404
 
     // Work items, exports.
     await call('GET', '/v1/work-items', '/v1/work-items?status=scheduled');

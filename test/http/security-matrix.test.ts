@@ -15,6 +15,7 @@ import {
   testConfig,
   validLead,
 } from '../helpers.js';
+import { multipart, TINY_PNG } from '../multipart.js';
 import { type Receiver, startReceiver } from '../receiver.js';
 
 /** Ids the routes need: brand A's (the main brand) and brand B's (the other brand). */
@@ -44,6 +45,9 @@ interface Fixtures {
   deleteFormId: string;
   /** A note on brand A's lead. */
   noteId: string;
+  /** A photo of brand A's lead, and one only the DELETE route touches. */
+  attachmentId: string;
+  deleteAttachmentId: string;
   otherFormId: string;
 }
 
@@ -128,6 +132,48 @@ const ROUTES: RouteCase[] = [
       payload: { text: 'Added by the matrix' },
     }),
     expectBody: (body) => expect(body.id).toMatch(/^not_[0-9a-z]{26}$/),
+  },
+  {
+    name: 'POST /v1/leads/{id}/attachments',
+    scope: 'leads:write',
+    recordId: (fx) => fx.leadId,
+    success: 201,
+    request: (fx) => {
+      const body = multipart([{ filename: 'dot.png', type: 'image/png', data: TINY_PNG }]);
+      return { method: 'POST', url: `/v1/leads/${fx.leadId}/attachments`, ...body };
+    },
+    expectBody: (body) => expect((body.data as { id: string }[])[0]?.id).toMatch(/^att_[0-9a-z]{26}$/),
+  },
+  {
+    name: 'GET /v1/leads/{id}/attachments',
+    scope: 'leads:read',
+    recordId: (fx) => fx.leadId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/leads/${fx.leadId}/attachments` }),
+    expectBody: expectList,
+  },
+  {
+    name: 'GET /v1/attachments/{id}',
+    scope: 'leads:read',
+    recordId: (fx) => fx.attachmentId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/attachments/${fx.attachmentId}` }),
+    expectBody: (body, fx) => expect(body.id).toBe(fx.attachmentId),
+  },
+  {
+    name: 'GET /v1/attachments/{id}/content',
+    scope: 'leads:read',
+    recordId: (fx) => fx.attachmentId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/attachments/${fx.attachmentId}/content` }),
+    expectText: { type: /^image\/png$/, check: (text) => expect(text.length).toBeGreaterThan(0) },
+  },
+  {
+    name: 'DELETE /v1/attachments/{id}',
+    scope: 'full',
+    recordId: (fx) => fx.deleteAttachmentId,
+    success: 204,
+    request: (fx) => ({ method: 'DELETE', url: `/v1/attachments/${fx.deleteAttachmentId}` }),
   },
   {
     name: 'GET /v1/leads/{id}/notes/{noteId}',
@@ -494,6 +540,19 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     const note = await ctx.api.post(`/v1/leads/${fx.leadId}/notes`, { text: 'Matrix note' });
     expect(note.statusCode, note.body).toBe(201);
     fx.noteId = note.json().id as string;
+    const addPhoto = async () => {
+      const body = multipart([{ filename: 'dot.png', type: 'image/png', data: TINY_PNG }]);
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/v1/leads/${fx.leadId}/attachments`,
+        headers: { ...body.headers, 'x-api-key': ctx.keys.full },
+        payload: body.payload,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().data[0].id as string;
+    };
+    fx.attachmentId = await addPhoto();
+    fx.deleteAttachmentId = await addPhoto();
     fx.patchLeadId = (await ctx.createLead()).id as string;
     fx.workItemId = (await ctx.createLead()).id as string;
     await ctx.setStatus(fx.workItemId, 'scheduled');

@@ -39,6 +39,8 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
         'lead.status_changed',
         'lead.updated',
         'note.created',
+        'attachment.created',
+        'attachment.deleted',
         'customer.created',
         'customer.updated',
       ],

@@ -44,7 +44,7 @@ async function spamNotice(
 }
 
 export default async function spamRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const { database } = deps;
+  const { database, storage } = deps;
 
   app.get('/spam', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
@@ -86,7 +86,7 @@ export default async function spamRoutes(app: FastifyInstance, { deps }: { deps:
   app.post('/spam/:id/delete', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
     const id = pathParam(request, 'id');
-    await deleteSpam(database, user.brandId, id);
+    await deleteSpam(database, user.brandId, id, storage);
     request.log.info({ leadId: id, userId: user.userId }, 'spam deleted in the dashboard');
     return seeOther(reply, `${SPAM_PATH}?done=deleted`);
   });

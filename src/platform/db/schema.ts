@@ -126,6 +126,8 @@ export interface LeadTable {
   list_json: Defaulted<string | null>;
   /** Moves on with every change to what list_json is built from, and with every write of list_json. */
   list_rev: Defaulted<number>;
+  /** How many attachments the lead has (attachments' rows), kept by the code that adds and removes them. */
+  attachment_count: Defaulted<number>;
 }
 
 /** What happened to a lead besides its states: who did what, when (detail is JSON text). */
@@ -165,6 +167,26 @@ export interface LeadNoteTable {
   author_type: 'key' | 'user' | 'form';
   author_id: string;
   author_name: string;
+  created_at: number;
+}
+
+/** A photo or file with a request; its bytes are in the attachment storage under storage_key. */
+export interface AttachmentTable {
+  id: string;
+  lead_id: string;
+  brand_id: string;
+  /** As sent, for display and downloads; never part of a path or key. */
+  file_name: string;
+  /** Decided from the bytes (file-type), never from the name or the declared type. */
+  content_type: string;
+  size: number;
+  /** Hex SHA-256 of the bytes as received. */
+  sha256: string;
+  /** Images whose header could be read; else null. */
+  width: number | null;
+  height: number | null;
+  source: 'form' | 'api' | 'dashboard';
+  storage_key: string;
   created_at: number;
 }
 
@@ -360,6 +382,7 @@ export interface Tables {
   lead_status_history: LeadStatusHistoryTable;
   lead_activity: LeadActivityTable;
   lead_notes: LeadNoteTable;
+  attachments: AttachmentTable;
   setup_tokens: SetupTokenTable;
   sessions: SessionTable;
   sign_in_failures: SignInFailureTable;

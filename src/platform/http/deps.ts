@@ -3,6 +3,7 @@
 import type { ApiKeyLookup } from '../../shared/scopes.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import type { ObjectStorage } from '../storage/storage.js';
 import type { ResponseCache } from './response-cache.js';
 
 /** What route plugins need from the app, passed explicitly instead of through decorators. */
@@ -16,4 +17,6 @@ export interface RouteDeps {
   keys: ApiKeyLookup;
   /** Reuses list and single-read responses while the data is unchanged. */
   responses: ResponseCache;
+  /** Where attachments' bytes are kept (ATTACHMENT_STORAGE: disk or s3). */
+  storage: ObjectStorage;
 }

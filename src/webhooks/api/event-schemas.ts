@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { AttachmentSchema } from '../../attachments/attachments.js';
 import { CustomerSchema } from '../../customers/customers.js';
 import { NoteSchema } from '../../leads/api/note-schemas.js';
 import { LeadDetailSchema } from '../../leads/api/schemas.js';
@@ -21,6 +22,7 @@ export const EventSchema = Type.Object(
           }),
         ),
         note: Type.Optional(NoteSchema),
+        attachment: Type.Optional(AttachmentSchema),
         leadId: Type.Optional(
           Type.String({
             description:
@@ -37,7 +39,7 @@ export const EventSchema = Type.Object(
       {
         additionalProperties: false,
         description:
-          'lead.* events: `lead` is the single-lead read as it is after the change. customer.* events: `customer` as it is after the change. note.created: `note` and `leadId`.',
+          'lead.* events: `lead` is the single-lead read as it is after the change. customer.* events: `customer` as it is after the change. note.created: `note` and `leadId`. attachment.created and attachment.deleted: `attachment`, the file’s metadata (as it was, for a deletion), never its bytes.',
       },
     ),
   },

@@ -34,6 +34,8 @@ const EVENT_DESCRIPTIONS: Record<EventType, MessageKey> = {
   'lead.status_changed': 'webhooks.event.leadStatusChanged',
   'lead.updated': 'webhooks.event.leadUpdated',
   'note.created': 'webhooks.event.noteCreated',
+  'attachment.created': 'webhooks.event.attachmentCreated',
+  'attachment.deleted': 'webhooks.event.attachmentDeleted',
   'customer.created': 'webhooks.event.customerCreated',
   'customer.updated': 'webhooks.event.customerUpdated',
 };
