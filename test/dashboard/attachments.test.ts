@@ -7,7 +7,7 @@ import { createSession } from '../../src/accounts/sessions.js';
 import type { App } from '../../src/app.js';
 import { SESSION_COOKIE } from '../../src/platform/web/cookies.js';
 import { jpeg, pdf } from '../attachments/files.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { createTestContext, dialects, type TestContext, testConfig } from '../helpers.js';
 import { multipart, type Part } from '../multipart.js';
 import { addUser, Browser, textOf } from './helpers.js';
 
@@ -26,7 +26,8 @@ describe.each(dialects())('photos and files on the lead page on %s', (dialect) =
   let leadId: string;
 
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
+    const base = testConfig(dialect).attachments;
+    ctx = await createTestContext(dialect, { attachments: { ...base, maxFileBytes: 64 * 1024 } });
     const db = ctx.app.deps.database.db;
     const sam = await addUser(ctx.app, ctx.brandId, 'sam@acme.example', 'owner');
     const anna = await addUser(ctx.app, ctx.brandId, 'anna@acme.example', 'member');
@@ -131,6 +132,22 @@ describe.each(dialects())('photos and files on the lead page on %s', (dialect) =
     expect(text).toContain("Foto's en bestanden: “notes.txt” is geen foto of pdf");
     expect(await storedKeys()).toEqual(before);
     expect(attachmentIds(res.body)).toHaveLength(2);
+  });
+
+  it('refuses a file over the limit and a form post that is not multipart, storing nothing', async () => {
+    await owner.get(`/dashboard/leads/${leadId}`);
+    const before = await storedKeys();
+    const big = await upload(owner, [
+      { filename: 'plan.pdf', type: 'application/pdf', data: pdf(70 * 1024) },
+    ]);
+    expect(big.statusCode).toBe(422);
+    expect(textOf(big.body)).toContain('Photos and files: “plan.pdf” is larger than 65,536 bytes.');
+    const none = await upload(owner, [{ filename: '', type: 'application/octet-stream', data: '' }]);
+    expect(none.statusCode).toBe(422);
+    expect(textOf(none.body)).toContain('Photos and files: choose one or more photos or files first.');
+    const form = await owner.post(`/dashboard/leads/${leadId}/attachments?_csrf=${owner.csrf}`, {});
+    expect(form.statusCode).toBe(415);
+    expect(await storedKeys()).toEqual(before);
   });
 
   it('refuses a post without the form token, and a token in the body is not enough', async () => {

@@ -4,7 +4,13 @@ import multipart, { type Multipart } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { userOf } from '../../accounts/dashboard/session.js';
 import { getAttachment, readContent } from '../../attachments/attachments.js';
-import { FIELD, MalformedUploadError, Upload, UploadTooLargeError } from '../../attachments/upload.js';
+import {
+  bytesText,
+  FIELD,
+  MalformedUploadError,
+  Upload,
+  UploadTooLargeError,
+} from '../../attachments/upload.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { pathParam, seeOther, text } from '../../platform/web/http.js';
 import { type FieldError, ValidationError } from '../../shared/errors.js';
@@ -83,7 +89,7 @@ function refusalOf(
 ): { errors: FieldError[]; status: number } | undefined {
   if (error instanceof ValidationError) return { errors: [...error.errors], status: 422 };
   if (error instanceof UploadTooLargeError) {
-    const max = `${Math.round(maxTotalBytes / (1024 * 1024))} MB`;
+    const max = bytesText(maxTotalBytes);
     const text = { key: 'lead.files.error.tooLargeTotal', values: { max } } as const;
     return { errors: [{ field: FIELD, message: error.message, text }], status: 413 };
   }
