@@ -28,6 +28,13 @@ import { DomainError, NotFoundError } from '../shared/errors.js';
 import type { MessageKey } from '../shared/i18n/index.js';
 import webhookRoutes from '../webhooks/dashboard/routes.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A form post with files (multipart/form-data, read by the handler); its CSRF token is in the query (_csrf). */
+    multipart?: boolean;
+  }
+}
+
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
@@ -80,11 +87,19 @@ function pageAccess(deps: RouteDeps) {
       return sendPage(reply, adminOnlyPage(user, adminTask(request.url), admins), 403);
     }
     if (request.method !== 'POST') return;
-    if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+    // A route that takes files (config.multipart) reads its body itself, streamed: its token is in the query.
+    const files = request.routeOptions.config.multipart === true;
+    const type = files ? 'multipart/form-data' : 'application/x-www-form-urlencoded';
+    if (!request.headers['content-type']?.startsWith(type)) {
       return formRefused(request, reply, 415, UNSUPPORTED_FORM);
     }
     const expected = access === 'public' ? request.cookies[FORM_COOKIE] : request.signedIn?.csrfToken;
-    const refusal = csrfRefusal(request, expected, deps.config.publicUrl);
+    const refusal = csrfRefusal(
+      request,
+      expected,
+      deps.config.publicUrl,
+      files ? request.query : request.body,
+    );
     if (refusal) {
       request.log.warn({ reason: refusal }, 'form post refused: possible cross-site request forgery');
       return formRefused(request, reply, 403, {

@@ -5,6 +5,7 @@ import type { SessionUser } from '../../accounts/sessions.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import type { SafeHtml } from '../../platform/web/html.js';
 import { sendPage } from '../../platform/web/http.js';
+import type { FieldError } from '../../shared/errors.js';
 import { getLead, listLeadActivity, listNotes } from '../index.js';
 import { peopleOf } from './planning-routes.js';
 import type { FeedFilter, NoteFormState } from './views/lead-timeline.js';
@@ -22,7 +23,12 @@ export async function showLead(
   id: string,
   message: SafeHtml | undefined,
   status = 200,
-  extra: { feed?: FeedFilter; noteForm?: NoteFormState; visitForm?: VisitFormState } = {},
+  extra: {
+    feed?: FeedFilter;
+    noteForm?: NoteFormState;
+    visitForm?: VisitFormState;
+    fileErrors?: readonly FieldError[];
+  } = {},
 ) {
   const { database } = deps;
   const lead = await getLead(database, user.brandId, id);

@@ -36,7 +36,14 @@ function messageOf(tr: Translator, query: unknown): SafeHtml | undefined {
             ? leadEditedNotice(tr, edited)
             : text(query, 'visit') === 'saved'
               ? notice(tr.t('lead.notice.visitSaved'))
-              : undefined;
+              : filesNotice(tr, text(query, 'files'));
+}
+
+/** After files were added or one deleted on the page. */
+function filesNotice(tr: Translator, files: string): SafeHtml | undefined {
+  if (files === 'added') return notice(tr.t('lead.notice.filesAdded'));
+  if (files === 'deleted') return notice(tr.t('lead.notice.fileDeleted'));
+  return undefined;
 }
 
 /** Why the details were not applied, with a link to the customer who already has the submitted email. */

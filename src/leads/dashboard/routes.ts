@@ -1,7 +1,8 @@
 // The dashboard's lead pages, one plugin per page group: the lists and their CSV exports, one lead's page, its
-// state changes, visit and notes, typed-in and edited leads, spam, and planning.
+// state changes, visit, notes and files, typed-in and edited leads, spam, and planning.
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
+import attachmentRoutes from './attachment-routes.js';
 import leadEntryRoutes from './entry-routes.js';
 import exportRoutes from './export-routes.js';
 import leadPageRoutes from './lead-routes.js';
@@ -23,6 +24,7 @@ export default async function leadRoutes(app: FastifyInstance, { deps }: { deps:
     leadEntryRoutes,
     spamRoutes,
     planningRoutes,
+    attachmentRoutes,
   ]) {
     await app.register(routes, { deps });
   }

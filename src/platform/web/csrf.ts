@@ -24,18 +24,22 @@ function sameOrigin(request: FastifyRequest, origin: string, publicUrl: string):
   return origin === own || origin === new URL(publicUrl).origin;
 }
 
-/** Null when the post may proceed, otherwise why it is refused (for the log; the user sees one message). */
+/**
+ * Null when the post may proceed, otherwise why it is refused (for the log; the user sees one message). The token
+ * is read from `fields`: the form body, or the query of a multipart form's action URL.
+ */
 export function csrfRefusal(
   request: FastifyRequest,
   expected: string | undefined,
   publicUrl: string,
+  fields: unknown = request.body,
 ): string | null {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site is ${site}`;
   const origin = request.headers.origin;
   if (origin !== undefined && !sameOrigin(request, origin, publicUrl))
     return `Origin ${origin} is not this site`;
-  const given = field(request.body, CSRF_FIELD);
+  const given = field(fields, CSRF_FIELD);
   if (!isSecretShaped(expected)) return 'no token to compare with (cookie missing)';
   if (typeof given !== 'string' || !secretsEqual(given, expected)) return 'form token missing or wrong';
   return null;

@@ -47,6 +47,7 @@ import {
   WORK_ITEM_STATUSES,
 } from '../../states.js';
 import type { LeadStats } from '../../stats.js';
+import { attachmentsSection } from './attachments.js';
 import { perDayChart, perStatusChart } from './charts.js';
 import {
   PRIORITY_KEYS,
@@ -335,6 +336,8 @@ export interface LeadView {
   people?: Person[] | undefined;
   /** The visit form as sent, when it had problems. */
   visitForm?: VisitFormState | undefined;
+  /** Why the files just sent were refused. */
+  fileErrors?: readonly FieldError[] | undefined;
 }
 
 function shown(value: string | null): HtmlValue {
@@ -478,6 +481,7 @@ ${submittedSection(tr, user, lead)}
     <address>${street}<br>${address.postalCode} ${address.city}<br>${address.country}</address>
   </section>
 </div>
+${attachmentsSection(user, lead.id, lead.attachments, view.fileErrors)}
 ${timelineSection({
   user,
   lead,
