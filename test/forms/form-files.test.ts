@@ -1,0 +1,189 @@
+// Photos and files with a website form's post: every file part becomes an attachment of the new lead, in the
+// lead's own transaction; any refusal stores nothing (no lead, no file); spam keeps its files.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HTML, jpeg, pdf, png } from '../attachments/files.js';
+import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { multipart, type Part } from '../multipart.js';
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const SITE = 'https://www.example.nl';
+
+describe.each(dialects())('files with a website form post on %s', (dialect) => {
+  let ctx: TestContext;
+  let form: { id: string };
+  let dutchForm: { id: string };
+  beforeAll(async () => {
+    ctx = await createTestContext(dialect, {
+      rateLimit: {
+        readsPerMinute: 1_000_000,
+        writesPerMinute: 1_000_000,
+        failedAuthPerMinute: 1_000_000,
+        formPostsPerMinute: 1_000_000,
+      },
+    });
+    const made = async (body: Record<string, unknown>) => {
+      const res = await ctx.api.post('/v1/forms', { allowedOrigins: [SITE], ...body });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json();
+    };
+    form = await made({ name: 'Website' });
+    dutchForm = await made({ name: 'Dutch', language: 'nl' });
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  let n = 0;
+  const fieldParts = (extra: Record<string, string> = {}) => {
+    const email = `files${++n}-${dialect}-${Date.now()}@example.com`;
+    const values: Record<string, string> = {
+      customerName: `Files person ${n}`,
+      email,
+      street: 'Damrak',
+      streetNumber: '1',
+      postalCode: '1012 LG',
+      city: 'Amsterdam',
+      title: 'Leaking roof',
+      ...extra,
+    };
+    return { email, parts: Object.entries(values).map(([field, data]): Part => ({ field, data })) };
+  };
+  const post = (formId: string, parts: Part[]) => {
+    const body = multipart(parts);
+    return ctx.app.inject({
+      method: 'POST',
+      url: `/f/${formId}`,
+      headers: { ...body.headers, origin: SITE },
+      payload: body.payload,
+    });
+  };
+  const leadsOf = (email: string) =>
+    ctx.app.deps.database.db
+      .selectFrom('leads as l')
+      .innerJoin('customers as c', 'c.id', 'l.customer_id')
+      .select(['l.id', 'l.spam', 'l.attachment_count'])
+      .where('c.email', '=', email)
+      .execute();
+  const storedKeys = async () => {
+    const keys: string[] = [];
+    for await (const object of ctx.app.deps.storage.list()) keys.push(object.key);
+    return keys.sort();
+  };
+
+  it('a post with 2 photos: the lead has them (bytes unchanged), lead.created and its list item too', async () => {
+    const one = await jpeg(640, 480);
+    const two = await png(32, 32);
+    const { email, parts } = fieldParts();
+    // Fields after the files arrive too; any field name is a file's.
+    const res = await post(form.id, [
+      ...parts.slice(0, 3),
+      { filename: 'kitchen.jpg', type: 'image/jpeg', data: one },
+      { field: 'photo', filename: 'roof.png', type: 'image/png', data: two },
+      ...parts.slice(3),
+    ]);
+    expect(res.statusCode, res.body).toBe(303);
+    const [lead] = await leadsOf(email);
+    expect(lead).toBeDefined();
+    expect(Number(lead!.attachment_count)).toBe(2);
+    const read = (await ctx.api.get(`/v1/leads/${lead!.id}`)).json();
+    expect(read.attachments.map((a: { fileName: string }) => a.fileName).sort()).toEqual([
+      'kitchen.jpg',
+      'roof.png',
+    ]);
+    for (const a of read.attachments) {
+      expect(a.source).toBe('form');
+      expect(a.sha256).toBe(sha256(a.fileName === 'kitchen.jpg' ? one : two));
+      const content = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/attachments/${a.id}/content`,
+        headers: { 'x-api-key': ctx.keys.full },
+      });
+      expect(sha256(content.rawPayload)).toBe(a.sha256);
+    }
+    const event = await ctx.app.deps.database.db
+      .selectFrom('events')
+      .select('data')
+      .where('type', '=', 'lead.created')
+      .where('data', 'like', `%${lead!.id}%`)
+      .executeTakeFirstOrThrow();
+    const created = JSON.parse(event.data).lead;
+    expect(created.attachments).toHaveLength(2);
+    expect(created.attachments.map((a: { id: string }) => a.id).sort()).toEqual(
+      read.attachments.map((a: { id: string }) => a.id).sort(),
+    );
+    const list = (await ctx.api.get('/v1/leads?limit=100')).json();
+    const item = list.data.find((l: { id: string }) => l.id === lead!.id);
+    expect(item.attachmentCount).toBe(2);
+  });
+
+  it('a file of another type is a 422 naming attachments; nothing is stored, no lead, no file', async () => {
+    const keysBefore = await storedKeys();
+    const { email, parts } = fieldParts();
+    const res = await post(form.id, [
+      { filename: 'ok.jpg', type: 'image/jpeg', data: await jpeg(64, 64) },
+      { filename: 'page.html', type: 'image/jpeg', data: HTML },
+      ...parts,
+    ]);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('page.html');
+    // The page is shown again with what was typed (the fields after the refused file arrived too).
+    expect(res.body).toContain(email);
+    expect(await leadsOf(email)).toEqual([]);
+    expect(await storedKeys()).toEqual(keysBefore);
+  });
+
+  it('the 422 page is in the form’s language', async () => {
+    const { email, parts } = fieldParts();
+    const res = await post(dutchForm.id, [...parts, { filename: 'x.html', type: 'text/html', data: HTML }]);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.headers['content-language']).toBe('nl');
+    expect(res.body).toContain('<html lang="nl"');
+    expect(res.body).toContain('x.html');
+    expect(await leadsOf(email)).toEqual([]);
+  });
+
+  it('a refusal of the fields stores none of the files', async () => {
+    const keysBefore = await storedKeys();
+    const { email, parts } = fieldParts({ title: '' });
+    const res = await post(form.id, [...parts, { filename: 'a.jpg', data: await jpeg(64, 64) }]);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(await leadsOf(email)).toEqual([]);
+    expect(await storedKeys()).toEqual(keysBefore);
+  });
+
+  it('spam keeps its files with the spam lead, without events', async () => {
+    const { email, parts } = fieldParts({ _gotcha: 'http://spam.example' });
+    const photo = await jpeg(100, 100);
+    const res = await post(form.id, [...parts, { filename: 'spam.jpg', data: photo }]);
+    expect(res.statusCode, res.body).toBe(303);
+    const [lead] = await leadsOf(email);
+    expect(lead!.spam).toBe(1);
+    expect(Number(lead!.attachment_count)).toBe(1);
+    const rows = await ctx.app.deps.database.db
+      .selectFrom('attachments')
+      .select(['sha256', 'storage_key'])
+      .where('lead_id', '=', lead!.id)
+      .execute();
+    expect(rows.map((r) => r.sha256)).toEqual([sha256(photo)]);
+    expect(await storedKeys()).toContain(rows[0]!.storage_key);
+    const events = await ctx.app.deps.database.db
+      .selectFrom('events')
+      .select('id')
+      .where('data', 'like', `%${lead!.id}%`)
+      .execute();
+    expect(events).toEqual([]);
+  });
+
+  it('text fields keep the 64 KiB limit together; files do not count towards it', async () => {
+    const big = fieldParts({ description: 'x'.repeat(70 * 1024) });
+    expect((await post(form.id, big.parts)).statusCode).toBe(413);
+    expect(await leadsOf(big.email)).toEqual([]);
+    const { email, parts } = fieldParts();
+    const quote = pdf(200 * 1024);
+    const res = await post(form.id, [...parts, { filename: 'quote.pdf', data: quote }]);
+    expect(res.statusCode, res.body).toBe(303);
+    expect(Number((await leadsOf(email))[0]!.attachment_count)).toBe(1);
+  });
+});
