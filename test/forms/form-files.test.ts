@@ -71,6 +71,23 @@ describe.each(dialects())('files with a website form post on %s', (dialect) => {
     return keys.sort();
   };
 
+  it('the hosted page and the snippet ask for photos, in the form’s language, as a multipart form', async () => {
+    const input =
+      /<input id="field-attachments" type="file" name="attachments" multiple accept="image\/\*,application\/pdf"/;
+    const en = await ctx.app.inject({ method: 'GET', url: `/f/${form.id}` });
+    expect(en.body).toMatch(input);
+    expect(en.body).toContain('enctype="multipart/form-data"');
+    expect(en.body).toContain('Photos <span class="optional">(optional)</span>');
+    expect(en.body).toContain('at most 10 files, each up to 10 MB');
+    expect(en.body).not.toContain('capture');
+    const nl = await ctx.app.inject({ method: 'GET', url: `/f/${dutchForm.id}` });
+    expect(nl.body).toContain('Foto&#39;s <span class="optional">(optioneel)</span>');
+    const snippet = (await ctx.api.get(`/v1/forms/${dutchForm.id}`)).json().snippet as string;
+    expect(snippet).toMatch(input);
+    expect(snippet).toContain('enctype="multipart/form-data"');
+    expect(snippet).toContain('hoogstens 10 bestanden');
+  });
+
   it('a post with 2 photos: the lead has them (bytes unchanged), lead.created and its list item too', async () => {
     const one = await jpeg(640, 480);
     const two = await png(32, 32);

@@ -26,7 +26,7 @@ import {
   type SubmitResult,
   submitForm,
 } from '../submit.js';
-import { errorPage, formErrorText, hostedFormPage, thanksPage } from '../views.js';
+import { errorPage, type FileLimits, formErrorText, hostedFormPage, thanksPage } from '../views.js';
 
 const FormParams = Type.Object(
   { formId: Type.String({ maxLength: 100, description: 'The form’s public frm_… id.' }) },
@@ -144,7 +144,8 @@ async function readMultipart(
   const parts = request.parts()[Symbol.asyncIterator]();
   for (let part = await nextPart(parts); part; part = await nextPart(parts)) {
     if (part.type === 'file') {
-      if (fileErrors.length) {
+      // A file field left empty: browsers send a part without a name or bytes.
+      if (fileErrors.length || part.filename === '') {
         await drain(part.file);
         continue;
       }
@@ -263,7 +264,13 @@ function htmlErrorHandler(deps: RouteDeps) {
 }
 
 /** A submitForm outcome as the answer: JSON clients get JSON (CORS headers for allowed origins), browsers pages. */
-function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, result: SubmitResult) {
+function answer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  json: boolean,
+  result: SubmitResult,
+  files: FileLimits,
+) {
   if (result.outcome === 'not_found') {
     return json
       ? sendProblem(request, reply, 'not_found', 'No such form, or it is not taking requests.')
@@ -298,7 +305,9 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
       }
       return htmlHeaders(reply, form, locale, true)
         .code(422)
-        .send(hostedFormPage(form, locale, { values: typedValues(request.body), errors: error.errors }));
+        .send(
+          hostedFormPage(form, locale, files, { values: typedValues(request.body), errors: error.errors }),
+        );
     }
     case 'created':
       if (json) return reply.code(201).send(result.lead);
@@ -349,7 +358,7 @@ async function formPage(deps: RouteDeps, request: FastifyRequest, reply: Fastify
     const back = backLink(form, (request.query as Record<string, unknown> | undefined)?.back);
     return htmlHeaders(reply, form, locale).send(thanksPage(form.brandName, locale, back));
   }
-  return htmlHeaders(reply, form, locale, true).send(hostedFormPage(form, locale));
+  return htmlHeaders(reply, form, locale, true).send(hostedFormPage(form, locale, deps.config.attachments));
 }
 
 /** POST /f/{formId}: a multipart post's files stored first, and removed again unless its lead is created. */
@@ -378,7 +387,7 @@ async function submitHandler(
     // On any refusal nothing of the post is kept; a created lead's files are its attachments now.
     if (result.outcome !== 'created') await upload.discard();
     if (read) request.body = read.body;
-    return answer(request, reply, json, result);
+    return answer(request, reply, json, result, deps.config.attachments);
   } catch (error) {
     await upload.discard();
     throw error;
