@@ -3,7 +3,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTML, jpeg, pdf, png } from '../attachments/files.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { addUser } from '../dashboard/helpers.js';
+import { createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
+import { type SmtpReceiver, startSmtp, testMail } from '../mail/smtp.js';
 import { multipart, type Part } from '../multipart.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -202,5 +204,63 @@ describe.each(dialects())('files with a website form post on %s', (dialect) => {
     const res = await post(form.id, [...parts, { filename: 'quote.pdf', data: quote }]);
     expect(res.statusCode, res.body).toBe(303);
     expect(Number((await leadsOf(email))[0]!.attachment_count)).toBe(1);
+  });
+});
+
+describe.each(dialects())('the new-lead mail of a form post with files on %s', (dialect) => {
+  let ctx: TestContext;
+  let smtp: SmtpReceiver;
+  let form: { id: string };
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    ctx = await createTestContext(dialect, { mail: testMail(smtp.url()) });
+    await addUser(ctx.app, ctx.brandId, 'owner@acme.example', 'owner');
+    const dutch = await addUser(ctx.app, ctx.brandId, 'eigenaar@acme.example', 'owner');
+    await ctx.app.deps.database.db
+      .updateTable('users')
+      .set({ language: 'nl' })
+      .where('id', '=', dutch.id)
+      .execute();
+    const res = await ctx.api.post('/v1/forms', { name: 'Website', allowedOrigins: [SITE] });
+    form = res.json();
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await smtp?.close();
+  });
+
+  it('names the files in both languages, and attaches none', async () => {
+    const values: Record<string, string> = {
+      customerName: 'Mail person',
+      email: `mail-${dialect}-${Date.now()}@example.com`,
+      street: 'Damrak',
+      streetNumber: '1',
+      postalCode: '1012 LG',
+      city: 'Amsterdam',
+      title: `Photos by mail ${dialect}`,
+    };
+    const body = multipart([
+      ...Object.entries(values).map(([field, data]): Part => ({ field, data })),
+      { filename: 'lekkage keuken.jpg', data: await jpeg(64, 64) },
+      { filename: 'offerte.pdf', data: pdf() },
+    ]);
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `/f/${form.id}`,
+      headers: { ...body.headers, origin: SITE },
+      payload: body.payload,
+    });
+    expect(res.statusCode, res.body).toBe(303);
+    await waitFor(
+      () => smtp.to('owner@acme.example').length + smtp.to('eigenaar@acme.example').length >= 2,
+      'two mails',
+    );
+    const [en] = smtp.to('owner@acme.example');
+    const [nl] = smtp.to('eigenaar@acme.example');
+    expect(en!.parsed.text).toMatch(/Photos and files:?\s+lekkage keuken\.jpg, offerte\.pdf/);
+    expect(en!.parsed.html).toContain('lekkage keuken.jpg, offerte.pdf');
+    expect(nl!.parsed.text).toMatch(/Foto's en bestanden:?\s+lekkage keuken\.jpg, offerte\.pdf/);
+    expect(en!.parsed.attachments).toEqual([]);
+    expect(nl!.parsed.attachments).toEqual([]);
   });
 });
