@@ -4,9 +4,10 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTML, jpeg, pdf, png } from '../attachments/files.js';
 import { addUser } from '../dashboard/helpers.js';
-import { createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
+import { createTestContext, dialects, type TestContext, testConfig, waitFor } from '../helpers.js';
 import { type SmtpReceiver, startSmtp, testMail } from '../mail/smtp.js';
 import { multipart, type Part } from '../multipart.js';
+import { startS3, type TestS3 } from '../s3.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const SITE = 'https://www.example.nl';
@@ -262,5 +263,65 @@ describe.each(dialects())('the new-lead mail of a form post with files on %s', (
     expect(nl!.parsed.text).toMatch(/Foto's en bestanden:?\s+lekkage keuken\.jpg, offerte\.pdf/);
     expect(en!.parsed.attachments).toEqual([]);
     expect(nl!.parsed.attachments).toEqual([]);
+  });
+});
+
+describe.each(dialects())('files with a website form post on %s, stored on s3', (dialect) => {
+  let ctx: TestContext;
+  let s3: TestS3;
+  let form: { id: string };
+  beforeAll(async () => {
+    s3 = await startS3();
+    const base = testConfig(dialect).attachments;
+    ctx = await createTestContext(dialect, { attachments: { ...base, storage: s3.storage } });
+    form = (await ctx.api.post('/v1/forms', { name: 'Website', allowedOrigins: [SITE] })).json();
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await s3?.close();
+  });
+  const keys = async () => {
+    const out: string[] = [];
+    for await (const object of ctx.app.deps.storage.list()) out.push(object.key);
+    return out.sort();
+  };
+
+  it('keeps the photos of a post in the bucket, and a refused post leaves nothing there', async () => {
+    const fields = (email: string): Part[] =>
+      Object.entries({
+        customerName: 'S3 person',
+        email,
+        street: 'Damrak',
+        streetNumber: '1',
+        postalCode: '1012 LG',
+        city: 'Amsterdam',
+        title: 'Cracked tiles',
+      }).map(([field, data]) => ({ field, data }));
+    const send = (parts: Part[]) => {
+      const body = multipart(parts);
+      return ctx.app.inject({
+        method: 'POST',
+        url: `/f/${form.id}`,
+        headers: { ...body.headers, origin: SITE },
+        payload: body.payload,
+      });
+    };
+    const photo = await jpeg(200, 100);
+    const ok = await send([...fields(`s3-${dialect}@example.com`), { filename: 'tiles.jpg', data: photo }]);
+    expect(ok.statusCode, ok.body).toBe(303);
+    const rows = await ctx.app.deps.database.db
+      .selectFrom('attachments')
+      .select(['sha256', 'storage_key'])
+      .execute();
+    expect(rows.map((r) => r.sha256)).toEqual([sha256(photo)]);
+    const stored = await keys();
+    expect(stored).toContain(rows[0]!.storage_key);
+    const refused = await send([
+      ...fields(`s3-refused-${dialect}@example.com`),
+      { filename: 'a.jpg', data: photo },
+      { filename: 'b.html', data: HTML },
+    ]);
+    expect(refused.statusCode, refused.body).toBe(422);
+    expect(await keys()).toEqual(stored);
   });
 });
