@@ -112,15 +112,16 @@ export async function getAttachment(store: Store, brandId: string, id: string): 
 }
 
 /**
- * Records stored files as the lead's attachments, with an attachment.created event each (`{ attachment }`), in the
- * caller's transaction, which holds the lead's lock. A lead may have at most `maxPerLead` (a 422 naming
- * `attachments` beyond). The caller removes the files' bytes if this write does not commit.
+ * Records stored files as the lead's attachments, with an attachment.created event each (`{ attachment }`; none
+ * when `quiet`: the caller writes them), in the caller's transaction, which holds the lead's lock (or has just
+ * inserted the lead). A lead may have at most `maxPerLead` (a 422 naming `attachments` beyond). The caller
+ * removes the files' bytes if this write does not commit.
  */
 export async function recordAttachments(
   tx: Tx,
   lead: { brandId: string; leadId: string },
   files: readonly ReceivedFile[],
-  options: { source: AttachmentSource; maxPerLead: number; now?: number },
+  options: { source: AttachmentSource; maxPerLead: number; now?: number; quiet?: boolean },
 ): Promise<Attachment[]> {
   const now = options.now ?? Date.now();
   const existing = await countLeadAttachments(tx, lead.leadId);
@@ -149,8 +150,11 @@ export async function recordAttachments(
   }));
   await insertAttachments(tx, rows);
   const attachments = rows.map(attachmentOf);
-  for (const attachment of attachments) {
-    await recordEvent(tx, lead.brandId, 'attachment.created', { attachment }, now);
+  // `quiet`: a spam lead's files, which (like the lead) write no event.
+  if (!options.quiet) {
+    for (const attachment of attachments) {
+      await recordEvent(tx, lead.brandId, 'attachment.created', { attachment }, now);
+    }
   }
   return attachments;
 }

@@ -2,11 +2,12 @@
 // per-address and per-form rate limits counted, the fields read (honeypot, captcha token, consent, extra fields,
 // attribution), the captcha verified and the lead created. The route (api/public.ts) only adapts HTTP: it reads
 // the request into a FormPost and answers each outcome as a redirect, a page or JSON.
+import type { ReceivedFile } from '../attachments/upload.js';
 import { createLead } from '../leads/create.js';
 import type { CaptchaConfig } from '../platform/config.js';
 import type { Store } from '../platform/db/store.js';
 import type { RateLimiter } from '../platform/rate-limit/limiter.js';
-import { type FieldErrorText, ValidationError } from '../shared/errors.js';
+import { type FieldError, type FieldErrorText, ValidationError } from '../shared/errors.js';
 import { type CaptchaLog, verifyCaptcha } from './captcha.js';
 import { findPublicForm, type PublicForm } from './forms.js';
 import { NO_ORIGIN, recordRefusal } from './refusals.js';
@@ -23,6 +24,8 @@ export interface SubmitDeps {
   postsPerMinute: number;
   postsPerHour: number;
   captcha: CaptchaConfig;
+  /** ATTACHMENTS_MAX_FILES_PER_LEAD: the files one lead may have. */
+  maxFilesPerLead: number;
 }
 
 /** A post as the request carried it. */
@@ -42,6 +45,10 @@ export interface FormPost {
   /** The client's address: counted by the per-address limit and passed on to the captcha provider. */
   ip: string;
   log: CaptchaLog;
+  /** The files of a multipart post, their bytes already stored (the route removes them unless it is created). */
+  files?: readonly ReceivedFile[];
+  /** A file the upload refused (its type, size, count, name): reported with the fields' problems. */
+  fileErrors?: readonly FieldError[];
 }
 
 export interface CreatedLead {
@@ -152,6 +159,7 @@ async function storeLead(
   deps: SubmitDeps,
   form: PublicForm,
   submission: ReturnType<typeof parseSubmission>,
+  files: readonly ReceivedFile[],
 ): Promise<CreatedLead> {
   const lead = await createLead(
     deps.database,
@@ -168,6 +176,7 @@ async function storeLead(
         attribution: submission.attribution,
         consent: submission.consent,
       },
+      files: { received: files, source: 'form', maxPerLead: deps.maxFilesPerLead },
     },
     submission.input,
   );
@@ -193,13 +202,18 @@ export async function submitForm(deps: SubmitDeps, post: FormPost): Promise<Subm
   const limited = await rateLimit(deps, form, post.ip);
   if (limited) return { outcome: 'rate_limited', form, crossOrigin, ...limited };
 
+  const fileErrors = post.fileErrors ?? [];
   let submission: ReturnType<typeof parseSubmission>;
   try {
     submission = parseSubmission(form, post.body, post.json);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     // As it is: for JSON its message counts the fields it does not list.
-    return { outcome: 'invalid', form, crossOrigin, error };
+    const all = fileErrors.length ? new ValidationError([...error.errors, ...fileErrors]) : error;
+    return { outcome: 'invalid', form, crossOrigin, error: all };
+  }
+  if (fileErrors.length) {
+    return { outcome: 'invalid', form, crossOrigin, error: new ValidationError([...fileErrors]) };
   }
   // Only a post whose fields are valid costs a call to the captcha provider; spam (its token is null) none.
   if (form.captcha && submission.captchaToken !== null) {
@@ -217,5 +231,6 @@ export async function submitForm(deps: SubmitDeps, post: FormPost): Promise<Subm
     if (!verdict.ok)
       return { outcome: 'invalid', form, crossOrigin, error: new ValidationError([verdict.error]) };
   }
-  return { outcome: 'created', form, crossOrigin, lead: await storeLead(deps, form, submission) };
+  const lead = await storeLead(deps, form, submission, post.files ?? []);
+  return { outcome: 'created', form, crossOrigin, lead };
 }

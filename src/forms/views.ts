@@ -26,6 +26,7 @@ const LEAD_LABEL_KEYS: Record<string, MessageKey> = Object.fromEntries(
 const OWN_LABEL_KEYS: Record<string, MessageKey> = {
   consent: 'publicForm.field.consent',
   captcha: 'publicForm.field.captcha',
+  attachments: 'publicForm.field.attachments',
 };
 
 /**
@@ -45,9 +46,16 @@ export function formErrorText(tr: Translator, error: FieldError, form?: Pick<For
 
 const INPUT_TYPES: Partial<Record<FieldFormat, string>> = { email: 'email', phone: 'tel' };
 
+/** The attachment limits the file field's hint names (ATTACHMENT_MAX_BYTES, 10 files a post). */
+export interface FileLimits {
+  maxFilesPerPost: number;
+  maxFileBytes: number;
+}
+
 export interface RenderOptions {
   /** The form's language (or the one a `?lang=` asked for). */
   tr: Translator;
+  files: FileLimits;
   values?: Record<string, string>;
   errors?: readonly FieldError[];
   /** Hosted page: dashboard stylesheet classes; snippet: plain markup with one inline style for the honeypot. */
@@ -186,6 +194,25 @@ function captchaWidget(form: Form, options: RenderOptions): SafeHtml | '' {
 }
 
 /**
+ * The photos field: any number of images or PDFs (a phone offers its camera for `image/*`; no `capture`, so the
+ * gallery stays possible), its hint naming the limits. A browser cannot keep chosen files after a failed post.
+ */
+function filesField(options: RenderOptions): SafeHtml {
+  const { tr } = options;
+  const id = idOf(options, 'attachments');
+  const error = errorOf(options, 'attachments');
+  const mib = Math.floor(options.files.maxFileBytes / (1024 * 1024));
+  const hint = tr.t('publicForm.attachments.hint', { max: options.files.maxFilesPerPost, mib });
+  const described = error ? `${id}-error ${id}-hint` : `${id}-hint`;
+  return html`<div${options.hosted ? html` class="field${error ? ' field-invalid' : ''}"` : ''}>
+  <label for="${id}">${tr.t('publicForm.field.attachments')} <span class="optional">${tr.t('form.optional')}</span></label>
+  ${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}
+  <input id="${id}" type="file" name="attachments" multiple accept="image/*,application/pdf" aria-describedby="${described}"${error ? html` aria-invalid="true"` : ''}>
+  <p id="${id}-hint"${options.hosted ? html` class="hint"` : ''}>${hint}</p>
+</div>`;
+}
+
+/**
  * The form element itself: the form's lead fields by their API names in its order, its questions after the job's
  * fields, the hidden honeypot, the consent box when set, the captcha widget when the form has one.
  */
@@ -198,9 +225,10 @@ export function formMarkup(form: Form, action: string, options: RenderOptions): 
     ? html`<div class="visually-hidden" aria-hidden="true"><label for="${honeypotId}">${honeypotLabel}</label><input id="${honeypotId}" type="text" name="${form.honeypotField}" value="" tabindex="-1" autocomplete="off"></div>`
     : html`<div style="position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden" aria-hidden="true"><label for="${honeypotId}">${honeypotLabel}</label><input id="${honeypotId}" type="text" name="${form.honeypotField}" value="" tabindex="-1" autocomplete="off"></div>`;
   const consentId = idOf(options, 'consent');
-  return html`<form method="post" action="${action}" accept-charset="utf-8"${options.preview ? html` inert` : ''}>
+  return html`<form method="post" action="${action}" enctype="multipart/form-data" accept-charset="utf-8"${options.preview ? html` inert` : ''}>
 <p>${tr.t('publicForm.requiredNote')}</p>
 ${fieldsAndQuestions(form, options)}
+${filesField(options)}
 ${honeypot}
 ${
   form.consentText
@@ -222,18 +250,25 @@ ${captchaWidget(form, options)}
  * The snippet returned with a form: a complete HTML form to paste, in the form's language, working with JavaScript
  * off (except for a captcha widget, which needs the provider's script).
  */
-export function formSnippet(form: Form, endpoint: string, defaultCountry?: string): string {
+export function formSnippet(
+  form: Form,
+  endpoint: string,
+  files: FileLimits,
+  defaultCountry?: string,
+): string {
   return formMarkup(form, endpoint, {
     tr: translator(form.language),
+    files,
     hosted: false,
     defaultCountry,
   }).toString();
 }
 
 /** The hosted page's form as customers see it (in the form's language), for the dashboard's preview. */
-export function formPreview(form: Form, defaultCountry: string): SafeHtml {
+export function formPreview(form: Form, files: FileLimits, defaultCountry: string): SafeHtml {
   return formMarkup(form, `/f/${form.id}`, {
     tr: translator(form.language),
+    files,
     hosted: true,
     preview: true,
     defaultCountry,
@@ -272,6 +307,7 @@ export function langQuery(form: Form, locale: Locale): string {
 export function hostedFormPage(
   form: Form & { brandName: string; defaultCountry: string },
   locale: Locale,
+  files: FileLimits,
   options: { values?: Record<string, string>; errors?: readonly FieldError[] } = {},
 ): string {
   const tr = translator(locale);
@@ -284,6 +320,7 @@ export function hostedFormPage(
     form.brandName,
     html`${errorSummary(tr, errors, labels)}${formMarkup(form, `${path}${langQuery(form, locale)}`, {
       tr,
+      files,
       hosted: true,
       values: options.values ?? {},
       errors,
@@ -341,7 +378,9 @@ export function formFetchExample(endpoint: string, language: Locale): string {
 document.querySelector('form[action="${endpoint}"]').addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = event.currentTarget;
-  const body = Object.fromEntries(new FormData(form));
+  // Fields only: JSON carries no files, so photos chosen are not sent this way (without this script the form
+  // posts them itself).
+  const body = Object.fromEntries([...new FormData(form)].filter(([, value]) => typeof value === 'string'));
   let response, answer;
   try {
     response = await fetch(form.action, {

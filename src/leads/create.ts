@@ -1,6 +1,8 @@
 // Creating a lead: customer and address found or created, the lead, its first history entry and its event, in
 // one transaction.
 
+import { type Attachment, recordAttachments } from '../attachments/attachments.js';
+import type { ReceivedFile } from '../attachments/upload.js';
 import { findOrCreateAddress } from '../customers/addresses.js';
 import { linkCustomer, submissionLockKeys } from '../customers/customers.js';
 import type { Store } from '../platform/db/store.js';
@@ -12,7 +14,7 @@ import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
 import { type LeadInput, submittedOf } from './input.js';
 import { queueNewLeadEmails } from './new-lead-mail.js';
-import { insertLead, OWN_COLUMNS, selectBrandTakingContactLocks } from './queries.js';
+import { insertLead, OWN_COLUMNS, selectBrandTakingContactLocks, updateAttachmentCount } from './queries.js';
 import {
   type CreatedLead,
   DETAIL_ALIAS_OF_COLUMN,
@@ -46,6 +48,11 @@ export interface LeadSource {
   };
   /** A lead typed in the dashboard (source "phone" or "dashboard"): the signed-in user who typed it. */
   user?: { id: string; name: string };
+  /**
+   * Files that came with it (their bytes already stored): recorded as its attachments in the same transaction,
+   * with its count, its list item and lead.created carrying them. The caller removes the bytes if this fails.
+   */
+  files?: { received: readonly ReceivedFile[]; source: 'form' | 'api' | 'dashboard'; maxPerLead: number };
 }
 
 /** Who made a lead: the actor given, else the key it came with, else its form; null when none is known. */
@@ -141,11 +148,23 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
             ...Object.fromEntries(Object.entries(contact).map(([k, v]) => [`customer.${k}`, v])),
             'customer.id': customer.id,
             ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
-            attachmentCount: 0,
+            attachmentCount: origin.files?.received.length ?? 0,
           };
     if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));
     await insertLead(tx, [...OWN_COLUMNS.map((c) => own[c]), ...INPUT_COLUMNS.map((c) => input[c.input])]);
     await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
+    let attachments: Attachment[] = [];
+    if (origin.files?.received.length) {
+      const { received, source, maxPerLead } = origin.files;
+      // Their attachment.created events follow lead.created below; spam (kept with its files) writes none.
+      attachments = await recordAttachments(tx, { brandId: origin.brandId, leadId: id }, received, {
+        source,
+        maxPerLead,
+        now,
+        quiet: true,
+      });
+      await updateAttachmentCount(tx, id, attachments.length);
+    }
     tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
     if (!spam) {
       if (!row) throw new Error('a lead that is not spam is linked to a customer whose contact is known');
@@ -160,9 +179,12 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
             reason: null,
           },
         ],
-        attachments: [],
+        attachments,
       };
       await recordEvent(tx, origin.brandId, 'lead.created', { lead }, now);
+      for (const attachment of attachments) {
+        await recordEvent(tx, origin.brandId, 'attachment.created', { attachment }, now);
+      }
       await queueNewLeadEmails(tx, origin.brandId, id, now);
     }
     return {

@@ -3,6 +3,7 @@
 // form's language. What the mails say is in mail/templates/ (new-lead.ts, receipt.ts); this reads the lead and its
 // recipients and queues them.
 
+import { leadAttachments } from '../attachments/attachments.js';
 import { queueEmail } from '../mail/outbox.js';
 import { mailLocale, type RenderedMail } from '../mail/templates/layout.js';
 import { newLeadMail } from '../mail/templates/new-lead.js';
@@ -29,6 +30,8 @@ export async function queueNewLeadEmails(
   const lead = await selectMailLead(tx, brandId, leadId);
   if (!lead) throw new NotFoundError(`No lead with id ${leadId}`);
   const submitted = JSON.parse(lead.submitted) as Partial<Submitted>;
+  // Files that came with it are named, never attached (the dashboard link shows them).
+  const files = recipients.length ? (await leadAttachments(tx, leadId)).map((a) => a.fileName) : [];
   let queued = 0;
   // Each mail is written now, in its reader's language: the user's own for the office (else the brand's), the
   // form's for the customer's receipt (the brand's for a lead that came through no form).
@@ -49,6 +52,7 @@ export async function queueNewLeadEmails(
         contact: submitted,
         link: `${tx.mail.publicUrl}/dashboard/leads/${leadId}`,
         settingsLink: `${tx.mail.publicUrl}/dashboard/settings/users`,
+        files,
       });
       messages.set(locale, message);
     }

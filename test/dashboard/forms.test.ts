@@ -218,7 +218,9 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     const res = await get(`${BASE}/${id}`);
     const form = await getForm(ctx.app.deps.database, ctx.brandId, id);
     const endpoint = endpointOf(id);
-    expect(textarea(res.body, 'form-snippet')).toBe(formSnippet(form, endpoint));
+    expect(textarea(res.body, 'form-snippet')).toBe(
+      formSnippet(form, endpoint, ctx.app.deps.config.attachments),
+    );
     expect(textarea(res.body, 'form-fetch-example')).toBe(formFetchExample(endpoint, 'en'));
     expect(res.body).toContain(
       `<a id="form-hosted-link" class="url-text" href="${endpoint}">${endpoint}</a>`,
@@ -234,7 +236,10 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     expect(textOf(res.body)).toContain('Add this after the form to send it without leaving the page');
     // The same endpoint and snippet as the API gives.
     const api = await ctx.api.get(`/v1/forms/${id}`);
-    expect(api.json()).toMatchObject({ endpoint, snippet: formSnippet(form, endpoint) });
+    expect(api.json()).toMatchObject({
+      endpoint,
+      snippet: formSnippet(form, endpoint, ctx.app.deps.config.attachments),
+    });
   });
 
   it('editing keeps the stored secret when the field is left empty, replaces it when typed', async () => {
@@ -292,7 +297,9 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     const form = await getForm(ctx.app.deps.database, ctx.brandId, id);
     expect(form.consentText).toBe('I agree.\nYou may call me.');
     const res = await get(`${BASE}/${id}`);
-    expect(textarea(res.body, 'form-snippet')).toBe(formSnippet(form, endpointOf(id)));
+    expect(textarea(res.body, 'form-snippet')).toBe(
+      formSnippet(form, endpointOf(id), ctx.app.deps.config.attachments),
+    );
     expect(textarea(res.body, 'form-snippet')).not.toContain('\r');
   });
 

@@ -7,6 +7,9 @@ import { hostedFormPage } from '../../src/forms/views.js';
 import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
 import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
 
+/** The default attachment limits (ATTACHMENT_MAX_BYTES, 10 files a post), for the photos field's hint. */
+const FILE_LIMITS = { maxFilesPerPost: 10, maxFileBytes: 10 * 1024 * 1024 };
+
 const BEFORE = '2026112501_languages';
 
 /** What the hosted page and snippet showed before the migration, in their order. */
@@ -57,7 +60,7 @@ describe.each(dialects())('the form-fields migration on %s', (dialect) => {
     const form = await getForm(database, 'brd_1', id);
     expect(form.fields).toEqual(SHOWN_BEFORE.map((name) => ({ name, required: REQUIRED.has(name) })));
     expect(form.questions).toEqual([]);
-    const page = hostedFormPage((await findPublicForm(database, id))!, 'en');
+    const page = hostedFormPage((await findPublicForm(database, id))!, 'en', FILE_LIMITS);
     const asked = [...page.matchAll(/<(?:input|select|textarea) id="field-[^"]+" name="([^"]+)"/g)]
       .map((m) => m[1])
       .filter((name) => name !== '_gotcha');

@@ -32,6 +32,9 @@ import { parseCsv } from '../csv.js';
 import { addUser, type Browser, signedIn } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 
+/** The default attachment limits (ATTACHMENT_MAX_BYTES, 10 files a post), for the photos field's hint. */
+const FILE_LIMITS = { maxFilesPerPost: 10, maxFileBytes: 10 * 1024 * 1024 };
+
 const NAMES = Object.keys(LEAD_FIELD_TABLE) as LeadFieldName[];
 const EN = translator('en');
 const LEAD_FIELD_LABELS = leadFieldLabels(EN);
@@ -146,7 +149,11 @@ describe('the public website form', () => {
     const onForm = leadFieldsWhere({}).filter((name) => leadField(name).formOrder !== null);
     const orders = onForm.map((name) => leadField(name).formOrder);
     expect(new Set(orders).size).toBe(orders.length);
-    const markup = formMarkup(FORM, '/f/frm_1', { tr: translator('en'), hosted: true }).toString();
+    const markup = formMarkup(FORM, '/f/frm_1', {
+      tr: translator('en'),
+      files: FILE_LIMITS,
+      hosted: true,
+    }).toString();
     const shown = fieldsIn(markup);
     expect(shown).toEqual(formFieldNames());
     expect([...shown].sort()).toEqual([...onForm].sort());

@@ -3,6 +3,7 @@
 // thanks page or to the form's redirectUrl, the 422 page, the 403 page for an origin that is not allowed) and
 // with the fetch example (JSON, CORS preflight, alert on errors), plus the hosted page GET /f/{id}. SQLite only,
 // like the dashboard's end-to-end test: the dialect-specific paths of a form post are covered in test/http.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import { createApiKey } from '../../src/accounts/api-keys.js';
 import { createBrand } from '../../src/accounts/brands.js';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
+import { jpeg, pdf } from '../attachments/files.js';
 import { addUser, PASSWORD } from '../dashboard/helpers.js';
 import { freePort, waitFor } from '../helpers.js';
 import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
@@ -385,6 +387,29 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
         consent: null,
         customer: { phone: '+31612345678' },
       });
+      await page.close();
+    });
+
+    it('sends chosen photos with the snippet, JavaScript off: they become the lead’s attachments', async () => {
+      site.pages.set('/photos.html', sitePage(await snippetFor(redirectForm.id)));
+      const page = await openPage(noScript, `${site.origin}/photos.html`);
+      const values = person();
+      await fillIn(page, values, false);
+      const photo = await jpeg(320, 240);
+      await page.getByLabel('Photos').setInputFiles([
+        { name: 'boiler.jpg', mimeType: 'image/jpeg', buffer: photo },
+        { name: 'quote.pdf', mimeType: 'application/pdf', buffer: pdf() },
+      ]);
+      await send(page);
+      await page.waitForURL(`${site.origin}/thanks.html`);
+      const lead = (await leadByEmail(values.email)) as unknown as {
+        attachments: { fileName: string; sha256: string; source: string }[];
+      };
+      expect(lead.attachments.map((a) => [a.fileName, a.source])).toEqual([
+        ['boiler.jpg', 'form'],
+        ['quote.pdf', 'form'],
+      ]);
+      expect(lead.attachments[0]!.sha256).toBe(createHash('sha256').update(photo).digest('hex'));
       await page.close();
     });
 

@@ -26,7 +26,11 @@ const BASE = '/dashboard/settings/forms';
 
 /** The names of the fields and questions a form's markup asks, in order. */
 function askedIn(markup: string): string[] {
-  return [...markup.matchAll(/<(?:input|select|textarea) id="field-[^"]+" (?:type="[^"]+" )?name="([^"]+)"/g)]
+  return [
+    ...markup.matchAll(
+      /<(?:input|select|textarea) id="field-[^"]+" (?:type="(?!file")[^"]+" )?name="([^"]+)"/g,
+    ),
+  ]
     .map((m) => m[1]!)
     .filter((name) => name !== '_gotcha' && name !== 'consent');
 }
@@ -516,7 +520,9 @@ describe.each(dialects())('forms that ask only what the business needs, on %s', 
       expect(page.body).toContain('name="q2-label"');
       expect(page.body).not.toContain('name="q3-label"');
       // The preview: the hosted form as it is saved, inert, with its own ids.
-      expect(page.body).toContain(`<form method="post" action="/f/${form.id}" accept-charset="utf-8" inert>`);
+      expect(page.body).toContain(
+        `<form method="post" action="/f/${form.id}" enctype="multipart/form-data" accept-charset="utf-8" inert>`,
+      );
       expect(page.body).toContain('id="preview-field-email"');
 
       const settings = {
@@ -582,7 +588,9 @@ describe.each(dialects())('forms that ask only what the business needs, on %s', 
         after.body.indexOf('id="refused"'),
       );
       expect(
-        [...preview.matchAll(/id="preview-field-[^"]+" (?:type="[^"]+" )?name="([^"]+)"/g)].map((m) => m[1]),
+        [...preview.matchAll(/id="preview-field-[^"]+" (?:type="(?!file")[^"]+" )?name="([^"]+)"/g)].map(
+          (m) => m[1],
+        ),
       ).toEqual([
         'title',
         'description',

@@ -28,7 +28,7 @@ const brandOf = (request: FastifyRequest) => principalOf(request).brandId;
  * `country`, the brand's). */
 function present(deps: RouteDeps, form: Form, country: string) {
   const endpoint = formEndpoint(deps.config.publicUrl, form.id);
-  return { ...form, endpoint, snippet: formSnippet(form, endpoint, country) };
+  return { ...form, endpoint, snippet: formSnippet(form, endpoint, deps.config.attachments, country) };
 }
 
 const countryOf = (deps: RouteDeps, request: FastifyRequest) => brandCountry(deps.database, brandOf(request));

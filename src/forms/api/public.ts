@@ -1,9 +1,12 @@
-// The public side of website forms, without an API key: POST /f/{formId} (form-encoded, multipart fields or
+// The public side of website forms, without an API key: POST /f/{formId} (form-encoded, multipart with files, or
 // JSON), its CORS preflight, the hosted page GET /f/{formId} and GET /f/{formId}/thanks. Registered as its own
 // encapsulated plugin: the form-body and multipart parsers, the HTML error handler and the page headers stay here.
-import multipart from '@fastify/multipart';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import multipart, { type Multipart } from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MalformedUploadError, Upload } from '../../attachments/upload.js';
 import { ALL_STATUSES } from '../../leads/states.js';
 import { registerFormBody } from '../../platform/http/body-text.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
@@ -11,7 +14,7 @@ import { sendProblem } from '../../platform/http/problem.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import type { RateLimiter } from '../../platform/rate-limit/limiter.js';
 import { requestLocale } from '../../platform/web/messages.js';
-import type { FieldErrorText } from '../../shared/errors.js';
+import { type FieldError, type FieldErrorText, ValidationError } from '../../shared/errors.js';
 import { isLocale, type Locale, translator } from '../../shared/i18n/index.js';
 import { CAPTCHA_PROVIDER_INFO } from '../captcha.js';
 import { backLink, findPublicForm, type PublicForm } from '../forms.js';
@@ -23,7 +26,7 @@ import {
   type SubmitResult,
   submitForm,
 } from '../submit.js';
-import { errorPage, formErrorText, hostedFormPage, thanksPage } from '../views.js';
+import { errorPage, type FileLimits, formErrorText, hostedFormPage, thanksPage } from '../views.js';
 
 const FormParams = Type.Object(
   { formId: Type.String({ maxLength: 100, description: 'The form’s public frm_… id.' }) },
@@ -97,6 +100,74 @@ function htmlHeaders(
     .header('Cache-Control', 'no-store');
 }
 
+/** The text fields of a multipart post together: the body limit of every other post. */
+const FIELDS_MAX_BYTES = 64 * 1024;
+
+const tooLarge = () =>
+  Object.assign(new Error('The fields of a post must be at most 64 KiB together.'), {
+    statusCode: 413,
+    code: 'FST_REQ_BODY_TOO_LARGE',
+  });
+
+/** Reads one part off the multipart stream; a broken body is a 400, the stream's own limits keep their status. */
+async function nextPart(parts: AsyncIterator<Multipart>): Promise<Multipart | undefined> {
+  try {
+    const step = await parts.next();
+    return step.done ? undefined : step.value;
+  } catch (error) {
+    if (typeof (error as { statusCode?: unknown }).statusCode === 'number') throw error;
+    throw new MalformedUploadError(error);
+  }
+}
+
+/** Reads the rest of a file nobody keeps, so the parts after it still arrive. */
+async function drain(stream: Readable): Promise<void> {
+  stream.resume();
+  // A file cut off at its limit ends with an error: it is over all the same.
+  await finished(stream).catch(() => {});
+}
+
+/**
+ * A multipart post: its text fields as the body (a name sent twice as a list, as parseSubmission expects), at
+ * most 64 KiB together (413 beyond), and every file part, whatever its field name, streamed into `upload`. A file
+ * the upload refuses (422: type, size, count, name) ends the files: it and those after it are read and dropped,
+ * so the fields after them still arrive for the page shown again. Over the total (413) and a broken body (400)
+ * are thrown.
+ */
+async function readMultipart(
+  request: FastifyRequest,
+  upload: Upload,
+): Promise<{ body: Record<string, string | string[]>; fileErrors: FieldError[] }> {
+  const body: Record<string, string | string[]> = Object.create(null);
+  const fileErrors: FieldError[] = [];
+  let fieldBytes = 0;
+  const parts = request.parts()[Symbol.asyncIterator]();
+  for (let part = await nextPart(parts); part; part = await nextPart(parts)) {
+    if (part.type === 'file') {
+      // A file field left empty: browsers send a part without a name or bytes.
+      if (fileErrors.length || part.filename === '') {
+        await drain(part.file);
+        continue;
+      }
+      try {
+        await upload.add(part.filename, part.file);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        fileErrors.push(...error.errors);
+        await drain(part.file);
+      }
+      continue;
+    }
+    const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+    fieldBytes += Buffer.byteLength(part.fieldname) + Buffer.byteLength(value);
+    if (part.valueTruncated || fieldBytes > FIELDS_MAX_BYTES) throw tooLarge();
+    const before = body[part.fieldname];
+    body[part.fieldname] =
+      before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+  }
+  return { body: { ...body }, fileErrors };
+}
+
 /** The schema of POST /f/{formId}, for the document (a fresh object for each app). */
 function submitSchema() {
   return {
@@ -104,7 +175,7 @@ function submitSchema() {
     tags: ['Forms'],
     summary: 'Post a website form (no API key)',
     description:
-      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields only) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the posted `country`, else the brand’s; `country` as a code or the country’s Dutch or English name). The form’s `fields` marked required must be filled in (a 422 names each one left empty); when the form shows both email and phone and requires neither, at least one of them (else a 422 naming both). Answers to the form’s `questions` are kept in `extraFields` under their keys (a select’s answer must be one of its options, a ticked checkbox is kept as "yes"; a required one left empty is a 422 naming its key). Other unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
+      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields, and files: every file part is an attachment of the new lead whatever its field name, with the limits and refusals of Upload a lead’s photos and files — a 422 naming `attachments` and the file for a bad type, a file too big or too many, a 413 over the total; the text fields keep the 64 KiB body limit together) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the posted `country`, else the brand’s; `country` as a code or the country’s Dutch or English name). The form’s `fields` marked required must be filled in (a 422 names each one left empty); when the form shows both email and phone and requires neither, at least one of them (else a 422 naming both). Answers to the form’s `questions` are kept in `extraFields` under their keys (a select’s answer must be one of its options, a ticked checkbox is kept as "yes"; a required one left empty is a 422 naming its key). Other unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
     security: [],
     params: FormParams,
     consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
@@ -193,7 +264,13 @@ function htmlErrorHandler(deps: RouteDeps) {
 }
 
 /** A submitForm outcome as the answer: JSON clients get JSON (CORS headers for allowed origins), browsers pages. */
-function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, result: SubmitResult) {
+function answer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  json: boolean,
+  result: SubmitResult,
+  files: FileLimits,
+) {
   if (result.outcome === 'not_found') {
     return json
       ? sendProblem(request, reply, 'not_found', 'No such form, or it is not taking requests.')
@@ -228,7 +305,9 @@ function answer(request: FastifyRequest, reply: FastifyReply, json: boolean, res
       }
       return htmlHeaders(reply, form, locale, true)
         .code(422)
-        .send(hostedFormPage(form, locale, { values: typedValues(request.body), errors: error.errors }));
+        .send(
+          hostedFormPage(form, locale, files, { values: typedValues(request.body), errors: error.errors }),
+        );
     }
     case 'created':
       if (json) return reply.code(201).send(result.lead);
@@ -279,7 +358,40 @@ async function formPage(deps: RouteDeps, request: FastifyRequest, reply: Fastify
     const back = backLink(form, (request.query as Record<string, unknown> | undefined)?.back);
     return htmlHeaders(reply, form, locale).send(thanksPage(form.brandName, locale, back));
   }
-  return htmlHeaders(reply, form, locale, true).send(hostedFormPage(form, locale));
+  return htmlHeaders(reply, form, locale, true).send(hostedFormPage(form, locale, deps.config.attachments));
+}
+
+/** POST /f/{formId}: a multipart post's files stored first, and removed again unless its lead is created. */
+async function submitHandler(
+  deps: RouteDeps,
+  submitDeps: SubmitDeps,
+  ownOrigin: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const json = isJson(request);
+  const upload = new Upload(deps.storage, deps.config.attachments);
+  try {
+    const read = request.isMultipart() ? await readMultipart(request, upload) : undefined;
+    const result = await submitForm(submitDeps, {
+      formId: (request.params as { formId: string }).formId,
+      body: read ? read.body : request.body,
+      json,
+      origin: requestOrigin(request),
+      ownOrigins: [ownOrigin, `${request.protocol}://${request.host}`],
+      ip: request.ip,
+      log: request.log,
+      files: upload.files,
+      fileErrors: read?.fileErrors,
+    });
+    // On any refusal nothing of the post is kept; a created lead's files are its attachments now.
+    if (result.outcome !== 'created') await upload.discard();
+    if (read) request.body = read.body;
+    return answer(request, reply, json, result, deps.config.attachments);
+  } catch (error) {
+    await upload.discard();
+    throw error;
+  }
 }
 
 export default async function publicFormRoutes(
@@ -288,6 +400,7 @@ export default async function publicFormRoutes(
 ) {
   const submitDeps: SubmitDeps = {
     database: deps.database,
+    maxFilesPerLead: deps.config.attachments.maxFilesPerLead,
     limiter,
     postsPerMinute: deps.config.rateLimit.formPostsPerMinute ?? DEFAULT_FORM_POSTS_PER_MINUTE,
     postsPerHour: deps.config.rateLimit.formPostsPerHour ?? DEFAULT_FORM_POSTS_PER_HOUR,
@@ -296,26 +409,26 @@ export default async function publicFormRoutes(
   const ownOrigin = new URL(deps.config.publicUrl).origin;
   // Form-encoded bodies that are not UTF-8 are refused, not stored with U+FFFD (@fastify/formbody would).
   registerFormBody(app);
+  const limits = deps.config.attachments;
+  // Files are streamed to storage as they arrive (request.parts(), read by readMultipart), never buffered: busboy
+  // stops a file one byte past its limit (Upload's 422) and an 11th file still arrives so it can be refused by
+  // name. The fields keep the 64 KiB body limit between them (readMultipart counts them).
   await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    // Fields only: any file part is refused (413), and no part may outgrow the JSON body limit.
-    limits: { files: 0, fileSize: 0, fields: 60, fieldSize: 64 * 1024, parts: 60 },
+    preservePath: true,
+    limits: {
+      fileSize: limits.maxFileBytes + 1,
+      files: limits.maxFilesPerPost + 1,
+      fields: 60,
+      fieldSize: FIELDS_MAX_BYTES,
+      parts: 60 + limits.maxFilesPerPost + 1,
+      headerPairs: 100,
+    },
   });
   app.setErrorHandler(htmlErrorHandler(deps));
 
-  app.post('/f/:formId', { schema: submitSchema() }, async (request, reply) => {
-    const json = isJson(request);
-    const result = await submitForm(submitDeps, {
-      formId: (request.params as { formId: string }).formId,
-      body: request.body,
-      json,
-      origin: requestOrigin(request),
-      ownOrigins: [ownOrigin, `${request.protocol}://${request.host}`],
-      ip: request.ip,
-      log: request.log,
-    });
-    return answer(request, reply, json, result);
-  });
+  app.post('/f/:formId', { schema: submitSchema() }, (request, reply) =>
+    submitHandler(deps, submitDeps, ownOrigin, request, reply),
+  );
   const hidden = () => ({ hide: true, params: FormParams });
   app.options('/f/:formId', { schema: hidden() }, (request, reply) => preflight(deps, request, reply));
   app.get('/f/:formId', { schema: showSchema() }, (request, reply) => formPage(deps, request, reply, false));

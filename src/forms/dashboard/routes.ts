@@ -256,13 +256,13 @@ async function showForm(
     user,
     form,
     endpoint,
-    snippet: formSnippet(form, endpoint, country),
+    snippet: formSnippet(form, endpoint, deps.config.attachments, country),
     fetchExample: formFetchExample(endpoint, form.language),
     values: extra.values ?? formValuesOf(form),
     errors: extra.errors ?? [],
     secretStored,
     message: extra.message ? notice(extra.message) : undefined,
-    preview: formPreview(form, country),
+    preview: formPreview(form, deps.config.attachments, country),
     refusals: await formRefusals(deps.database, user.brandId, form.id),
   });
   return sendPage(reply, view, status);

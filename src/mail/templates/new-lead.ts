@@ -1,6 +1,6 @@
 // The "new lead" mail to the brand's users who have "Email me new leads" on: what they need to call back (title,
-// customer, phone, email, address, priority, when it came in) and the dashboard link; never a key, a secret or
-// anything the brand did not receive. Written in the reader's language (informal, as the dashboard).
+// customer, phone, email, address, priority, when it came in, the names of its photos and files, never the files
+// themselves) and the dashboard link; never a key, a secret or anything the brand did not receive. Written in the reader's language (informal, as the dashboard).
 import { html } from '../../platform/web/html.js';
 import { richText } from '../../platform/web/messages.js';
 import { type Locale, type MessageKey, translator } from '../../shared/i18n/index.js';
@@ -35,6 +35,8 @@ export interface NewLeadMailData {
   link: string;
   /** Where the reader turns these mails off. */
   settingsLink: string;
+  /** The names of the photos and files that came with it (listed, never attached). */
+  files?: readonly string[];
 }
 
 const PRIORITY_LABELS: Record<string, MessageKey> = {
@@ -62,6 +64,7 @@ export function newLeadMail(mail: NewLeadMailData): RenderedMail {
     [tr.t('mail.detail.address'), address],
     [tr.t('mail.detail.priority'), priorityKey ? tr.t(priorityKey) : mail.priority],
     [tr.t('mail.detail.received'), tr.dateTime(mail.receivedAt, mail.timeZone)],
+    [tr.t('mail.detail.files'), (mail.files ?? []).map(oneLine).join(', ')],
   ] satisfies Detail[]);
   const title = oneLine(mail.title);
   const heading = tr.t('mail.newLead.heading', { brand: mail.brandName });
