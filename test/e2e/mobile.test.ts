@@ -50,6 +50,8 @@ const NOT_PAGES = new Set([
   '/dashboard/leads/export.csv',
   '/dashboard/work-items/export.csv',
   '/dashboard/customers/match',
+  // A photo's or file's bytes (the lead page shows them).
+  '/dashboard/attachments/:id/content',
 ]);
 
 /** The GET routes of the app, with full paths, from Fastify's route tree. */
