@@ -1,7 +1,7 @@
 // Debian's Chromium (apt-get install -y chromium) for the end-to-end tests, through playwright-core (which
 // downloads no browser). Without it the tests skip on a developer's machine and fail under CI=true.
 import { existsSync } from 'node:fs';
-import { type Browser, chromium, type LaunchOptions } from 'playwright-core';
+import { type Browser, chromium, type LaunchOptions, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -43,4 +43,34 @@ export function launchChromium(extraArgs: string[] = [], options: LaunchOptions 
     headless: true,
     ...options,
   });
+}
+
+/**
+ * Waits until an element matching `selector` shows `text`. The wait is generous (a loaded CI machine can be slow to
+ * paint); on a timeout the error names the page's URL, its heading and what the matching elements did show, so a
+ * failure says what the page was instead of only that the wait ran out.
+ */
+export async function waitForText(
+  page: Page,
+  selector: string,
+  text: string,
+  timeout = 20_000,
+): Promise<void> {
+  try {
+    await page.locator(selector, { hasText: text }).first().waitFor({ timeout });
+  } catch (error) {
+    const shown = await page
+      .locator(selector)
+      .allTextContents()
+      .catch(() => [] as string[]);
+    const heading = await page
+      .locator('h1')
+      .first()
+      .textContent({ timeout: 1000 })
+      .catch(() => null);
+    throw new Error(
+      `waited ${timeout} ms for ${selector} showing ${JSON.stringify(text)} on ${page.url()} (h1: ${JSON.stringify(heading)}); ` +
+        `the ${selector} elements showed ${JSON.stringify(shown)}: ${(error as Error).message}`,
+    );
+  }
 }

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
+import { chromiumRuns, launchChromium, requireChromium, waitForText as waitFor } from './chromium.js';
 
 const withChromium = chromiumRuns('the dashboard end-to-end tests');
 
@@ -39,9 +39,9 @@ describe.skipIf(!withChromium)('the dashboard in Chromium', () => {
       headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-  /** Waits (up to 5 s) until the element shows the text; fails with the locator in the message otherwise. */
+  /** Waits until the element shows the text; on a timeout the error says what the page showed instead. */
   const waitForText = (selector: string, text: string, target: Page = page) =>
-    target.locator(selector, { hasText: text }).first().waitFor({ timeout: 5000 });
+    waitFor(target, selector, text);
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
   const shot = (name: string, target: Page = page) =>
     target.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });

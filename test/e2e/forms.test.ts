@@ -489,7 +489,7 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
         send(page),
       ]);
       expect(answer.status()).toBe(201);
-      await page.getByText(FETCH_THANKS_TEXT).waitFor({ timeout: 5000 });
+      await page.getByText(FETCH_THANKS_TEXT).waitFor({ timeout: 20_000 });
       expect(page.url()).toBe(url);
       await expect(page.locator('form').count()).resolves.toBe(0);
 

@@ -78,7 +78,7 @@ describe.skipIf(!withChromium)('New lead in Chromium', () => {
     await page.waitForURL(`${base}/dashboard/leads/new`);
 
     const suggestion = (text: string) =>
-      page.locator('#customer-match', { hasText: text }).waitFor({ timeout: 5000 });
+      page.locator('#customer-match', { hasText: text }).waitFor({ timeout: 20_000 });
     await page.locator('#field-phone').fill('06 5555 1234');
     await suggestion('Will be added to Bram Visser (1 earlier job), who has this phone number.');
     await page.locator('#field-phone').fill('06 1111 2222');
