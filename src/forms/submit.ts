@@ -17,7 +17,7 @@ export const DEFAULT_FORM_POSTS_PER_MINUTE = 10;
 export const DEFAULT_FORM_POSTS_PER_HOUR = 300;
 const HOUR_MS = 60 * 60 * 1000;
 
-/** What submitForm needs of the service: where leads go, the rate limiter and its limits, the captcha settings. */
+/** What a form post needs of the service: where leads go, the rate limiter and its limits, the captcha settings. */
 export interface SubmitDeps {
   database: Store;
   limiter: RateLimiter;
@@ -102,7 +102,7 @@ function waitValues(seconds: number): { unit: string; count: number } {
  */
 function originRefusal(
   form: PublicForm,
-  post: FormPost,
+  post: Pick<FormPost, 'origin' | 'ownOrigins'>,
 ): { message: string; text: FieldErrorText } | undefined {
   const { origin } = post;
   if (!origin) {
@@ -183,12 +183,24 @@ async function storeLead(
   return { id: lead.id, status: lead.status, receivedAt: lead.receivedAt };
 }
 
+/** What is known of a post before its body is read: enough to look up the form and to admit the post or not. */
+export type PostHeaders = Pick<FormPost, 'formId' | 'origin' | 'ownOrigins' | 'ip'>;
+
+/** A post the form takes: its origin allowed and within the limits; its body may now be read. */
+export interface Admitted {
+  outcome: 'admitted';
+  form: PublicForm;
+  crossOrigin: string | undefined;
+}
+
 /**
- * Takes a post to a website form. A body that is not an object, or errors other than the fields' (a database
- * that does not answer), are thrown; every other ending is a SubmitResult. A filled honeypot is stored as spam and
- * answered like success, without a captcha check.
+ * The checks that need no body: the form exists and takes posts, the origin may post, the limits allow one more.
+ * The route runs them before it reads a multipart body, so a refused post's files are never streamed to storage.
  */
-export async function submitForm(deps: SubmitDeps, post: FormPost): Promise<SubmitResult> {
+export async function admitPost(
+  deps: SubmitDeps,
+  post: PostHeaders,
+): Promise<Admitted | Extract<SubmitResult, { outcome: 'not_found' | 'forbidden' | 'rate_limited' }>> {
   const form = await findPublicForm(deps.database, post.formId);
   if (!form) return { outcome: 'not_found' };
   const refusal = originRefusal(form, post);
@@ -201,7 +213,20 @@ export async function submitForm(deps: SubmitDeps, post: FormPost): Promise<Subm
     post.origin !== undefined && form.allowedOrigins.includes(post.origin) ? post.origin : undefined;
   const limited = await rateLimit(deps, form, post.ip);
   if (limited) return { outcome: 'rate_limited', form, crossOrigin, ...limited };
+  return { outcome: 'admitted', form, crossOrigin };
+}
 
+/**
+ * Takes an admitted post's body: the fields read, the captcha verified and the lead created. A body that is not
+ * an object, or errors other than the fields' (a database that does not answer), are thrown; every other ending is
+ * a SubmitResult. A filled honeypot is stored as spam and answered like success, without a captcha check.
+ */
+export async function completePost(
+  deps: SubmitDeps,
+  admitted: Admitted,
+  post: FormPost,
+): Promise<SubmitResult> {
+  const { form, crossOrigin } = admitted;
   const fileErrors = post.fileErrors ?? [];
   let submission: ReturnType<typeof parseSubmission>;
   try {

@@ -20,11 +20,13 @@ import { CAPTCHA_PROVIDER_INFO } from '../captcha.js';
 import { backLink, findPublicForm, type PublicForm } from '../forms.js';
 import { typedValues } from '../submission.js';
 import {
+  admitPost,
+  completePost,
   DEFAULT_FORM_POSTS_PER_HOUR,
   DEFAULT_FORM_POSTS_PER_MINUTE,
+  type PostHeaders,
   type SubmitDeps,
   type SubmitResult,
-  submitForm,
 } from '../submit.js';
 import { errorPage, type FileLimits, formErrorText, hostedFormPage, thanksPage } from '../views.js';
 
@@ -263,7 +265,7 @@ function htmlErrorHandler(deps: RouteDeps) {
   };
 }
 
-/** A submitForm outcome as the answer: JSON clients get JSON (CORS headers for allowed origins), browsers pages. */
+/** A post's outcome as the answer: JSON clients get JSON (CORS headers for allowed origins), browsers pages. */
 function answer(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -361,7 +363,11 @@ async function formPage(deps: RouteDeps, request: FastifyRequest, reply: Fastify
   return htmlHeaders(reply, form, locale, true).send(hostedFormPage(form, locale, deps.config.attachments));
 }
 
-/** POST /f/{formId}: a multipart post's files stored first, and removed again unless its lead is created. */
+/**
+ * POST /f/{formId}. The form, the origin and the limits are checked before a multipart body is read, so a refused
+ * post's files are never streamed to storage; an admitted post's files are stored first, and removed again unless
+ * its lead is created.
+ */
 async function submitHandler(
   deps: RouteDeps,
   submitDeps: SubmitDeps,
@@ -370,16 +376,21 @@ async function submitHandler(
   reply: FastifyReply,
 ) {
   const json = isJson(request);
+  const headers: PostHeaders = {
+    formId: (request.params as { formId: string }).formId,
+    origin: requestOrigin(request),
+    ownOrigins: [ownOrigin, `${request.protocol}://${request.host}`],
+    ip: request.ip,
+  };
+  const admitted = await admitPost(submitDeps, headers);
+  if (admitted.outcome !== 'admitted') return answer(request, reply, json, admitted, deps.config.attachments);
   const upload = new Upload(deps.storage, deps.config.attachments);
   try {
     const read = request.isMultipart() ? await readMultipart(request, upload) : undefined;
-    const result = await submitForm(submitDeps, {
-      formId: (request.params as { formId: string }).formId,
+    const result = await completePost(submitDeps, admitted, {
+      ...headers,
       body: read ? read.body : request.body,
       json,
-      origin: requestOrigin(request),
-      ownOrigins: [ownOrigin, `${request.protocol}://${request.host}`],
-      ip: request.ip,
       log: request.log,
       files: upload.files,
       fileErrors: read?.fileErrors,
