@@ -106,6 +106,16 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   if (options.migrate !== false) {
     await migrate(opened, config.database.dialect === 'postgres' ? config.database.schema : undefined);
   }
+  // A bucket that is missing or refused, or a folder that cannot be written, stops the start here: found by the
+  // operator now, not by the first customer whose photos are refused.
+  const storage = options.storage ?? createStorage(config.attachments.storage);
+  try {
+    await storage.probe();
+  } catch (error) {
+    if (!options.storage) storage.close?.();
+    if (ownsDatabase) await opened.close();
+    throw error;
+  }
   // This app's counters, and the database every part of the app uses: its writes carry the counters to the domain
   // (tx.metrics, counted at commit). Built here, before any plugin registers, and never replaced.
   const meter = new AppMetrics();
@@ -162,7 +172,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     database,
     keys,
     responses: new ResponseCache(database, config.responseCacheBytes),
-    storage: options.storage ?? createStorage(config.attachments.storage),
+    storage,
   };
   app.decorate('deps', deps);
   const limiter =

@@ -2,11 +2,18 @@
 // the folder's .tmp/, flushes it to disk (fsync) and renames it into place, then flushes the folder that now
 // names it: a crash leaves either the whole object or none, never a torn one. Temporary files a crash left
 // behind are listed like objects (under .tmp/), so the owner's sweep removes them.
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ulid } from '../../shared/ids.js';
-import { checkKey, type ListedObject, type ObjectStorage, type StoredObject } from './storage.js';
+import {
+  checkKey,
+  type ListedObject,
+  type ObjectStorage,
+  StorageUnavailableError,
+  type StoredObject,
+} from './storage.js';
 
 const TMP = '.tmp';
 
@@ -91,6 +98,17 @@ export class DiskStorage implements ObjectStorage {
         const stat = await fs.stat(full).catch(() => undefined);
         if (stat) yield { key: [...prefix, entry.name].join('/'), modifiedAt: stat.mtimeMs };
       }
+    }
+  }
+
+  async probe(): Promise<void> {
+    try {
+      await fs.mkdir(this.root, { recursive: true });
+      await fs.access(this.root, fsConstants.W_OK | fsConstants.X_OK);
+    } catch (error) {
+      throw new StorageUnavailableError(
+        `attachments cannot be stored in ${this.root}: ${(error as Error).message}. Make the folder writable for the service, or set ATTACHMENT_STORAGE=s3.`,
+      );
     }
   }
 

@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -18,7 +19,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { ulid } from '../../shared/ids.js';
 import type { StorageConfig } from '../config.js';
-import { checkKey, type ListedObject, type ObjectStorage, type StoredObject } from './storage.js';
+import {
+  checkKey,
+  type ListedObject,
+  type ObjectStorage,
+  StorageUnavailableError,
+  type StoredObject,
+} from './storage.js';
 
 type S3Config = Extract<StorageConfig, { kind: 's3' }>;
 
@@ -30,9 +37,12 @@ const isMissing = (error: unknown) => {
 export class S3Storage implements ObjectStorage {
   private readonly client: S3Client;
   private readonly bucket: string;
+  /** The endpoint as an operator set it, for messages: S3_ENDPOINT, else AWS in the region. */
+  private readonly where: string;
 
   constructor(config: S3Config) {
     this.bucket = config.bucket;
+    this.where = config.endpoint ?? `AWS S3 (${config.region})`;
     const checksums =
       config.checksums === 'when_required' ? 'WHEN_REQUIRED' : config.checksums && 'WHEN_SUPPORTED';
     const options: S3ClientConfig = {
@@ -106,6 +116,37 @@ export class S3Storage implements ObjectStorage {
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /**
+   * HeadBucket: the one request that proves the endpoint answers, the bucket exists and the credentials may use
+   * it, without writing anything. Its errors carry no message body, so the status says which it is.
+   */
+  async probe(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (error) {
+      const e = error as {
+        name?: string;
+        code?: string;
+        message?: string;
+        $metadata?: { httpStatusCode?: number };
+      };
+      const status = e.$metadata?.httpStatusCode;
+      const why =
+        status === 404
+          ? 'there is no such bucket (create it, or correct S3_BUCKET)'
+          : status === 403
+            ? 'access is denied (check S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY and the bucket policy)'
+            : status === 301
+              ? 'the bucket is in another region (correct S3_REGION)'
+              : status
+                ? `the server answered ${status}${e.name ? ` (${e.name})` : ''}`
+                : `the server cannot be reached: ${e.code ?? e.name ?? ''}${e.message ? ` ${e.message}` : ''}`.trim();
+      throw new StorageUnavailableError(
+        `attachments cannot be stored in S3 bucket "${this.bucket}" at ${this.where}: ${why}.`,
+      );
+    }
   }
 
   describe(): string {

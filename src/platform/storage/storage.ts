@@ -30,10 +30,20 @@ export interface ObjectStorage {
   delete(key: string): Promise<void>;
   /** Every stored object (in no particular order), for sweeping what nothing points at. */
   list(): AsyncIterable<ListedObject>;
+  /**
+   * Checks at startup that files can be stored: the folder can be written (disk), the bucket is there and the
+   * credentials may use it (S3). Throws a StorageUnavailableError saying what is wrong and where.
+   */
+  probe(): Promise<void>;
   /** What the readiness probe says of it: `disk` or `s3 <bucket>`. */
   describe(): string;
   /** Lets go of connections (S3); the app calls it when it closes. */
   close?(): void;
+}
+
+/** The storage cannot be used: the service refuses to start rather than lose the first photo sent to it. */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError';
 }
 
 /** Keys are paths of safe segments (letters, digits, `_ - .`), never `..` or absolute. */
