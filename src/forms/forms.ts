@@ -376,6 +376,50 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
   return out;
 }
 
+/**
+ * The form as the settings page's unsaved input would show it, for the live preview: each part that shapes the
+ * page (language, fields, questions, consent text, captcha) taken when it is valid and kept as saved when it is
+ * not; a question still being written (no label yet, a select without options) is left out until it is whole.
+ * Nothing is stored.
+ */
+export function previewOf(form: Form, input: FormInput): Form {
+  const language = typeof input.language === 'string' ? input.language.trim().toLowerCase() : undefined;
+  const fields = input.fields === undefined ? undefined : parseFields(input.fields, []);
+  const reserved = new Set([
+    ...RESERVED_FIELDS,
+    DEFAULT_HONEYPOT,
+    ...(typeof input.honeypotField === 'string' ? [input.honeypotField] : []),
+  ]);
+  const questions = Array.isArray(input.questions)
+    ? input.questions.flatMap((question) => parseQuestions([question], reserved, []) ?? [])
+    : form.questions;
+  const consent = typeof input.consentText === 'string' ? input.consentText.trim() : input.consentText;
+  const captcha = input.captcha as { provider?: unknown; siteKey?: unknown } | null | undefined;
+  return {
+    ...form,
+    language: isLocale(language) ? language : form.language,
+    fields: fields ?? form.fields,
+    questions,
+    consentText:
+      consent === null || consent === ''
+        ? null
+        : typeof consent === 'string'
+          ? consent.slice(0, MAX_CONSENT)
+          : form.consentText,
+    captcha:
+      captcha === null
+        ? null
+        : captcha &&
+            typeof captcha.provider === 'string' &&
+            (CAPTCHA_PROVIDERS as readonly string[]).includes(captcha.provider)
+          ? {
+              provider: captcha.provider as CaptchaProvider,
+              siteKey: typeof captcha.siteKey === 'string' ? captcha.siteKey : '',
+            }
+          : form.captcha,
+  };
+}
+
 export async function createForm(
   store: Store,
   brandId: string,

@@ -368,8 +368,8 @@ function jsString(text: string): string {
 }
 
 /**
- * The `fetch` example shown beside the snippet: the same form sent as JSON by a script, so the page stays put and
- * shows the answer itself. It works on the snippet's markup (it reads the form by its action) and on any form with
+ * The `fetch` example shown beside the snippet: the same form, photos included, sent by a script that asks for JSON
+ * answers (multipart with `Accept: application/json`), so the page stays put and shows the answer itself. It works on the snippet's markup (it reads the form by its action) and on any form with
  * the same field names.
  */
 export function formFetchExample(endpoint: string, language: Locale): string {
@@ -378,15 +378,13 @@ export function formFetchExample(endpoint: string, language: Locale): string {
 document.querySelector('form[action="${endpoint}"]').addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = event.currentTarget;
-  // Fields only: JSON carries no files, so photos chosen are not sent this way (without this script the form
-  // posts them itself).
-  const body = Object.fromEntries([...new FormData(form)].filter(([, value]) => typeof value === 'string'));
   let response, answer;
   try {
+    // The fields and the photos chosen, as the form itself would post them; Accept asks for JSON answers.
     response = await fetch(form.action, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify(body),
+      headers: { Accept: 'application/json' },
+      body: new FormData(form),
     });
     answer = await response.json();
   } catch {

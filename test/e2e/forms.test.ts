@@ -1,7 +1,8 @@
 // Website forms end to end in real Chromium (Debian's /usr/bin/chromium via playwright-core): the snippet pasted
 // into a page served from another origin (a second local HTTP server), posted with JavaScript off (303 to the
 // thanks page or to the form's redirectUrl, the 422 page, the 403 page for an origin that is not allowed) and
-// with the fetch example (JSON, CORS preflight, alert on errors), plus the hosted page GET /f/{id}. SQLite only,
+// with the fetch example (the fields and photos as multipart asking for JSON, CORS, alert on errors), plus the
+// hosted page GET /f/{id}. SQLite only,
 // like the dashboard's end-to-end test: the dialect-specific paths of a form post are covered in test/http.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -476,13 +477,17 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
   });
 
   describe('the snippet with the fetch example (JavaScript on)', () => {
-    it('sends JSON across origins after a preflight, shows the thank-you text in place, and stores the lead', async () => {
+    it('sends the fields and photos across origins, shows the thank-you text in place, and stores the lead', async () => {
       const example = await fetchExampleFor(thanksForm.id);
       site.pages.set('/contact-js.html', sitePage(await snippetFor(thanksForm.id), { after: example }));
       const url = `${site.origin}/contact-js.html`;
       const page = await openPage(withScript, url);
       const values = person();
       await fillIn(page, values, true);
+      const photo = await jpeg(640, 480);
+      await page
+        .getByLabel('Photos')
+        .setInputFiles([{ name: 'meter.jpg', mimeType: 'image/jpeg', buffer: photo }]);
       const before = served.length;
       const [answer] = await Promise.all([
         page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === thanksForm.endpoint),
@@ -493,17 +498,11 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
       expect(page.url()).toBe(url);
       await expect(page.locator('form').count()).resolves.toBe(0);
 
-      // The browser asked first (JSON is not a simple request), was told yes for this origin, then posted.
+      // A multipart post asking for JSON is a simple request: no preflight; the answer grants this origin.
       const mine = () => served.slice(before).filter((s) => s.url === `/f/${thanksForm.id}`);
-      await waitFor(() => mine().length >= 2, 'the preflight and the post to be served');
+      await waitFor(() => mine().length >= 1, 'the post to be served');
+      expect(answer.request().headers()['content-type']).toMatch(/^multipart\/form-data; boundary=/);
       expect(mine()).toEqual([
-        {
-          method: 'OPTIONS',
-          url: `/f/${thanksForm.id}`,
-          origin: site.origin,
-          status: 204,
-          allowOrigin: site.origin,
-        },
         {
           method: 'POST',
           url: `/f/${thanksForm.id}`,
@@ -523,6 +522,10 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
         extraFields: null,
         customer: { phone: '+31612345678' },
       });
+      const files = (lead as unknown as { attachments: { fileName: string; sha256: string }[] }).attachments;
+      expect(files.map((f) => [f.fileName, f.sha256])).toEqual([
+        ['meter.jpg', createHash('sha256').update(photo).digest('hex')],
+      ]);
       await page.close();
     });
 
@@ -557,7 +560,7 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
       await page.close();
     });
 
-    it('from an origin the form does not allow, the preflight is refused, no POST is sent, nothing is stored', async () => {
+    it('from an origin the form does not allow, the post is refused unread by the page, and nothing is stored', async () => {
       stranger.pages.set(
         '/contact-js.html',
         sitePage(await snippetFor(thanksForm.id), { after: await fetchExampleFor(thanksForm.id) }),
@@ -570,21 +573,20 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
       });
       const values = person();
       await fillIn(page, values, true);
+      await page
+        .getByLabel('Photos')
+        .setInputFiles([{ name: 'a.jpg', mimeType: 'image/jpeg', buffer: await jpeg(64, 64) }]);
       const before = served.length;
-      const [failed] = await Promise.all([
-        page.waitForEvent('requestfailed', (r) => r.url() === thanksForm.endpoint),
-        send(page),
-      ]);
-      expect(failed.method()).toBe('POST');
-      // The service answered the preflight without granting the origin, so the browser never sent the POST.
+      await send(page);
+      // The service refused the post and granted this origin nothing, so the page cannot read the answer.
       const mine = () => served.slice(before).filter((s) => s.url === `/f/${thanksForm.id}`);
-      await waitFor(() => mine().length >= 1, 'the preflight to be served');
+      await waitFor(() => mine().length >= 1, 'the post to be served');
       expect(mine()).toEqual([
         {
-          method: 'OPTIONS',
+          method: 'POST',
           url: `/f/${thanksForm.id}`,
           origin: stranger.origin,
-          status: 204,
+          status: 403,
           allowOrigin: undefined,
         },
       ]);
@@ -596,6 +598,31 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
       ]);
       await expect(page.locator('form').count()).resolves.toBe(1);
       await page.close();
+    });
+  });
+
+  describe('Settings > Forms (JavaScript on)', () => {
+    it('the preview follows the settings as they are typed, and nothing is saved until Save', async () => {
+      const form = await newForm({ name: 'Live preview', allowedOrigins: [site.origin] });
+      await office.goto(`${base}/dashboard/settings/forms/${form.id}`);
+      const preview = office.locator('#form-preview');
+      await expect(office.locator('#preview p.muted').textContent()).resolves.toMatch(
+        /^Follows your changes/,
+      );
+      await office.locator('#field-q0-label').fill('What kind of boiler do you have?');
+      await preview.getByText('What kind of boiler do you have?').waitFor();
+      await office.locator('#field-language').selectOption('nl');
+      await preview.getByRole('button', { name: 'Versturen' }).waitFor();
+      // Still the saved form for customers and the API.
+      const saved = await api('GET', `/v1/forms/${form.id}`);
+      expect(saved.body).toMatchObject({ language: 'en', questions: [] });
+      await office.getByRole('button', { name: 'Save changes' }).click();
+      await office.waitForURL(`${base}/dashboard/settings/forms/${form.id}?done=saved`);
+      const after = await api('GET', `/v1/forms/${form.id}`);
+      expect(after.body).toMatchObject({
+        language: 'nl',
+        questions: [{ key: 'what_kind_of_boiler_do_you_have', label: 'What kind of boiler do you have?' }],
+      });
     });
   });
 

@@ -622,6 +622,58 @@ describe.each(dialects())('forms that ask only what the business needs, on %s', 
       expect((await ctx.api.get(`/v1/forms/${form.id}`)).json().questions).toHaveLength(2);
     });
 
+    it('previews the unsaved settings as the hosted form’s markup, and saves nothing', async () => {
+      const form = await newForm({
+        name: 'Live',
+        questions: [{ key: 'a', label: 'Saved question?', type: 'text' }],
+      });
+      await browser.get(`${BASE}/${form.id}`);
+      const unsaved = {
+        name: 'Live',
+        language: 'nl',
+        allowedOrigins: SITE,
+        honeypotField: '_gotcha',
+        fieldOrder: ['title', 'description', 'customerName', 'email', 'phone'],
+        fieldShown: ['title', 'customerName', 'phone'],
+        fieldRequired: [],
+        'q0-label': 'Welk type ketel?',
+        'q0-key': '',
+        'q0-type': 'select',
+        'q0-options': 'Combi\r\nSysteem',
+        'q0-required': 'yes',
+        // Still being written: a select without options is left out, not an error.
+        'q1-label': 'Merk?',
+        'q1-key': '',
+        'q1-type': 'select',
+        'q1-options': '',
+      };
+      const res = await browser.post(`${BASE}/${form.id}/preview`, unsaved);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('no-store');
+      // A fragment: the hosted form, inert, in the unsaved language, with the unsaved fields and question.
+      expect(res.body).not.toContain('<html');
+      expect(res.body).toContain(`action="/f/${form.id}"`);
+      expect(res.body).toContain(' inert>');
+      expect(res.body).toContain('Welk type ketel?');
+      expect(res.body).toContain('<option>Combi</option><option>Systeem</option>');
+      expect(res.body).not.toContain('Merk?');
+      expect(res.body).not.toContain('Saved question?');
+      expect(res.body).toContain('id="preview-field-phone"');
+      expect(res.body).not.toContain('id="preview-field-email"');
+      expect(res.body).toContain('Versturen');
+      // Nothing changed.
+      const read = (await ctx.api.get(`/v1/forms/${form.id}`)).json();
+      expect(read).toEqual(form);
+      // Without the CSRF token, or for another brand's form, no preview.
+      expect(
+        (await browser.post(`${BASE}/${form.id}/preview`, { ...unsaved, _csrf: undefined })).statusCode,
+      ).toBe(403);
+      expect((await browser.post(`${BASE}/frm_00000000000000000000000000/preview`, unsaved)).statusCode).toBe(
+        404,
+      );
+    });
+
     it('keeps the fields and questions when a post carries no editor (an older page)', async () => {
       const form = await newForm({ name: 'Old page', questions: [{ key: 'a', label: 'A?', type: 'text' }] });
       const saved = await browser.post(`${BASE}/${form.id}`, {

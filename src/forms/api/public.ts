@@ -38,6 +38,17 @@ const FormParams = Type.Object(
 const isJson = (request: FastifyRequest) =>
   /^application\/(?:[\w.+-]+\+)?json\b/i.test(String(request.headers['content-type'] ?? ''));
 
+/**
+ * Whether the answer is JSON: a JSON body, or a form or multipart post that asks for JSON (`Accept:
+ * application/json` without `text/html`, as a page's script sends `new FormData(form)` with its photos; Formspree
+ * answers the same way). A browser's own form post asks for text/html and gets pages.
+ */
+const wantsJson = (request: FastifyRequest) => {
+  if (isJson(request)) return true;
+  const accept = String(request.headers.accept ?? '').toLowerCase();
+  return /(?:^|,)\s*application\/json\b/.test(accept) && !accept.includes('text/html');
+};
+
 /** The origin a post comes from: Origin, else the Referer's origin; undefined when neither (or "null"). */
 function requestOrigin(request: FastifyRequest): string | undefined {
   const origin = request.headers.origin;
@@ -177,7 +188,7 @@ function submitSchema() {
     tags: ['Forms'],
     summary: 'Post a website form (no API key)',
     description:
-      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields, and files: every file part is an attachment of the new lead whatever its field name, with the limits and refusals of Upload a lead’s photos and files — a 422 naming `attachments` and the file for a bad type, a file too big or too many, a 413 over the total; the text fields keep the 64 KiB body limit together) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the posted `country`, else the brand’s; `country` as a code or the country’s Dutch or English name). The form’s `fields` marked required must be filled in (a 422 names each one left empty); when the form shows both email and phone and requires neither, at least one of them (else a 422 naming both). Answers to the form’s `questions` are kept in `extraFields` under their keys (a select’s answer must be one of its options, a ticked checkbox is kept as "yes"; a required one left empty is a 422 naming its key). Other unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
+      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields, and files: every file part is an attachment of the new lead whatever its field name, with the limits and refusals of Upload a lead’s photos and files — a 422 naming `attachments` and the file for a bad type, a file too big or too many, a 413 over the total; the text fields keep the 64 KiB body limit together) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the posted `country`, else the brand’s; `country` as a code or the country’s Dutch or English name). The form’s `fields` marked required must be filled in (a 422 names each one left empty); when the form shows both email and phone and requires neither, at least one of them (else a 422 naming both). Answers to the form’s `questions` are kept in `extraFields` under their keys (a select’s answer must be one of its options, a ticked checkbox is kept as "yes"; a required one left empty is a 422 naming its key). Other unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts, and form or multipart posts that ask for JSON (`Accept: application/json` without `text/html`: a page’s script sending `new FormData(form)` with its photos), with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
     security: [],
     params: FormParams,
     consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
@@ -241,7 +252,19 @@ const NOT_FOUND_TEXT: FieldErrorText = { key: 'publicForm.error.notFound.message
  */
 function htmlErrorHandler(deps: RouteDeps) {
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (isJson(request)) throw error;
+    if (wantsJson(request)) {
+      // problem+json from the parent's handler; a script on an allowed origin may read it (a 413, a broken body).
+      const origin = requestOrigin(request);
+      const formId = (request.params as { formId?: unknown } | undefined)?.formId;
+      const form =
+        origin && typeof formId === 'string'
+          ? await findPublicForm(deps.database, formId).catch(() => undefined)
+          : undefined;
+      if (origin && form?.allowedOrigins.includes(origin)) {
+        reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin');
+      }
+      throw error;
+    }
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, 'form post failed');
     let form: PublicForm | undefined;
@@ -375,7 +398,7 @@ async function submitHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const json = isJson(request);
+  const json = wantsJson(request);
   const headers: PostHeaders = {
     formId: (request.params as { formId: string }).formId,
     origin: requestOrigin(request),
@@ -390,7 +413,7 @@ async function submitHandler(
     const result = await completePost(submitDeps, admitted, {
       ...headers,
       body: read ? read.body : request.body,
-      json,
+      json: isJson(request),
       log: request.log,
       files: upload.files,
       fileErrors: read?.fileErrors,

@@ -22,6 +22,7 @@ import {
   getForm,
   listForms,
   parseFormInput,
+  previewOf,
   updateForm,
 } from '../forms.js';
 import { selectBrandLanguage } from '../queries.js';
@@ -310,6 +311,22 @@ async function changeForm(deps: RouteDeps, request: FastifyRequest, reply: Fasti
   return seeOther(reply, `${BASE}/${form.id}?done=saved`);
 }
 
+/**
+ * The live preview: the hosted form as the editor's unsaved values would show it, as a fragment for the page's
+ * script to put in place of the preview. Nothing is saved; values not (yet) valid show as saved.
+ */
+async function previewForm(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const form = await getForm(deps.database, user.brandId, idOf(request));
+  const secret = await formCaptchaSecret(deps.database, user.brandId, form.id);
+  const { input } = readBody(request.body, { form, secret });
+  const country = await brandCountry(deps.database, user.brandId);
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .send(String(formPreview(previewOf(form, input), deps.config.attachments, country)));
+}
+
 export default async function formRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const { database } = deps;
   const admin = { schema: hidden, config: adminPage };
@@ -325,6 +342,7 @@ export default async function formRoutes(app: FastifyInstance, { deps }: { deps:
     return showForm(deps, reply, user, form, { message: doneMessage(user, text(request.query, 'done')) });
   });
   app.post('/settings/forms/:id', admin, (request, reply) => changeForm(deps, request, reply));
+  app.post('/settings/forms/:id/preview', admin, (request, reply) => previewForm(deps, request, reply));
   for (const [action, enabled] of [
     ['enable', true],
     ['disable', false],

@@ -223,6 +223,8 @@ interface SettingsFormOptions {
   errors: readonly PageError[];
   /** Editing a form whose captcha secret is stored: an empty secret field keeps it. */
   secretStored: boolean;
+  /** The form element's id, for a preview that follows it. */
+  id?: string;
 }
 
 /** Every setting of a form: the same fields as the API, validated by the same code. */
@@ -232,7 +234,7 @@ function settingsForm(options: SettingsFormOptions): SafeHtml {
   const labels = { ...formLabels(tr), ...questionLabels(tr, values.questions.length) };
   const err = (name: string) => errorFor(errors, name) as PageError | undefined;
   return html`${errorSummary(tr, errors, labels)}
-<form method="post" action="${options.action}" novalidate>
+<form method="post" action="${options.action}"${options.id ? html` id="${options.id}"` : ''} novalidate>
   ${csrfField(options.user.csrfToken)}
   ${field({
     tr,
@@ -501,14 +503,15 @@ function refusalsSection(tr: Translator, refusals: FormPageView['refusals']): Sa
 }
 
 /**
- * The hosted form as customers see it now (saved): the same markup, in the form's language, that cannot be sent
- * from here. It changes when the form is saved.
+ * The hosted form as customers see it: the same markup, in the form's language, that cannot be sent from here. As
+ * served it is the saved form; with JavaScript the page's script (app.js) follows the settings form as it is
+ * changed, asking `previewUrl` for the unsaved form's markup, and says so in the text above it.
  */
-function previewSection(tr: Translator, preview: SafeHtml): SafeHtml {
+function previewSection(tr: Translator, preview: SafeHtml, previewUrl: string): SafeHtml {
   return html`<section class="card form-preview" aria-labelledby="preview-title" id="preview">
   <h2 id="preview-title">${tr.t('forms.preview.title')}</h2>
-  <p class="muted">${tr.t('forms.preview.text')}</p>
-  <div class="form-preview-frame">
+  <p class="muted" data-live-text="${tr.t('forms.preview.live')}">${tr.t('forms.preview.text')}</p>
+  <div class="form-preview-frame" id="form-preview" data-preview-of="settings-form" data-preview-url="${previewUrl}" aria-live="polite">
   ${preview}
   </div>
 </section>`;
@@ -689,9 +692,10 @@ ${embedSection(tr, view)}
     values: view.values,
     errors: view.errors,
     secretStored: view.secretStored,
+    id: 'settings-form',
   })}
 </section>
-${previewSection(tr, view.preview)}
+${previewSection(tr, view.preview, `${BASE}/${form.id}/preview`)}
 ${refusalsSection(tr, view.refusals)}
 ${switchSection(tr, view)}`,
   });

@@ -127,6 +127,37 @@
     if (email.value.trim() || phone.value.trim()) ask();
   }
 
+  // Settings > Forms: the preview follows the settings form as it is changed. The server renders the unsaved form
+  // (POST …/preview with the form's fields and its CSRF token, nothing saved); the newest answer wins.
+  const preview = document.querySelector('[data-preview-of][data-preview-url]');
+  const source = preview && document.getElementById(preview.dataset.previewOf);
+  if (preview && source instanceof HTMLFormElement) {
+    const note = preview.parentElement?.querySelector('[data-live-text]');
+    if (note) note.textContent = note.dataset.liveText;
+    let timer;
+    let asked = 0;
+    const refresh = async () => {
+      const ask = ++asked;
+      try {
+        const response = await fetch(preview.dataset.previewUrl, {
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: { accept: 'text/html' },
+          body: new URLSearchParams(new FormData(source)),
+        });
+        if (response.ok && ask === asked) preview.innerHTML = await response.text();
+      } catch {
+        // Offline or signed out: the preview stays as it was; saving still works (or says why not).
+      }
+    };
+    const later = () => {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 250);
+    };
+    source.addEventListener('input', later);
+    source.addEventListener('change', later);
+  }
+
   // <details data-open-wide> (the menu, the leads overview) are closed on phones and shown in full from 768 px by
   // the stylesheet. Browsers whose stylesheet cannot show a closed <details>' content get them opened here instead.
   if (!CSS.supports('selector(::details-content)')) {
