@@ -8,7 +8,7 @@ export interface RequestSpec {
   method: 'GET' | 'POST';
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   /**
    * The status every answer should have when it is not a 2xx (a form post's 303): answers with another status are
    * counted in `non2xx`, these are not.
@@ -18,12 +18,12 @@ export interface RequestSpec {
   setupRequest?: (request: {
     method: string;
     path: string;
-    body?: string;
+    body?: string | Buffer;
     headers: Record<string, string>;
   }) => {
     method: string;
     path: string;
-    body?: string;
+    body?: string | Buffer;
     headers: Record<string, string>;
   };
 }

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
+import sharp from 'sharp';
 import { LEAD_FIELDS } from '../src/leads/input.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { encodeCursor } from '../src/shared/paging.js';
@@ -62,7 +63,7 @@ const HELP = `Usage: npm run bench -- [options]        (each option also reads f
   --duration 20                measured seconds per run (BENCH_DURATION)
   --warmup 5                   warm-up seconds before each run (BENCH_WARMUP)
   --connections 1,32,128       connection counts (BENCH_CONNECTIONS)
-  --scenarios a,b              none, or a subset of: ${'create-distinct, create-linking, list-100, get-one, mixed, form-post'}
+  --scenarios a,b              none, or a subset of: ${'create-distinct, create-linking, list-100, get-one, mixed, form-post, form-post-photo'}
                                (form-post is reported against create-distinct: run both)
   --growth 10000,1000000       brand sizes for the growth runs, or "off" (BENCH_GROWTH)
   --growth-connections 32      connections for the growth runs (BENCH_GROWTH_CONNECTIONS)
@@ -181,6 +182,41 @@ function formPost(customer: number, n: number): string {
 
 type Scenario = (ids: string[]) => RequestSpec;
 
+/**
+ * The photo a customer adds: a 2000 × 1500 JPEG of about 2 MB (noise keeps it as large as a phone photo's detail
+ * does), made with sharp once per run. The service stores it byte for byte and makes its preview and thumbnail.
+ */
+const PHOTO = await sharp({
+  create: {
+    width: 2000,
+    height: 1500,
+    channels: 3,
+    background: '#808080',
+    noise: { type: 'gaussian', mean: 128, sigma: 40 },
+  },
+})
+  .jpeg({ quality: 90 })
+  .toBuffer();
+
+/** A form post with one photo, as the snippet sends it with JavaScript off: its fields, then the file. */
+function formPostWithPhoto(customer: number, n: number): { body: Buffer; contentType: string } {
+  const boundary = `----bench${customer}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of new URLSearchParams(formPost(customer, n))) {
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    );
+  }
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="attachments"; filename="leak-${n}.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+    ),
+    PHOTO,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
 function scenarios(key: string, formId: string): Record<string, Scenario> {
   const headers = { 'x-api-key': key, 'content-type': 'application/json' };
   const readHeaders = { 'x-api-key': key };
@@ -217,6 +253,26 @@ function scenarios(key: string, formId: string): Record<string, Scenario> {
         return { ...request, body: formPost(4_000_000 + n, n) };
       },
     }),
+    // The same post with one 2 MB photo (multipart): streamed to storage, previewed, stored with the lead.
+    'form-post-photo': () => {
+      const first = formPostWithPhoto(0, 0);
+      return {
+        method: 'POST',
+        path: `/f/${formId}`,
+        headers: { 'content-type': first.contentType, origin: FORM_ORIGIN },
+        body: first.body,
+        expectStatus: 303,
+        setupRequest: (request) => {
+          const n = sequence++;
+          const post = formPostWithPhoto(6_000_000 + n, n);
+          return {
+            ...request,
+            headers: { ...request.headers, 'content-type': post.contentType },
+            body: post.body,
+          };
+        },
+      };
+    },
     // A sync client's day: mostly pages and single reads, one write in ten.
     mixed: (ids) => ({
       method: 'GET',
@@ -266,10 +322,14 @@ const CEILING_OF: Record<string, string | undefined> = {
   'get-one': 'get-one',
   mixed: 'mixed',
   'form-post': undefined,
+  'form-post-photo': undefined,
 };
 
 /** Scenarios reported as a ratio to another scenario of the same run, at the same connection count. */
-const COMPARED_WITH: Record<string, string> = { 'form-post': 'create-distinct' };
+const COMPARED_WITH: Record<string, string> = {
+  'form-post': 'create-distinct',
+  'form-post-photo': 'form-post',
+};
 
 // ---- storage ---------------------------------------------------------------------------------------------
 

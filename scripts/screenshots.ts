@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import sharp from 'sharp';
 import { createApiKey } from '../src/accounts/api-keys.js';
 import { createBrand } from '../src/accounts/brands.js';
 import { createUser } from '../src/accounts/users.js';
@@ -85,6 +86,9 @@ async function main(): Promise<void> {
     name: 'Els',
   });
 
+  // A customer's request with photos, sent the way the snippet sends it (multipart, from the allowed origin).
+  const photoLeadId = await postWithPhotos(base, form.id);
+
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -113,6 +117,10 @@ async function main(): Promise<void> {
         await page.goto(base + url);
         await page.screenshot({ path: path.join(OUT, `nl-${name}-${size}.png`) });
       }
+      // The lead page's photos: the thumbnails the customer's photos became, and the field to add more.
+      await page.goto(`${base}/dashboard/leads/${photoLeadId}`);
+      await page.locator('#files img').last().waitFor();
+      await page.locator('#files').screenshot({ path: path.join(OUT, `nl-lead-photos-${size}.png`) });
       await context.close();
     }
   } finally {
@@ -121,6 +129,55 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`screenshots written to ${path.relative(process.cwd(), OUT)}`);
+}
+
+/** A drawing as a photo: an SVG rendered to a JPEG by sharp, as a phone would send it. */
+function picture(svg: string): Promise<Buffer> {
+  return sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="900">${svg}</svg>`))
+    .jpeg({ quality: 85 })
+    .toBuffer();
+}
+
+async function postWithPhotos(base: string, formId: string): Promise<string> {
+  const photos: [string, string][] = [
+    [
+      'ketel.jpg',
+      '<rect width="1200" height="900" fill="#d9d4c7"/><rect x="400" y="120" width="400" height="620" rx="30" fill="#f4f4f2" stroke="#9a9a96" stroke-width="8"/><circle cx="600" cy="330" r="70" fill="#2f6f9f"/><rect x="470" y="520" width="260" height="40" rx="8" fill="#1d1d1b"/><rect x="520" y="740" width="30" height="160" fill="#b87333"/><rect x="650" y="740" width="30" height="160" fill="#b87333"/>',
+    ],
+    [
+      'lekkage.jpg',
+      '<rect width="1200" height="900" fill="#e8e2d6"/><rect x="0" y="380" width="1200" height="70" fill="#b87333"/><rect x="560" y="360" width="90" height="110" fill="#8f5a28"/><ellipse cx="605" cy="560" rx="16" ry="26" fill="#3f8fd0"/><ellipse cx="600" cy="660" rx="12" ry="20" fill="#3f8fd0"/><ellipse cx="610" cy="840" rx="220" ry="30" fill="#7fb3dc"/>',
+    ],
+    [
+      'meterkast.jpg',
+      '<rect width="1200" height="900" fill="#cfcac0"/><rect x="250" y="150" width="700" height="600" fill="#fafaf8" stroke="#777" stroke-width="6"/><rect x="320" y="220" width="240" height="160" fill="#333"/><text x="440" y="320" font-size="60" fill="#7cfc00" text-anchor="middle" font-family="monospace">0427</text><rect x="640" y="220" width="240" height="460" fill="#e0e0dc"/><rect x="320" y="450" width="240" height="230" fill="#e0e0dc"/>',
+    ],
+  ];
+  const body = new FormData();
+  const fields: Record<string, string> = {
+    title: 'Lekkage onder de cv-ketel',
+    description:
+      'Er drupt water uit de leiding onder de ketel. Foto’s van de ketel, de lekkage en de meterkast.',
+    customerName: 'Fatima El Amrani',
+    email: 'fatima@example.com',
+    phone: '06 2345 6789',
+    street: 'Biltstraat',
+    streetNumber: '31',
+    postalCode: '3572 AC',
+    city: 'Utrecht',
+  };
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  for (const [name, svg] of photos) {
+    body.append('attachments', new Blob([await picture(svg)], { type: 'image/jpeg' }), name);
+  }
+  const res = await fetch(`${base}/f/${formId}`, {
+    method: 'POST',
+    headers: { origin: 'https://www.devries.example', accept: 'application/json' },
+    body,
+  });
+  if (res.status !== 201)
+    throw new Error(`the form post with photos failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
 }
 
 await main();

@@ -86,7 +86,13 @@ describe.each(dialects())('photos and files on the lead page on %s', (dialect) =
     expect(after.body).toMatch(
       /<img src="\/dashboard\/attachments\/att_[^"]+\/content\?variant=thumbnail" alt="kitchen.jpg"/,
     );
-    expect(after.body).toMatch(/<a href="\/dashboard\/attachments\/att_[^"]+\/content\?variant=preview"/);
+    expect(after.body).toMatch(
+      /<a class="attachment-thumb" href="\/dashboard\/attachments\/att_[^"]+\/content\?variant=preview"/,
+    );
+    // The PDF has no thumbnail: its kind stands in its place.
+    expect(after.body).toContain(
+      '<span class="attachment-thumb attachment-kind" aria-hidden="true">PDF</span>',
+    );
     expect(after.body).toMatch(
       /<a href="\/dashboard\/attachments\/att_[^"]+\/content" download>quote.pdf<\/a> <span class="muted">2(\.\d)? kB<\/span>/,
     );

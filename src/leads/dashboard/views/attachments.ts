@@ -31,18 +31,26 @@ export function sizeText(tr: Translator, bytes: number): string {
 function deleteForm(tr: Translator, user: SessionUser, file: Attachment): SafeHtml {
   return html`<form method="post" action="/dashboard/attachments/${file.id}/delete" data-confirm="${tr.t('lead.files.deleteConfirm', { name: file.fileName })}">
       ${csrfField(user.csrfToken)}
-      <button type="submit" class="button button-danger">${tr.t('lead.files.delete')}</button>
+      <button type="submit" class="button button-danger-quiet">${tr.t('lead.files.delete')}</button>
     </form>`;
+}
+
+/** "PDF", "HEIC": what a file without a thumbnail is, shown in its place. */
+function kindOf(file: Attachment): string {
+  const subtype = file.contentType.split('/')[1] ?? '';
+  return (subtype === 'heif' ? 'heic' : subtype).toUpperCase();
 }
 
 function item(tr: Translator, user: SessionUser, file: Attachment): SafeHtml {
   const size = sizeText(tr, file.size);
-  const shown = SHOWN_AS_IMAGE.has(file.contentType)
-    ? html`<a href="${attachmentHref(file.id, 'preview')}" target="_blank" rel="noopener"><img src="${attachmentHref(file.id, 'thumbnail')}" alt="${file.fileName}" loading="lazy"></a>
-    <a href="${attachmentHref(file.id)}" download>${tr.t('lead.files.download', { name: file.fileName })}</a> <span class="muted">${size}</span>`
-    : html`<a href="${attachmentHref(file.id)}" download>${file.fileName}</a> <span class="muted">${size}</span>`;
+  const image = SHOWN_AS_IMAGE.has(file.contentType);
+  // The thumbnail opens the preview; a file without one shows its kind. The link below downloads the original.
+  const shown = image
+    ? html`<a class="attachment-thumb" href="${attachmentHref(file.id, 'preview')}" target="_blank" rel="noopener"><img src="${attachmentHref(file.id, 'thumbnail')}" alt="${file.fileName}" loading="lazy"></a>`
+    : html`<span class="attachment-thumb attachment-kind" aria-hidden="true">${kindOf(file)}</span>`;
   return html`<li class="attachment">
     ${shown}
+    <p class="attachment-meta"><a href="${attachmentHref(file.id)}" download>${image ? tr.t('lead.files.download', { name: file.fileName }) : file.fileName}</a> <span class="muted">${size}</span></p>
     ${deleteForm(tr, user, file)}
   </li>`;
 }
