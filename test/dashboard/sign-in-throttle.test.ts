@@ -101,6 +101,7 @@ describe.each(dialects())('sign-in throttle on %s', (dialect) => {
     expect((await attempt(attacker, PASSWORD, T0 + 7 * 60_000 + 2)).outcome).toBe('throttled');
   });
 
+  // Two dozen accounts and their password checks: on a loaded two-core CI machine this can pass 30 s.
   it('an address over its cap across accounts: delays from the first failure; an account without failures still signs in', async () => {
     const sprayer = address();
     // Real accounts (cheap test hashes): unknown emails would each cost a full-strength decoy hash.
@@ -125,5 +126,5 @@ describe.each(dialects())('sign-in throttle on %s', (dialect) => {
     for (let i = 0; i < FAILURES_BEFORE_DELAY; i++) {
       expect((await attempt(sprayer, 'x', quiet, 'fresh@acme.example')).outcome).toBe('wrong');
     }
-  });
+  }, 120_000);
 });
