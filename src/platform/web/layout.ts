@@ -78,7 +78,7 @@ ${head(tr, options.title)}
 <a class="skip-link" href="#main">${tr.t('page.skipLink')}</a>
 <header class="site-header">
   <div class="container header-inner">
-    <a class="brand" href="/dashboard/leads"><span class="brand-mark" aria-hidden="true">L</span>${user.brandName}</a>
+    <a class="brand" href="/dashboard/leads" title="${user.brandName}"><span class="brand-mark" aria-hidden="true">L</span><span class="brand-name">${user.brandName}</span></a>
     <details class="menu" data-open-wide>
       <summary class="menu-button"><span class="menu-icon" aria-hidden="true"></span>${tr.t('nav.menu')}</summary>
       <div class="menu-panel">
