@@ -7,13 +7,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ulid } from '../../shared/ids.js';
-import {
-  checkKey,
-  type ListedObject,
-  type ObjectStorage,
-  StorageUnavailableError,
-  type StoredObject,
-} from './storage.js';
+import type { ListedObject, ObjectStorage, StoredObject } from './storage.js';
+import { checkKey, StorageUnavailableError } from './storage.js';
 
 const TMP = '.tmp';
 

@@ -19,13 +19,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { ulid } from '../../shared/ids.js';
 import type { StorageConfig } from '../config.js';
-import {
-  checkKey,
-  type ListedObject,
-  type ObjectStorage,
-  StorageUnavailableError,
-  type StoredObject,
-} from './storage.js';
+import type { ListedObject, ObjectStorage, StoredObject } from './storage.js';
+import { checkKey, StorageUnavailableError } from './storage.js';
 
 type S3Config = Extract<StorageConfig, { kind: 's3' }>;
 
