@@ -8,11 +8,8 @@ import { ValidationError } from '../../shared/errors.js';
 import { isLocale, type MessageKey, translator } from '../../shared/i18n/index.js';
 import { changePassword } from '../passwords.js';
 import { setUserLanguage } from '../users.js';
-import { userOf } from './session.js';
+import { hidden, userOf, userPage } from './session.js';
 import { accountPage } from './views/account.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 const doneMessages: Record<string, MessageKey> = {
   'password-changed': 'account.notice.passwordChanged',

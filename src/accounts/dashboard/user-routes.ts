@@ -23,12 +23,9 @@ import {
   setUserRole,
 } from '../users.js';
 import { flash, takeFlashed } from './flash.js';
-import { userOf } from './session.js';
+import { adminPage, hidden, userOf, userPage } from './session.js';
 import { inviteShownOnceNotice, removeConfirmPage, type UsersView, usersPage } from './views/users.js';
 
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
-const adminPage = { page: 'admin' as const };
 const USERS = '/dashboard/settings/users';
 
 const userMessages: Record<string, MessageKey> = {

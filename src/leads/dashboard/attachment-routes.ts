@@ -2,7 +2,7 @@
 // (thumbnails, previews and downloads served here to signed-in users of the lead's brand only) and deletes them.
 import multipart, { type Multipart } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
 import { getAttachment, readContent } from '../../attachments/attachments.js';
 import {
   bytesText,
@@ -16,9 +16,6 @@ import { pathParam, seeOther, text } from '../../platform/web/http.js';
 import { type FieldError, ValidationError } from '../../shared/errors.js';
 import { addLeadAttachments, assertLeadExists, deleteLeadAttachment } from '../index.js';
 import { showLead } from './lead-page.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 /** RFC 8187's encoding of a file name for `filename*=UTF-8''…`. */
 function rfc8187(name: string): string {

@@ -1,7 +1,7 @@
 // Settings > Webhooks (admins only): the same domain functions as /v1/webhook-endpoints, for the signed-in user's brand.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { flash, takeFlashed } from '../../accounts/dashboard/flash.js';
-import { userOf } from '../../accounts/dashboard/session.js';
+import { adminPage, hidden, userOf } from '../../accounts/dashboard/session.js';
 import type { SessionUser } from '../../accounts/sessions.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
@@ -31,8 +31,6 @@ import {
   webhooksPage,
 } from './views.js';
 
-const hidden = { hide: true };
-const adminPage = { page: 'admin' as const };
 const BASE = '/dashboard/settings/webhooks';
 const DELIVERIES_PER_PAGE = 50;
 
