@@ -13,7 +13,7 @@ import {
   time,
 } from '../../platform/web/components.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
-import { page } from '../../platform/web/layout.js';
+import { page, settingsPage } from '../../platform/web/layout.js';
 import { richText } from '../../platform/web/messages.js';
 import type { FieldError } from '../../shared/errors.js';
 import { type MessageKey, type Translator, translator } from '../../shared/i18n/index.js';
@@ -206,16 +206,11 @@ function endpointTable(tr: Translator, view: WebhooksView): SafeHtml {
 
 export function webhooksPage(view: WebhooksView): SafeHtml {
   const tr = translator(view.user.locale);
-  return page({
+  return settingsPage(view, {
     title: tr.t('webhooks.title'),
-    user: view.user,
     section: 'webhooks',
-    body: html`<div class="page-head">
-  <h1>${tr.t('webhooks.title')}</h1>
-  <p class="muted">${tr.t('webhooks.intro', { brand: view.user.brandName })}</p>
-</div>
-${view.message ?? ''}
-${autoDisabledPanel(tr, view.endpoints, view.user.csrfToken)}
+    intro: tr.t('webhooks.intro', { brand: view.user.brandName }),
+    body: html`${autoDisabledPanel(tr, view.endpoints, view.user.csrfToken)}
 ${view.shown ? secretPanel(tr, view.shown) : ''}
 ${createForm(tr, view)}
 <section aria-labelledby="endpoints-title">

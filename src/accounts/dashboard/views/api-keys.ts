@@ -12,7 +12,7 @@ import {
   time,
 } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
-import { page } from '../../../platform/web/layout.js';
+import { page, settingsPage } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
 import { type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
@@ -178,16 +178,11 @@ function keyTable(tr: Translator, keys: ApiKey[], currentUserIds: ReadonlySet<st
 
 export function apiKeysPage(view: ApiKeysView): SafeHtml {
   const tr = translator(view.user.locale);
-  return page({
+  return settingsPage(view, {
     title: tr.t('apiKeys.title'),
-    user: view.user,
     section: 'api-keys',
-    body: html`<div class="page-head">
-  <h1>${tr.t('apiKeys.title')}</h1>
-  <p class="muted">${tr.t('apiKeys.intro', { brand: view.user.brandName })}</p>
-</div>
-${view.message ?? ''}
-${view.created ? createdPanel(tr, view.created, view.publicUrl) : ''}
+    intro: tr.t('apiKeys.intro', { brand: view.user.brandName }),
+    body: html`${view.created ? createdPanel(tr, view.created, view.publicUrl) : ''}
 ${createForm(tr, view)}
 <section aria-labelledby="keys-title">
   <h2 id="keys-title">${tr.t('apiKeys.yourKeys')}</h2>
