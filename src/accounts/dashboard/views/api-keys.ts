@@ -2,11 +2,11 @@
 // confirmation step.
 
 import {
+  codeChoice,
   copyField,
+  createCard,
   csrfField,
   errorFor,
-  errorSummary,
-  errorText,
   field,
   notice,
   time,
@@ -83,34 +83,25 @@ function createForm(tr: Translator, view: ApiKeysView): SafeHtml {
   const { values, errors } = view;
   const scopeError = errorFor(errors, 'scopes');
   const label = labels(tr);
-  return html`<section class="card" aria-labelledby="create-title">
-  <h2 id="create-title">${tr.t('apiKeys.create.title')}</h2>
-  ${errorSummary(tr, errors, label)}
-  <form method="post" action="/dashboard/settings/api-keys" novalidate>
-    ${csrfField(view.user.csrfToken)}
-    ${field({
-      tr,
-      name: 'name',
-      label: label.name!,
-      value: values.name,
-      hint: tr.t('apiKeys.name.hint'),
-      error: errorFor(errors, 'name'),
-      required: true,
-      attributes: html`maxlength="100"`,
+  const fields = html`${field({
+    tr,
+    name: 'name',
+    label: label.name!,
+    value: values.name,
+    hint: tr.t('apiKeys.name.hint'),
+    error: errorFor(errors, 'name'),
+    required: true,
+    attributes: html`maxlength="100"`,
+  })}
+    ${codeChoice(tr, {
+      name: 'scopes',
+      idPrefix: 'scope',
+      legend: label.scopes!,
+      error: scopeError,
+      codes: SCOPES,
+      checked: values.scopes,
+      hint: (scope) => tr.t(SCOPE_TEXT[scope as Scope]),
     })}
-    <fieldset id="field-scopes" class="${scopeError ? 'field-invalid' : ''}"${scopeError ? html` aria-describedby="scopes-error"` : ''}>
-      <legend>${label.scopes}</legend>
-      ${scopeError ? html`<p class="error" id="scopes-error">${errorText(tr, scopeError, label.scopes!)}</p>` : ''}
-      ${SCOPES.map(
-        (scope) => html`<div class="check">
-        <input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}" aria-describedby="scope-${scope}-hint"${
-          values.scopes.includes(scope) ? html` checked` : ''
-        }>
-        <label for="scope-${scope}"><code>${scope}</code></label>
-        <p class="hint" id="scope-${scope}-hint">${tr.t(SCOPE_TEXT[scope])}</p>
-      </div>`,
-      )}
-    </fieldset>
     <details class="more"${values.readsPerMinute || values.writesPerMinute ? html` open` : ''}>
       <summary>${tr.t('apiKeys.rateLimits')}</summary>
       <div class="grid-2 tight">
@@ -135,10 +126,16 @@ function createForm(tr: Translator, view: ApiKeysView): SafeHtml {
           attributes: html`min="1" max="1000000" inputmode="numeric"`,
         })}
       </div>
-    </details>
-    <button type="submit" class="button button-primary">${tr.t('apiKeys.create.submit')}</button>
-  </form>
-</section>`;
+    </details>`;
+  return createCard(tr, {
+    title: tr.t('apiKeys.create.title'),
+    errors,
+    labels: label,
+    action: '/dashboard/settings/api-keys',
+    csrfToken: view.user.csrfToken,
+    fields,
+    submit: tr.t('apiKeys.create.submit'),
+  });
 }
 
 function keyTable(tr: Translator, keys: ApiKey[], currentUserIds: ReadonlySet<string>): SafeHtml {
