@@ -83,6 +83,18 @@ function createForm(tr: Translator, view: ApiKeysView): SafeHtml {
   const { values, errors } = view;
   const scopeError = errorFor(errors, 'scopes');
   const label = labels(tr);
+  // A key's own rate limit, per minute: empty is the default.
+  const limitField = (name: 'readsPerMinute' | 'writesPerMinute') =>
+    field({
+      tr,
+      name,
+      label: label[name]!,
+      type: 'number',
+      value: values[name],
+      hint: tr.t('apiKeys.limit.hint', { default: view.defaultLimits[name] }),
+      error: errorFor(errors, name),
+      attributes: html`min="1" max="1000000" inputmode="numeric"`,
+    });
   const fields = html`${field({
     tr,
     name: 'name',
@@ -105,26 +117,8 @@ function createForm(tr: Translator, view: ApiKeysView): SafeHtml {
     <details class="more"${values.readsPerMinute || values.writesPerMinute ? html` open` : ''}>
       <summary>${tr.t('apiKeys.rateLimits')}</summary>
       <div class="grid-2 tight">
-        ${field({
-          tr,
-          name: 'readsPerMinute',
-          label: label.readsPerMinute!,
-          type: 'number',
-          value: values.readsPerMinute,
-          hint: tr.t('apiKeys.limit.hint', { default: view.defaultLimits.readsPerMinute }),
-          error: errorFor(errors, 'readsPerMinute'),
-          attributes: html`min="1" max="1000000" inputmode="numeric"`,
-        })}
-        ${field({
-          tr,
-          name: 'writesPerMinute',
-          label: label.writesPerMinute!,
-          type: 'number',
-          value: values.writesPerMinute,
-          hint: tr.t('apiKeys.limit.hint', { default: view.defaultLimits.writesPerMinute }),
-          error: errorFor(errors, 'writesPerMinute'),
-          attributes: html`min="1" max="1000000" inputmode="numeric"`,
-        })}
+        ${limitField('readsPerMinute')}
+        ${limitField('writesPerMinute')}
       </div>
     </details>`;
   return createCard(tr, {
