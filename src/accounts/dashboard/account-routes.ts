@@ -2,7 +2,7 @@
 // password.
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
-import { notice } from '../../platform/web/components.js';
+import { doneNotice, notice } from '../../platform/web/components.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
 import { isLocale, type MessageKey, translator } from '../../shared/i18n/index.js';
@@ -21,8 +21,7 @@ export default async function accountRoutes(app: FastifyInstance, { deps }: { de
 
   app.get('/settings/account', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const done = doneMessages[text(request.query, 'done')];
-    const message = done ? notice(translator(user.locale).t(done)) : undefined;
+    const message = doneNotice(request, translator(user.locale), doneMessages);
     return sendPage(reply, accountPage({ user, errors: [], message }));
   });
 

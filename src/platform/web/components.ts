@@ -1,10 +1,12 @@
 // Building blocks every page uses: form fields with labels and errors, notices, badges, times.
 
+import type { FastifyRequest } from 'fastify';
 import type { FieldError } from '../../shared/errors.js';
-import type { Translator } from '../../shared/i18n/index.js';
+import type { MessageKey, Translator } from '../../shared/i18n/index.js';
 import { CSRF_FIELD } from './csrf.js';
 import { formatDateTime, phoneText } from './format.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
+import { text } from './http.js';
 
 export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
@@ -162,4 +164,14 @@ export function codeChoice(tr: Translator, options: CodeChoiceOptions): SafeHtml
       </div>`,
       )}
     </fieldset>`;
+}
+
+/** The notice of what the last post did, named by its redirect's `?done=`; none for a name not in `messages`. */
+export function doneNotice(
+  request: FastifyRequest,
+  tr: Translator,
+  messages: Readonly<Record<string, MessageKey>>,
+): SafeHtml | undefined {
+  const done = messages[text(request.query, 'done')];
+  return done ? notice(tr.t(done)) : undefined;
 }
