@@ -15,7 +15,7 @@ import type { Store, Tx } from '../platform/db/store.js';
 import { isLocale } from '../shared/i18n/index.js';
 import { iso } from '../shared/time.js';
 import * as q from './queries.js';
-import { hashPassword, type User, verifyPassword } from './users.js';
+import { hashPassword, toUser, type User, verifyPassword } from './users.js';
 
 export const FAILURES_BEFORE_DELAY = 5;
 export const FIRST_DELAY_MS = 1000;
@@ -74,15 +74,7 @@ export async function signIn(
   await store.write((tx) => q.deleteFailures(tx, pair));
   return {
     outcome: 'signed-in',
-    user: {
-      id: row.id,
-      brandId: row.brand_id,
-      email: row.email,
-      name: row.name,
-      role: row.role === 'owner' ? 'owner' : 'member',
-      language: isLocale(row.language) ? row.language : 'en',
-      createdAt: iso(row.created_at),
-    },
+    user: toUser(row),
   };
 }
 

@@ -183,7 +183,8 @@ function isBlankValue(value: unknown): boolean {
   return value === undefined || value === null || value === '';
 }
 
-function toUser(row: q.UserRow): User {
+/** A user as the app knows them, from their row (an unknown role is a member, an unknown language English). */
+export function toUser(row: q.UserRow): User {
   return {
     id: row.id,
     brandId: row.brand_id,

@@ -17,6 +17,7 @@ import {
   type WorkItemListItem,
 } from '../leads/index.js';
 import { parseLeadInput, submittedOf } from '../leads/input.js';
+import { EVENT_TYPES } from '../webhooks/events.js';
 
 /** The create body's example: the field table's example values (leads/fields.ts), as sent. */
 export const LEAD_BODY_EXAMPLE = leadBodyExample();
@@ -186,16 +187,7 @@ export const WEBHOOK_ENDPOINT_EXAMPLE = {
   id: 'whk_01m86vf2k8d3q5r7t9v1x3z5b7',
   url: 'https://example.com/hooks/lead-intake',
   description: null,
-  events: [
-    'lead.created',
-    'lead.status_changed',
-    'lead.updated',
-    'note.created',
-    'attachment.created',
-    'attachment.deleted',
-    'customer.created',
-    'customer.updated',
-  ],
+  events: [...EVENT_TYPES],
   enabled: true,
   createdAt: '2026-11-24T13:21:02.114Z',
   updatedAt: '2026-11-24T13:21:02.114Z',

@@ -38,6 +38,52 @@ export function parseFlags<const T extends ParseArgsConfig>(
   }
 }
 
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** --help and -h, which every command takes. */
+const HELP_FLAG = { help: { type: 'boolean', short: 'h', default: false } } as const;
+
+/** --json: the result as JSON instead of a sentence. */
+export const JSON_FLAG = { type: 'boolean', default: false } as const;
+
+/** The parsed arguments of a command whose options are O (and --help). */
+export type Flags<O extends ParseArgsOptionsConfig> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O & typeof HELP_FLAG; strict: true; allowPositionals: true }>
+>;
+
+export interface CommandSpec<O extends ParseArgsOptionsConfig> {
+  /** As typed after `lead-intake`, e.g. `keys create`: named in a usage error. */
+  name: string;
+  /** Printed for --help or -h, instead of running the command. */
+  help: string;
+  options?: O;
+  /** Whether the command takes arguments besides its options (`keys revoke key_…`). */
+  positionals?: boolean;
+}
+
+/**
+ * A command: its arguments parsed strictly (a mistake is a UsageError pointing at its help) with --help added,
+ * which prints the help and exits 0; run is given the parsed arguments otherwise.
+ */
+export function command<const O extends ParseArgsOptionsConfig = Record<never, never>>(
+  spec: CommandSpec<O>,
+  run: (flags: Flags<O>, io: Io) => Promise<number>,
+): (args: string[], io: Io) => Promise<number> {
+  return async (args, io) => {
+    const flags = parseFlags(spec.name, {
+      args,
+      options: { ...spec.options, ...HELP_FLAG },
+      allowPositionals: spec.positionals ?? false,
+      strict: true,
+    });
+    if (flags.values.help) {
+      io.out(spec.help);
+      return 0;
+    }
+    return run(flags as unknown as Flags<O>, io);
+  };
+}
+
 /** True when the arguments are only a request for help. */
 export function wantsHelp(args: readonly string[]): boolean {
   return args.length === 1 && (args[0] === '--help' || args[0] === '-h' || args[0] === 'help');
@@ -50,7 +96,7 @@ export function wantsHelp(args: readonly string[]): boolean {
 export async function runGroup(
   group: string,
   help: string,
-  handlers: Record<string, (args: string[]) => Promise<number>>,
+  handlers: Record<string, (args: string[], io: Io) => Promise<number>>,
   argv: string[],
   io: Io,
 ): Promise<number> {
@@ -65,7 +111,7 @@ export async function runGroup(
   }
   const handler = Object.hasOwn(handlers, sub) ? handlers[sub] : undefined;
   if (!handler) throw new UsageError(`Unknown command "${group} ${sub}".\n\n${help}`);
-  return handler(rest);
+  return handler(rest, io);
 }
 
 /** Opens the configured database, brings its schema up to date, runs fn, and always closes it. */

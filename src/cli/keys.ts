@@ -1,5 +1,5 @@
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey, SCOPES } from '../accounts/api-keys.js';
-import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
+import { command, type Io, JSON_FLAG, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
 export const KEYS_HELP = `Usage:
   lead-intake keys create --name NAME --scopes SCOPE[,SCOPE...] [--brand brd_...] [--json]
@@ -18,9 +18,9 @@ export function keysCommand(argv: string[], io: Io): Promise<number> {
     'keys',
     KEYS_HELP,
     {
-      create: (args) => createCommand(args, io),
-      list: (args) => listCommand(args, io),
-      revoke: (args) => revokeCommand(args, io),
+      create: createCommand,
+      list: listCommand,
+      revoke: revokeCommand,
     },
     argv,
     io,
@@ -42,68 +42,65 @@ function expiry(value: string | undefined): Date | undefined {
   return date;
 }
 
-async function createCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseFlags('keys create', {
-    args,
+const createCommand = command(
+  {
+    name: 'keys create',
+    help: KEYS_HELP,
     options: {
       name: { type: 'string' },
       scopes: { type: 'string' },
       brand: { type: 'string' },
-      json: { type: 'boolean', default: false },
+      json: JSON_FLAG,
       'reads-per-minute': { type: 'string' },
       'writes-per-minute': { type: 'string' },
       'expires-at': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
-    strict: true,
-  });
-  if (values.help) {
-    io.out(KEYS_HELP);
-    return 0;
-  }
-  if (values.name === undefined) throw new UsageError(`--name is required.\n\n${KEYS_HELP}`);
-  if (values.scopes === undefined)
-    throw new UsageError(`--scopes is required (comma-separated, from: ${SCOPES.join(', ')}).`);
-  const expiresAt = expiry(values['expires-at']);
-  const readsPerMinute = perMinute(values['reads-per-minute'], '--reads-per-minute');
-  const writesPerMinute = perMinute(values['writes-per-minute'], '--writes-per-minute');
-  const key = await withDatabase(async (database) =>
-    createApiKey(database, {
-      brandId: await resolveBrand(database, values.brand),
-      name: values.name,
-      scopes: values.scopes,
-      createdBy: 'cli',
-      expiresAt,
-      readsPerMinute,
-      writesPerMinute,
-    }),
-  );
-  if (values.json) {
-    io.out(
-      JSON.stringify({
-        id: key.id,
-        key: key.key,
-        brandId: key.brandId,
-        name: key.name,
-        scopes: key.scopes,
-        displayPrefix: key.displayPrefix,
-        createdAt: key.createdAt,
-        expiresAt: key.expiresAt,
-        readsPerMinute: key.readsPerMinute,
-        writesPerMinute: key.writesPerMinute,
+  },
+  async ({ values }, io) => {
+    if (values.name === undefined) throw new UsageError(`--name is required.\n\n${KEYS_HELP}`);
+    if (values.scopes === undefined)
+      throw new UsageError(`--scopes is required (comma-separated, from: ${SCOPES.join(', ')}).`);
+    const expiresAt = expiry(values['expires-at']);
+    const readsPerMinute = perMinute(values['reads-per-minute'], '--reads-per-minute');
+    const writesPerMinute = perMinute(values['writes-per-minute'], '--writes-per-minute');
+    const key = await withDatabase(async (database) =>
+      createApiKey(database, {
+        brandId: await resolveBrand(database, values.brand),
+        name: values.name,
+        scopes: values.scopes,
+        createdBy: 'cli',
+        expiresAt,
+        readsPerMinute,
+        writesPerMinute,
       }),
     );
+    if (values.json) {
+      io.out(
+        JSON.stringify({
+          id: key.id,
+          key: key.key,
+          brandId: key.brandId,
+          name: key.name,
+          scopes: key.scopes,
+          displayPrefix: key.displayPrefix,
+          createdAt: key.createdAt,
+          expiresAt: key.expiresAt,
+          readsPerMinute: key.readsPerMinute,
+          writesPerMinute: key.writesPerMinute,
+        }),
+      );
+      return 0;
+    }
+    io.out(
+      `Created API key ${key.id} "${key.name}" for brand ${key.brandId} with scopes ${key.scopes.join(', ')}.`,
+    );
+    io.out('');
+    io.out(`  ${key.key}`);
+    io.out('');
+    io.out('Copy it now: it is shown only this once. Send it in the X-API-Key header.');
     return 0;
-  }
-  io.out(
-    `Created API key ${key.id} "${key.name}" for brand ${key.brandId} with scopes ${key.scopes.join(', ')}.`,
-  );
-  io.out('');
-  io.out(`  ${key.key}`);
-  io.out('');
-  io.out('Copy it now: it is shown only this once. Send it in the X-API-Key header.');
-  return 0;
-}
+  },
+);
 
 function describeState(key: ApiKey): string {
   if (key.revokedAt) return `revoked ${key.revokedAt}`;
@@ -112,62 +109,54 @@ function describeState(key: ApiKey): string {
   return 'active';
 }
 
-async function listCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseFlags('keys list', {
-    args,
+const listCommand = command(
+  {
+    name: 'keys list',
+    help: KEYS_HELP,
     options: {
       brand: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
+      json: JSON_FLAG,
     },
-    strict: true,
-  });
-  if (values.help) {
-    io.out(KEYS_HELP);
-    return 0;
-  }
-  const keys = await withDatabase(async (database) =>
-    listApiKeys(
-      database,
-      values.brand === undefined ? undefined : await resolveBrand(database, values.brand),
-    ),
-  );
-  if (values.json) {
-    io.out(JSON.stringify(keys));
-  } else if (!keys.length) {
-    io.out('No API keys yet. Create one: lead-intake keys create --name "Website form" --scopes leads:write');
-  } else {
-    for (const key of keys) {
+  },
+  async ({ values }, io) => {
+    const keys = await withDatabase(async (database) =>
+      listApiKeys(
+        database,
+        values.brand === undefined ? undefined : await resolveBrand(database, values.brand),
+      ),
+    );
+    if (values.json) {
+      io.out(JSON.stringify(keys));
+    } else if (!keys.length) {
       io.out(
-        `${key.id}  lik_${key.displayPrefix}…  ${key.brandId}  ${key.scopes.join(',')}  ${describeState(key)}  last used ${key.lastUsedAt ?? 'never'}  "${key.name}"`,
+        'No API keys yet. Create one: lead-intake keys create --name "Website form" --scopes leads:write',
       );
+    } else {
+      for (const key of keys) {
+        io.out(
+          `${key.id}  lik_${key.displayPrefix}…  ${key.brandId}  ${key.scopes.join(',')}  ${describeState(key)}  last used ${key.lastUsedAt ?? 'never'}  "${key.name}"`,
+        );
+      }
     }
-  }
-  return 0;
-}
-
-async function revokeCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseFlags('keys revoke', {
-    args,
-    options: { help: { type: 'boolean', short: 'h', default: false } },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (values.help) {
-    io.out(KEYS_HELP);
     return 0;
-  }
-  const [id, ...extra] = positionals;
-  if (!id || extra.length) throw new UsageError('Say which key, by id: lead-intake keys revoke key_...');
-  const { before, after } = await withDatabase(async (database) => {
-    const before = (await listApiKeys(database)).find((key) => key.id === id);
-    if (!before) throw new UsageError(`No API key with id ${id}. "lead-intake keys list" shows them.`);
-    return { before, after: await revokeApiKey(database, id) };
-  });
-  io.out(
-    before.revokedAt
-      ? `API key ${after.id} "${after.name}" was already revoked at ${after.revokedAt}.`
-      : `Revoked API key ${after.id} "${after.name}" at ${after.revokedAt}.`,
-  );
-  return 0;
-}
+  },
+);
+
+const revokeCommand = command(
+  { name: 'keys revoke', help: KEYS_HELP, positionals: true },
+  async ({ positionals }, io) => {
+    const [id, ...extra] = positionals;
+    if (!id || extra.length) throw new UsageError('Say which key, by id: lead-intake keys revoke key_...');
+    const { before, after } = await withDatabase(async (database) => {
+      const before = (await listApiKeys(database)).find((key) => key.id === id);
+      if (!before) throw new UsageError(`No API key with id ${id}. "lead-intake keys list" shows them.`);
+      return { before, after: await revokeApiKey(database, id) };
+    });
+    io.out(
+      before.revokedAt
+        ? `API key ${after.id} "${after.name}" was already revoked at ${after.revokedAt}.`
+        : `Revoked API key ${after.id} "${after.name}" at ${after.revokedAt}.`,
+    );
+    return 0;
+  },
+);

@@ -1,22 +1,13 @@
 import { loadConfig } from '../platform/config.js';
 import { migrate, openDatabase } from '../platform/db/database.js';
-import { type Io, parseFlags } from './context.js';
+import { command } from './context.js';
 
 export const MIGRATE_HELP = `Usage: lead-intake migrate
 
 Brings the database schema up to date and exits. On PostgreSQL the migrations run under an advisory lock,
 so this is safe while instances start; "serve" migrates too, so running it first is optional.`;
 
-export async function migrateCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseFlags('migrate', {
-    args,
-    options: { help: { type: 'boolean', short: 'h', default: false } },
-    strict: true,
-  });
-  if (values.help) {
-    io.out(MIGRATE_HELP);
-    return 0;
-  }
+export const migrateCommand = command({ name: 'migrate', help: MIGRATE_HELP }, async (_flags, io) => {
   const config = loadConfig();
   const database = openDatabase(config.database, config.sqliteSynchronous);
   try {
@@ -33,4 +24,4 @@ export async function migrateCommand(args: string[], io: Io): Promise<number> {
     await database.close();
   }
   return 0;
-}
+});

@@ -3,7 +3,7 @@ import { findPasswordOwner, resetPasswordDirectly } from '../accounts/passwords.
 import { createUser, MAX_NAME_LENGTH, MIN_PASSWORD_LENGTH, parseUserName } from '../accounts/users.js';
 import { isLocale } from '../shared/i18n/index.js';
 import { isValidEmail } from '../shared/values.js';
-import { type Io, parseFlags, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
+import { command, type Io, JSON_FLAG, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
 export const USERS_HELP = `Usage:
   lead-intake users create --email EMAIL [--brand brd_...] [--name NAME] [--role owner|member]
@@ -27,8 +27,8 @@ export function usersCommand(argv: string[], io: Io): Promise<number> {
     'users',
     USERS_HELP,
     {
-      create: (args) => createCommand(args, io),
-      'reset-password': (args) => resetPasswordCommand(args, io),
+      create: createCommand,
+      'reset-password': resetPasswordCommand,
     },
     argv,
     io,
@@ -73,86 +73,80 @@ function promptHidden(
   });
 }
 
-async function createCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseFlags('users create', {
-    args,
+const createCommand = command(
+  {
+    name: 'users create',
+    help: USERS_HELP,
     options: {
       email: { type: 'string' },
       name: { type: 'string' },
       brand: { type: 'string' },
       role: { type: 'string', default: 'owner' },
       language: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
+      json: JSON_FLAG,
     },
-    strict: true,
-  });
-  if (values.help) {
-    io.out(USERS_HELP);
-    return 0;
-  }
-  const email = values.email?.trim();
-  if (!email) throw new UsageError(`--email is required.\n\n${USERS_HELP}`);
-  if (!isValidEmail(email)) throw new UsageError(`--email must be a valid email address, got "${email}".`);
-  let name: string | null;
-  try {
-    name = parseUserName(values.name);
-  } catch {
-    throw new UsageError(`--name must be at most ${MAX_NAME_LENGTH} characters.`);
-  }
-  const role = values.role;
-  if (role !== 'owner' && role !== 'member') throw new UsageError('--role must be owner or member.');
-  if (values.language !== undefined && !isLocale(values.language)) {
-    throw new UsageError('--language must be nl or en.');
-  }
-  // The brand is checked before the password is asked for, so nobody types a password in vain.
-  const user = await withDatabase(async (database) => {
-    const brandId = await resolveBrand(database, values.brand);
-    const password = await readPassword(io);
-    if (!password) {
-      throw new UsageError('No password given: send it on standard input or type it at the prompt.');
+  },
+  async ({ values }, io) => {
+    const email = values.email?.trim();
+    if (!email) throw new UsageError(`--email is required.\n\n${USERS_HELP}`);
+    if (!isValidEmail(email)) throw new UsageError(`--email must be a valid email address, got "${email}".`);
+    let name: string | null;
+    try {
+      name = parseUserName(values.name);
+    } catch {
+      throw new UsageError(`--name must be at most ${MAX_NAME_LENGTH} characters.`);
     }
-    return createUser(database, { brandId, email, name, password, role, language: values.language });
-  });
-  if (values.json) io.out(JSON.stringify(user));
-  else {
-    const who = user.name ? `${user.name} <${user.email}>` : user.email;
-    io.out(`Created ${user.role} ${who} (${user.id}) for brand ${user.brandId}.`);
-  }
-  return 0;
-}
+    const role = values.role;
+    if (role !== 'owner' && role !== 'member') throw new UsageError('--role must be owner or member.');
+    if (values.language !== undefined && !isLocale(values.language)) {
+      throw new UsageError('--language must be nl or en.');
+    }
+    // The brand is checked before the password is asked for, so nobody types a password in vain.
+    const user = await withDatabase(async (database) => {
+      const brandId = await resolveBrand(database, values.brand);
+      const password = await readPassword(io);
+      if (!password) {
+        throw new UsageError('No password given: send it on standard input or type it at the prompt.');
+      }
+      return createUser(database, { brandId, email, name, password, role, language: values.language });
+    });
+    if (values.json) io.out(JSON.stringify(user));
+    else {
+      const who = user.name ? `${user.name} <${user.email}>` : user.email;
+      io.out(`Created ${user.role} ${who} (${user.id}) for brand ${user.brandId}.`);
+    }
+    return 0;
+  },
+);
 
-async function resetPasswordCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseFlags('users reset-password', {
-    args,
+const resetPasswordCommand = command(
+  {
+    name: 'users reset-password',
+    help: USERS_HELP,
     options: {
       email: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
-    strict: true,
-  });
-  if (values.help) {
-    io.out(USERS_HELP);
+  },
+  async ({ values }, io) => {
+    const email = values.email?.trim();
+    if (!email) throw new UsageError(`--email is required.\n\n${USERS_HELP}`);
+    if (!isValidEmail(email)) throw new UsageError(`--email must be a valid email address, got "${email}".`);
+    const unchanged = 'the password is unchanged';
+    const result = await withDatabase(async (database) => {
+      // The user is looked up before the password is asked for, so nobody types a password in vain.
+      if (!(await findPasswordOwner(database, { email }))) {
+        throw new UsageError(`No user with email ${email}; nothing was changed.`);
+      }
+      const password = await readPassword(io, unchanged);
+      if (!password) {
+        throw new UsageError(
+          `No password given: send it on standard input or type it at the prompt; ${unchanged}.`,
+        );
+      }
+      return resetPasswordDirectly(database, email, password);
+    });
+    const sessions = result.signedOut === 1 ? '1 session' : `${result.signedOut} sessions`;
+    io.out(`Password changed for ${result.owner.email} (${result.owner.id}); signed out of ${sessions}.`);
     return 0;
-  }
-  const email = values.email?.trim();
-  if (!email) throw new UsageError(`--email is required.\n\n${USERS_HELP}`);
-  if (!isValidEmail(email)) throw new UsageError(`--email must be a valid email address, got "${email}".`);
-  const unchanged = 'the password is unchanged';
-  const result = await withDatabase(async (database) => {
-    // The user is looked up before the password is asked for, so nobody types a password in vain.
-    if (!(await findPasswordOwner(database, { email }))) {
-      throw new UsageError(`No user with email ${email}; nothing was changed.`);
-    }
-    const password = await readPassword(io, unchanged);
-    if (!password) {
-      throw new UsageError(
-        `No password given: send it on standard input or type it at the prompt; ${unchanged}.`,
-      );
-    }
-    return resetPasswordDirectly(database, email, password);
-  });
-  const sessions = result.signedOut === 1 ? '1 session' : `${result.signedOut} sessions`;
-  io.out(`Password changed for ${result.owner.email} (${result.owner.id}); signed out of ${sessions}.`);
-  return 0;
-}
+  },
+);

@@ -156,6 +156,16 @@ function hasRealLead(customerId: 'c.id' | 'customers.id') {
   return sql<boolean>`exists (select 1 from leads l where l.customer_id = ${sql.ref(customerId)} and l.spam = 0)`;
 }
 
+/** The customer's count of real (not spam) leads, as lead_count: a column of a select from `customers as c`. */
+function realLeadCount(eb: ExpressionBuilder<Tables & { c: CustomerTable }, 'c'>) {
+  return eb
+    .selectFrom('leads as l')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .whereRef('l.customer_id', '=', 'c.id')
+    .where('l.spam', '=', 0)
+    .as('lead_count');
+}
+
 /** The customer a lead being typed in would be added to, with its count of real leads; none if only spam has it. */
 export function selectCustomerMatch(
   { db }: Store,
@@ -164,18 +174,7 @@ export function selectCustomerMatch(
 ): Promise<(Pick<CustomerRow, 'id' | 'name' | 'company_name'> & { lead_count: number | null }) | undefined> {
   return db
     .selectFrom('customers as c')
-    .select([
-      'c.id',
-      'c.name',
-      'c.company_name',
-      (eb) =>
-        eb
-          .selectFrom('leads as l')
-          .select((e) => e.fn.countAll<number>().as('n'))
-          .whereRef('l.customer_id', '=', 'c.id')
-          .where('l.spam', '=', 0)
-          .as('lead_count'),
-    ])
+    .select(['c.id', 'c.name', 'c.company_name', realLeadCount])
     .where('c.id', '=', id)
     .where('c.brand_id', '=', brandId)
     .where(hasRealLead('c.id'))
@@ -194,13 +193,7 @@ export function selectCustomerDetail(
     .selectFrom('customers as c')
     .select([
       ...CUSTOMER_COLUMNS.map((c) => `c.${c}` as const),
-      (eb) =>
-        eb
-          .selectFrom('leads as l')
-          .select((e) => e.fn.countAll<number>().as('n'))
-          .whereRef('l.customer_id', '=', 'c.id')
-          .where('l.spam', '=', 0)
-          .as('lead_count'),
+      realLeadCount,
       (eb) =>
         eb
           .selectFrom('leads as l')

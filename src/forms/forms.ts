@@ -21,6 +21,7 @@ import {
   storedQuestions,
 } from './form-fields.js';
 import * as q from './queries.js';
+import { ATTRIBUTION_FIELDS } from './submission.js';
 
 export type { FormField, FormQuestion } from './form-fields.js';
 
@@ -91,13 +92,7 @@ function toForm(row: q.FormRow): Form {
 export const RESERVED_FIELDS: ReadonlySet<string> = new Set([
   ...LEAD_FIELDS.map((f) => f.name),
   'consent',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
-  'referrer',
-  'landingPage',
+  ...ATTRIBUTION_FIELDS,
   'cf-turnstile-response',
   'h-captcha-response',
   'g-recaptcha-response',

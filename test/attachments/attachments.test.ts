@@ -178,6 +178,20 @@ describe.each(cases)('attachments on %s, stored on %s', (dialect, kind) => {
         expect(await exifr.gps(bytes)).toBeUndefined();
       }
     }
+    // Each variant has its own strong ETag: sent back, it is a 304 without the bytes; another variant's is not.
+    const thumbnail = await content(attachment.id, '?variant=thumbnail');
+    expect(thumbnail.headers.etag).toBe(`"${sha256(photo)}-thumbnail"`);
+    const conditional = (query: string, etag: string) =>
+      ctx.app.inject({
+        method: 'GET',
+        url: `/v1/attachments/${attachment.id}/content${query}`,
+        headers: { 'x-api-key': ctx.keys['leads:read'], 'if-none-match': etag },
+      });
+    const unchanged = await conditional('?variant=thumbnail', thumbnail.headers.etag as string);
+    expect(unchanged.statusCode).toBe(304);
+    expect(unchanged.rawPayload.length).toBe(0);
+    expect(unchanged.headers.etag).toBe(thumbnail.headers.etag);
+    expect((await conditional('?variant=preview', thumbnail.headers.etag as string)).statusCode).toBe(200);
     // Kept in storage after the first request, under the attachment's id.
     expect(await storedKeys()).toEqual(
       expect.arrayContaining([

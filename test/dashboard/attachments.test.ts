@@ -119,6 +119,17 @@ describe.each(dialects())('photos and files on the lead page on %s', (dialect) =
     expect(original.headers['content-disposition']).toBe("attachment; filename*=UTF-8''quote.pdf");
     expect((await owner.get(`${pdfHref}?variant=thumbnail`)).statusCode).toBe(404);
 
+    // Conditional GETs: the strong ETag of what was served, sent back, is a 304 without the bytes.
+    expect(res.headers.etag).toMatch(/^"[0-9a-f]{64}-thumbnail"$/);
+    const unchanged = await owner.get(thumb, { 'if-none-match': res.headers.etag as string });
+    expect(unchanged.statusCode).toBe(304);
+    expect(unchanged.rawPayload.length).toBe(0);
+    expect(original.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect((await owner.get(pdfHref, { 'if-none-match': original.headers.etag as string })).statusCode).toBe(
+      304,
+    );
+    expect((await owner.get(pdfHref, { 'if-none-match': res.headers.etag as string })).statusCode).toBe(200);
+
     expect((await stranger.get(thumb)).statusCode).toBe(404);
     expect((await stranger.get(pdfHref)).statusCode).toBe(404);
     const signedOut = await new Browser(ctx.app).get(thumb);

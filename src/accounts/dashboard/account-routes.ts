@@ -2,17 +2,14 @@
 // password.
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
-import { notice } from '../../platform/web/components.js';
+import { doneNotice, notice } from '../../platform/web/components.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
 import { isLocale, type MessageKey, translator } from '../../shared/i18n/index.js';
 import { changePassword } from '../passwords.js';
 import { setUserLanguage } from '../users.js';
-import { userOf } from './session.js';
+import { hidden, userOf, userPage } from './session.js';
 import { accountPage } from './views/account.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 const doneMessages: Record<string, MessageKey> = {
   'password-changed': 'account.notice.passwordChanged',
@@ -24,8 +21,7 @@ export default async function accountRoutes(app: FastifyInstance, { deps }: { de
 
   app.get('/settings/account', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const done = doneMessages[text(request.query, 'done')];
-    const message = done ? notice(translator(user.locale).t(done)) : undefined;
+    const message = doneNotice(request, translator(user.locale), doneMessages);
     return sendPage(reply, accountPage({ user, errors: [], message }));
   });
 

@@ -7,7 +7,7 @@ import { translator } from '../../shared/i18n/index.js';
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from '../api-keys.js';
 import { listUsers } from '../users.js';
 import { flash, takeFlashed } from './flash.js';
-import { userOf } from './session.js';
+import { adminPage, hidden, userOf } from './session.js';
 import {
   type ApiKeysView,
   apiKeysPage,
@@ -16,9 +16,6 @@ import {
   revokedNotice,
   welcomeNotice,
 } from './views/api-keys.js';
-
-const hidden = { hide: true };
-const adminPage = { page: 'admin' as const };
 
 /** '' is "use the default"; anything else goes to the domain, which says what is wrong with it. */
 function optionalNumber(value: string): number | null {

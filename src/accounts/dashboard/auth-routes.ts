@@ -13,11 +13,9 @@ import { findBrand } from '../brands.js';
 import { acceptInvite, findInvite } from '../invites.js';
 import { completeSetup, isSetupPending, isSetupTokenValid, SetupClosedError, soleBrand } from '../setup.js';
 import { signIn } from '../sign-in.js';
-import { startSession, stopSession } from './session.js';
+import { hidden, publicPage, startSession, stopSession, userPage } from './session.js';
 import { invitePage, setupLinkNeededPage, setupPage, signInPage } from './views/auth.js';
 
-const hidden = { hide: true };
-const publicPage = { page: 'public' as const };
 // Setup and invitation links carry a one-time secret in the query string: keep those URLs out of the access log.
 const quiet = 'warn';
 
@@ -231,7 +229,7 @@ export default async function authRoutes(app: FastifyInstance, { deps }: { deps:
   app.post('/sign-in', { schema: hidden, config: publicPage }, (request, reply) =>
     postSignIn(deps, request, reply),
   );
-  app.post('/sign-out', { schema: hidden, config: { page: 'user' } }, async (request, reply) => {
+  app.post('/sign-out', { schema: hidden, config: userPage }, async (request, reply) => {
     await stopSession(deps.database, request, reply);
     return seeOther(reply, '/sign-in?notice=signed-out');
   });

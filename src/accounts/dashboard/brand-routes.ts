@@ -6,11 +6,8 @@ import { seeOther, sendPage, text } from '../../platform/web/http.js';
 import { type FieldError, ValidationError } from '../../shared/errors.js';
 import { isLocale, type Locale, translator } from '../../shared/i18n/index.js';
 import { findBrand, setBrandLanguage, setBrandTimeZone } from '../brands.js';
-import { userOf } from './session.js';
+import { adminPage, hidden, userOf } from './session.js';
 import { brandSettingsPage } from './views/brand-settings.js';
-
-const hidden = { hide: true };
-const adminPage = { page: 'admin' as const };
 
 export default async function brandRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   const brandLanguage = async (brandId: string): Promise<Locale> =>

@@ -10,6 +10,7 @@ import { type FieldError, NotFoundError, ValidationError } from '../../shared/er
 import { type Locale, translator } from '../../shared/i18n/index.js';
 import { isValidEmail } from '../../shared/values.js';
 import { findPasswordReset, requestPasswordReset, resetPassword } from '../password-resets.js';
+import { hidden, publicPage } from './session.js';
 import {
   forgotPasswordOffPage,
   forgotPasswordPage,
@@ -17,8 +18,6 @@ import {
   resetPasswordPage,
 } from './views/password-reset.js';
 
-const hidden = { hide: true };
-const publicPage = { page: 'public' as const };
 // Reset links carry a one-time secret in the query string: keep those URLs out of the access log.
 const quiet = 'warn';
 

@@ -20,6 +20,12 @@ declare module 'fastify' {
   }
 }
 
+/** The route options of every dashboard page: kept out of the API document (schema) and who may use it (config). */
+export const hidden = { hide: true };
+export const publicPage = { page: 'public' as const };
+export const userPage = { page: 'user' as const };
+export const adminPage = { page: 'admin' as const };
+
 export async function resolveSession(store: Store, request: FastifyRequest): Promise<void> {
   request.signedIn = await findSession(store, request.cookies[SESSION_COOKIE]);
 }

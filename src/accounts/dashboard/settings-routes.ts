@@ -5,11 +5,8 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { isAdmin } from '../users.js';
 import apiKeyRoutes from './api-key-routes.js';
 import brandRoutes from './brand-routes.js';
-import { userOf } from './session.js';
+import { hidden, userOf, userPage } from './session.js';
 import userRoutes from './user-routes.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 export default async function settingsRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   // Admins start at API keys; members at Users, the one settings page they use (their new-lead emails).

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listFailedEmails } from '../../mail/outbox.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
-import { notice } from '../../platform/web/components.js';
+import { doneNotice } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
 import { originOf, pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { DomainError, type FieldError, ValidationError } from '../../shared/errors.js';
@@ -23,12 +23,9 @@ import {
   setUserRole,
 } from '../users.js';
 import { flash, takeFlashed } from './flash.js';
-import { userOf } from './session.js';
+import { adminPage, hidden, userOf, userPage } from './session.js';
 import { inviteShownOnceNotice, removeConfirmPage, type UsersView, usersPage } from './views/users.js';
 
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
-const adminPage = { page: 'admin' as const };
 const USERS = '/dashboard/settings/users';
 
 const userMessages: Record<string, MessageKey> = {
@@ -99,8 +96,7 @@ async function renderUsers(
 async function showUsers(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const user = userOf(request);
   const tr = translator(user.locale);
-  const done = userMessages[text(request.query, 'done')];
-  let message = done ? notice(tr.t(done)) : undefined;
+  let message = doneNotice(request, tr, userMessages);
   let invited: UsersView['invited'];
   // After "Add person" without a password (post, redirect, get): the invitation link once, then only a note.
   const inviteId = text(request.query, 'invited');

@@ -14,7 +14,8 @@ import { principalOf } from '../../platform/http/plugins/auth.js';
 import { type ApiApp, type RequestFor, scopedRoute } from '../../platform/http/route.js';
 import { errorResponses, IdParams } from '../../platform/http/schemas.js';
 import { ValidationError } from '../../shared/errors.js';
-import { getAttachment, readContent } from '../attachments.js';
+import { getAttachment } from '../attachments.js';
+import { multipartOptions, sendContent } from '../serve.js';
 import { FIELD, MalformedUploadError, Upload } from '../upload.js';
 import {
   AttachmentListQuery,
@@ -164,11 +165,6 @@ function getRoute(app: ApiApp, deps: RouteDeps) {
   );
 }
 
-/** RFC 8187's encoding of a file name for `filename*=UTF-8''…`. */
-function rfc8187(name: string): string {
-  return encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 const contentSchema = {
   operationId: 'getAttachmentContent',
   tags: TAGS,
@@ -185,25 +181,14 @@ async function contentHandler(
   request: RequestFor<typeof contentSchema>,
   reply: FastifyReply,
 ) {
-  const brandId = principalOf(request).brandId;
-  const variant = request.query.variant as 'preview' | 'thumbnail' | undefined;
-  const content = await readContent(deps.database, deps.storage, brandId, request.params.id, variant);
-  const { attachment } = content;
-  const etag = `"${attachment.sha256}${variant ? `-${variant}` : ''}"`;
-  const base = attachment.fileName.replace(/\.[^.]*$/, '');
-  const name = variant ? `${base || 'image'}-${variant}.jpg` : attachment.fileName;
-  reply
-    .header('ETag', etag)
-    .header('X-Content-Type-Options', 'nosniff')
-    .header('Content-Security-Policy', 'sandbox')
-    .header('Content-Disposition', `attachment; filename*=UTF-8''${rfc8187(name)}`)
-    .header('Cache-Control', 'private, no-cache');
-  const match = request.headers['if-none-match'];
-  if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
-    content.stream.destroy();
-    return reply.code(304).send();
-  }
-  return reply.type(content.contentType).header('Content-Length', String(content.size)).send(content.stream);
+  // Bytes a browser opens from the API never run as a page of this origin.
+  reply.header('Content-Security-Policy', 'sandbox');
+  return sendContent(deps, request, reply, {
+    brandId: principalOf(request).brandId,
+    id: request.params.id,
+    variant: request.query.variant as 'preview' | 'thumbnail' | undefined,
+    variantDisposition: 'attachment',
+  });
 }
 
 function contentRoute(app: ApiApp, deps: RouteDeps) {
@@ -239,21 +224,7 @@ function deleteRoute(app: ApiApp, deps: RouteDeps) {
 }
 
 export default async function attachmentRoutes(instance: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const limits = deps.config.attachments;
-  // Files are streamed (request.parts()), never buffered: busboy stops a file one byte past the limit, which
-  // Upload turns into the 422, and an 11th file still arrives so it can be refused by name.
-  await instance.register(multipart, {
-    // A name with a path in it is refused (checkFileName), not quietly cut to its last part (busboy's default).
-    preservePath: true,
-    limits: {
-      fileSize: limits.maxFileBytes + 1,
-      files: limits.maxFilesPerPost + 1,
-      fields: 20,
-      fieldSize: 1024,
-      parts: limits.maxFilesPerPost + 21,
-      headerPairs: 100,
-    },
-  });
+  await instance.register(multipart, multipartOptions(deps.config.attachments));
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   for (const route of [uploadRoute, listRoute, getRoute, contentRoute, deleteRoute]) route(app, deps);
 }

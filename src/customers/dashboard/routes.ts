@@ -1,14 +1,11 @@
 // One customer's page. Another brand's or an unknown id is the dashboard's 404 (getCustomer's NotFoundError).
 import type { FastifyInstance } from 'fastify';
-import { userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
 import { listCustomerLeads } from '../../leads/index.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { pathParam, sendPage } from '../../platform/web/http.js';
 import { getCustomer } from '../customers.js';
 import { customerPage } from './views.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 export default async function customerRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   app.get('/customers/:id', { schema: hidden, config: userPage }, async (request, reply) => {

@@ -6,6 +6,7 @@ import { finished } from 'node:stream/promises';
 import multipart, { type Multipart } from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { multipartOptions } from '../../attachments/serve.js';
 import { MalformedUploadError, Upload } from '../../attachments/upload.js';
 import { ALL_STATUSES } from '../../leads/states.js';
 import { registerFormBody } from '../../platform/http/body-text.js';
@@ -443,21 +444,12 @@ export default async function publicFormRoutes(
   const ownOrigin = new URL(deps.config.publicUrl).origin;
   // Form-encoded bodies that are not UTF-8 are refused, not stored with U+FFFD (@fastify/formbody would).
   registerFormBody(app);
-  const limits = deps.config.attachments;
-  // Files are streamed to storage as they arrive (request.parts(), read by readMultipart), never buffered: busboy
-  // stops a file one byte past its limit (Upload's 422) and an 11th file still arrives so it can be refused by
-  // name. The fields keep the 64 KiB body limit between them (readMultipart counts them).
-  await app.register(multipart, {
-    preservePath: true,
-    limits: {
-      fileSize: limits.maxFileBytes + 1,
-      files: limits.maxFilesPerPost + 1,
-      fields: 60,
-      fieldSize: FIELDS_MAX_BYTES,
-      parts: 60 + limits.maxFilesPerPost + 1,
-      headerPairs: 100,
-    },
-  });
+  // Files are streamed to storage as they arrive (request.parts(), read by readMultipart), never buffered. The
+  // fields keep the 64 KiB body limit between them (readMultipart counts them).
+  await app.register(
+    multipart,
+    multipartOptions(deps.config.attachments, { count: 60, bytes: FIELDS_MAX_BYTES }),
+  );
   app.setErrorHandler(htmlErrorHandler(deps));
 
   app.post('/f/:formId', { schema: submitSchema() }, (request, reply) =>

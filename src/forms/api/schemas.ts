@@ -95,36 +95,27 @@ const fields = {
   defaults: Type.Union([Defaults, Type.Null()]),
 };
 
-export const FormCreateBody = Type.Object(
-  {
-    name: fields.name,
-    allowedOrigins: fields.allowedOrigins,
-    redirectUrl: Type.Optional(fields.redirectUrl),
-    honeypotField: Type.Optional(fields.honeypotField),
-    captcha: Type.Optional(fields.captcha),
-    consentText: Type.Optional(fields.consentText),
-    autoReply: Type.Optional(fields.autoReply),
-    defaults: Type.Optional(fields.defaults),
-    language: Type.Optional(fields.language),
-    fields: Type.Optional(fields.fields),
-    questions: Type.Optional(fields.questions),
-  },
-  { additionalProperties: false, title: 'FormCreate' },
-);
+/** What a form is created with: a name and the allowed origins, the rest optional. */
+const formSettings = {
+  name: fields.name,
+  allowedOrigins: fields.allowedOrigins,
+  redirectUrl: Type.Optional(fields.redirectUrl),
+  honeypotField: Type.Optional(fields.honeypotField),
+  captcha: Type.Optional(fields.captcha),
+  consentText: Type.Optional(fields.consentText),
+  autoReply: Type.Optional(fields.autoReply),
+  defaults: Type.Optional(fields.defaults),
+  language: Type.Optional(fields.language),
+  fields: Type.Optional(fields.fields),
+  questions: Type.Optional(fields.questions),
+};
 
+export const FormCreateBody = Type.Object(formSettings, { additionalProperties: false, title: 'FormCreate' });
+
+/** Any of the settings, and whether the form is enabled. */
 export const FormUpdateBody = Type.Object(
   {
-    name: Type.Optional(fields.name),
-    allowedOrigins: Type.Optional(fields.allowedOrigins),
-    redirectUrl: Type.Optional(fields.redirectUrl),
-    honeypotField: Type.Optional(fields.honeypotField),
-    captcha: Type.Optional(fields.captcha),
-    consentText: Type.Optional(fields.consentText),
-    autoReply: Type.Optional(fields.autoReply),
-    defaults: Type.Optional(fields.defaults),
-    language: Type.Optional(fields.language),
-    fields: Type.Optional(fields.fields),
-    questions: Type.Optional(fields.questions),
+    ...Type.Partial(Type.Object(formSettings)).properties,
     enabled: Type.Optional(Type.Boolean({ description: 'false: the public endpoint and page answer 404.' })),
   },
   { additionalProperties: false, title: 'FormUpdate' },

@@ -2,8 +2,9 @@
 // (thumbnails, previews and downloads served here to signed-in users of the lead's brand only) and deletes them.
 import multipart, { type Multipart } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userOf } from '../../accounts/dashboard/session.js';
-import { getAttachment, readContent } from '../../attachments/attachments.js';
+import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
+import { getAttachment } from '../../attachments/attachments.js';
+import { multipartOptions, sendContent } from '../../attachments/serve.js';
 import {
   bytesText,
   FIELD,
@@ -17,39 +18,18 @@ import { type FieldError, ValidationError } from '../../shared/errors.js';
 import { addLeadAttachments, assertLeadExists, deleteLeadAttachment } from '../index.js';
 import { showLead } from './lead-page.js';
 
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
-
-/** RFC 8187's encoding of a file name for `filename*=UTF-8''…`. */
-function rfc8187(name: string): string {
-  return encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 // The bytes of the brand's attachment: an image's thumbnail or preview shown in the page (inline), or the
 // original as a download. Another brand's, or a variant a file does not have, is the not-found page.
 async function content(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
-  const user = userOf(request);
   const asked = text(request.query, 'variant');
   const variant = asked === 'thumbnail' || asked === 'preview' ? asked : undefined;
   if (asked && !variant) return reply.callNotFound();
-  const found = await readContent(
-    deps.database,
-    deps.storage,
-    user.brandId,
-    pathParam(request, 'id'),
+  return sendContent(deps, request, reply, {
+    brandId: userOf(request).brandId,
+    id: pathParam(request, 'id'),
     variant,
-  );
-  const { attachment } = found;
-  const base = attachment.fileName.replace(/\.[^.]*$/, '') || 'image';
-  const name = variant ? `${base}-${variant}.jpg` : attachment.fileName;
-  return reply
-    .header('X-Content-Type-Options', 'nosniff')
-    .header('Content-Disposition', `${variant ? 'inline' : 'attachment'}; filename*=UTF-8''${rfc8187(name)}`)
-    .header('Cache-Control', 'private, no-cache')
-    .header('ETag', `"${attachment.sha256}${variant ? `-${variant}` : ''}"`)
-    .type(found.contentType)
-    .header('Content-Length', String(found.size))
-    .send(found.stream);
+    variantDisposition: 'inline',
+  });
 }
 
 /** The form's file parts, streamed into the Upload; a broken body is a MalformedUploadError (400). */
@@ -131,20 +111,8 @@ async function remove(deps: RouteDeps, request: FastifyRequest, reply: FastifyRe
 }
 
 export default async function attachmentRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
-  const limits = deps.config.attachments;
-  // As the API's upload: streamed, never buffered; one byte past a file's limit and one file past the count still
-  // arrive, so Upload refuses them by name.
-  await app.register(multipart, {
-    preservePath: true,
-    limits: {
-      fileSize: limits.maxFileBytes + 1,
-      files: limits.maxFilesPerPost + 1,
-      fields: 20,
-      fieldSize: 1024,
-      parts: limits.maxFilesPerPost + 21,
-      headerPairs: 100,
-    },
-  });
+  // As the API's upload: streamed, never buffered.
+  await app.register(multipart, multipartOptions(deps.config.attachments));
   app.get(
     '/attachments/:id/content',
     { schema: hidden, config: userPage, compress: false },

@@ -2,7 +2,7 @@
 // typed in would be added to (a small JSON answer for the page script; the form works without it).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findBrand } from '../../accounts/brands.js';
-import { userActor, userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userActor, userOf, userPage } from '../../accounts/dashboard/session.js';
 import type { SessionUser } from '../../accounts/sessions.js';
 import { matchCustomer } from '../../customers/customers.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
@@ -20,8 +20,6 @@ import {
   TYPED_SOURCES,
 } from './views/lead-form.js';
 
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 const SOURCES: readonly string[] = TYPED_SOURCES.map(([value]) => value);
 
 /** The typed values to show again: the named fields of the body, as strings. */

@@ -1,6 +1,6 @@
 // "Export CSV" on the leads and work-items lists.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
 import { sendCsv } from '../../platform/http/csv-export.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { errorText } from '../../platform/web/components.js';
@@ -12,9 +12,6 @@ import { styledExport } from '../export.js';
 import { exportLeads, type LeadExport } from '../index.js';
 import { filtersOf, queryOf } from './list-filters.js';
 import { filterLabels } from './views/leads.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 /** Every item the list's filters match (not just this page), as the API exports them. */
 async function exportList(

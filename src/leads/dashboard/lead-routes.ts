@@ -1,6 +1,6 @@
 // One lead's page, and "Use these details": the contact details it was submitted with become the customer's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userActor, userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userActor, userOf, userPage } from '../../accounts/dashboard/session.js';
 import type { SessionUser } from '../../accounts/sessions.js';
 import { listCustomers } from '../../customers/customers.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
@@ -15,9 +15,6 @@ import { isStatus } from '../states.js';
 import { showLead } from './lead-page.js';
 import { noteAddedNotice, parseFeedFilter } from './views/lead-timeline.js';
 import { detailsAppliedNotice, leadChangedNotice, leadEditedNotice } from './views/leads.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 /** The message on top of the page after a change, as the redirect to it names it. */
 function messageOf(tr: Translator, query: unknown): SafeHtml | undefined {

@@ -1,7 +1,7 @@
 // The leads and work-items lists: search, filters, paging and the "1–25 of 312" count; the leads list with its
 // charts and the spam count.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { originOf, sendPage } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
@@ -18,9 +18,6 @@ import { countSpamLeads } from '../spam.js';
 import { leadStats } from '../stats.js';
 import { filtersOf, queryOf } from './list-filters.js';
 import { type ListFilters, leadListPage } from './views/leads.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 export const PAGE_SIZE = 25;
 

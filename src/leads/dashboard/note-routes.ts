@@ -1,15 +1,12 @@
 // Adding an internal note on a lead's page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userActor, userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userActor, userOf, userPage } from '../../accounts/dashboard/session.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { pathParam, seeOther, text } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
 import { type Translator, translator } from '../../shared/i18n/index.js';
 import { addNote, MAX_NOTE_LENGTH, parseNoteText } from '../index.js';
 import { showLead } from './lead-page.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 /** What people read when a note is refused. */
 function refusal(tr: Translator, typed: string, error: ValidationError): string {

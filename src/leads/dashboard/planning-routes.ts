@@ -1,6 +1,6 @@
 // Planning: the week's visits per day and person, My visits, and changing a work item's visit.
 import type { FastifyInstance } from 'fastify';
-import { userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
 import { displayName, listUsers } from '../../accounts/users.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { sendPage, text } from '../../platform/web/http.js';
@@ -8,9 +8,6 @@ import type { FieldError } from '../../shared/errors.js';
 import { addDays, dayIn, isDay, mondayOf, mondayOfIsoWeek, startOfDay } from '../../shared/time-zones.js';
 import { listVisits } from '../index.js';
 import { myVisitsPage, type Person, planningPage } from './views/visits.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 /** The people a visit can be given to: the brand's users who can sign in, by name. */
 export async function peopleOf(deps: RouteDeps, brandId: string): Promise<Person[]> {

@@ -1,6 +1,6 @@
 // Spam: the brand's spam leads (honeypot filled), "Not spam" to release one as a normal lead, and Delete.
 import type { FastifyInstance } from 'fastify';
-import { userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { html } from '../../platform/web/html.js';
@@ -13,8 +13,6 @@ import { getLead } from '../index.js';
 import { deleteSpam, listSpamLeads, releaseSpam } from '../spam.js';
 import { SPAM_PATH, spamPage } from './views/spam.js';
 
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 const PER_PAGE = 50;
 
 /** What the page says after an action: which lead "Not spam" released (with a link), or that spam was deleted. */

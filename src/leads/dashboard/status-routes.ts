@@ -2,7 +2,7 @@
 // user. A final state (completed, cancelled) is confirmed first on a page of its own, which asks a cancellation's
 // reason; `from` is the state the page showed, so a stale tab changes nothing.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userActor, userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userActor, userOf, userPage } from '../../accounts/dashboard/session.js';
 import type { SessionUser } from '../../accounts/sessions.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
@@ -14,9 +14,6 @@ import { allowedTransitions, isStatus, type Status } from '../states.js';
 import { showLead } from './lead-page.js';
 import { confirmStatusPage, needsConfirmation, staleStateNotice } from './views/lead-timeline.js';
 import { planVisit } from './visit-routes.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 /** The confirmation page again, saying the cancellation's reason is too long. */
 async function reasonTooLong(

@@ -1,7 +1,7 @@
 // Planning a lead's visit from its page: the Schedule form (with the state change to scheduled, from
 // status-routes.ts) and "Change visit" on the page of an open work item.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userActor, userOf } from '../../accounts/dashboard/session.js';
+import { hidden, userActor, userOf, userPage } from '../../accounts/dashboard/session.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
 import { pathParam, seeOther } from '../../platform/web/http.js';
@@ -12,9 +12,6 @@ import { showLead } from './lead-page.js';
 import { statusLabel } from './views/labels.js';
 import { staleStateNotice } from './views/lead-timeline.js';
 import { ASSIGNEE_ERROR, parseVisitForm } from './visit-form.js';
-
-const hidden = { hide: true };
-const userPage = { page: 'user' as const };
 
 /**
  * The Schedule form (status 'scheduled') and Change visit (no status): the visit as typed in the brand's time

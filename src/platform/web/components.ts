@@ -1,10 +1,12 @@
 // Building blocks every page uses: form fields with labels and errors, notices, badges, times.
 
+import type { FastifyRequest } from 'fastify';
 import type { FieldError } from '../../shared/errors.js';
-import type { Translator } from '../../shared/i18n/index.js';
+import type { MessageKey, Translator } from '../../shared/i18n/index.js';
 import { CSRF_FIELD } from './csrf.js';
 import { formatDateTime, phoneText } from './format.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
+import { text } from './http.js';
 
 export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
@@ -106,4 +108,70 @@ export function copyField(tr: Translator, options: { id: string; label: string; 
     <button type="button" class="button button-primary" data-copy="${id}" hidden>${tr.t('copy.button')}</button>
     <span class="visually-hidden" role="status" data-copy-status="${id}"></span>
   </div>`;
+}
+
+export interface CreateCardOptions {
+  title: string;
+  /** What was wrong with the last post, summarised above the form (labels name the fields). */
+  errors: FieldError[];
+  labels: Record<string, string>;
+  action: string;
+  csrfToken: string;
+  /** The form's fields, between its token and its submit button. */
+  fields: HtmlValue;
+  submit: string;
+}
+
+/** A settings page's card that adds one (an API key, a webhook endpoint): its heading, error summary and form. */
+export function createCard(tr: Translator, options: CreateCardOptions): SafeHtml {
+  return html`<section class="card" aria-labelledby="create-title">
+  <h2 id="create-title">${options.title}</h2>
+  ${errorSummary(tr, options.errors, options.labels)}
+  <form method="post" action="${options.action}" novalidate>
+    ${csrfField(options.csrfToken)}
+    ${options.fields}
+    <button type="submit" class="button button-primary">${options.submit}</button>
+  </form>
+</section>`;
+}
+
+export interface CodeChoiceOptions {
+  /** The field's name: the checkboxes post it once per ticked code. */
+  name: string;
+  /** The start of each checkbox's id: `${idPrefix}-${code}`. */
+  idPrefix: string;
+  legend: string;
+  error: FieldError | undefined;
+  codes: readonly string[];
+  checked: readonly string[];
+  /** What a code means, as people read it. */
+  hint: (code: string) => string;
+}
+
+/** A choice of codes (API key scopes, webhook event types): a checkbox with a hint for each, as a fieldset. */
+export function codeChoice(tr: Translator, options: CodeChoiceOptions): SafeHtml {
+  const { name, idPrefix, legend, error } = options;
+  return html`<fieldset id="field-${name}" class="${error ? 'field-invalid' : ''}"${error ? html` aria-describedby="${name}-error"` : ''}>
+      <legend>${legend}</legend>
+      ${error ? html`<p class="error" id="${name}-error">${errorText(tr, error, legend)}</p>` : ''}
+      ${options.codes.map(
+        (code) => html`<div class="check">
+        <input type="checkbox" id="${idPrefix}-${code}" name="${name}" value="${code}" aria-describedby="${idPrefix}-${code}-hint"${
+          options.checked.includes(code) ? html` checked` : ''
+        }>
+        <label for="${idPrefix}-${code}"><code>${code}</code></label>
+        <p class="hint" id="${idPrefix}-${code}-hint">${options.hint(code)}</p>
+      </div>`,
+      )}
+    </fieldset>`;
+}
+
+/** The notice of what the last post did, named by its redirect's `?done=`; none for a name not in `messages`. */
+export function doneNotice(
+  request: FastifyRequest,
+  tr: Translator,
+  messages: Readonly<Record<string, MessageKey>>,
+): SafeHtml | undefined {
+  const done = messages[text(request.query, 'done')];
+  return done ? notice(tr.t(done)) : undefined;
 }

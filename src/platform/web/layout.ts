@@ -68,6 +68,36 @@ export interface PageOptions {
   body: HtmlValue;
 }
 
+export interface SettingsPageOptions {
+  title: string;
+  section: Section;
+  /** The line under the heading: what the page is for. */
+  intro: HtmlValue;
+  /** The page's own parts, below the message of the last action. */
+  body: HtmlValue;
+}
+
+/**
+ * A settings page (API keys, webhooks, people, brand, account) of the view's user: the title as its heading, the
+ * intro below it, then the view's message (what the last action did), if any, and the page's own parts.
+ */
+export function settingsPage(
+  view: { user: Viewer; message?: SafeHtml | undefined },
+  { title, section, intro, body }: SettingsPageOptions,
+): SafeHtml {
+  return page({
+    title,
+    user: view.user,
+    section,
+    body: html`<div class="page-head">
+  <h1>${title}</h1>
+  <p class="muted">${intro}</p>
+</div>
+${view.message ?? ''}
+${body}`,
+  });
+}
+
 /** A page for a signed-in user. */
 export function page(options: PageOptions): SafeHtml {
   const { user } = options;

@@ -1,10 +1,10 @@
 // Settings > Webhooks (admins only): the same domain functions as /v1/webhook-endpoints, for the signed-in user's brand.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { flash, takeFlashed } from '../../accounts/dashboard/flash.js';
-import { userOf } from '../../accounts/dashboard/session.js';
+import { adminPage, hidden, userOf } from '../../accounts/dashboard/session.js';
 import type { SessionUser } from '../../accounts/sessions.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
-import { notice } from '../../platform/web/components.js';
+import { doneNotice, notice } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
 import { list, pathParam, seeOther, sendPage, text, withQuery } from '../../platform/web/http.js';
 import { DomainError, type FieldError, type FieldErrorText, ValidationError } from '../../shared/errors.js';
@@ -31,8 +31,6 @@ import {
   webhooksPage,
 } from './views.js';
 
-const hidden = { hide: true };
-const adminPage = { page: 'admin' as const };
 const BASE = '/dashboard/settings/webhooks';
 const DELIVERIES_PER_PAGE = 50;
 
@@ -114,8 +112,7 @@ async function renderList(
 async function showEndpoints(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const user = userOf(request);
   const tr = translator(user.locale);
-  const done = MESSAGES[text(request.query, 'done')];
-  let message = done ? notice(tr.t(done)) : undefined;
+  let message = doneNotice(request, tr, MESSAGES);
   let shown: WebhooksView['shown'];
   // After adding an endpoint or rotating its secret (post, redirect, get): the secret once, then only a note.
   const createdId = text(request.query, 'created');

@@ -3,17 +3,17 @@
 
 import type { SessionUser } from '../../accounts/sessions.js';
 import {
+  codeChoice,
   copyField,
+  createCard,
   csrfField,
   errorFor,
-  errorSummary,
-  errorText,
   field,
   notice,
   time,
 } from '../../platform/web/components.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
-import { page } from '../../platform/web/layout.js';
+import { page, settingsPage } from '../../platform/web/layout.js';
 import { richText } from '../../platform/web/messages.js';
 import type { FieldError } from '../../shared/errors.js';
 import { type MessageKey, type Translator, translator } from '../../shared/i18n/index.js';
@@ -111,35 +111,26 @@ function createForm(tr: Translator, view: WebhooksView): SafeHtml {
   const { values, errors } = view;
   const eventsError = errorFor(errors, 'events');
   const label = labels(tr);
-  return html`<section class="card" aria-labelledby="create-title">
-  <h2 id="create-title">${tr.t('webhooks.create.title')}</h2>
-  ${errorSummary(tr, errors, label)}
-  <form method="post" action="${BASE}" novalidate>
-    ${csrfField(view.user.csrfToken)}
-    ${field({
-      tr,
-      name: 'url',
-      label: label.url!,
-      type: 'url',
-      value: values.url,
-      hint: richText(tr, 'webhooks.url.hint', { example: 'https://example.com/hooks/lead-intake', code }),
-      error: errorFor(errors, 'url'),
-      required: true,
-      attributes: html`maxlength="2048" spellcheck="false"`,
+  const fields = html`${field({
+    tr,
+    name: 'url',
+    label: label.url!,
+    type: 'url',
+    value: values.url,
+    hint: richText(tr, 'webhooks.url.hint', { example: 'https://example.com/hooks/lead-intake', code }),
+    error: errorFor(errors, 'url'),
+    required: true,
+    attributes: html`maxlength="2048" spellcheck="false"`,
+  })}
+    ${codeChoice(tr, {
+      name: 'events',
+      idPrefix: 'event',
+      legend: label.events!,
+      error: eventsError,
+      codes: EVENT_TYPES,
+      checked: values.events,
+      hint: (type) => tr.t(EVENT_DESCRIPTIONS[type as EventType]),
     })}
-    <fieldset id="field-events" class="${eventsError ? 'field-invalid' : ''}"${eventsError ? html` aria-describedby="events-error"` : ''}>
-      <legend>${label.events}</legend>
-      ${eventsError ? html`<p class="error" id="events-error">${errorText(tr, eventsError, label.events!)}</p>` : ''}
-      ${EVENT_TYPES.map(
-        (type) => html`<div class="check">
-        <input type="checkbox" id="event-${type}" name="events" value="${type}" aria-describedby="event-${type}-hint"${
-          values.events.includes(type) ? html` checked` : ''
-        }>
-        <label for="event-${type}"><code>${type}</code></label>
-        <p class="hint" id="event-${type}-hint">${tr.t(EVENT_DESCRIPTIONS[type])}</p>
-      </div>`,
-      )}
-    </fieldset>
     ${field({
       tr,
       name: 'description',
@@ -148,10 +139,16 @@ function createForm(tr: Translator, view: WebhooksView): SafeHtml {
       hint: tr.t('webhooks.description.hint'),
       error: errorFor(errors, 'description'),
       attributes: html`maxlength="500"`,
-    })}
-    <button type="submit" class="button button-primary">${tr.t('webhooks.create.submit')}</button>
-  </form>
-</section>`;
+    })}`;
+  return createCard(tr, {
+    title: tr.t('webhooks.create.title'),
+    errors,
+    labels: label,
+    action: BASE,
+    csrfToken: view.user.csrfToken,
+    fields,
+    submit: tr.t('webhooks.create.submit'),
+  });
 }
 
 function endpointActions(tr: Translator, endpoint: WebhookEndpoint, csrfToken: string): SafeHtml {
@@ -206,16 +203,11 @@ function endpointTable(tr: Translator, view: WebhooksView): SafeHtml {
 
 export function webhooksPage(view: WebhooksView): SafeHtml {
   const tr = translator(view.user.locale);
-  return page({
+  return settingsPage(view, {
     title: tr.t('webhooks.title'),
-    user: view.user,
     section: 'webhooks',
-    body: html`<div class="page-head">
-  <h1>${tr.t('webhooks.title')}</h1>
-  <p class="muted">${tr.t('webhooks.intro', { brand: view.user.brandName })}</p>
-</div>
-${view.message ?? ''}
-${autoDisabledPanel(tr, view.endpoints, view.user.csrfToken)}
+    intro: tr.t('webhooks.intro', { brand: view.user.brandName }),
+    body: html`${autoDisabledPanel(tr, view.endpoints, view.user.csrfToken)}
 ${view.shown ? secretPanel(tr, view.shown) : ''}
 ${createForm(tr, view)}
 <section aria-labelledby="endpoints-title">

@@ -3,7 +3,7 @@
 
 import { csrfField, errorFor, errorSummary, field } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
-import { page } from '../../../platform/web/layout.js';
+import { settingsPage } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
 import { type Locale, translator } from '../../../shared/i18n/index.js';
@@ -27,16 +27,15 @@ export function accountPage(view: AccountView): SafeHtml {
     ...newPasswordLabels(tr),
   };
   const strong = (inner: SafeHtml) => html`<strong>${inner}</strong>`;
-  return page({
+  return settingsPage(view, {
     title: tr.t('account.title'),
-    user,
     section: 'account',
-    body: html`<div class="page-head">
-  <h1>${tr.t('account.title')}</h1>
-  <p class="muted">${richText(tr, isAdmin(user) ? 'account.signedInAsAdmin' : 'account.signedInAsMember', { email: user.email, brand: user.brandName, strong })}</p>
-</div>
-${view.message ?? ''}
-<section class="card narrow" aria-labelledby="language-title">
+    intro: richText(tr, isAdmin(user) ? 'account.signedInAsAdmin' : 'account.signedInAsMember', {
+      email: user.email,
+      brand: user.brandName,
+      strong,
+    }),
+    body: html`<section class="card narrow" aria-labelledby="language-title">
   <h2 id="language-title">${tr.t('account.language.title')}</h2>
   <form method="post" action="/dashboard/settings/account/language" novalidate>
     ${csrfField(user.csrfToken)}

@@ -2,17 +2,17 @@
 // confirmation step.
 
 import {
+  codeChoice,
   copyField,
+  createCard,
   csrfField,
   errorFor,
-  errorSummary,
-  errorText,
   field,
   notice,
   time,
 } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
-import { page } from '../../../platform/web/layout.js';
+import { page, settingsPage } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
 import { type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
@@ -83,62 +83,53 @@ function createForm(tr: Translator, view: ApiKeysView): SafeHtml {
   const { values, errors } = view;
   const scopeError = errorFor(errors, 'scopes');
   const label = labels(tr);
-  return html`<section class="card" aria-labelledby="create-title">
-  <h2 id="create-title">${tr.t('apiKeys.create.title')}</h2>
-  ${errorSummary(tr, errors, label)}
-  <form method="post" action="/dashboard/settings/api-keys" novalidate>
-    ${csrfField(view.user.csrfToken)}
-    ${field({
+  // A key's own rate limit, per minute: empty is the default.
+  const limitField = (name: 'readsPerMinute' | 'writesPerMinute') =>
+    field({
       tr,
-      name: 'name',
-      label: label.name!,
-      value: values.name,
-      hint: tr.t('apiKeys.name.hint'),
-      error: errorFor(errors, 'name'),
-      required: true,
-      attributes: html`maxlength="100"`,
+      name,
+      label: label[name]!,
+      type: 'number',
+      value: values[name],
+      hint: tr.t('apiKeys.limit.hint', { default: view.defaultLimits[name] }),
+      error: errorFor(errors, name),
+      attributes: html`min="1" max="1000000" inputmode="numeric"`,
+    });
+  const fields = html`${field({
+    tr,
+    name: 'name',
+    label: label.name!,
+    value: values.name,
+    hint: tr.t('apiKeys.name.hint'),
+    error: errorFor(errors, 'name'),
+    required: true,
+    attributes: html`maxlength="100"`,
+  })}
+    ${codeChoice(tr, {
+      name: 'scopes',
+      idPrefix: 'scope',
+      legend: label.scopes!,
+      error: scopeError,
+      codes: SCOPES,
+      checked: values.scopes,
+      hint: (scope) => tr.t(SCOPE_TEXT[scope as Scope]),
     })}
-    <fieldset id="field-scopes" class="${scopeError ? 'field-invalid' : ''}"${scopeError ? html` aria-describedby="scopes-error"` : ''}>
-      <legend>${label.scopes}</legend>
-      ${scopeError ? html`<p class="error" id="scopes-error">${errorText(tr, scopeError, label.scopes!)}</p>` : ''}
-      ${SCOPES.map(
-        (scope) => html`<div class="check">
-        <input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}" aria-describedby="scope-${scope}-hint"${
-          values.scopes.includes(scope) ? html` checked` : ''
-        }>
-        <label for="scope-${scope}"><code>${scope}</code></label>
-        <p class="hint" id="scope-${scope}-hint">${tr.t(SCOPE_TEXT[scope])}</p>
-      </div>`,
-      )}
-    </fieldset>
     <details class="more"${values.readsPerMinute || values.writesPerMinute ? html` open` : ''}>
       <summary>${tr.t('apiKeys.rateLimits')}</summary>
       <div class="grid-2 tight">
-        ${field({
-          tr,
-          name: 'readsPerMinute',
-          label: label.readsPerMinute!,
-          type: 'number',
-          value: values.readsPerMinute,
-          hint: tr.t('apiKeys.limit.hint', { default: view.defaultLimits.readsPerMinute }),
-          error: errorFor(errors, 'readsPerMinute'),
-          attributes: html`min="1" max="1000000" inputmode="numeric"`,
-        })}
-        ${field({
-          tr,
-          name: 'writesPerMinute',
-          label: label.writesPerMinute!,
-          type: 'number',
-          value: values.writesPerMinute,
-          hint: tr.t('apiKeys.limit.hint', { default: view.defaultLimits.writesPerMinute }),
-          error: errorFor(errors, 'writesPerMinute'),
-          attributes: html`min="1" max="1000000" inputmode="numeric"`,
-        })}
+        ${limitField('readsPerMinute')}
+        ${limitField('writesPerMinute')}
       </div>
-    </details>
-    <button type="submit" class="button button-primary">${tr.t('apiKeys.create.submit')}</button>
-  </form>
-</section>`;
+    </details>`;
+  return createCard(tr, {
+    title: tr.t('apiKeys.create.title'),
+    errors,
+    labels: label,
+    action: '/dashboard/settings/api-keys',
+    csrfToken: view.user.csrfToken,
+    fields,
+    submit: tr.t('apiKeys.create.submit'),
+  });
 }
 
 function keyTable(tr: Translator, keys: ApiKey[], currentUserIds: ReadonlySet<string>): SafeHtml {
@@ -178,16 +169,11 @@ function keyTable(tr: Translator, keys: ApiKey[], currentUserIds: ReadonlySet<st
 
 export function apiKeysPage(view: ApiKeysView): SafeHtml {
   const tr = translator(view.user.locale);
-  return page({
+  return settingsPage(view, {
     title: tr.t('apiKeys.title'),
-    user: view.user,
     section: 'api-keys',
-    body: html`<div class="page-head">
-  <h1>${tr.t('apiKeys.title')}</h1>
-  <p class="muted">${tr.t('apiKeys.intro', { brand: view.user.brandName })}</p>
-</div>
-${view.message ?? ''}
-${view.created ? createdPanel(tr, view.created, view.publicUrl) : ''}
+    intro: tr.t('apiKeys.intro', { brand: view.user.brandName }),
+    body: html`${view.created ? createdPanel(tr, view.created, view.publicUrl) : ''}
 ${createForm(tr, view)}
 <section aria-labelledby="keys-title">
   <h2 id="keys-title">${tr.t('apiKeys.yourKeys')}</h2>

@@ -3,7 +3,7 @@
 
 import { csrfField, errorFor, errorSummary, errorText } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
-import { page } from '../../../platform/web/layout.js';
+import { settingsPage } from '../../../platform/web/layout.js';
 import type { FieldError } from '../../../shared/errors.js';
 import { type Locale, translator } from '../../../shared/i18n/index.js';
 import { timeZoneNames } from '../../../shared/time-zones.js';
@@ -26,16 +26,11 @@ export function brandSettingsPage(view: BrandSettingsView): SafeHtml {
   const names = timeZoneNames();
   const known = names.includes(view.timeZone);
   const labels = { timeZone: tr.t('brand.timeZone.label'), language: tr.t('brand.language.label') };
-  return page({
+  return settingsPage(view, {
     title: tr.t('brand.title'),
-    user: view.user,
     section: 'brand',
-    body: html`<div class="page-head">
-  <h1>${tr.t('brand.title')}</h1>
-  <p class="muted">${tr.t('brand.intro', { brand: view.user.brandName })}</p>
-</div>
-${view.message ?? ''}
-${errorSummary(tr, view.errors, labels)}
+    intro: tr.t('brand.intro', { brand: view.user.brandName }),
+    body: html`${errorSummary(tr, view.errors, labels)}
 <section class="card" aria-labelledby="zone-title">
   <h2 id="zone-title">${labels.timeZone}</h2>
   <p class="muted">${tr.t('brand.timeZone.intro', { now: tr.dateTime(new Date(), view.user.timeZone) })}</p>

@@ -12,7 +12,7 @@ import {
   time,
 } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
-import { page } from '../../../platform/web/layout.js';
+import { page, settingsPage } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
 import { type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
@@ -185,16 +185,11 @@ function inviteTable(tr: Translator, view: UsersView): SafeHtml | '' {
 export function usersPage(view: UsersView): SafeHtml {
   const admin = isAdmin(view.user);
   const tr = translator(view.user.locale);
-  return page({
+  return settingsPage(view, {
     title: tr.t('users.title'),
-    user: view.user,
     section: 'users',
-    body: html`<div class="page-head">
-  <h1>${tr.t('users.title')}</h1>
-  <p class="muted">${tr.t(admin ? 'users.intro.admin' : 'users.intro.member', { brand: view.user.brandName })}</p>
-</div>
-${view.message ?? ''}
-${view.invited ? invitedPanel(tr, view.invited) : ''}
+    intro: tr.t(admin ? 'users.intro.admin' : 'users.intro.member', { brand: view.user.brandName }),
+    body: html`${view.invited ? invitedPanel(tr, view.invited) : ''}
 ${ownNameForm(tr, view)}
 ${admin ? addForm(tr, view) : ''}
 <section aria-labelledby="people-title">
