@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.js';
 import { createBrand } from '../../src/accounts/brands.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/dashboard/plugin.js';
-import { ALL_STATUSES, allowedTransitions, } from '../../src/leads/states.js';
+import { ALL_STATUSES, allowedTransitions } from '../../src/leads/states.js';
 import { leadStats } from '../../src/leads/stats.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { PATH_TO } from '../lead-paths.js';
