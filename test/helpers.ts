@@ -75,6 +75,14 @@ export function unreachableDatabase(dialect: TestDialect): {
 /** Where test apps keep attachments' bytes, one folder each (removed by TestContext.close). */
 const TEST_FILES = 'lead-intake-test-files';
 
+/** The rate limits of testConfig: as good as none. */
+const UNLIMITED = { readsPerMinute: 1_000_000, writesPerMinute: 1_000_000, failedAuthPerMinute: 1_000_000 };
+
+/** testConfig's rate limits, with website form posts limited to `formPostsPerMinute` a minute (by default none). */
+export function formRateLimit(formPostsPerMinute = 1_000_000): Config['rateLimit'] {
+  return { ...UNLIMITED, formPostsPerMinute };
+}
+
 export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}): Config {
   const base = loadConfig({});
   return {
@@ -92,7 +100,7 @@ export function testConfig(dialect: TestDialect, overrides: Partial<Config> = {}
     logLevel: 'silent',
     sqliteSynchronous: 'NORMAL',
     // Suites send hundreds of requests with one key; rate-limit tests set their own budgets.
-    rateLimit: { readsPerMinute: 1_000_000, writesPerMinute: 1_000_000, failedAuthPerMinute: 1_000_000 },
+    rateLimit: { ...UNLIMITED },
     ...overrides,
   };
 }
@@ -148,6 +156,27 @@ export function validLead(fields: Record<string, unknown> = {}): Record<string, 
     email: `customer${counter}-${randomBytes(3).toString('hex')}@example.com`,
     title: `Leaking tap ${counter}`,
     ...fields,
+  };
+}
+
+/**
+ * People who send a website form: each call gives the next one's fields (`${name} ${n}` and the email address
+ * `email(n)` for n = 1, 2, …), all with the same address in Amsterdam and the same job, then `extra`.
+ */
+export function formPeople<V = string>(name: string, email: (n: number) => string) {
+  let n = 0;
+  return (extra: Record<string, V> = {}) => {
+    n++;
+    return {
+      customerName: `${name} ${n}`,
+      email: email(n),
+      street: 'Damrak',
+      streetNumber: '1',
+      postalCode: '1012 LG',
+      city: 'Amsterdam',
+      title: 'Boiler broken',
+      ...extra,
+    };
   };
 }
 

@@ -1,7 +1,8 @@
 // Settings > Your account: every signed-in person changes their own password (current one, new one twice, the
 // strength rule); other sessions end, this one stays; wrong current passwords are counted and throttled.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { dialects } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { addUser, Browser, PASSWORD, signedIn, textOf } from './helpers.js';
 
 const PAGE = '/dashboard/settings/account';
@@ -9,12 +10,7 @@ const CHANGE = '/dashboard/settings/account/password';
 const NEW_PASSWORD = 'lantern harbour quietly';
 
 describe.each(dialects())('changing your own password on %s', (dialect) => {
-  let ctx: TestContext;
-
-  beforeAll(async () => {
-    ctx = await createTestContext(dialect);
-  });
-  afterAll(async () => ctx?.close());
+  const ctx = useTestContext(dialect);
 
   const hashOf = async (email: string) =>
     (

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SCOPE_DESCRIPTIONS, SCOPES } from '../../src/accounts/api-keys.js';
 import { escapeHtml } from '../../src/platform/web/html.js';
+import { expectToContain } from '../expect-text.js';
 import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
@@ -43,9 +44,11 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(res.body).toContain('<label for="field-name">Name</label>');
     expect(SCOPES).toContain('customers:read');
     for (const scope of SCOPES) {
-      expect(res.body).toContain(`<input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"`);
-      expect(res.body).toContain(`<label for="scope-${scope}"><code>${scope}</code></label>`);
-      expect(res.body).toContain(`id="scope-${scope}-hint">${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</p>`);
+      expectToContain(res.body, [
+        `<input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"`,
+        `<label for="scope-${scope}"><code>${scope}</code></label>`,
+        `id="scope-${scope}-hint">${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</p>`,
+      ]);
     }
     expect(res.body).toContain('<label for="field-readsPerMinute">Reads per minute <span class="optional">');
     expect(textOf(res.body)).toContain(
@@ -77,10 +80,12 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const row = textOf(
       /<tr>\s*<td data-label="Name" class="cell-title">Website form[\s\S]*?<\/tr>/.exec(list.body)![0],
     );
-    expect(row).toContain(`lik_${key.slice(4, 12)}…`);
-    expect(row).toContain('leads:read leads:write');
-    expect(row).toContain('by office@acme.example');
-    expect(row).toContain('Active');
+    expectToContain(row, [
+      `lik_${key.slice(4, 12)}…`,
+      'leads:read leads:write',
+      'by office@acme.example',
+      'Active',
+    ]);
     // Last used is recorded off the request path: wait for it, then the list shows a time, not "Never".
     await vi.waitFor(async () => {
       const stored = await ctx.app.deps.database.db
@@ -199,11 +204,13 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const res = await create({ name: '  ', readsPerMinute: 'lots', writesPerMinute: '0' });
     expect(res.statusCode).toBe(422);
     const text = textOf(res.body);
-    expect(text).toContain('There are 4 problems');
-    expect(text).toContain('Name is required');
-    expect(text).toContain('Scopes at least one scope is required');
-    expect(text).toContain('Reads per minute must be a whole number from 1 to 1000000');
-    expect(text).toContain('Writes per minute must be a whole number from 1 to 1000000');
+    expectToContain(text, [
+      'There are 4 problems',
+      'Name is required',
+      'Scopes at least one scope is required',
+      'Reads per minute must be a whole number from 1 to 1000000',
+      'Writes per minute must be a whole number from 1 to 1000000',
+    ]);
     expect(res.body).toContain('value="lots"');
     const unknown = await create({ name: 'Odd', scopes: ['leads:read', 'admin'] });
     expect(unknown.statusCode).toBe(422);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
 import { createInvite } from '../../src/accounts/invites.js';
 import { createSetupLink } from '../../src/accounts/setup.js';
+import { expectToContain } from '../expect-text.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, Browser, signedIn, textOf } from './helpers.js';
 
@@ -141,9 +142,11 @@ describe.each(dialects())('accounts and webhooks in Dutch on %s', (dialect) => {
     const page = await browser.get(saved.headers.location as string);
     expect(page.body).toContain('<html lang="nl">');
     expect(page.headers['content-language']).toBe('nl');
-    expect(textOf(page.body)).toContain('Je taal is opgeslagen.');
-    expect(textOf(page.body)).toContain('Wachtwoord wijzigen');
-    expect(textOf(page.body)).toContain('medewerker van Acme Plumbing');
+    expectToContain(textOf(page.body), [
+      'Je taal is opgeslagen.',
+      'Wachtwoord wijzigen',
+      'medewerker van Acme Plumbing',
+    ]);
 
     // Changing the password in Dutch: a common Dutch password is refused in Dutch.
     const weak = await browser.post('/dashboard/settings/account/password', {
@@ -156,9 +159,7 @@ describe.each(dialects())('accounts and webhooks in Dutch on %s', (dialect) => {
     expect(textOf(weak.body)).not.toContain('too easy');
 
     const users = await browser.get('/dashboard/settings/users');
-    expect(textOf(users.body)).toContain('Gebruikers');
-    expect(textOf(users.body)).toContain('Medewerker');
-    expect(textOf(users.body)).toContain('Mail me nieuwe aanvragen');
+    expectToContain(textOf(users.body), ['Gebruikers', 'Medewerker', 'Mail me nieuwe aanvragen']);
   });
 
   it('changes the brand’s language on Settings > Brand; new invitations default to it', async () => {
@@ -220,15 +221,19 @@ describe.each(dialects())('accounts and webhooks in Dutch on %s', (dialect) => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<html lang="nl">');
     const text = textOf(page.body);
-    expect(text).toContain('Endpoint toevoegen');
-    expect(text).toContain('Er komt een aanvraag binnen (via de API of het dashboard).');
-    expect(text).toContain('Nog geen endpoints.');
+    expectToContain(text, [
+      'Endpoint toevoegen',
+      'Er komt een aanvraag binnen (via de API of het dashboard).',
+      'Nog geen endpoints.',
+    ]);
     expect(text).not.toMatch(/Add an endpoint|No endpoints yet|Description/);
 
     const refused = await admin.post('/dashboard/settings/webhooks', { url: 'geen url', description: '' });
     expect(refused.statusCode).toBe(422);
-    expect(textOf(refused.body)).toContain('Er zijn 2 problemen');
-    expect(textOf(refused.body)).toContain('URL moet een volledige URL zijn');
-    expect(textOf(refused.body)).toContain('Gebeurtenissen: kies er minstens één.');
+    expectToContain(textOf(refused.body), [
+      'Er zijn 2 problemen',
+      'URL moet een volledige URL zijn',
+      'Gebeurtenissen: kies er minstens één.',
+    ]);
   });
 });

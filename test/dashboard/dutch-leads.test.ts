@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession } from '../../src/accounts/sessions.js';
 import type { App } from '../../src/app.js';
 import { SESSION_COOKIE } from '../../src/platform/web/cookies.js';
+import { expectToContain } from '../expect-text.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { addUser, Browser, phonedInLead, textOf } from './helpers.js';
 
@@ -101,13 +102,15 @@ describe.each(dialects())('the lead pages in Dutch on %s', (dialect) => {
     const res = await dutch.get('/dashboard/leads');
     expect(res.statusCode).toBe(200);
     const text = expectDutch(res);
-    expect(text).toContain('Aanvragen');
-    expect(text).toContain('Nieuwe aanvraag');
-    expect(text).toContain('Nieuwe aanvragen en offertes, nieuwste eerst.');
-    expect(text).toContain('1–2 van 2');
-    expect(text).toContain('2 aanvragen in de afgelopen 30 dagen');
-    expect(text).toContain('Exporteren als CSV');
-    expect(text).toContain('Hoog');
+    expectToContain(text, [
+      'Aanvragen',
+      'Nieuwe aanvraag',
+      'Nieuwe aanvragen en offertes, nieuwste eerst.',
+      '1–2 van 2',
+      '2 aanvragen in de afgelopen 30 dagen',
+      'Exporteren als CSV',
+      'Hoog',
+    ]);
     expect(res.body).toContain('<th scope="col">Prioriteit</th>');
     expect(res.body).toContain(
       '<td data-label="Fase"><span class="badge badge-request">Aanvraag</span></td>',
@@ -137,10 +140,12 @@ describe.each(dialects())('the lead pages in Dutch on %s', (dialect) => {
     for (const words of ['Volgende stap', 'Klus', 'Klant', 'Adres', 'Notities en geschiedenis', 'Herkomst']) {
       expect(text).toContain(words);
     }
-    expect(text).toContain('Markeren als offerte verstuurd');
-    expect(text).toContain('Inplannen');
-    expect(text).toContain('Aanvraag annuleren');
-    expect(text).toContain('06 12345678');
+    expectToContain(text, [
+      'Markeren als offerte verstuurd',
+      'Inplannen',
+      'Aanvraag annuleren',
+      '06 12345678',
+    ]);
     expect(res.body).toMatch(
       /Ontvangen op <time datetime="[^"]+" title="Europe\/Amsterdam">(ma|di|wo|do|vr|za|zo) \d{1,2} [a-z]{3}\.? 20\d\d/,
     );
@@ -172,20 +177,14 @@ describe.each(dialects())('the lead pages in Dutch on %s', (dialect) => {
     const page = await dutch.get('/dashboard/leads/new');
     expect(page.statusCode).toBe(200);
     const text = expectDutch(page);
-    expect(text).toContain('Binnengekomen via');
-    expect(text).toContain('Adres van de klus');
-    expect(text).toContain('Aanvraag opslaan');
+    expectToContain(text, ['Binnengekomen via', 'Adres van de klus', 'Aanvraag opslaan']);
     expect(page.body).toContain('<label for="field-postalCode">Postcode</label>');
     // The page script's sentences (customer match) come with the page, in Dutch.
-    expect(page.body).toContain(
+    expectToContain(page.body, [
       'data-msg-new="Nieuwe klant: dit e-mailadres of telefoonnummer is nog bij niemand bekend."',
-    );
-    expect(page.body).toContain(
       'data-msg-email-other="Wordt gekoppeld aan {name} ({count} eerdere klussen), bekend met dit e-mailadres."',
-    );
-    expect(page.body).toContain(
       'data-msg-phone-one="Wordt gekoppeld aan {name} (1 eerdere klus), bekend met dit telefoonnummer."',
-    );
+    ]);
 
     const res = await dutch.post(
       '/dashboard/leads/new',
@@ -212,11 +211,13 @@ describe.each(dialects())('the lead pages in Dutch on %s', (dialect) => {
     const week = await dutch.get('/dashboard/planning?week=2026-W48');
     expect(week.statusCode).toBe(200);
     const text = expectDutch(week);
-    expect(text).toContain('Week 48: ma 23 nov – zo 29 nov 2026. Tijden in Europe/Amsterdam. 1 afspraak.');
-    expect(text).toContain('09:30–11:00 Cv-ketel onderhoud');
-    expect(text).toContain('1 uur 30 min');
-    expect(text).toContain('Nog niemand');
-    expect(text).toContain('Volgende week');
+    expectToContain(text, [
+      'Week 48: ma 23 nov – zo 29 nov 2026. Tijden in Europe/Amsterdam. 1 afspraak.',
+      '09:30–11:00 Cv-ketel onderhoud',
+      '1 uur 30 min',
+      'Nog niemand',
+      'Volgende week',
+    ]);
 
     const bad = await dutch.get('/dashboard/planning?week=soon');
     expect(bad.statusCode).toBe(422);

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createForm, formCaptchaSecret, getForm } from '../../src/forms/forms.js';
 import { formFetchExample, formSnippet } from '../../src/forms/views.js';
 import { formPoster } from '../api.js';
-import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+import { expectToContain } from '../expect-text.js';
+import { createTestContext, dialects, formRateLimit, type TestContext, validLead } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
 const BASE = '/dashboard/settings/forms';
@@ -47,12 +48,7 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
 
   beforeAll(async () => {
     ctx = await createTestContext(dialect, {
-      rateLimit: {
-        readsPerMinute: 1_000_000,
-        writesPerMinute: 1_000_000,
-        failedAuthPerMinute: 1_000_000,
-        formPostsPerMinute: 1_000_000,
-      },
+      rateLimit: formRateLimit(),
     });
     await addUser(ctx.app, ctx.brandId, 'office@acme.example', 'owner');
     browser = await signedIn(ctx.app, 'office@acme.example');
@@ -121,10 +117,12 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
       expect(res.body).toContain(`<label for="field-${name}">`);
       expect(res.body).toContain(`id="field-${name}" name="${name}"`);
     }
-    expect(res.body).toContain('<option value="turnstile">Cloudflare Turnstile</option>');
-    expect(res.body).toContain('<option value="urgent">Urgent</option>');
-    expect(res.body).toContain('value="_gotcha"');
-    expect(res.body).toContain('name="captchaSecret" type="password" value=""');
+    expectToContain(res.body, [
+      '<option value="turnstile">Cloudflare Turnstile</option>',
+      '<option value="urgent">Urgent</option>',
+      'value="_gotcha"',
+      'name="captchaSecret" type="password" value=""',
+    ]);
   });
 
   it('refuses a bad form with each problem beside its field, keeps what was typed, and creates nothing', async () => {
@@ -142,15 +140,11 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     expect(res.body).toMatch(
       /<p class="error" id="field-allowedOrigins-error">Allowed origins &quot;ftp:\/\/files.example&quot; must use https[^<]*\.<\/p>/,
     );
-    expect(res.body).toContain(
+    expectToContain(res.body, [
       '<p class="error" id="field-redirectUrl-error">Redirect URL must be a full web address starting with https:// or http://.</p>',
-    );
-    expect(res.body).toContain(
       '<p class="error" id="field-honeypotField-error">Honeypot field name must not be a field people fill in',
-    );
-    expect(res.body).toContain(
       '<p class="error" id="field-captchaSecret-error">Secret is required with a provider.</p>',
-    );
+    ]);
     // The summary links to each field; the fields say they are invalid.
     for (const field of ['name', 'allowedOrigins', 'redirectUrl', 'honeypotField', 'captchaSecret']) {
       expect(res.body).toContain(`href="#field-${field}"`);
@@ -160,10 +154,12 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     expect(textarea(res.body, 'field-allowedOrigins')).toBe('ftp://files.example\nhttps://ok.example');
     expect(textarea(res.body, 'field-consentText')).toBe('I agree <b>really</b>');
     expect(res.body).not.toContain('<b>really</b>');
-    expect(res.body).toContain('value="not a url"');
-    expect(res.body).toContain('<option value="turnstile" selected>');
-    expect(res.body).toContain('<option value="high" selected>');
-    expect(res.body).toContain('value="Plumbing"');
+    expectToContain(res.body, [
+      'value="not a url"',
+      '<option value="turnstile" selected>',
+      '<option value="high" selected>',
+      'value="Plumbing"',
+    ]);
     expect(res.body).toMatch(/id="field-autoReply" name="autoReply" value="yes"[^>]* checked/);
     expect(await formIds()).toEqual([]);
   });
@@ -307,9 +303,11 @@ describe.each(dialects())('dashboard forms on %s', (dialect) => {
     const id = await create({ name: 'Stays' });
     const res = await post(`${BASE}/${id}`, { ...FULL, name: '', defaultCategory: 'x'.repeat(101) });
     expect(res.statusCode).toBe(422);
-    expect(res.body).toContain('<p class="error" id="field-name-error">Name is required.</p>');
-    expect(res.body).toContain('Default category must be at most 100 characters.');
-    expect(res.body).toContain(`value="${'x'.repeat(101)}"`);
+    expectToContain(res.body, [
+      '<p class="error" id="field-name-error">Name is required.</p>',
+      'Default category must be at most 100 characters.',
+      `value="${'x'.repeat(101)}"`,
+    ]);
     // The page is still the form's page, with its blocks for the stored form.
     expect(textarea(res.body, 'form-snippet')).toContain(`action="${endpointOf(id)}"`);
     expect((await getForm(ctx.app.deps.database, ctx.brandId, id)).name).toBe('Stays');

@@ -1,12 +1,13 @@
 // Every dashboard page and action is limited to the signed-in user's brand: another brand's lead, key, user or
 // invitation is a 404 (the same answer as "does not exist") and is never changed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createInvite } from '../../src/accounts/invites.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
 describe.each(dialects())('brand isolation in the dashboard on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   let intruder: Browser;
   let leadA: string;
   let keyA: string;
@@ -14,7 +15,6 @@ describe.each(dialects())('brand isolation in the dashboard on %s', (dialect) =>
   let inviteA: string;
 
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     await addUser(ctx.app, ctx.brandId, 'owner-a@a.example', 'owner');
     userA = (await addUser(ctx.app, ctx.brandId, 'member-a@a.example', 'member')).id;
     await addUser(ctx.app, ctx.otherBrandId, 'owner-b@b.example', 'owner');
@@ -32,7 +32,6 @@ describe.each(dialects())('brand isolation in the dashboard on %s', (dialect) =>
     intruder = await signedIn(ctx.app, 'owner-b@b.example');
     await intruder.get('/dashboard/leads');
   });
-  afterAll(async () => ctx?.close());
 
   it("cannot see brand A's leads in lists, search, work items or the chart", async () => {
     const lists = [

@@ -1,9 +1,10 @@
 // A lead's page in the dashboard: internal notes, the timeline of who did what, the Cancelled and All views,
 // the confirmation step for final states with a cancellation's reason, and the stale-tab message.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { leadStats } from '../../src/leads/stats.js';
 import { formPoster } from '../api.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
 /** Titles of the rows in a list page, in order. */
@@ -19,16 +20,14 @@ function noteTexts(html: string): string[] {
 }
 
 describe.each(dialects())('lead notes and history in the dashboard on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   let browser: Browser;
   let userId: string;
 
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     userId = (await addUser(ctx.app, ctx.brandId, 'sanne@acme.example')).id;
     browser = await signedIn(ctx.app, 'sanne@acme.example');
   });
-  afterAll(async () => ctx?.close());
 
   const newLead = async (title: string) => (await ctx.createLead({ title })).id as string;
 

@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.js';
 import { createBrand } from '../../src/accounts/brands.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/dashboard/plugin.js';
-import { ALL_STATUSES, allowedTransitions, type Status } from '../../src/leads/states.js';
+import { ALL_STATUSES, allowedTransitions } from '../../src/leads/states.js';
 import { leadStats } from '../../src/leads/stats.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { PATH_TO } from '../lead-paths.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
 /** Titles of the rows in a list page, in order. */
@@ -20,17 +21,6 @@ function titles(html: string): string[] {
 function buttons(html: string): string[] {
   return [...html.matchAll(/<button type="submit" name="status" value="([a-z_]+)"/g)].map((m) => m[1]!);
 }
-
-/** The path a lead moves through to reach a state. */
-const PATH_TO: Record<Status, Status[]> = {
-  request: [],
-  quoted: ['quoted'],
-  scheduled: ['scheduled'],
-  planned: ['scheduled', 'planned'],
-  in_progress: ['scheduled', 'planned', 'in_progress'],
-  completed: ['scheduled', 'planned', 'in_progress', 'completed'],
-  cancelled: ['cancelled'],
-};
 
 describe.each(dialects())('dashboard leads and work items on %s', (dialect) => {
   let ctx: TestContext;

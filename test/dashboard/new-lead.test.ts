@@ -1,24 +1,23 @@
 // New lead in the dashboard: a lead typed in during a call (source "phone") or from elsewhere ("dashboard"),
 // with the user who typed it, a national phone number, the API's validation, and the customer it will be added to
 // suggested before saving by the same rules as saving.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LEAD_FIELDS } from '../../src/leads/input.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { addUser, Browser, phonedInLead, signedIn, textOf } from './helpers.js';
 
 const OFFICE = 'sanne@acme.example';
 
 describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   let browser: Browser;
   let userId: string;
 
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     userId = (await addUser(ctx.app, ctx.brandId, OFFICE)).id;
     browser = await signedIn(ctx.app, OFFICE);
   });
-  afterAll(async () => ctx?.close());
 
   const readLead = async (id: string) => (await ctx.api.get(`/v1/leads/${id}`)).json();
   const leadCount = async () =>

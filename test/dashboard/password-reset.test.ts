@@ -6,6 +6,7 @@ import { findSession } from '../../src/accounts/sessions.js';
 import { removeUser } from '../../src/accounts/users.js';
 import { createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
 import { type SmtpReceiver, startSmtp, testMail } from '../mail/smtp.js';
+import { useTestContext } from '../test-context.js';
 import { addUser, Browser, PASSWORD, signedIn, textOf } from './helpers.js';
 
 const PUBLIC_URL = 'https://leads.acme.example';
@@ -296,13 +297,11 @@ describe.each(dialects())('forgot password with email on, on %s', (dialect) => {
 });
 
 describe.each(dialects())('forgot password with email off, on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
 
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     await addUser(ctx.app, ctx.brandId, 'off@acme.example', 'member');
   });
-  afterAll(async () => ctx?.close());
 
   it('offers no link on the sign-in page; the page says to ask an admin or use the CLI; nothing is sent', async () => {
     const signIn = await new Browser(ctx.app).get('/sign-in');

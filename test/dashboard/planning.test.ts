@@ -1,19 +1,19 @@
 // Planning in the dashboard: the Schedule and Change visit forms (in the brand's time zone), the visit on work items,
 // the week's planning, My visits, the brand's time zone setting and people's display names.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { leadStats } from '../../src/leads/stats.js';
 import { addDays, dayIn } from '../../src/shared/time-zones.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
 describe.each(dialects())('dashboard planning on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   let admin: Browser;
   let fitter: Browser;
   let fitterId: string;
   let bossId: string;
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     const db = ctx.app.deps.database.db;
     bossId = (await addUser(ctx.app, ctx.brandId, 'boss@acme.example')).id;
     fitterId = (await addUser(ctx.app, ctx.brandId, 'fitter@acme.example', 'member')).id;
@@ -21,7 +21,6 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
     admin = await signedIn(ctx.app, 'boss@acme.example');
     fitter = await signedIn(ctx.app, 'fitter@acme.example');
   });
-  afterAll(async () => ctx?.close());
 
   const read = (id: string) => ctx.api.read(`/v1/leads/${id}`);
   const newLead = async (title: string, ...steps: string[]) => {
@@ -471,11 +470,7 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
 });
 
 describe.each(dialects())('first-run setup asks for a name on %s', (dialect) => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext(dialect);
-  });
-  afterAll(async () => ctx?.close());
+  const ctx = useTestContext(dialect);
 
   it('stores the owner’s display name, and the new brand’s zone follows its country', async () => {
     const { createSetupLink } = await import('../../src/accounts/setup.js');

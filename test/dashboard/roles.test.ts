@@ -1,9 +1,3 @@
-// Roles: admins (stored role 'owner') manage API keys, webhooks, website forms, people and settings; members work
-// with leads, work items and customers and switch their own new-lead emails. Every settings route is checked
-// from the list the app registers, so a new one cannot forget the check. A brand always keeps an admin, and a
-// key records who created it and keeps working when that person is removed.
-import diagnostics from 'node:diagnostics_channel';
-import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.js';
@@ -16,6 +10,7 @@ import { createWebhookEndpoint } from '../../src/webhooks/endpoints.js';
 import { checkWebhookUrl } from '../../src/webhooks/url-guard.js';
 import { apiClient } from '../api.js';
 import { dialects, dropSchema, TEST_WEBHOOKS, type TestDialect, testConfig, validLead } from '../helpers.js';
+import { forEachRegisteredRoute } from '../routes.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
 const SETTINGS = '/dashboard/settings';
@@ -38,29 +33,13 @@ const MEMBER_ALLOWED = [
  */
 async function registeredDashboardRoutes(): Promise<Map<string, string | undefined>> {
   const routes = new Map<string, string | undefined>();
-  const record = (message: unknown) => {
-    const { fastify } = message as { fastify: FastifyInstance };
-    fastify.addHook('onRoute', (route) => {
-      if (!route.url.startsWith('/dashboard')) return;
-      for (const method of [route.method].flat()) {
-        // Fastify adds a HEAD route for each GET, with the same options: the GET covers it.
-        if (method !== 'HEAD') routes.set(`${method} ${route.url}`, route.config?.page);
-      }
-    });
-  };
-  diagnostics.subscribe('fastify.initialization', record);
-  let app: App | undefined;
-  try {
-    app = await buildApp(testConfig('sqlite'), {
-      logger: false,
-      defaultMetrics: false,
-      webhookWorker: false,
-    });
-    await app.ready();
-  } finally {
-    diagnostics.unsubscribe('fastify.initialization', record);
-    await app?.close();
-  }
+  await forEachRegisteredRoute((route) => {
+    if (!route.url.startsWith('/dashboard')) return;
+    for (const method of [route.method].flat()) {
+      // Fastify adds a HEAD route for each GET, with the same options: the GET covers it.
+      if (method !== 'HEAD') routes.set(`${method} ${route.url}`, route.config?.page);
+    }
+  });
   return routes;
 }
 

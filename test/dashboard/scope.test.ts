@@ -1,20 +1,17 @@
 // The dashboard lives in its own scope: the API keeps refusing form bodies, the OpenAPI document lists no
 // dashboard route, assets are cached for good, and unknown dashboard paths get an HTML 404.
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createInvite } from '../../src/accounts/invites.js';
 import { createSetupLink } from '../../src/accounts/setup.js';
 import { buildApp } from '../../src/app.js';
 import { assetUrls } from '../../src/platform/web/assets.js';
-import { createTestContext, dialects, type TestContext, testConfig } from '../helpers.js';
+import { dialects, testConfig } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { addUser, Browser, signedIn } from './helpers.js';
 
 describe.each(dialects())('the dashboard beside the API on %s', (dialect) => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext(dialect);
-  });
-  afterAll(async () => ctx?.close());
+  const ctx = useTestContext(dialect);
 
   it('leaves the API refusing form bodies with 415', async () => {
     const res = await ctx.app.inject({

@@ -1,36 +1,30 @@
 // The Spam view: a honeypot post is listed there and nowhere else; "Not spam" makes it a lead as if it had arrived
 // normally (customer linked and filled by the rules, lead.created); Delete; brand isolation, CSRF, escaping; and
 // the worker removing spam older than 30 days when an instance starts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createForm, type Form } from '../../src/forms/forms.js';
 import { formPoster } from '../api.js';
-import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+import { dialects, formRateLimit, validLead } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
 const SITE = 'https://www.acme-plumbing.example';
 const DAY = 24 * 60 * 60 * 1000;
 
 describe.each(dialects())('dashboard spam on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect, {
+    rateLimit: formRateLimit(),
+  });
   let browser: Browser;
   let form: Form;
 
   beforeAll(async () => {
-    ctx = await createTestContext(dialect, {
-      rateLimit: {
-        readsPerMinute: 1_000_000,
-        writesPerMinute: 1_000_000,
-        failedAuthPerMinute: 1_000_000,
-        formPostsPerMinute: 1_000_000,
-      },
-    });
     form = await createForm(ctx.app.deps.database, ctx.brandId, { name: 'Website', allowedOrigins: [SITE] });
     await addUser(ctx.app, ctx.brandId, 'office@acme.example', 'member');
     browser = await signedIn(ctx.app, 'office@acme.example');
     await browser.get('/dashboard/spam');
   });
-  afterAll(async () => ctx?.close());
 
   const db = () => ctx.app.deps.database.db;
   /** A post to the form as a browser on the brand's site sends it; the honeypot filled unless told otherwise. */

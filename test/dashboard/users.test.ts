@@ -1,20 +1,19 @@
 // Settings > Users: admins add people (initial password or one-time invitation link) and remove them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { findSession } from '../../src/accounts/sessions.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { addUser, Browser, type Browser as BrowserType, signedIn, textOf } from './helpers.js';
 
 describe.each(dialects())('dashboard users on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   let owner: BrowserType;
 
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     await addUser(ctx.app, ctx.brandId, 'owner@acme.example', 'owner');
     owner = await signedIn(ctx.app, 'owner@acme.example');
     await owner.get('/dashboard/settings/users');
   });
-  afterAll(async () => ctx?.close());
 
   const inviteToken = (html: string) => /\/invite\?token=([A-Za-z0-9_-]{43})/.exec(html)?.[1];
   /** "Add person" without a password, as a browser does it: 303, then the page that shows the link once. */

@@ -1,11 +1,11 @@
 // The form-fields migration on a database with forms made before forms chose their fields: each keeps every field
 // its hosted page and snippet showed, in the same order, the spec's required ones required, and no questions.
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findPublicForm, getForm } from '../../src/forms/forms.js';
 import { hostedFormPage } from '../../src/forms/views.js';
-import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
-import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { databaseBefore } from '../migrated-database.js';
 
 /** The default attachment limits (ATTACHMENT_MAX_BYTES, 10 files a post), for the photos field's hint. */
 const FILE_LIMITS = { maxFilesPerPost: 10, maxFileBytes: 10 * 1024 * 1024 };
@@ -35,16 +35,10 @@ const SHOWN_BEFORE = [
 const REQUIRED = new Set(['title', 'customerName', 'street', 'postalCode', 'city']);
 
 describe.each(dialects())('the form-fields migration on %s', (dialect) => {
-  let database: Database | undefined;
-  const schema = testSchemaName();
-  afterEach(async () => {
-    if (database && dialect === 'postgres') await dropSchemaNamed(database.db, schema);
-    await database?.close();
-  });
+  const before = databaseBefore(dialect, BEFORE);
 
   it('keeps every field an existing form showed, in its order', async () => {
-    database = openDatabase(testDatabaseConfig(dialect, schema));
-    await migrateUpTo(database, dialect, schema, BEFORE);
+    const database = await before.open();
     const db = database.db;
     await sql`insert into brands (id, name, default_country, created_at) values ('brd_1', 'Acme', 'NL', 1)`.execute(
       db,
@@ -53,7 +47,7 @@ describe.each(dialects())('the form-fields migration on %s', (dialect) => {
     await sql`insert into forms (id, brand_id, name, allowed_origins, created_at, updated_at)
       values (${id}, 'brd_1', 'Contact', '["https://www.example.nl"]', 1, 1)`.execute(db);
 
-    const applied = await migrate(database, dialect === 'postgres' ? schema : undefined);
+    const applied = await before.migrate();
     expect(applied).toContain('2026112602_form_fields');
     expect(applied).toContain('2026112604_form_refusals');
 

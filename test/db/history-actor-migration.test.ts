@@ -1,26 +1,18 @@
 // The history-actor migration on a database with history written before actors were recorded: entries get their
 // key or user (type, id, name) back where that still exists, a form lead's first entry its form; others stay null.
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getLead } from '../../src/leads/index.js';
-import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
-import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { databaseBefore } from '../migrated-database.js';
 
 const BEFORE = '2026112305_key_creator';
 
 describe.each(dialects())('the history-actor migration on %s', (dialect) => {
-  let database: Database | undefined;
-  const schema = testSchemaName();
-  afterEach(async () => {
-    if (database && dialect === 'postgres') await dropSchemaNamed(database.db, schema);
-    await database?.close();
-  });
-
-  const migrateToBefore = (db: Database) => migrateUpTo(db, dialect, schema, BEFORE);
+  const before = databaseBefore(dialect, BEFORE);
 
   it('names the key, user or form of old history entries where known, and leaves the rest null', async () => {
-    database = openDatabase(testDatabaseConfig(dialect, schema));
-    await migrateToBefore(database);
+    const database = await before.open();
     const db = database.db;
     await sql`insert into brands (id, name, default_country, created_at) values ('brd_1', 'Acme', 'NL', 1)`.execute(
       db,
@@ -53,11 +45,11 @@ describe.each(dialects())('the history-actor migration on %s', (dialect) => {
         values (${leadId}, ${seq}, ${status}, ${seq * 1000}, ${actor})`.execute(db);
     }
 
-    const applied = await migrate(database, dialect === 'postgres' ? schema : undefined);
+    const applied = await before.migrate();
     expect(applied).toContain('2026112306_history_actor');
 
     const actors = async (id: string) =>
-      (await getLead(database!, 'brd_1', id)).statusHistory.map((h) => [h.status, h.actor, h.reason]);
+      (await getLead(database, 'brd_1', id)).statusHistory.map((h) => [h.status, h.actor, h.reason]);
     expect(await actors('wrk_api')).toEqual([
       ['request', { type: 'key', id: 'key_site', name: 'Website' }, null],
       ['quoted', { type: 'user', id: 'usr_sanne', name: 'sanne@acme.example' }, null],

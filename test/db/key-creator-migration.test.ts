@@ -1,25 +1,17 @@
 // The key-creator migration on a database that already has keys: dashboard keys get their creator's user id back
 // from the email recorded while that user exists; command-line keys, older keys and removed creators get none.
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
-import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { dialects } from '../helpers.js';
+import { databaseBefore } from '../migrated-database.js';
 
 const BEFORE = '2026112303_forms';
 
 describe.each(dialects())('the key-creator migration on %s', (dialect) => {
-  let database: Database | undefined;
-  const schema = testSchemaName();
-  afterEach(async () => {
-    if (database && dialect === 'postgres') await dropSchemaNamed(database.db, schema);
-    await database?.close();
-  });
-
-  const migrateToBefore = (db: Database) => migrateUpTo(db, dialect, schema, BEFORE);
+  const before = databaseBefore(dialect, BEFORE);
 
   it('adds created_by_user_id and fills it for dashboard keys whose creator still exists', async () => {
-    database = openDatabase(testDatabaseConfig(dialect, schema));
-    await migrateToBefore(database);
+    const database = await before.open();
     const db = database.db;
     for (const brand of ['brd_1', 'brd_2']) {
       await sql`insert into brands (id, name, default_country, created_at) values (${brand}, ${brand}, 'NL', 1)`.execute(
@@ -41,7 +33,7 @@ describe.each(dialects())('the key-creator migration on %s', (dialect) => {
         values (${id}, ${brand}, ${id}, 'abcdefgh', ${`hash_${id}`}, 'full', 1, ${createdBy})`.execute(db);
     }
 
-    const applied = await migrate(database, dialect === 'postgres' ? schema : undefined);
+    const applied = await before.migrate();
     expect(applied).toContain('2026112305_key_creator');
 
     const rows = await sql<{ id: string; created_by: string | null; created_by_user_id: string | null }>`

@@ -38,6 +38,16 @@ function openPostgres(schema: string): Database {
   return openDatabase({ dialect: 'postgres', url: process.env.TEST_DATABASE_URL!, schema, poolMax: 2 });
 }
 
+/** A migrator over the service's migrations for an empty test database (on PostgreSQL: `schema`, created here). */
+async function migratorFor(database: Database, dialect: Dialect, schema: string): Promise<Migrator> {
+  if (dialect === 'postgres') await sql`create schema ${sql.id(schema)}`.execute(database.db);
+  return new Migrator({
+    db: database.db,
+    provider: { getMigrations: () => migrations(dialect) },
+    ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
+  });
+}
+
 /** Columns and indexes of one PostgreSQL schema, with the schema name taken out so two schemas compare. */
 async function describePostgresSchema(database: Database, schema: string) {
   const columns = await sql<{
@@ -369,12 +379,7 @@ describe.each(dialects())('the lossless-intake migration on %s', (dialect) => {
     const schema = testSchemaName();
     const database = dialect === 'sqlite' ? openSqlite(':memory:') : openPostgres(schema);
     try {
-      if (dialect === 'postgres') await sql`create schema ${sql.id(schema)}`.execute(database.db);
-      const migrator = new Migrator({
-        db: database.db,
-        provider: { getMigrations: () => migrations(dialect) },
-        ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
-      });
+      const migrator = await migratorFor(database, dialect, schema);
       const before = await migrator.migrateTo('2026112201_integrations');
       expect(before.error).toBeUndefined();
       const db = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
@@ -490,12 +495,7 @@ describe.each(dialects())('the scheduling migration on %s', (dialect) => {
     const schema = testSchemaName();
     const database = dialect === 'sqlite' ? openSqlite(':memory:') : openPostgres(schema);
     try {
-      if (dialect === 'postgres') await sql`create schema ${sql.id(schema)}`.execute(database.db);
-      const migrator = new Migrator({
-        db: database.db,
-        provider: { getMigrations: () => migrations(dialect) },
-        ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
-      });
+      const migrator = await migratorFor(database, dialect, schema);
       expect((await migrator.migrateTo('2026112305_key_creator')).error).toBeUndefined();
       const db = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
       await db

@@ -5,7 +5,7 @@
 // a field) fails here, not in a client. Whether each column is in its table on a migrated database is checked by
 // test/domain/fields.test.ts (every contact and address field is a lead field); that its type is declared in
 // platform/db/schema.ts, below and by tsc wherever the column lists meet Kysely.
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ADDRESS_EXAMPLE, CUSTOMER_EXAMPLE } from '../../src/api/examples.js';
 import { type Address, AddressSchema, toAddress } from '../../src/customers/addresses.js';
 import {
@@ -35,7 +35,8 @@ import { LeadDetailSchema } from '../../src/leads/index.js';
 import { parseLeadInput } from '../../src/leads/input.js';
 import type { AddressTable, CustomerTable } from '../../src/platform/db/schema.js';
 import { translator } from '../../src/shared/i18n/index.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { dialects } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 
 const CONTACT = Object.keys(CONTACT_FIELDS) as ContactField[];
 const ADDRESS = Object.keys(ADDRESS_FIELDS) as AddressField[];
@@ -167,11 +168,7 @@ describe('rows and columns', () => {
 });
 
 describe.each(dialects())('the customers’ field table against the service on %s', (dialect) => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext(dialect);
-  });
-  afterAll(async () => ctx?.close());
+  const ctx = useTestContext(dialect);
 
   it('a customer and address stored with every field read back with all of them, in the API and events', async () => {
     // A different value for every field, so a field stored in or read from another's column shows.

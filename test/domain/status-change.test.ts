@@ -10,18 +10,9 @@ import type { Status } from '../../src/leads/states.js';
 import { InvalidTransitionError, NotFoundError } from '../../src/shared/errors.js';
 import { newId } from '../../src/shared/ids.js';
 import { dialects, validLead } from '../helpers.js';
-import { PATH_TO } from '../lead-paths.js';
+import { PATH_TO, STATUSES } from '../lead-paths.js';
 import { migratedDatabase } from '../migrated-database.js';
 
-const STATUSES: Status[] = [
-  'request',
-  'quoted',
-  'scheduled',
-  'planned',
-  'in_progress',
-  'completed',
-  'cancelled',
-];
 /** The contract's lifecycle: what each state may move to. */
 const ALLOWED: Record<Status, Status[]> = {
   request: ['quoted', 'scheduled', 'cancelled'],

@@ -3,17 +3,15 @@
 // in, plans the visit for tomorrow 09:00 for a colleague, who finds it on "My visits"; a note is added; the job is
 // cancelled with a reason and found under Cancelled. Screenshots go to test-results/daily-loop/, and with
 // UPDATE_SCREENSHOTS=1 also to docs/screenshots/ (the README shows those).
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
-import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { addUser, PASSWORD } from '../dashboard/helpers.js';
+import type { App } from '../../src/app.js';
+import { addUser } from '../dashboard/helpers.js';
 import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
+import { collectPolicyViolations, type E2eServer, signIn as signInOn, startServer } from './server.js';
 
 const withChromium = chromiumRuns("the office's daily loop end-to-end test");
 
@@ -32,7 +30,7 @@ function tomorrowInZone(): string {
 }
 
 describe.skipIf(!withChromium)("the office's daily loop in Chromium", () => {
-  let dir: string;
+  let server: E2eServer;
   let app: App;
   let base: string;
   let browser: Browser;
@@ -54,25 +52,16 @@ describe.skipIf(!withChromium)("the office's daily loop in Chromium", () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) policyViolations.push(message.text());
-    });
-    await page.goto(`${base}/sign-in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard/leads`);
+    collectPolicyViolations(page, policyViolations);
+    await signInOn(page, base, email);
     return page;
   }
 
   beforeAll(async () => {
     requireChromium();
     mkdirSync(SHOTS, { recursive: true });
-    dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-loop-'));
-    const config = loadConfig({ DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' });
-    app = await buildApp(config, { logger: false, defaultMetrics: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    server = await startServer('loop', { publicUrl: false });
+    ({ app, base } = server);
     const brand = await createBrand(app.deps.database, {
       language: 'en',
       name: 'Acme Plumbing',
@@ -93,8 +82,7 @@ describe.skipIf(!withChromium)("the office's daily loop in Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   });
 
   it('types in a phoned-in job: national phone, source Phone, the person who typed it', async () => {

@@ -1,16 +1,15 @@
 // The dashboard end to end in real Chromium (Debian's /usr/bin/chromium via playwright-core), against the real
 // server listening on a random port with a temporary SQLite file. Screenshots go to test-results/dashboard/.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/platform/config.js';
+import type { App } from '../../src/app.js';
 import { chromiumRuns, launchChromium, requireChromium, waitForText as waitFor } from './chromium.js';
+import { collectPolicyViolations, type E2eServer, startServer } from './server.js';
 
 const withChromium = chromiumRuns('the dashboard end-to-end tests');
 
@@ -20,7 +19,7 @@ const OWNER = { email: 'owner@acme-plumbing.example', password: 'a long test pas
 const XSS_TITLE = '<script>window.__xss = 1</script><img src=x onerror="alert(1)"> Shower drain';
 
 describe.skipIf(!withChromium)('the dashboard in Chromium', () => {
-  let dir: string;
+  let server: E2eServer;
   let app: App;
   let base: string;
   let browser: Browser;
@@ -49,17 +48,18 @@ describe.skipIf(!withChromium)('the dashboard in Chromium', () => {
   beforeAll(async () => {
     requireChromium();
     mkdirSync(SHOTS, { recursive: true });
-    dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-e2e-'));
-    const config = loadConfig({ DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' });
     const stream = new Writable({
       write(chunk, _encoding, done) {
         logLines.push(...String(chunk).split('\n').filter(Boolean));
         done();
       },
     });
-    app = await buildApp(config, { logger: { stream }, defaultMetrics: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    server = await startServer('e2e', {
+      publicUrl: false,
+      env: { LOG_LEVEL: 'info' },
+      build: { logger: { stream } },
+    });
+    ({ app, base } = server);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
@@ -68,15 +68,12 @@ describe.skipIf(!withChromium)('the dashboard in Chromium', () => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) policyViolations.push(message.text());
-    });
+    collectPolicyViolations(page, policyViolations);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   });
 
   async function setupUrlFromLog(): Promise<string> {

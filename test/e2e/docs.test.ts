@@ -3,52 +3,33 @@
 // the situation of HOST=0.0.0.0 on a LAN, where a CSP with upgrade-insecure-requests rewrote every asset to https
 // and left the page blank. Checks the title and logo, that the operations and the Webhooks section render, that
 // no request failed, and that the CSP blocked nothing and the page logged no CSP message and no error.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { freePort } from '../helpers.js';
 import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
+import { type E2eServer, startServer } from './server.js';
 
 const withChromium = chromiumRuns('the /docs end-to-end test');
 
 const HOST = 'docs.example.test';
 
 describe.skipIf(!withChromium)('/docs in Chromium over plain HTTP under a LAN-style host name', () => {
-  let app: App;
+  let server: E2eServer;
   let browser: Browser;
-  let dir: string;
   let base: string;
 
   beforeAll(async () => {
     requireChromium();
-    dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-docs-e2e-'));
-    const port = await freePort();
-    base = `http://${HOST}:${port}`;
-    const config = loadConfig({
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: base,
-      LOG_LEVEL: 'silent',
+    server = await startServer('docs-e2e', {
+      host: HOST,
+      build: { webhookWorker: false, mailWorker: false },
     });
-    app = await buildApp(config, {
-      logger: false,
-      defaultMetrics: false,
-      webhookWorker: false,
-      mailWorker: false,
-    });
-    await app.listen({ host: '127.0.0.1', port });
+    base = server.base;
     browser = await launchChromium([`--host-resolver-rules=MAP ${HOST} 127.0.0.1`]);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   });
 
   it('renders the title, the logo, every operation and the Webhooks section, with nothing failed or blocked', {

@@ -2,24 +2,20 @@
 // Dutch gets a form in Dutch by default; a person opens the hosted page, types an email address the service
 // refuses (the browser's own check lets it through), reads the Dutch problem, corrects it and lands on the Dutch
 // thank-you page. SQLite only, like the other end-to-end tests: the dialects are covered in test/forms.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
-import { type App, buildApp } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { createForm } from '../../src/forms/forms.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { freePort } from '../helpers.js';
 import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
+import { type E2eServer, startServer } from './server.js';
 
 const withChromium = chromiumRuns('the Dutch website form end-to-end test');
 
 const CONSENT = 'Ik ga ermee akkoord dat Loodgietersbedrijf De Vries contact met mij opneemt.';
 
 describe.skipIf(!withChromium)('a Dutch website form in Chromium', () => {
-  let dir: string;
+  let server: E2eServer;
   let app: App;
   let base: string;
   let browser: Browser;
@@ -27,18 +23,8 @@ describe.skipIf(!withChromium)('a Dutch website form in Chromium', () => {
 
   beforeAll(async () => {
     requireChromium();
-    dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-dutch-form-e2e-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const config = loadConfig({
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: base,
-      LOG_LEVEL: 'silent',
-    });
-    app = await buildApp(config, { logger: false, defaultMetrics: false });
-    await app.listen({ host: '127.0.0.1', port });
+    server = await startServer('dutch-form-e2e');
+    ({ app, base } = server);
     const brand = await createBrand(app.deps.database, {
       language: 'nl',
       name: 'Loodgietersbedrijf De Vries',
@@ -57,8 +43,7 @@ describe.skipIf(!withChromium)('a Dutch website form in Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   });
 
   async function fillIn(page: Page, email: string) {

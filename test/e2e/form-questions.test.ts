@@ -2,40 +2,19 @@
 // playwright-core): a person opens the Dutch hosted page, picks an answer to the question and a country by its
 // Dutch name, leaves a required question unticked and reads the Dutch problem, then sends it; the lead keeps the
 // answers and the country's code. SQLite only, like the other end-to-end tests: the dialects are in test/forms.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
-import { type App, buildApp } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { createForm } from '../../src/forms/forms.js';
 import { getLead } from '../../src/leads/index.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { freePort } from '../helpers.js';
+import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
+import { type E2eServer, startServer } from './server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const haveChromium = existsSync(CHROMIUM);
+const withChromium = chromiumRuns('the form-questions end-to-end test');
 
-if (!haveChromium && !ci) {
-  console.warn(
-    `Skipping the form-questions end-to-end test: ${CHROMIUM} is missing. Install it with "apt-get install -y chromium". Under CI=true this is a failure.`,
-  );
-}
-
-describe.skipIf(!haveChromium && !ci)('a form with own questions and a country select in Chromium', () => {
-  let dir: string;
+describe.skipIf(!withChromium)('a form with own questions and a country select in Chromium', () => {
+  let server: E2eServer;
   let app: App;
   let base: string;
   let browser: Browser;
@@ -43,21 +22,9 @@ describe.skipIf(!haveChromium && !ci)('a form with own questions and a country s
   let brandId: string;
 
   beforeAll(async () => {
-    if (!haveChromium) {
-      throw new Error(`CI=true but ${CHROMIUM} is missing: install it with "apt-get install -y chromium".`);
-    }
-    dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-form-questions-e2e-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const config = loadConfig({
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: base,
-      LOG_LEVEL: 'silent',
-    });
-    app = await buildApp(config, { logger: false, defaultMetrics: false });
-    await app.listen({ host: '127.0.0.1', port });
+    requireChromium();
+    server = await startServer('form-questions-e2e');
+    ({ app, base } = server);
     const brand = await createBrand(app.deps.database, {
       language: 'nl',
       name: 'Verwarming Jansen',
@@ -88,13 +55,12 @@ describe.skipIf(!haveChromium && !ci)('a form with own questions and a country s
       ],
     });
     formId = form.id;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   });
 
   it('is filled in with an answer and a country, a missing answer explained in Dutch', async () => {

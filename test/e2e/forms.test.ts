@@ -5,21 +5,18 @@
 // hosted page GET /f/{id}. SQLite only,
 // like the dashboard's end-to-end test: the dialect-specific paths of a form post are covered in test/http.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.js';
 import { createBrand } from '../../src/accounts/brands.js';
-import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/platform/config.js';
+import type { App } from '../../src/app.js';
 import { jpeg, pdf } from '../attachments/files.js';
-import { addUser, PASSWORD } from '../dashboard/helpers.js';
-import { freePort, waitFor } from '../helpers.js';
+import { addUser } from '../dashboard/helpers.js';
+import { waitFor } from '../helpers.js';
 import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
+import { type E2eServer, signIn, startServer } from './server.js';
 
 const withChromium = chromiumRuns('the website form end-to-end tests');
 
@@ -101,7 +98,7 @@ interface Served {
 }
 
 describe.skipIf(!withChromium)('website forms in Chromium, posted from another origin', () => {
-  let dir: string;
+  let server: E2eServer;
   let app: App;
   let base: string;
   let site: StaticSite;
@@ -221,46 +218,39 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
 
   beforeAll(async () => {
     requireChromium();
-    dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-forms-e2e-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const config = loadConfig({
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: base,
-      LOG_LEVEL: 'silent',
-      // Every post comes from 127.0.0.1; the default 10 a minute per form would cap this suite.
-      RATE_LIMIT_FORM_POSTS_PER_MINUTE: '1000',
-    });
-    app = await buildApp(config, { logger: false, defaultMetrics: false });
     // Seen on the HTTP server, not in a Fastify hook: preflights and every plugin's routes alike. Fastify hands
     // its headers to writeHead() rather than setting them on the response, so they are read there.
-    app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      let allowOrigin: string | undefined;
-      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-      (res as unknown as { writeHead: (...args: unknown[]) => ServerResponse }).writeHead = (...args) => {
-        for (const arg of args) {
-          if (arg && typeof arg === 'object' && !Array.isArray(arg)) {
-            const value = (arg as Record<string, unknown>)['access-control-allow-origin'];
-            if (typeof value === 'string') allowOrigin = value;
+    const watchResponses = (built: App) =>
+      built.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+        let allowOrigin: string | undefined;
+        const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+        (res as unknown as { writeHead: (...args: unknown[]) => ServerResponse }).writeHead = (...args) => {
+          for (const arg of args) {
+            if (arg && typeof arg === 'object' && !Array.isArray(arg)) {
+              const value = (arg as Record<string, unknown>)['access-control-allow-origin'];
+              if (typeof value === 'string') allowOrigin = value;
+            }
           }
-        }
-        return writeHead(...args);
-      };
-      res.once('finish', () => {
-        const set = res.getHeader('access-control-allow-origin');
-        served.push({
-          method: req.method ?? '',
-          url: req.url ?? '',
-          origin: req.headers.origin,
-          status: res.statusCode,
-          allowOrigin: allowOrigin ?? (typeof set === 'string' ? set : undefined),
+          return writeHead(...args);
+        };
+        res.once('finish', () => {
+          const set = res.getHeader('access-control-allow-origin');
+          served.push({
+            method: req.method ?? '',
+            url: req.url ?? '',
+            origin: req.headers.origin,
+            status: res.statusCode,
+            allowOrigin: allowOrigin ?? (typeof set === 'string' ? set : undefined),
+          });
         });
       });
+    server = await startServer('forms-e2e', {
+      // Every post comes from 127.0.0.1; the default 10 a minute per form would cap this suite.
+      env: { RATE_LIMIT_FORM_POSTS_PER_MINUTE: '1000' },
+      beforeListen: watchResponses,
     });
-    await app.listen({ host: '127.0.0.1', port });
-    expect(app.server.address()).toMatchObject({ port });
+    ({ app, base } = server);
+    expect(app.server.address()).toMatchObject({ port: Number(new URL(base).port) });
 
     const brand = await createBrand(app.deps.database, {
       language: 'en',
@@ -292,19 +282,14 @@ describe.skipIf(!withChromium)('website forms in Chromium, posted from another o
     await officeContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     await addUser(app, brand.id, 'office@acme-plumbing.example', 'owner');
     office = await officeContext.newPage();
-    await office.goto(`${base}/sign-in`);
-    await office.getByLabel('Email').fill('office@acme-plumbing.example');
-    await office.getByLabel('Password').fill(PASSWORD);
-    await office.getByRole('button', { name: 'Sign in' }).click();
-    await office.waitForURL(`${base}/dashboard/leads`);
+    await signIn(office, base, 'office@acme-plumbing.example');
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
+    await server?.close();
     await site?.close();
     await stranger?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   describe('the snippet with JavaScript off', () => {

@@ -2,24 +2,22 @@
 // on a random port with a temporary SQLite file: no page scrolls sideways at 390 px, the menu holds the whole
 // navigation, the first lead is on the first screen, and every form survives reload and Back without being sent
 // twice. Screenshots go to test-results/mobile/.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.js';
 import { createBrand } from '../../src/accounts/brands.js';
-import { type App, buildApp } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { createForm } from '../../src/forms/forms.js';
 import { createLead } from '../../src/leads/index.js';
 import { parseLeadInput } from '../../src/leads/input.js';
 import { addNote } from '../../src/leads/notes.js';
 import { changeLeadStatus } from '../../src/leads/status-change.js';
-import { loadConfig } from '../../src/platform/config.js';
 import { createWebhookEndpoint } from '../../src/webhooks/endpoints.js';
 import { addUser, PASSWORD } from '../dashboard/helpers.js';
 import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
+import { collectPolicyViolations, type E2eServer, signIn, startServer } from './server.js';
 
 const withChromium = chromiumRuns('the dashboard-on-a-phone end-to-end test');
 
@@ -91,7 +89,7 @@ type Counted =
   | 'lead_status_history';
 
 describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
-  let dir: string;
+  let server: E2eServer;
   let app: App;
   let base: string;
   let browser: Browser;
@@ -122,18 +120,11 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
   beforeAll(async () => {
     requireChromium();
     mkdirSync(SHOTS, { recursive: true });
-    dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-mobile-'));
-    const config = loadConfig({
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      WEBHOOKS_ALLOW_HTTP: 'true',
-      WEBHOOKS_ALLOW_PRIVATE: 'true',
+    server = await startServer('mobile', {
+      publicUrl: false,
+      env: { WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOW_PRIVATE: 'true' },
     });
-    app = await buildApp(config, { logger: false, defaultMetrics: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    ({ app, base } = server);
 
     // Content on every page: leads and a work item with phones, a lead whose submitted details differ from its
     // customer's, a note, spam, a key, a webhook endpoint, a form, a second person.
@@ -238,20 +229,13 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) policyViolations.push(message.text());
-    });
-    await page.goto(`${base}/sign-in`);
-    await page.getByLabel('Email').fill(OWNER);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard/leads`);
+    collectPolicyViolations(page, policyViolations);
+    await signIn(page, base, OWNER);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   });
 
   /** Where each dashboard route with parameters is visited. One line per page. */
@@ -377,11 +361,7 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
     for (const width of [768, 1024, 1280]) {
       const wide = await browser.newContext({ viewport: { width, height: 900 } });
       const widePage = await wide.newPage();
-      await widePage.goto(`${base}/sign-in`);
-      await widePage.getByLabel('Email').fill(OWNER);
-      await widePage.getByLabel('Password').fill(PASSWORD);
-      await widePage.getByRole('button', { name: 'Sign in' }).click();
-      await widePage.waitForURL(`${base}/dashboard/leads`);
+      await signIn(widePage, base, OWNER);
       expect(await widePage.locator('.menu > summary').isVisible()).toBe(false);
       const nav = widePage.getByRole('navigation', { name: 'Main' });
       for (const name of MAIN_LINKS) {

@@ -1,26 +1,19 @@
-// New lead in real Chromium (Debian's /usr/bin/chromium via playwright-core): as the phone number is typed the
-// page names the customer the lead will be added to, and saving leads to the new lead's page. Real server on a
-// random port with a temporary SQLite file.
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
-import { type App, buildApp } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { createLead } from '../../src/leads/index.js';
 import { parseLeadInput } from '../../src/leads/input.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { addUser, PASSWORD } from '../dashboard/helpers.js';
+import { addUser } from '../dashboard/helpers.js';
 import { chromiumRuns, launchChromium, requireChromium } from './chromium.js';
+import { collectPolicyViolations, type E2eServer, signIn, startServer } from './server.js';
 
 const withChromium = chromiumRuns('the New lead end-to-end test');
 
 const OFFICE = 'sanne@acme.example';
 
 describe.skipIf(!withChromium)('New lead in Chromium', () => {
-  let dir: string;
+  let server: E2eServer;
   let app: App;
   let base: string;
   let browser: Browser;
@@ -29,13 +22,8 @@ describe.skipIf(!withChromium)('New lead in Chromium', () => {
 
   beforeAll(async () => {
     requireChromium();
-    dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-new-lead-'));
-    app = await buildApp(loadConfig({ DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }), {
-      logger: false,
-      defaultMetrics: false,
-    });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    server = await startServer('new-lead', { publicUrl: false });
+    ({ app, base } = server);
     const brand = await createBrand(app.deps.database, {
       language: 'en',
       name: 'Acme Plumbing',
@@ -57,23 +45,16 @@ describe.skipIf(!withChromium)('New lead in Chromium', () => {
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(8000);
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) policyViolations.push(message.text());
-    });
+    collectPolicyViolations(page, policyViolations);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   });
 
   it('names the customer as the phone is typed, and saves the lead', async () => {
-    await page.goto(`${base}/sign-in`);
-    await page.getByLabel('Email').fill(OFFICE);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard/leads`);
+    await signIn(page, base, OFFICE);
     await page.getByRole('link', { name: 'New lead' }).click();
     await page.waitForURL(`${base}/dashboard/leads/new`);
 

@@ -5,7 +5,8 @@ import { createSession } from '../../src/accounts/sessions.js';
 import { SESSION_COOKIE } from '../../src/platform/web/cookies.js';
 import { formPoster } from '../api.js';
 import { addUser, Browser, textOf } from '../dashboard/helpers.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { expectToContain } from '../expect-text.js';
+import { createTestContext, dialects, formRateLimit, type TestContext } from '../helpers.js';
 
 const SITE = 'https://www.loodgieter.example';
 const BASE = '/dashboard/settings/forms';
@@ -51,12 +52,7 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
 
   beforeAll(async () => {
     ctx = await createTestContext(dialect, {
-      rateLimit: {
-        readsPerMinute: 1_000_000,
-        writesPerMinute: 1_000_000,
-        failedAuthPerMinute: 1_000_000,
-        formPostsPerMinute: 2,
-      },
+      rateLimit: formRateLimit(2),
     });
     const res = await ctx.api.post('/v1/forms', {
       name: 'Contact',
@@ -102,13 +98,15 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
 
     it('gives the snippet Dutch labels', () => {
       const { snippet } = form;
-      expect(snippet).toContain('<label for="field-customerName">Uw naam');
-      expect(snippet).toContain('<label for="field-title">Waarmee kunnen we u helpen?');
-      expect(snippet).toContain('<label for="field-email">E-mail <span class="optional">(optioneel)</span>');
-      expect(snippet).toContain('<label for="field-postalCode">Postcode');
-      expect(snippet).toContain('Velden met een sterretje (*) zijn verplicht.');
-      expect(snippet).toContain('Laat dit veld leeg');
-      expect(snippet).toContain('>Versturen</button>');
+      expectToContain(snippet, [
+        '<label for="field-customerName">Uw naam',
+        '<label for="field-title">Waarmee kunnen we u helpen?',
+        '<label for="field-email">E-mail <span class="optional">(optioneel)</span>',
+        '<label for="field-postalCode">Postcode',
+        'Velden met een sterretje (*) zijn verplicht.',
+        'Laat dit veld leeg',
+        '>Versturen</button>',
+      ]);
       expectNoEnglish(snippet);
     });
   });
@@ -118,11 +116,13 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
       const res = await ctx.app.inject({ method: 'GET', url: `/f/${form.id}` });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-language']).toBe('nl');
-      expect(res.body).toContain('<html lang="nl">');
-      expect(res.body).toContain('Uw naam');
-      expect(res.body).toContain('Waarmee kunnen we u helpen?');
-      expect(res.body).toContain('>Versturen</button>');
-      expect(res.body).toContain(`<form method="post" action="/f/${form.id}" `);
+      expectToContain(res.body, [
+        '<html lang="nl">',
+        'Uw naam',
+        'Waarmee kunnen we u helpen?',
+        '>Versturen</button>',
+        `<form method="post" action="/f/${form.id}" `,
+      ]);
       // The switch to the other language.
       expect(res.body).toContain(`href="/f/${form.id}?lang=en" hreflang="en" lang="en">English</a>`);
       expectNoEnglish(res.body);
@@ -132,9 +132,7 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
       const res = await ctx.app.inject({ method: 'GET', url: `/f/${form.id}?lang=en` });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-language']).toBe('en');
-      expect(res.body).toContain('<html lang="en">');
-      expect(res.body).toContain('Your name');
-      expect(res.body).toContain('>Send</button>');
+      expectToContain(res.body, ['<html lang="en">', 'Your name', '>Send</button>']);
       expect(res.body).not.toContain('Uw naam');
       expect(res.body).toContain(`<form method="post" action="/f/${form.id}?lang=en" `);
       const post = await ctx.app.inject({
@@ -158,9 +156,11 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
       const thanks = await ctx.app.inject({ method: 'GET', url: `/f/${form.id}/thanks` });
       expect(thanks.statusCode).toBe(200);
       expect(thanks.headers['content-language']).toBe('nl');
-      expect(thanks.body).toContain('<html lang="nl">');
-      expect(thanks.body).toContain('<title>Bedankt · Acme Plumbing</title>');
-      expect(thanks.body).toContain('Bedankt. We hebben uw aanvraag ontvangen en nemen contact met u op.');
+      expectToContain(thanks.body, [
+        '<html lang="nl">',
+        '<title>Bedankt · Acme Plumbing</title>',
+        'Bedankt. We hebben uw aanvraag ontvangen en nemen contact met u op.',
+      ]);
       expectNoEnglish(thanks.body);
     });
   });
@@ -196,12 +196,12 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
       const res = await site.form(form.id, { ...fields({ email: 'geen-adres' }), consent: '' }, from());
       expect(res.statusCode).toBe(422);
       expect(res.headers['content-language']).toBe('nl');
-      expect(res.body).toContain('<html lang="nl">');
-      expect(res.body).toContain('<title>Fout: Acme Plumbing</title>');
-      expect(res.body).toContain('Er zijn 2 problemen');
-      expect(res.body).toContain(
+      expectToContain(res.body, [
+        '<html lang="nl">',
+        '<title>Fout: Acme Plumbing</title>',
+        'Er zijn 2 problemen',
         '<p class="error" id="field-consent-error">Toestemming is verplicht: vink het vakje aan om akkoord te gaan.</p>',
-      );
+      ]);
       expect(res.body).toMatch(/<p class="error" id="field-email-error">E-mail [^<]+\.<\/p>/);
       expect(res.body).toContain('value="geen-adres"');
       expectNoEnglish(res.body);
@@ -211,11 +211,11 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
       const refused = await site.form(form.id, fields(), { origin: 'https://elders.example', ...from() });
       expect(refused.statusCode).toBe(403);
       expect(refused.headers['content-language']).toBe('nl');
-      expect(refused.body).toContain('<html lang="nl">');
-      expect(refused.body).toContain('Dit formulier kan niet vanaf hier worden verstuurd');
-      expect(refused.body).toContain(
+      expectToContain(refused.body, [
+        '<html lang="nl">',
+        'Dit formulier kan niet vanaf hier worden verstuurd',
         'Deze website (https://elders.example) mag geen aanvragen naar dit formulier sturen.',
-      );
+      ]);
 
       for (const [accept, title, lang] of [
         ['nl-NL,nl;q=0.9,en;q=0.5', 'Formulier niet gevonden', 'nl'],
@@ -335,13 +335,11 @@ describe.each(dialects())('a Dutch website form on %s', (dialect) => {
         honeypotField: '_gotcha',
       });
       expect(wrong.statusCode).toBe(422);
-      expect(wrong.body).toContain('<p class="error" id="field-name-error">Naam is verplicht.</p>');
-      expect(wrong.body).toContain(
+      expectToContain(wrong.body, [
+        '<p class="error" id="field-name-error">Naam is verplicht.</p>',
         '<p class="error" id="field-language-error">Taal: kies Nederlands of English.</p>',
-      );
-      expect(wrong.body).toContain(
         'Toegestane websites: ftp://elders.example moet https gebruiken (http alleen voor localhost of 127.0.0.1).',
-      );
+      ]);
       expect(textOf(wrong.body)).toContain('Er zijn 3 problemen');
       expect((await ctx.api.get(`/v1/forms/${id}`)).json().language).toBe('en');
     });

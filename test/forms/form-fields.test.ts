@@ -15,6 +15,8 @@ import {
   createTestContext,
   dialects,
   dropSchema,
+  formPeople,
+  formRateLimit,
   type TestContext,
   testConfig,
   validLead,
@@ -43,17 +45,7 @@ describe.each(dialects())('forms that ask only what the business needs, on %s', 
   const site = formPoster(() => ctx.app, SITE);
   let address = 0;
   const from = () => ({ remoteAddress: `10.7.0.${++address % 250}` });
-  let n = 0;
-  const person = (extra: Record<string, unknown> = {}) => ({
-    customerName: `Person ${++n}`,
-    email: `p${n}-${dialect}-${Date.now()}@example.com`,
-    street: 'Damrak',
-    streetNumber: '1',
-    postalCode: '1012 LG',
-    city: 'Amsterdam',
-    title: 'Boiler broken',
-    ...extra,
-  });
+  const person = formPeople<unknown>('Person', (n) => `p${n}-${dialect}-${Date.now()}@example.com`);
   const newForm = async (body: Record<string, unknown> = {}) => {
     const res = await ctx.api.post('/v1/forms', { name: 'Contact', allowedOrigins: [SITE], ...body });
     expect(res.statusCode, res.body).toBe(201);
@@ -63,12 +55,7 @@ describe.each(dialects())('forms that ask only what the business needs, on %s', 
 
   beforeAll(async () => {
     ctx = await createTestContext(dialect, {
-      rateLimit: {
-        readsPerMinute: 1_000_000,
-        writesPerMinute: 1_000_000,
-        failedAuthPerMinute: 1_000_000,
-        formPostsPerMinute: 1_000_000,
-      },
+      rateLimit: formRateLimit(),
     });
   });
   afterAll(async () => {

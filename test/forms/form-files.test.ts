@@ -4,7 +4,14 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTML, jpeg, pdf, png } from '../attachments/files.js';
 import { addUser } from '../dashboard/helpers.js';
-import { createTestContext, dialects, type TestContext, testConfig, waitFor } from '../helpers.js';
+import {
+  createTestContext,
+  dialects,
+  formRateLimit,
+  type TestContext,
+  testConfig,
+  waitFor,
+} from '../helpers.js';
 import { type SmtpReceiver, startSmtp, testMail } from '../mail/smtp.js';
 import { multipart, type Part } from '../multipart.js';
 import { startS3, type TestS3 } from '../s3.js';
@@ -18,12 +25,7 @@ describe.each(dialects())('files with a website form post on %s', (dialect) => {
   let dutchForm: { id: string };
   beforeAll(async () => {
     ctx = await createTestContext(dialect, {
-      rateLimit: {
-        readsPerMinute: 1_000_000,
-        writesPerMinute: 1_000_000,
-        failedAuthPerMinute: 1_000_000,
-        formPostsPerMinute: 1_000_000,
-      },
+      rateLimit: formRateLimit(),
     });
     const made = async (body: Record<string, unknown>) => {
       const res = await ctx.api.post('/v1/forms', { allowedOrigins: [SITE], ...body });

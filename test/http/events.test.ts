@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { changeLeadStatus, createLead } from '../../src/leads/index.js';
 import { parseLeadInput } from '../../src/leads/input.js';
-import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+import { dialects, validLead } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 
 describe.each(dialects())('events on %s', (dialect) => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext(dialect);
-  });
-  afterAll(async () => ctx?.close());
+  const ctx = useTestContext(dialect);
 
   const eventsOf = async (leadId: string) =>
     (await ctx.api.get('/v1/events?limit=100'))

@@ -10,7 +10,15 @@ const sentence = (kind: keyof typeof CAPTCHA_MESSAGES) => `Robot check ${CAPTCHA
 
 import type { CaptchaConfig } from '../../src/platform/config.js';
 import { formPoster } from '../api.js';
-import { awayFromWindowEdge, createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
+import {
+  awayFromWindowEdge,
+  createTestContext,
+  dialects,
+  formPeople,
+  formRateLimit,
+  type TestContext,
+  waitFor,
+} from '../helpers.js';
 import { type Handler, type Receiver, startReceiver } from '../receiver.js';
 
 const SITE = 'https://www.example.nl';
@@ -32,13 +40,7 @@ const refuses = answer(200, '{"success":false,"error-codes":["invalid-input-resp
 /** Takes the request and never answers. */
 const silent: Handler = () => {};
 
-const NO_LIMITS = {
-  readsPerMinute: 1_000_000,
-  writesPerMinute: 1_000_000,
-  failedAuthPerMinute: 1_000_000,
-  formPostsPerMinute: 1_000_000,
-  formPostsPerHour: 1_000_000,
-};
+const NO_LIMITS = { ...formRateLimit(), formPostsPerHour: 1_000_000 };
 
 function verifierConfig(verifier: Receiver, timeoutMs: number): CaptchaConfig {
   return {
@@ -70,17 +72,7 @@ async function awayFromEdges(): Promise<void> {
   await awayFromWindowEdge(10_000);
 }
 
-let n = 0;
-const fields = (extra: Record<string, string> = {}) => ({
-  customerName: `Captcha person ${++n}`,
-  email: `captcha${n}-${Date.now()}@example.com`,
-  street: 'Damrak',
-  streetNumber: '1',
-  postalCode: '1012 LG',
-  city: 'Amsterdam',
-  title: 'Boiler broken',
-  ...extra,
-});
+const fields = formPeople('Captcha person', (n) => `captcha${n}-${Date.now()}@example.com`);
 
 /** The requests of one test context's app, with its forms API. */
 function client(ctx: () => TestContext) {

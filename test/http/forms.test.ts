@@ -1,18 +1,13 @@
 // Website forms: the forms API (CRUD, validation, brand isolation) and the public endpoint and pages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formPoster } from '../api.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { createTestContext, dialects, formPeople, formRateLimit, type TestContext } from '../helpers.js';
 
 describe.each(dialects())('website forms on %s', (dialect) => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext(dialect, {
-      rateLimit: {
-        readsPerMinute: 1_000_000,
-        writesPerMinute: 1_000_000,
-        failedAuthPerMinute: 1_000_000,
-        formPostsPerMinute: 1_000_000,
-      },
+      rateLimit: formRateLimit(),
     });
   });
   afterAll(async () => {
@@ -163,17 +158,7 @@ describe.each(dialects())('website forms on %s', (dialect) => {
         redirectUrl: `${SITE}/thanks`,
       });
     });
-    let n = 0;
-    const fields = (extra: Record<string, string> = {}) => ({
-      customerName: `Form person ${++n}`,
-      email: `form${n}-${dialect}-${Date.now()}@example.com`,
-      street: 'Damrak',
-      streetNumber: '1',
-      postalCode: '1012 LG',
-      city: 'Amsterdam',
-      title: 'Boiler broken',
-      ...extra,
-    });
+    const fields = formPeople('Form person', (n) => `form${n}-${dialect}-${Date.now()}@example.com`);
     /** Posts to a form as a browser on SITE. */
     const site = formPoster(() => ctx.app, SITE);
     const readLead = async (id: string) => (await ctx.api.get(`/v1/leads/${id}`)).json();
@@ -456,12 +441,7 @@ describe.each(dialects())('website forms on %s', (dialect) => {
 
     it('limits posts per client address and form: then 429 (HTML for form posts, problem+json for JSON)', async () => {
       const limited = await createTestContext(dialect, {
-        rateLimit: {
-          readsPerMinute: 1_000_000,
-          writesPerMinute: 1_000_000,
-          failedAuthPerMinute: 1_000_000,
-          formPostsPerMinute: 2,
-        },
+        rateLimit: formRateLimit(2),
       });
       try {
         const created = await limited.api.post('/v1/forms', { name: 'Limited', allowedOrigins: [SITE] });

@@ -1,22 +1,21 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   IDEMPOTENCY_TTL_MS,
   pruneIdempotencyKeys,
   requestFingerprint,
 } from '../../src/platform/db/idempotency.js';
 import type { ApiClient } from '../api.js';
-import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+import { dialects, validLead } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 
 describe.each(dialects())('Idempotency-Key on POST /v1/leads on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   /** Sends the leads:write key. */
   let writer: ApiClient;
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     writer = ctx.api.as(ctx.keys['leads:write']);
   });
-  afterAll(async () => ctx?.close());
 
   let counter = 0;
   const newKey = () => `key-${dialect}-${Date.now()}-${++counter}`;

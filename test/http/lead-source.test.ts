@@ -1,20 +1,20 @@
 // Where a lead came from: `source` and `sourceFormName` on list items, the `source` filter of the lists (API and
 // dashboard), and the lead page naming the form, its consent, extra fields and attribution.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formPoster } from '../api.js';
 import { addUser, signedIn, textOf } from '../dashboard/helpers.js';
-import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+import { dialects, validLead } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 
 const ORIGIN = 'https://www.bakker.example';
 
 describe.each(dialects())('lead sources on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   let formId: string;
   let fromApi: string;
   let fromForm: string;
 
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     const form = await ctx.api.post('/v1/forms', {
       name: 'Contact <page>',
       allowedOrigins: [ORIGIN],
@@ -31,9 +31,6 @@ describe.each(dialects())('lead sources on %s', (dialect) => {
     });
     expect(posted.statusCode, posted.body).toBe(201);
     fromForm = posted.json().id;
-  });
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it('list items say where each lead came from', async () => {

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../api.js';
-import { createTestContext, dialects, type TestContext, validLead } from '../helpers.js';
+import { dialects, validLead } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 
 describe.each(dialects())('POST /v1/leads on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   /** Sends the leads:write key. */
   let writer: ApiClient;
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     writer = ctx.api.as(ctx.keys['leads:write']);
   });
-  afterAll(async () => ctx?.close());
 
   it('creates a lead: 201, Location, the spec 2.2 record', async () => {
     const res = await writer.post(

@@ -2,8 +2,10 @@
 // filters, brand isolation, and cursor walks that stay exact while leads arrive and change state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leadFieldsWhere } from '../../src/leads/fields.js';
+import type { Status } from '../../src/leads/states.js';
 import type { ApiResponse } from '../api.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { PATH_TO } from '../lead-paths.js';
 
 type Item = Record<string, unknown> & { id: string };
 interface Envelope {
@@ -102,16 +104,7 @@ describe.each(dialects())('lists on %s', (dialect) => {
   async function leadInState(status: string, fields: Record<string, unknown> = {}, key?: string) {
     const lead = await ctx.createLead(fields, key);
     const id = lead.id as string;
-    const path: Record<string, string[]> = {
-      request: [],
-      quoted: ['quoted'],
-      scheduled: ['scheduled'],
-      planned: ['scheduled', 'planned'],
-      in_progress: ['scheduled', 'planned', 'in_progress'],
-      completed: ['scheduled', 'planned', 'in_progress', 'completed'],
-      cancelled: ['cancelled'],
-    };
-    for (const step of path[status]!) await patchStatus(id, step, key);
+    for (const step of PATH_TO[status as Status]) await patchStatus(id, step, key);
     return id;
   }
 

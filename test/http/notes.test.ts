@@ -1,13 +1,10 @@
 // Internal notes through the API: add, list newest first with paging, validation, scopes, brands, the event.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { dialects } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 
 describe.each(dialects())('lead notes API on %s', (dialect) => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext(dialect);
-  });
-  afterAll(async () => ctx?.close());
+  const ctx = useTestContext(dialect);
 
   it('adds a note: 201 with id, trimmed text, the key as author and Location', async () => {
     const lead = await ctx.createLead({ title: 'Note me' });

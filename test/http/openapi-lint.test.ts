@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
 import { EVENT_TYPES } from '../../src/webhooks/events.js';
-import { testConfig } from '../helpers.js';
+import { servedOpenApiDocument } from '../routes.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -88,7 +87,6 @@ const show = (findings: Finding[]) =>
   findings.map((f) => `${f.linter} ${f.severity} ${f.rule} at ${f.where}: ${f.message}`).join('\n');
 
 describe('the OpenAPI document under Spectral and Redocly', () => {
-  let app: App;
   let dir: string;
   // biome-ignore lint/suspicious/noExplicitAny: the document is free-form JSON
   let doc: any;
@@ -96,21 +94,11 @@ describe('the OpenAPI document under Spectral and Redocly', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'openapi-lint-'));
-    app = await buildApp(testConfig('sqlite'), {
-      logger: false,
-      defaultMetrics: false,
-      webhookWorker: false,
-      mailWorker: false,
-    });
-    await app.ready();
-    const res = await app.inject('/v1/openapi.json');
-    expect(res.statusCode).toBe(200);
-    doc = res.json();
+    doc = await servedOpenApiDocument();
     file = path.join(dir, 'openapi.json');
     writeFileSync(file, JSON.stringify(doc));
   });
   afterAll(async () => {
-    await app?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

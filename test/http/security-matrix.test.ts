@@ -1,10 +1,8 @@
 // The security matrix every registered API route goes through: authentication, scopes, isolation, key cache.
 import { randomBytes } from 'node:crypto';
-import diagnostics from 'node:diagnostics_channel';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/accounts/api-keys.js';
-import { type App, buildApp } from '../../src/app.js';
 import { raw } from '../api.js';
 import {
   ALL_SCOPES,
@@ -12,11 +10,11 @@ import {
   dialects,
   TEST_WEBHOOKS,
   type TestContext,
-  testConfig,
   validLead,
 } from '../helpers.js';
 import { multipart, TINY_PNG } from '../multipart.js';
 import { type Receiver, startReceiver } from '../receiver.js';
+import { forEachRegisteredRoute } from '../routes.js';
 
 /** Ids the routes need: brand A's (the main brand) and brand B's (the other brand). */
 interface Fixtures {
@@ -431,30 +429,14 @@ const LISTS = [
  */
 async function registeredScopedRoutes(): Promise<Map<string, Scope>> {
   const routes = new Map<string, Scope>();
-  const record = (message: unknown) => {
-    const { fastify } = message as { fastify: FastifyInstance };
-    fastify.addHook('onRoute', (route) => {
-      const scope = route.config?.scope;
-      if (!scope) return;
-      for (const method of [route.method].flat()) {
-        // Fastify adds a HEAD route for each GET, with the same options: the GET row covers it.
-        if (method !== 'HEAD') routes.set(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`, scope);
-      }
-    });
-  };
-  diagnostics.subscribe('fastify.initialization', record);
-  let app: App | undefined;
-  try {
-    app = await buildApp(testConfig('sqlite'), {
-      logger: false,
-      defaultMetrics: false,
-      webhookWorker: false,
-    });
-    await app.ready();
-  } finally {
-    diagnostics.unsubscribe('fastify.initialization', record);
-    await app?.close();
-  }
+  await forEachRegisteredRoute((route) => {
+    const scope = route.config?.scope;
+    if (!scope) return;
+    for (const method of [route.method].flat()) {
+      // Fastify adds a HEAD route for each GET, with the same options: the GET row covers it.
+      if (method !== 'HEAD') routes.set(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`, scope);
+    }
+  });
   return routes;
 }
 

@@ -3,17 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../api.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
-import { PATH_TO } from '../lead-paths.js';
+import { PATH_TO, STATUSES } from '../lead-paths.js';
 
-const STATES = [
-  'request',
-  'quoted',
-  'scheduled',
-  'planned',
-  'in_progress',
-  'completed',
-  'cancelled',
-] as const;
+const STATES = STATUSES;
 type State = (typeof STATES)[number];
 
 // Written out from the contract ("States"), not imported from the code under test.

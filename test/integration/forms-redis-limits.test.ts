@@ -10,6 +10,7 @@ import {
   awayFromWindowEdge,
   dialects,
   dropSchema,
+  formRateLimit,
   testConfig,
   testRedisUrl,
   validLead,
@@ -34,12 +35,7 @@ describe.skipIf(!postgres || !redisUrl)('form post limits shared through Redis b
     const config = testConfig('postgres', {
       redisUrl: redisUrl!,
       redisKeyPrefix: `test:forms:${randomBytes(6).toString('hex')}:`,
-      rateLimit: {
-        readsPerMinute: 1_000_000,
-        writesPerMinute: 1_000_000,
-        failedAuthPerMinute: 1_000_000,
-        formPostsPerMinute: PER_MINUTE,
-      },
+      rateLimit: formRateLimit(PER_MINUTE),
     });
     // Two instances as deployed: each with its own database pool and its own Redis connection, one schema.
     a = await buildApp(config, { logger: false, defaultMetrics: false });

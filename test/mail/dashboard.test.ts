@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, type Browser, signedIn, textOf } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { type SmtpReceiver, startSmtp, testMail } from './smtp.js';
 
 const TOGGLE = '/dashboard/settings/users/me/new-lead-emails';
@@ -123,12 +124,10 @@ describe.each(dialects())('"Email me new leads" on %s', (dialect) => {
 });
 
 describe.each(dialects())('Settings > Users with email off on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     await addUser(ctx.app, ctx.brandId, 'owner@acme.example', 'owner');
   });
-  afterAll(async () => ctx?.close());
 
   it('says email is off and how it is turned on', async () => {
     const owner = await signedIn(ctx.app, 'owner@acme.example');

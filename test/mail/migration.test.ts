@@ -1,24 +1,16 @@
 // The email migration on a database that already has users: owners get "Email me new leads" on, members off.
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
-import { dialects, dropSchemaNamed, migrateUpTo, testDatabaseConfig, testSchemaName } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { dialects } from '../helpers.js';
+import { databaseBefore } from '../migrated-database.js';
 
 const BEFORE = '2026112301_lossless_intake';
 
 describe.each(dialects())('the email migration on %s', (dialect) => {
-  let database: Database | undefined;
-  const schema = testSchemaName();
-  afterEach(async () => {
-    if (database && dialect === 'postgres') await dropSchemaNamed(database.db, schema);
-    await database?.close();
-  });
-
-  const migrateToBefore = (db: Database) => migrateUpTo(db, dialect, schema, BEFORE);
+  const before = databaseBefore(dialect, BEFORE);
 
   it('adds the outbox and turns new-lead mails on for the owners there are, off for members', async () => {
-    database = openDatabase(testDatabaseConfig(dialect, schema));
-    await migrateToBefore(database);
+    const database = await before.open();
     const db = database.db;
     await sql`insert into brands (id, name, default_country, created_at) values ('brd_1', 'Acme', 'NL', 1)`.execute(
       db,
@@ -34,9 +26,7 @@ describe.each(dialects())('the email migration on %s', (dialect) => {
     }
 
     // The email migration comes first of what is left (later ones may follow it).
-    expect((await migrate(database, dialect === 'postgres' ? schema : undefined))[0]).toBe(
-      '2026112302_email',
-    );
+    expect((await before.migrate())[0]).toBe('2026112302_email');
 
     const users = await db.selectFrom('users').select(['id', 'notify_new_leads']).orderBy('id').execute();
     expect(users).toEqual([

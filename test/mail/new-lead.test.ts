@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { addUser } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext, validLead, waitFor } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
 import { type SmtpReceiver, startSmtp, testMail } from './smtp.js';
 
 const PUBLIC_URL = 'https://leads.acme.example';
@@ -243,12 +244,10 @@ describe.each(dialects())('new-lead emails on %s', (dialect) => {
 });
 
 describe.each(dialects())('email off on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect);
   beforeAll(async () => {
-    ctx = await createTestContext(dialect);
     await addUser(ctx.app, ctx.brandId, 'owner@acme.example', 'owner');
   });
-  afterAll(async () => ctx?.close());
 
   it('queues nothing and runs no mail worker without SMTP_URL and MAIL_FROM', async () => {
     expect(ctx.app.deps.config.mail).toBeNull();

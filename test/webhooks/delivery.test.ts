@@ -12,6 +12,7 @@ import {
   waitFor,
 } from '../helpers.js';
 import { type Handler, ok, type Receiver, startReceiver } from '../receiver.js';
+import { useTestContext } from '../test-context.js';
 
 // Lead events only: these tests count deliveries per lead, and a new customer adds a customer.created event.
 const LEAD_EVENTS = ['lead.created', 'lead.status_changed'];
@@ -35,12 +36,8 @@ interface Delivery {
 }
 
 describe.each(dialects())('webhook deliveries on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect, { webhooks: TEST_WEBHOOKS });
   let receiver: Receiver;
-  beforeAll(async () => {
-    ctx = await createTestContext(dialect, { webhooks: TEST_WEBHOOKS });
-  });
-  afterAll(async () => ctx?.close());
   afterEach(async () => {
     await ctx.app.deps.database.db.deleteFrom('webhook_endpoints').execute();
     await receiver?.close();

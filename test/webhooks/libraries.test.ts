@@ -3,9 +3,10 @@
 // against Lead-Intake-Signature. Nothing here reaches the internet: the Stripe client only verifies locally.
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, dialects, TEST_WEBHOOKS, type TestContext, waitFor } from '../helpers.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { dialects, TEST_WEBHOOKS, waitFor } from '../helpers.js';
 import { type Received, type Receiver, startReceiver } from '../receiver.js';
+import { useTestContext } from '../test-context.js';
 
 const LEAD_EVENTS = ['lead.created', 'lead.status_changed'];
 const stripe = new Stripe('sk_test_not_used_no_requests_are_made');
@@ -17,12 +18,8 @@ const standardHeaders = (request: Received) => ({
 });
 
 describe.each(dialects())('deliveries verified by standardwebhooks and stripe on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect, { webhooks: TEST_WEBHOOKS });
   let receiver: Receiver;
-  beforeAll(async () => {
-    ctx = await createTestContext(dialect, { webhooks: TEST_WEBHOOKS });
-  });
-  afterAll(async () => ctx?.close());
   afterEach(async () => {
     await ctx.app.deps.database.db.deleteFrom('webhook_endpoints').execute();
     await receiver?.close();
