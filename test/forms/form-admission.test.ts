@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { createTestContext, dialects, formRateLimit, type TestContext } from '../helpers.js';
 
 const SITE = 'https://www.example.nl';
 
@@ -13,14 +13,7 @@ describe.each(dialects())('a form post refused before its files are read, on %s'
   let form: { id: string };
   let port: number;
   beforeAll(async () => {
-    ctx = await createTestContext(dialect, {
-      rateLimit: {
-        readsPerMinute: 1_000_000,
-        writesPerMinute: 1_000_000,
-        failedAuthPerMinute: 1_000_000,
-        formPostsPerMinute: 1,
-      },
-    });
+    ctx = await createTestContext(dialect, { rateLimit: formRateLimit(1) });
     const res = await ctx.api.post('/v1/forms', { name: 'Website', allowedOrigins: [SITE] });
     expect(res.statusCode, res.body).toBe(201);
     form = res.json();

@@ -1,26 +1,19 @@
 // A form or multipart post that asks for JSON (Accept: application/json, no text/html), as the fetch example sends
 // the form with its photos: answered as a JSON post is, with CORS headers for an allowed origin, the fields read
 // as a form's (strings), the files kept. A browser's own post (Accept: text/html…) keeps getting pages.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { jpeg } from '../attachments/files.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { dialects, formPeople, formRateLimit } from '../helpers.js';
 import { multipart, type Part } from '../multipart.js';
+import { useTestContext } from '../test-context.js';
 
 const SITE = 'https://www.example.nl';
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 describe.each(dialects())('form posts that ask for JSON on %s', (dialect) => {
-  let ctx: TestContext;
+  const ctx = useTestContext(dialect, { rateLimit: formRateLimit() });
   let form: { id: string };
   beforeAll(async () => {
-    ctx = await createTestContext(dialect, {
-      rateLimit: {
-        readsPerMinute: 1_000_000,
-        writesPerMinute: 1_000_000,
-        failedAuthPerMinute: 1_000_000,
-        formPostsPerMinute: 1_000_000,
-      },
-    });
     const res = await ctx.api.post('/v1/forms', {
       name: 'Website',
       allowedOrigins: [SITE],
@@ -29,23 +22,9 @@ describe.each(dialects())('form posts that ask for JSON on %s', (dialect) => {
     expect(res.statusCode, res.body).toBe(201);
     form = res.json();
   });
-  afterAll(async () => {
-    await ctx?.close();
-  });
-
-  let n = 0;
+  const person = formPeople('Json person', (n) => `json${n}-${dialect}@example.com`);
   const fields = (extra: Record<string, string> = {}): Part[] =>
-    Object.entries({
-      customerName: `Json person ${++n}`,
-      email: `json${n}-${dialect}@example.com`,
-      street: 'Damrak',
-      streetNumber: '1',
-      postalCode: '1012 LG',
-      city: 'Amsterdam',
-      title: 'Leaking roof',
-      consent: 'yes',
-      ...extra,
-    }).map(([field, data]) => ({ field, data }));
+    Object.entries(person({ consent: 'yes', ...extra })).map(([field, data]) => ({ field, data }));
   const post = (parts: Part[], accept: string, origin = SITE) => {
     const body = multipart(parts);
     return ctx.app.inject({
