@@ -12,8 +12,6 @@
 // - Nothing is kept per account alone: failures from one address never delay the same account elsewhere.
 
 import type { Store, Tx } from '../platform/db/store.js';
-import { isLocale } from '../shared/i18n/index.js';
-import { iso } from '../shared/time.js';
 import * as q from './queries.js';
 import { hashPassword, toUser, type User, verifyPassword } from './users.js';
 

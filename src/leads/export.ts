@@ -1,6 +1,7 @@
 // Every lead or work item matching a list's filters, as flat rows for a spreadsheet, read a page at a time.
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Store } from '../platform/db/store.js';
+import { zonedFormat } from '../shared/time-zones.js';
 import { type LeadListQuery, type ListStage, listLeads } from './read.js';
 import { type ExportShape, LEAD_EXPORT_SHAPE, WORK_ITEM_EXPORT_SHAPE } from './shape.js';
 
@@ -70,24 +71,19 @@ const TIME_COLUMN = /(?:^|\.)(?:[a-z][A-Za-z]*At|scheduledFor)$/;
 const PHONE_COLUMN = /(?:^|\.)phone$/;
 const ISO_MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
 
-const localTimes = new Map<string, Intl.DateTimeFormat>();
+const LOCAL_TIME: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+};
 
 /** "2026-11-24 09:30:00" in the zone: a date and time every spreadsheet reads, whatever its language. */
 function localTime(iso: string, zone: string): string {
-  let format = localTimes.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    localTimes.set(zone, format);
-  }
+  const format = zonedFormat('en-CA', zone, LOCAL_TIME);
   const parts = Object.fromEntries(format.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
 }

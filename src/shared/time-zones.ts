@@ -28,25 +28,36 @@ export function timeZoneNames(): string[] {
   return names.includes('UTC') ? names : ['UTC', ...names];
 }
 
-const partsFormats = new Map<string, Intl.DateTimeFormat>();
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
 
-function partsFormat(zone: string): Intl.DateTimeFormat {
-  let format = partsFormats.get(zone);
+/**
+ * One Intl.DateTimeFormat per locale, zone and options, made on first use and kept: making one costs far more
+ * than formatting with it, and a page or export formats thousands of times in a handful of zones.
+ */
+export function zonedFormat(
+  locale: string,
+  zone: string,
+  options: Readonly<Intl.DateTimeFormatOptions>,
+): Intl.DateTimeFormat {
+  const key = `${locale}|${zone}|${JSON.stringify(options)}`;
+  let format = dateTimeFormats.get(key);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    partsFormats.set(zone, format);
+    format = new Intl.DateTimeFormat(locale, { ...options, timeZone: zone });
+    dateTimeFormats.set(key, format);
   }
   return format;
 }
+
+const PARTS: Intl.DateTimeFormatOptions = {
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+};
+const partsFormat = (zone: string) => zonedFormat('en-US', zone, PARTS);
 
 export interface WallClock {
   year: number;

@@ -5,17 +5,8 @@ import { html } from '../../platform/web/html.js';
 import { richText } from '../../platform/web/messages.js';
 import { type Locale, type MessageKey, translator } from '../../shared/i18n/index.js';
 import { formatPhone } from '../../shared/phone.js';
-import {
-  type Detail,
-  detailLines,
-  detailTable,
-  linkButton,
-  type MailContact,
-  mailDocument,
-  oneLine,
-  type RenderedMail,
-  shownDetails,
-} from './layout.js';
+import type { Detail, MailContact, RenderedMail } from './layout.js';
+import { detailLines, detailTable, linkButton, mailDocument, oneLine, shownDetails } from './layout.js';
 
 export interface NewLeadMailData {
   /** The reader's language. */

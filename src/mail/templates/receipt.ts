@@ -4,16 +4,8 @@
 import { html } from '../../platform/web/html.js';
 import { type Locale, translator } from '../../shared/i18n/index.js';
 import { formatPhone } from '../../shared/phone.js';
-import {
-  type Detail,
-  detailLines,
-  detailTable,
-  type MailContact,
-  mailDocument,
-  oneLine,
-  type RenderedMail,
-  shownDetails,
-} from './layout.js';
+import type { Detail, MailContact, RenderedMail } from './layout.js';
+import { detailLines, detailTable, mailDocument, oneLine, shownDetails } from './layout.js';
 
 export interface ReceiptMailData {
   /** The form's language (the brand's for a lead that came through no form). */

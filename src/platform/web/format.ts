@@ -2,26 +2,18 @@
 
 import type { Translator } from '../../shared/i18n/index.js';
 import { formatPhone } from '../../shared/phone.js';
+import { zonedFormat } from '../../shared/time-zones.js';
 
-const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
-
-function dateTimeFormat(zone: string): Intl.DateTimeFormat {
-  let format = dateTimeFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone: zone,
-      day: 'numeric',
-      month: 'short',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      timeZoneName: 'short',
-    });
-    dateTimeFormats.set(zone, format);
-  }
-  return format;
-}
+const DATE_TIME: Intl.DateTimeFormatOptions = {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
+};
+const dateTimeFormat = (zone: string) => zonedFormat('en-GB', zone, DATE_TIME);
 const SHORT_DATE = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' });
 
 /** "21 Nov 2026, 09:30 CET": in the brand's time zone, named the way people there do ("UTC" for UTC). */

@@ -2,6 +2,7 @@
 // formatter) over one catalog per language. Keys are named by meaning ("leads.list.title"); a sentence is always
 // one message with its placeholders, plurals and selects, never put together from pieces in code.
 import { IntlMessageFormat, type PrimitiveType } from 'intl-messageformat';
+import { zonedFormat } from '../time-zones.js';
 import en from './catalogs/en.json' with { type: 'json' };
 import nl from './catalogs/nl.json' with { type: 'json' };
 import { INTL_LOCALE, type Locale } from './locales.js';
@@ -59,16 +60,10 @@ const DATE_OPTIONS: Record<DateStyle, Intl.DateTimeFormatOptions> = {
   date: { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' },
   time: { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' },
 };
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-
 function formatDate(locale: Locale, style: DateStyle, at: string | number | Date, zone: string): string {
-  const id = `${locale}|${style}|${zone}`;
-  let format = dateFormats.get(id);
-  if (!format) {
-    format = new Intl.DateTimeFormat(INTL_LOCALE[locale], { ...DATE_OPTIONS[style], timeZone: zone });
-    dateFormats.set(id, format);
-  }
-  return format.format(at instanceof Date ? at : new Date(at));
+  return zonedFormat(INTL_LOCALE[locale], zone, DATE_OPTIONS[style]).format(
+    at instanceof Date ? at : new Date(at),
+  );
 }
 
 function create(locale: Locale): Translator {

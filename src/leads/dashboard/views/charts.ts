@@ -2,7 +2,8 @@
 // so it stays readable on a phone. Each chart carries a text equivalent for screen readers.
 
 import { html, type SafeHtml } from '../../../platform/web/html.js';
-import { INTL_LOCALE, type Locale, type Translator } from '../../../shared/i18n/index.js';
+import { INTL_LOCALE, type Translator } from '../../../shared/i18n/index.js';
+import { zonedFormat } from '../../../shared/time-zones.js';
 import { type Status, stageOf } from '../../states.js';
 import type { LeadStats } from '../../stats.js';
 import { statusLabel } from './labels.js';
@@ -15,20 +16,11 @@ export function niceCeiling(n: number): number {
   return 10 * magnitude;
 }
 
-const shortDates = new Map<Locale, Intl.DateTimeFormat>();
-
 /** "21 Nov" / "21 nov" for a YYYY-MM-DD day. */
 function shortDate(tr: Translator, day: string): string {
-  let format = shortDates.get(tr.locale);
-  if (!format) {
-    format = new Intl.DateTimeFormat(INTL_LOCALE[tr.locale], {
-      timeZone: 'UTC',
-      day: 'numeric',
-      month: 'short',
-    });
-    shortDates.set(tr.locale, format);
-  }
-  return format.format(new Date(`${day}T00:00:00Z`));
+  return zonedFormat(INTL_LOCALE[tr.locale], 'UTC', { day: 'numeric', month: 'short' }).format(
+    new Date(`${day}T00:00:00Z`),
+  );
 }
 
 export function perDayChart(tr: Translator, perDay: LeadStats['perDay']): SafeHtml {

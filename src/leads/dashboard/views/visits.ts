@@ -14,14 +14,8 @@ import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.
 import { page } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
-import {
-  INTL_LOCALE,
-  type Locale,
-  type MessageKey,
-  type Translator,
-  translator,
-} from '../../../shared/i18n/index.js';
-import { addDays, dayIn, isoWeek, timeIn } from '../../../shared/time-zones.js';
+import { INTL_LOCALE, type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
+import { addDays, dayIn, isoWeek, timeIn, zonedFormat } from '../../../shared/time-zones.js';
 import type { AnyListItem, LeadDetail, Visit } from '../../index.js';
 import { statusBadge } from './labels.js';
 
@@ -132,6 +126,15 @@ export interface VisitFormState {
   errors: FieldError[];
 }
 
+/** A visit form's translator, and its values and errors: as posted, else the lead's own. */
+function visitFormState(user: SessionUser, lead: LeadDetail, state: VisitFormState | undefined) {
+  return {
+    tr: translator(user.locale),
+    values: state?.values ?? visitValuesOf(lead, user.timeZone),
+    errors: state?.errors ?? [],
+  };
+}
+
 /** "Schedule": moving a lead to Scheduled asks when, how long and who. */
 export function scheduleForm(
   user: SessionUser,
@@ -139,9 +142,7 @@ export function scheduleForm(
   people: Person[],
   state: VisitFormState | undefined,
 ): SafeHtml {
-  const tr = translator(user.locale);
-  const values = state?.values ?? visitValuesOf(lead, user.timeZone);
-  const errors = state?.errors ?? [];
+  const { tr, values, errors } = visitFormState(user, lead, state);
   return html`<form method="post" action="/dashboard/leads/${lead.id}/status" class="visit-form" novalidate aria-labelledby="schedule-title">
   <h3 id="schedule-title">${tr.t('visit.schedule.title')}</h3>
   ${errorSummary(tr, errors, visitLabels(tr))}
@@ -159,9 +160,7 @@ export function changeVisitSection(
   people: Person[],
   state: VisitFormState | undefined,
 ): SafeHtml {
-  const tr = translator(user.locale);
-  const values = state?.values ?? visitValuesOf(lead, user.timeZone);
-  const errors = state?.errors ?? [];
+  const { tr, values, errors } = visitFormState(user, lead, state);
   return html`<section class="card" aria-labelledby="visit-title">
   <h2 id="visit-title">${tr.t('visit.title')}</h2>
   <p>${visitSummary(tr, lead)}</p>
@@ -207,21 +206,13 @@ function visitCard(tr: Translator, visit: Visit, zone: string): SafeHtml {
 </li>`;
 }
 
-const dayHeadings = new Map<Locale, Intl.DateTimeFormat>();
-
 /** "Mon 23 Nov" / "ma 23 nov" for a YYYY-MM-DD day. */
 function dayHeading(tr: Translator, day: string): string {
-  let format = dayHeadings.get(tr.locale);
-  if (!format) {
-    format = new Intl.DateTimeFormat(INTL_LOCALE[tr.locale], {
-      timeZone: 'UTC',
-      weekday: 'short',
-      day: 'numeric',
-      month: 'short',
-    });
-    dayHeadings.set(tr.locale, format);
-  }
-  return format.format(new Date(`${day}T00:00:00Z`));
+  return zonedFormat(INTL_LOCALE[tr.locale], 'UTC', {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+  }).format(new Date(`${day}T00:00:00Z`));
 }
 
 export interface PlanningView {
