@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import * as tar from 'tar';
 import type { Config } from '../config.js';
@@ -159,26 +160,43 @@ async function walk(root: string, dir = root, found: string[] = [], odd: string[
   return { files: found, odd };
 }
 
-function count(db: SQLite.Database, table: string): number {
-  return db.prepare(`select count(*) from ${table}`).pluck().get() as number;
+// integrity_check reads every page: seconds on a large database. It runs on a worker thread, so a server making a
+// scheduled backup goes on answering meanwhile. better-sqlite3 is loaded there from this module's location.
+const CHECK_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createRequire } = require('node:module');
+const SQLite = createRequire(workerData.from)('better-sqlite3');
+const db = new SQLite(workerData.file, { readonly: true, fileMustExist: true });
+try {
+  const problems = db.pragma('integrity_check').map((row) => row.integrity_check).filter((line) => line !== 'ok');
+  const count = (table) => db.prepare('select count(*) from ' + table).pluck().get();
+  parentPort.postMessage({
+    problems,
+    counts: problems.length ? null : {
+      brands: count('brands'), users: count('users'), leads: count('leads'), attachments: count('attachments'),
+    },
+  });
+} finally {
+  db.close();
 }
+`;
 
 /** integrity_check on a database file, and its counts; throws when the check finds anything. */
-function checkDatabase(file: string): Manifest['counts'] {
-  const db = new SQLite(file, { readonly: true, fileMustExist: true });
-  try {
-    const result = db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[];
-    const problems = result.map((row) => row.integrity_check).filter((line) => line !== 'ok');
-    if (problems.length) throw new Error(`integrity_check failed: ${problems.slice(0, 5).join('; ')}`);
-    return {
-      brands: count(db, 'brands'),
-      users: count(db, 'users'),
-      leads: count(db, 'leads'),
-      attachments: count(db, 'attachments'),
-    };
-  } finally {
-    db.close();
-  }
+function checkDatabase(file: string): Promise<Manifest['counts']> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(CHECK_WORKER, { eval: true, workerData: { file, from: import.meta.url } });
+    let answered = false;
+    worker.once('message', (result: { problems: string[]; counts: Manifest['counts'] | null }) => {
+      answered = true;
+      if (result.problems.length || !result.counts) {
+        reject(new Error(`integrity_check failed: ${result.problems.slice(0, 5).join('; ')}`));
+      } else resolve(result.counts);
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (!answered) reject(new Error(`the integrity check stopped (exit code ${code})`));
+    });
+  });
 }
 
 /**
@@ -245,7 +263,7 @@ export async function makeBackup(
     const copy = new SQLite(dbCopy);
     copy.pragma('journal_mode = DELETE');
     copy.close();
-    const counts = checkDatabase(dbCopy);
+    const counts = await checkDatabase(dbCopy);
 
     const storage = config.attachments.storage;
     if (storage.kind === 'disk') {
@@ -372,7 +390,7 @@ export async function extractAndVerify(archive: string, dir: string): Promise<Ma
     throw new BackupArchiveError(`it holds files its manifest does not list: ${[...present].join(', ')}`);
   }
   try {
-    checkDatabase(path.join(dir, ...DB_ENTRY.split('/')));
+    await checkDatabase(path.join(dir, ...DB_ENTRY.split('/')));
   } catch (error) {
     throw new BackupArchiveError(
       `its database fails the integrity check (${error instanceof Error ? error.message : String(error)})`,
