@@ -16,7 +16,7 @@ import { type Config, loadConfig } from '../../src/platform/config.js';
 import { DiskStorage } from '../../src/platform/storage/disk.js';
 import { apiClient } from '../api.js';
 import { addUser, brandWithKeyAndOwner, signedIn, textOf } from '../dashboard/helpers.js';
-import { testConfig, validLead } from '../helpers.js';
+import { dropSchema, testConfig, validLead } from '../helpers.js';
 
 const dirs: string[] = [];
 const apps: App[] = [];
@@ -135,7 +135,7 @@ describe('backup and restore (SQLite files)', () => {
     const again = await appOn(configOn(fresh));
     const list = await apiClient(again, key).read('/v1/leads?limit=1');
     expect(list.data).toHaveLength(1);
-  });
+  }, 120_000);
 
   it('attachments come back byte for byte, and what was replaced is kept in before-restore-<time>/', async () => {
     const source = await tempDir();
@@ -176,7 +176,7 @@ describe('backup and restore (SQLite files)', () => {
     // No working folders or journal left behind.
     const left = (await fs.readdir(target)).filter((n) => n.startsWith('.') || n.includes('journal'));
     expect(left).toEqual([]);
-  });
+  }, 120_000);
 
   it('refuses a truncated archive, a tampered file, a missing manifest and a missing file, changing nothing', async () => {
     const source = await tempDir();
@@ -232,7 +232,7 @@ describe('backup and restore (SQLite files)', () => {
     // The intact archive does restore: the refusals were about the damage.
     await restoreBackup(targetConfig, archive);
     expect(await fs.readFile(path.join(target, 'attachments', 'a', 'b'))).toHaveLength(5000);
-  });
+  }, 120_000);
 });
 
 describe('scheduled backups', () => {
@@ -279,7 +279,7 @@ describe('scheduled backups', () => {
     const status = await scheduler.status();
     expect(status.lastSuccess?.path).toBe(path.join(backups, archives[0]!.name));
     expect(status.lastFailure).toBeNull();
-  });
+  }, 120_000);
 
   it('logs a failure at error, keeps it across a restart, and the next success clears it', async () => {
     const dataDir = await tempDir();
@@ -362,5 +362,27 @@ describe('the last backup on /metrics and Settings > Brand', () => {
     const nl = textOf((await dutch.get('/dashboard/settings/brand')).body);
     expect(nl).toContain('Laatste back-up:');
     expect(nl).toMatch(/De laatste back-up is mislukt \([^)]*\): disk full/);
+  }, 120_000);
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('backups with PostgreSQL', () => {
+  it('there is no schedule, no backup metric, and Settings says PostgreSQL’s tools make the backups', async () => {
+    const app = await buildApp(testConfig('postgres'), { logger: false, defaultMetrics: false });
+    try {
+      await app.ready();
+      expect(app.deps.backups.disabled).toBe('postgres');
+      await brandWithKeyAndOwner(app);
+      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).not.toContain('lead_intake_backup_');
+      const admin = await signedIn(app, 'owner@acme.example');
+      const page = textOf((await admin.get('/dashboard/settings/brand')).body);
+      expect(page).toContain(
+        'The data is kept in PostgreSQL, which is backed up with its own tools (pg_dump, or point-in-time recovery), not by lead-intake.',
+      );
+      expect(page).not.toContain('Last backup');
+    } finally {
+      await dropSchema(app);
+      await app.close();
+    }
   });
 });

@@ -207,7 +207,7 @@ describe('lead-intake backup and restore with a running server (SQLite)', () => 
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Usage: lead-intake backup \[--to FILE\] \[--json\]/);
     expect((await run(['help', 'restore'], env)).stdout).toMatch(/Usage: lead-intake restore FILE/);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)('lead-intake backup and restore with PostgreSQL', () => {
@@ -228,5 +228,5 @@ describe.runIf(process.env.TEST_DATABASE_URL)('lead-intake backup and restore wi
       expect(result.stderr).toMatch(/docs\/operations\.md/);
     }
     expect(readdirSync(dataDir)).toEqual([]);
-  });
+  }, 60_000);
 });
