@@ -302,7 +302,9 @@ export async function makeBackup(
     await fs.writeFile(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     const entries = [MANIFEST, 'database'];
     if (await exists(path.join(staging, ATTACHMENTS_ENTRY))) entries.push(ATTACHMENTS_ENTRY);
-    await tar.create({ gzip: true, file: partial, cwd: staging, portable: true }, entries);
+    // Level 1: on the bench's database 2.7 times as fast as the default (6) for 11% more bytes; a backup made
+    // inside the server should take its CPU for as short a time as it can.
+    await tar.create({ gzip: { level: 1 }, file: partial, cwd: staging, portable: true }, entries);
     await syncFile(partial);
     await fs.rename(partial, target);
     await syncDir(path.dirname(target));
