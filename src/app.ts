@@ -18,6 +18,7 @@ import leadRoutes from './leads/api/leads.js';
 import noteRoutes from './leads/api/notes.js';
 import workItemRoutes from './leads/api/work-items.js';
 import { outboxQueue } from './mail/outbox.js';
+import { BackupScheduler } from './platform/backup/schedule.js';
 import type { Config, TrustProxy } from './platform/config.js';
 import { type Database, migrate, openDatabase } from './platform/db/database.js';
 import { withWriteMetrics } from './platform/db/store.js';
@@ -61,6 +62,8 @@ export interface BuildOptions {
   rateLimiter?: RateLimiter;
   /** Keep attachments' bytes here instead of the configured storage (ATTACHMENT_STORAGE). */
   storage?: ObjectStorage;
+  /** Make scheduled backups (BACKUP_INTERVAL_MINUTES; default true, SQLite database files only). */
+  backupSchedule?: boolean;
 }
 
 export interface App extends FastifyInstance {
@@ -173,6 +176,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     keys,
     responses: new ResponseCache(database, config.responseCacheBytes),
     storage,
+    backups: new BackupScheduler(config, { log: app.log }),
   };
   app.decorate('deps', deps);
   const limiter =
@@ -235,6 +239,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     deps,
     worker: options.webhookWorker ?? true,
     mailWorker: options.mailWorker ?? true,
+    backups: options.backupSchedule ?? true,
   });
   serveOpenApiDocument(app);
 

@@ -1,7 +1,8 @@
 // Work each instance does besides answering requests: sending webhooks and mail, forgetting old idempotency keys,
-// removing spam after 30 days and stored files that no attachment names.
+// removing spam after 30 days and stored files that no attachment names, scheduled backups.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { Counter, Gauge } from 'prom-client';
 import { sweepOrphans } from './attachments/attachments.js';
 import { purgeSpam } from './leads/spam.js';
 import { MailWorker } from './mail/worker.js';
@@ -23,7 +24,12 @@ const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 export default fp(
   async function background(
     app: FastifyInstance,
-    { deps, worker, mailWorker: runMail }: { deps: RouteDeps; worker: boolean; mailWorker: boolean },
+    {
+      deps,
+      worker,
+      mailWorker: runMail,
+      backups: runBackups = true,
+    }: { deps: RouteDeps; worker: boolean; mailWorker: boolean; backups?: boolean },
   ) {
     const deliveryWorker = worker
       ? new DeliveryWorker({
@@ -82,6 +88,45 @@ export default fp(
       await prune();
     });
     app.addHook('preClose', async () => clearInterval(timer));
+
+    // Scheduled backups (SQLite with a database file; BACKUP_INTERVAL_MINUTES=0 turns them off).
+    const backups = deps.backups;
+    if (backups.disabled !== 'postgres') {
+      const registers = [app.metrics];
+      new Gauge({
+        name: 'lead_intake_backup_last_success_timestamp_seconds',
+        help: 'When the newest backup archive in BACKUP_DIR was made (Unix time; 0: none yet).',
+        registers,
+        collect() {
+          const last = backups.current.lastSuccess;
+          this.set(last ? last.at.getTime() / 1000 : 0);
+        },
+      });
+      new Gauge({
+        name: 'lead_intake_backup_last_size_bytes',
+        help: 'Size of the newest backup archive in BACKUP_DIR (0: none yet).',
+        registers,
+        collect() {
+          this.set(backups.current.lastSuccess?.bytes ?? 0);
+        },
+      });
+      let counted = 0;
+      new Counter({
+        name: 'lead_intake_backup_failures_total',
+        help: 'Scheduled backups that failed since the process started.',
+        registers,
+        collect() {
+          const now = backups.current.failures;
+          if (now > counted) this.inc(now - counted);
+          counted = now;
+        },
+      });
+    }
+    app.addHook('onReady', async () => {
+      await backups.status().catch((error) => app.log.warn({ err: error }, 'could not read BACKUP_DIR'));
+      if (runBackups) backups.start();
+    });
+    app.addHook('preClose', async () => backups.stop());
   },
   // The workers count their outcomes on the metrics plugin's counters (app.meter).
   { name: 'background', dependencies: ['metrics'] },

@@ -1,9 +1,19 @@
 // Process entry: read config, build the app, listen, and shut down gracefully on SIGTERM/SIGINT.
 import { buildApp } from './app.js';
+import { finishInterruptedRestore } from './platform/backup/archive.js';
+import { type DataDirLock, lockShared } from './platform/backup/lock.js';
 import { type Config, loadConfig } from './platform/config.js';
 
 export async function serve(config: Readonly<Config> = loadConfig()): Promise<void> {
+  // With SQLite the server holds the DATA_DIR lock for its lifetime (the OS drops it if the process dies), so a
+  // restore refuses to run under it; it first finishes a restore a crash may have cut off.
+  let lock: DataDirLock | undefined;
+  if (config.database.dialect === 'sqlite' && config.database.file !== ':memory:') {
+    lock = lockShared(config.dataDir);
+    await finishInterruptedRestore(config.dataDir);
+  }
   const app = await buildApp(config);
+  app.addHook('onClose', async () => lock?.release());
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

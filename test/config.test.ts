@@ -272,3 +272,23 @@ describe('attachments: ATTACHMENT_STORAGE, S3_*, ATTACHMENT_MAX_BYTES, ATTACHMEN
     expect(() => loadConfig(env)).toThrow(name);
   });
 });
+
+describe('backups: BACKUP_INTERVAL_MINUTES, BACKUP_KEEP, BACKUP_DIR', () => {
+  it('default to a daily backup, seven kept, in DATA_DIR/backups', () => {
+    const config = loadConfig({ DATA_DIR: '/srv/leads' });
+    expect(config.backups).toEqual({ intervalMinutes: 1440, keep: 7, dir: '/srv/leads/backups' });
+    const set = loadConfig({ BACKUP_INTERVAL_MINUTES: '0', BACKUP_KEEP: '30', BACKUP_DIR: '/mnt/backup' });
+    expect(set.backups).toEqual({ intervalMinutes: 0, keep: 30, dir: '/mnt/backup' });
+  });
+
+  it.each([
+    [{ BACKUP_INTERVAL_MINUTES: 'daily' }, /BACKUP_INTERVAL_MINUTES must be a whole number/],
+    [{ BACKUP_INTERVAL_MINUTES: '-5' }, /BACKUP_INTERVAL_MINUTES/],
+    [{ BACKUP_INTERVAL_MINUTES: '1000000' }, /BACKUP_INTERVAL_MINUTES must be between 0 and 525600/],
+    [{ BACKUP_KEEP: '0' }, /BACKUP_KEEP must be between 1 and 10000/],
+    [{ BACKUP_KEEP: '7.5' }, /BACKUP_KEEP/],
+  ])('refuse %o at startup, naming the setting', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(name);
+  });
+});

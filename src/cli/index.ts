@@ -1,12 +1,14 @@
-// lead-intake <command>: serve, migrate, brands, keys, users. One file per command.
+// lead-intake <command>: serve, migrate, brands, keys, users, backup, restore. One file per command.
 // Exit codes: 0 done, 1 a mistake in the command or its input (nothing was changed), 2 anything else.
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../platform/config.js';
 import { DomainError, type FieldError, ValidationError } from '../shared/errors.js';
+import { backupCommand } from './backup.js';
 import { brandsCommand } from './brands.js';
 import { defaultIo, type Io, UsageError, wantsHelp } from './context.js';
 import { keysCommand } from './keys.js';
 import { migrateCommand } from './migrate.js';
+import { restoreCommand } from './restore.js';
 import { serveCommand } from './serve.js';
 import { usersCommand } from './users.js';
 
@@ -18,6 +20,8 @@ Commands:
   brands create|list          Manage brands
   keys create|list|revoke     Manage API keys
   users create|reset-password Add a dashboard user to a brand, or set a user's new password
+  backup [--to FILE]          Copy the SQLite database and attachments into one archive (server may run)
+  restore FILE                Put a backup in place of DATA_DIR's data (server stopped)
 
 Run "lead-intake <command> --help" for a command's options, "lead-intake --version" for the version.
 Configuration comes from the environment (DATA_DIR, DATABASE_URL, ...), the same as the server's:
@@ -29,6 +33,8 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   brands: brandsCommand,
   keys: keysCommand,
   users: usersCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
 };
 
 // Domain validation names fields as the API does; on the command line they are flags.

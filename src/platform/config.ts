@@ -58,6 +58,17 @@ export interface Config {
   captcha: CaptchaConfig;
   /** Photos and files with a request: where their bytes are kept, and how much a post and a lead may carry. */
   attachments: AttachmentsConfig;
+  /** Scheduled backups of the embedded database and the attachments (SQLite only). */
+  backups: BackupConfig;
+}
+
+export interface BackupConfig {
+  /** BACKUP_INTERVAL_MINUTES: minutes between scheduled backups (default 1440, a day); 0 turns them off. */
+  intervalMinutes: number;
+  /** BACKUP_KEEP: how many of the newest scheduled archives are kept (default 7); older ones are deleted. */
+  keep: number;
+  /** BACKUP_DIR: where archives go (default DATA_DIR/backups). */
+  dir: string;
 }
 
 /** Where attachments' bytes live: files under a folder, or an S3-compatible bucket. */
@@ -359,6 +370,15 @@ function attachmentsConfig(env: Env, dataDir: string): AttachmentsConfig {
   };
 }
 
+function backupConfig(env: Env, dataDir: string): BackupConfig {
+  const dir = (env.BACKUP_DIR ?? '').trim();
+  return {
+    intervalMinutes: integer(env, 'BACKUP_INTERVAL_MINUTES', 1440, 0, 525_600),
+    keep: integer(env, 'BACKUP_KEEP', 7, 1, 10_000),
+    dir: dir ? path.resolve(dir) : path.join(dataDir, 'backups'),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const host = env.HOST || '127.0.0.1';
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -427,5 +447,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
     captcha: captchaConfig(env),
     attachments: attachmentsConfig(env, dataDir),
+    backups: backupConfig(env, dataDir),
   });
 }

@@ -1,4 +1,5 @@
-// Settings > Brand (admins): the time zone the dashboard shows and takes times in, and the brand's language.
+// Settings > Brand (admins): the time zone the dashboard shows and takes times in, the brand's language, and the
+// service's backups.
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { notice } from '../../platform/web/components.js';
@@ -20,9 +21,10 @@ export default async function brandRoutes(app: FastifyInstance, { deps }: { deps
         ? notice(translator(user.locale).t('brand.notice.saved'))
         : undefined;
     const language = await brandLanguage(user.brandId);
+    const backups = await deps.backups.status();
     return sendPage(
       reply,
-      brandSettingsPage({ user, timeZone: user.timeZone, language, errors: [], message }),
+      brandSettingsPage({ user, timeZone: user.timeZone, language, errors: [], message, backups }),
     );
   });
 
@@ -52,6 +54,7 @@ export default async function brandRoutes(app: FastifyInstance, { deps }: { deps
         timeZone: timeZone ?? user.timeZone,
         language: isLocale(language) ? language : await brandLanguage(user.brandId),
         errors,
+        backups: await deps.backups.status(),
       });
       return sendPage(reply, page, 422);
     }

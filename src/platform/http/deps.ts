@@ -1,6 +1,7 @@
 // The dependencies buildApp creates once and hands to the API routes, the dashboard and background work.
 
 import type { ApiKeyLookup } from '../../shared/scopes.js';
+import type { BackupScheduler } from '../backup/schedule.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { ObjectStorage } from '../storage/storage.js';
@@ -19,4 +20,6 @@ export interface RouteDeps {
   responses: ResponseCache;
   /** Where attachments' bytes are kept (ATTACHMENT_STORAGE: disk or s3). */
   storage: ObjectStorage;
+  /** Scheduled backups and their status (Settings, /metrics). */
+  backups: BackupScheduler;
 }

@@ -1,11 +1,12 @@
 // Settings > Brand (admins): the brand's time zone, which the dashboard shows and takes every time in, and its
-// language, which its new people and website forms start with.
+// language, which its new people and website forms start with; and the service's backups (last success or failure).
 
+import type { BackupStatus } from '../../../platform/backup/schedule.js';
 import { csrfField, errorFor, errorSummary, errorText } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { settingsPage } from '../../../platform/web/layout.js';
 import type { FieldError } from '../../../shared/errors.js';
-import { type Locale, translator } from '../../../shared/i18n/index.js';
+import { type Locale, type Translator, translator } from '../../../shared/i18n/index.js';
 import { timeZoneNames } from '../../../shared/time-zones.js';
 import type { SessionUser } from '../../sessions.js';
 import { languageSelect } from './auth.js';
@@ -18,6 +19,55 @@ export interface BrandSettingsView {
   language: Locale;
   errors: FieldError[];
   message?: SafeHtml | undefined;
+  /** The service's backups, as BACKUP_DIR shows them. */
+  backups: BackupStatus;
+}
+
+function size(tr: Translator, bytes: number): string {
+  return bytes < 1024 * 1024
+    ? `${tr.number(Math.max(1, Math.round(bytes / 1024)))} KB`
+    : `${tr.number(Math.round((bytes / 1024 / 1024) * 10) / 10)} MB`;
+}
+
+/** Settings > Brand's Backups card: the schedule, the last success and a failure since (or why there are none). */
+export function backupsSection(tr: Translator, status: BackupStatus, zone: string): SafeHtml {
+  let body: SafeHtml;
+  if (status.disabled === 'postgres') body = html`<p>${tr.t('brand.backups.postgres')}</p>`;
+  else if (status.disabled === 'memory') body = html`<p>${tr.t('brand.backups.memory')}</p>`;
+  else {
+    const schedule =
+      status.disabled === 'off'
+        ? tr.t('brand.backups.off')
+        : status.intervalMinutes % 60 === 0
+          ? tr.t('brand.backups.scheduleHours', {
+              hours: status.intervalMinutes / 60,
+              dir: status.dir,
+              keep: status.keep,
+            })
+          : tr.t('brand.backups.scheduleMinutes', {
+              minutes: status.intervalMinutes,
+              dir: status.dir,
+              keep: status.keep,
+            });
+    const last = status.lastSuccess;
+    const failure = status.lastFailure;
+    body = html`<p class="muted">${tr.t('brand.backups.intro')}</p>
+  <p>${schedule}</p>
+  <p data-backup-last-success>${
+    last
+      ? tr.t('brand.backups.lastSuccess', { time: tr.dateTime(last.at, zone), size: size(tr, last.bytes) })
+      : tr.t('brand.backups.none')
+  }</p>
+  ${
+    failure
+      ? html`<p class="error" role="alert" data-backup-failure>${tr.t('brand.backups.failed', { time: tr.dateTime(failure.at, zone), message: failure.message })}</p>`
+      : ''
+  }`;
+  }
+  return html`<section class="card" aria-labelledby="backups-title">
+  <h2 id="backups-title">${tr.t('brand.backups.title')}</h2>
+  ${body}
+</section>`;
 }
 
 export function brandSettingsPage(view: BrandSettingsView): SafeHtml {
@@ -54,6 +104,7 @@ export function brandSettingsPage(view: BrandSettingsView): SafeHtml {
     ${languageSelect({ tr, value: view.language, label: labels.language, hint: tr.t('brand.language.hint'), error: errorFor(view.errors, 'language') })}
     <button type="submit" class="button button-primary">${tr.t('brand.save')}</button>
   </form>
-</section>`,
+</section>
+${backupsSection(tr, view.backups, view.user.timeZone)}`,
   });
 }
