@@ -6,7 +6,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import * as tar from 'tar';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
@@ -17,6 +16,7 @@ import { DiskStorage } from '../../src/platform/storage/disk.js';
 import { apiClient } from '../api.js';
 import { addUser, brandWithKeyAndOwner, signedIn, textOf } from '../dashboard/helpers.js';
 import { dropSchema, testConfig, validLead } from '../helpers.js';
+import { leadIdsIn } from './lead-ids.js';
 
 const dirs: string[] = [];
 const apps: App[] = [];
@@ -65,15 +65,6 @@ async function fingerprint(dir: string): Promise<Record<string, string>> {
   };
   await walk(dir);
   return out;
-}
-
-function leadIdsIn(file: string): Set<string> {
-  const db = new SQLite(file, { readonly: true });
-  try {
-    return new Set(db.prepare('select id from leads').pluck().all() as string[]);
-  } finally {
-    db.close();
-  }
 }
 
 /** Unpacks an archive, lets `change` alter the files, and packs it again (with or without some entries). */

@@ -1,54 +1,19 @@
 // lead-intake backup and restore as real processes: a backup taken from a running server under a steady create
 // load, restored into a fresh DATA_DIR; restore refused while the server runs (and allowed once it is gone, even
 // killed with SIGKILL); a damaged archive refused; PostgreSQL pointed at its own tools.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leadIdsIn } from '../backups/lead-ids.js';
 import { validLead } from '../helpers.js';
 import { type ServerProcess, startServer } from '../integration/server-process.js';
+import { baseEnv, json, root, run as runCli } from './run.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = path.join(root, 'bin', 'lead-intake.js');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-type Env = Record<string, string>;
-
-function run(args: string[], env: Env): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env, stdio: 'pipe', timeout: 60_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.stdin.end();
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function baseEnv(dataDir: string): Env {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir };
-}
-
-const json = (result: Result) => {
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout);
-};
+/** A backup or restore of a whole folder may take a while on a loaded machine: a minute before it is stopped. */
+const run = (args: string[], env: Record<string, string>) => runCli(args, env, '', 60_000);
 
 /** Every file under dir (but the lock file) with its sha256, by relative path. */
 function fingerprint(dir: string): Record<string, string> {
@@ -76,15 +41,6 @@ function liveFingerprint(dir: string): Record<string, string> {
       : createHash('sha256').update(readFileSync(full)).digest('hex');
   }
   return out;
-}
-
-function leadIdsIn(file: string): Set<string> {
-  const db = new SQLite(file, { readonly: true });
-  try {
-    return new Set(db.prepare('select id from leads').pluck().all() as string[]);
-  } finally {
-    db.close();
-  }
 }
 
 const dirs: string[] = [];

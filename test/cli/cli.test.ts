@@ -4,7 +4,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, findSession } from '../../src/accounts/sessions.js';
 import { verifyPassword } from '../../src/accounts/users.js';
@@ -13,49 +12,7 @@ import { loadConfig } from '../../src/platform/config.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { apiClient } from '../api.js';
 import { dialects, dropSchemaNamed, type TestDialect, testSchemaName } from '../helpers.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = path.join(root, 'bin', 'lead-intake.js');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-type Env = Record<string, string>;
-
-/** Runs the binary to completion. stdin is closed at once unless input is given (so never a terminal). */
-function run(args: string[], env: Env, input = ''): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    // The timeout only stops a binary that wrongly keeps running (a server started by mistake).
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env, stdio: 'pipe', timeout: 25_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    // A command that fails before reading stdin closes it; that is not the test's failure.
-    child.stdin.on('error', () => {});
-    child.stdin.end(input);
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** A clean environment: nothing from the developer's shell (a DATABASE_URL, a PORT) leaks into the binary. */
-function baseEnv(dataDir: string): Env {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir };
-}
-
-const json = (result: Result) => {
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout);
-};
+import { baseEnv, bin, type Env, json, root, run } from './run.js';
 
 beforeAll(() => {
   if (!existsSync(path.join(root, 'dist', 'cli', 'index.js'))) {

@@ -22,6 +22,7 @@ import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import * as tar from 'tar';
 import type { Config } from '../config.js';
+import { fsyncPath } from '../fsync.js';
 
 export const FORMAT = 'lead-intake-backup';
 export const FORMAT_VERSION = 1;
@@ -123,23 +124,8 @@ async function sha256(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function syncFile(file: string): Promise<void> {
-  const handle = await fs.open(file, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+const syncDir = (dir: string) => fsyncPath(dir, 'dir');
+const syncFile = (file: string) => fsyncPath(file, 'file');
 
 /** Every regular file under dir, as '/'-separated paths relative to root; symlinks and others are reported. */
 async function walk(root: string, dir = root, found: string[] = [], odd: string[] = []) {

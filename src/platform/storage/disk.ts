@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ulid } from '../../shared/ids.js';
+import { fsyncPath } from '../fsync.js';
 import type { ListedObject, ObjectStorage, StoredObject } from './storage.js';
 import { checkKey, StorageUnavailableError } from './storage.js';
 
@@ -14,14 +15,7 @@ const TMP = '.tmp';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+const syncDir = (dir: string) => fsyncPath(dir, 'dir');
 
 export class DiskStorage implements ObjectStorage {
   constructor(readonly root: string) {}
