@@ -1,7 +1,7 @@
 // Every lead or work item matching a list's filters, as flat rows for a spreadsheet, read a page at a time.
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Store } from '../platform/db/store.js';
-import { zonedFormat } from '../shared/time-zones.js';
+import { zonedFormat } from '../shared/i18n/index.js';
 import { type LeadListQuery, type ListStage, listLeads } from './read.js';
 import { type ExportShape, LEAD_EXPORT_SHAPE, WORK_ITEM_EXPORT_SHAPE } from './shape.js';
 

@@ -1,5 +1,6 @@
 // Time zones by IANA name, with nothing but Intl: checking a name, the wall clock of an instant in a zone, and the
 // instant of a wall-clock time in a zone (DST-aware). Calendar days are 'YYYY-MM-DD' strings throughout.
+import { zonedFormat } from './i18n/intl-cache.js';
 
 const MINUTE_MS = 60 * 1000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
@@ -26,26 +27,6 @@ export function canonicalTimeZone(name: unknown): string | null {
 export function timeZoneNames(): string[] {
   const names = Intl.supportedValuesOf('timeZone');
   return names.includes('UTC') ? names : ['UTC', ...names];
-}
-
-const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
-
-/**
- * One Intl.DateTimeFormat per locale, zone and options, made on first use and kept: making one costs far more
- * than formatting with it, and a page or export formats thousands of times in a handful of zones.
- */
-export function zonedFormat(
-  locale: string,
-  zone: string,
-  options: Readonly<Intl.DateTimeFormatOptions>,
-): Intl.DateTimeFormat {
-  const key = `${locale}|${zone}|${JSON.stringify(options)}`;
-  let format = dateTimeFormats.get(key);
-  if (!format) {
-    format = new Intl.DateTimeFormat(locale, { ...options, timeZone: zone });
-    dateTimeFormats.set(key, format);
-  }
-  return format;
 }
 
 const PARTS: Intl.DateTimeFormatOptions = {

@@ -22,22 +22,22 @@ function isBusy(error: unknown): boolean {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }
 
-function open(dataDir: string, timeoutMs: number): { db: SQLite.Database; file: string } {
+function open(dataDir: string, timeoutMs: number): { lockDb: SQLite.Database; file: string } {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, LOCK_FILE);
-  const db = new SQLite(file, { timeout: timeoutMs });
+  const lockDb = new SQLite(file, { timeout: timeoutMs });
   try {
     // A rollback journal (not WAL): its locks are plain OS locks on the file, shared or exclusive.
-    db.pragma('journal_mode = DELETE');
-    db.exec('create table if not exists holder (note text)');
+    lockDb.pragma('journal_mode = DELETE');
+    lockDb.exec('create table if not exists holder (note text)');
   } catch (error) {
-    db.close();
+    lockDb.close();
     throw error;
   }
-  return { db, file };
+  return { lockDb, file };
 }
 
-function held(db: SQLite.Database, file: string): DataDirLock {
+function held(lockDb: SQLite.Database, file: string): DataDirLock {
   let released = false;
   return {
     file,
@@ -45,9 +45,9 @@ function held(db: SQLite.Database, file: string): DataDirLock {
       if (released) return;
       released = true;
       try {
-        if (db.inTransaction) db.exec('rollback');
+        if (lockDb.inTransaction) lockDb.exec('rollback');
       } finally {
-        db.close();
+        lockDb.close();
       }
     },
   };
@@ -58,12 +58,12 @@ function held(db: SQLite.Database, file: string): DataDirLock {
  * to timeoutMs for a restore to finish, then throws DataDirBusyError.
  */
 export function lockShared(dataDir: string, timeoutMs = 2000): DataDirLock {
-  let opened: { db: SQLite.Database; file: string };
+  let opened: { lockDb: SQLite.Database; file: string };
   try {
     opened = open(dataDir, timeoutMs);
-    opened.db.exec('begin');
+    opened.lockDb.exec('begin');
     // The first read takes the SHARED lock; the open transaction keeps it.
-    opened.db.prepare('select count(*) from holder').get();
+    opened.lockDb.prepare('select count(*) from holder').get();
   } catch (error) {
     if (isBusy(error))
       throw new DataDirBusyError(
@@ -71,7 +71,7 @@ export function lockShared(dataDir: string, timeoutMs = 2000): DataDirLock {
       );
     throw error;
   }
-  return held(opened.db, opened.file);
+  return held(opened.lockDb, opened.file);
 }
 
 /**
@@ -79,17 +79,17 @@ export function lockShared(dataDir: string, timeoutMs = 2000): DataDirLock {
  * `restore` takes.
  */
 export function lockExclusive(dataDir: string): DataDirLock {
-  let opened: { db: SQLite.Database; file: string } | undefined;
+  let opened: { lockDb: SQLite.Database; file: string } | undefined;
   try {
     opened = open(dataDir, 0);
-    opened.db.exec('begin exclusive');
+    opened.lockDb.exec('begin exclusive');
   } catch (error) {
-    opened?.db.close();
+    opened?.lockDb.close();
     if (isBusy(error))
       throw new DataDirBusyError(
         `a server is running on DATA_DIR (${dataDir}), or a backup is being made there; stop it first`,
       );
     throw error;
   }
-  return held(opened.db, opened.file);
+  return held(opened.lockDb, opened.file);
 }

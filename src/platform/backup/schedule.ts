@@ -74,11 +74,11 @@ export class BackupScheduler {
     private readonly config: Readonly<Config>,
     private readonly options: SchedulerOptions,
   ) {
-    const { backups, database } = config;
+    const { backups } = config;
     this.disabled =
-      database.dialect === 'postgres'
+      config.database.dialect === 'postgres'
         ? 'postgres'
-        : database.file === ':memory:'
+        : config.database.file === ':memory:'
           ? 'memory'
           : backups.intervalMinutes === 0 && options.intervalMs === undefined
             ? 'off'

@@ -1,8 +1,8 @@
 // Dates, times and phone numbers as people read them.
 
 import type { Translator } from '../../shared/i18n/index.js';
+import { zonedFormat } from '../../shared/i18n/index.js';
 import { formatPhone } from '../../shared/phone.js';
-import { zonedFormat } from '../../shared/time-zones.js';
 
 const DATE_TIME: Intl.DateTimeFormatOptions = {
   day: 'numeric',

@@ -1,2 +1,3 @@
+export * from './intl-cache.js';
 export * from './locales.js';
 export * from './translator.js';

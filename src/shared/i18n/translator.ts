@@ -2,9 +2,9 @@
 // formatter) over one catalog per language. Keys are named by meaning ("leads.list.title"); a sentence is always
 // one message with its placeholders, plurals and selects, never put together from pieces in code.
 import { IntlMessageFormat, type PrimitiveType } from 'intl-messageformat';
-import { zonedFormat } from '../time-zones.js';
 import en from './catalogs/en.json' with { type: 'json' };
 import nl from './catalogs/nl.json' with { type: 'json' };
+import { zonedFormat } from './intl-cache.js';
 import { INTL_LOCALE, type Locale } from './locales.js';
 
 /** Every message, by key; the English catalog is the list of keys, the test holds Dutch to it. */

@@ -2,8 +2,8 @@
 // so it stays readable on a phone. Each chart carries a text equivalent for screen readers.
 
 import { html, type SafeHtml } from '../../../platform/web/html.js';
-import { INTL_LOCALE, type Translator } from '../../../shared/i18n/index.js';
-import { zonedFormat } from '../../../shared/time-zones.js';
+import { INTL_LOCALE, type Translator, zonedFormat } from '../../../shared/i18n/index.js';
+
 import { type Status, stageOf } from '../../states.js';
 import type { LeadStats } from '../../stats.js';
 import { statusLabel } from './labels.js';

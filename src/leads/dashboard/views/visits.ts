@@ -14,8 +14,14 @@ import { type HtmlValue, html, type SafeHtml } from '../../../platform/web/html.
 import { page } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
-import { INTL_LOCALE, type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
-import { addDays, dayIn, isoWeek, timeIn, zonedFormat } from '../../../shared/time-zones.js';
+import {
+  INTL_LOCALE,
+  type MessageKey,
+  type Translator,
+  translator,
+  zonedFormat,
+} from '../../../shared/i18n/index.js';
+import { addDays, dayIn, isoWeek, timeIn } from '../../../shared/time-zones.js';
 import type { AnyListItem, LeadDetail, Visit } from '../../index.js';
 import { statusBadge } from './labels.js';
 
