@@ -119,7 +119,18 @@ export async function dropSchemaNamed(db: DB, schema: string): Promise<void> {
   await db.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
     try {
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(connection);
+      // A DROP ... CASCADE takes a lock on every object of the schema; a connection of the closing app still
+      // ending its work can make PostgreSQL pick the drop as a deadlock's victim (40P01). The drop is then
+      // simply tried again: nothing of it was done.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(connection);
+          break;
+        } catch (error) {
+          if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        }
+      }
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
     }
