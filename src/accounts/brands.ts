@@ -107,6 +107,7 @@ export async function createBrand(store: Store, input: BrandInput): Promise<Bran
     time_zone: timeZone,
     language,
     created_at: Date.now(),
+    retention_months: null,
   };
   await store.write((tx) => q.insertBrand(tx, row));
   return toBrand(row);

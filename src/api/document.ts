@@ -608,6 +608,8 @@ const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], string[]> = {
   'attachment.deleted': ['attachment'],
   'customer.created': ['customer'],
   'customer.updated': ['customer', 'changed'],
+  'customer.merged': ['customer', 'from'],
+  'customer.erased': ['customer', 'erasedAt'],
 };
 
 /** The 3.1 webhooks section: what a receiver gets for each event type, and what it should answer. */

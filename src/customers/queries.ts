@@ -102,7 +102,7 @@ export async function findOrInsertCustomer(
   tx: Tx,
   email: string | null,
   phone: string | null,
-  row: Selectable<CustomerTable>,
+  row: Omit<Selectable<CustomerTable>, 'erased_at'>,
 ): Promise<{ found: FoundCustomerIds | undefined; inserted: CustomerRow | undefined }> {
   const values = CUSTOMER_INSERT_COLUMNS.map((c) => row[c]);
   if (tx.dialect === 'postgres') {
@@ -410,4 +410,28 @@ export function selectAddressPage(
   if (query.createdAfter !== undefined) q = q.where('created_at', '>', query.createdAfter);
   if (query.createdBefore !== undefined) q = q.where('created_at', '<', query.createdBefore);
   return q.execute();
+}
+
+// What was done to a customer (customer_activity)
+
+export type CustomerActivityRow = Selectable<Tables['customer_activity']>;
+
+export async function insertCustomerActivity(tx: Tx, row: CustomerActivityRow): Promise<void> {
+  await tx.db.insertInto('customer_activity').values(row).execute();
+}
+
+/** A customer's activity, oldest first. */
+export function selectCustomerActivity(
+  { db }: Store,
+  brandId: string,
+  customerId: string,
+): Promise<CustomerActivityRow[]> {
+  return db
+    .selectFrom('customer_activity')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .where('customer_id', '=', customerId)
+    .orderBy('at')
+    .orderBy('id')
+    .execute();
 }

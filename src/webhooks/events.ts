@@ -17,12 +17,14 @@ export const EVENT_TYPES = [
   'attachment.deleted',
   'customer.created',
   'customer.updated',
+  'customer.merged',
+  'customer.erased',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * What an event carries, stored and sent as JSON: lead.* events `{ lead, from?, to?, changed? }` (the single-lead
- * read after the change), customer.* events `{ customer, changed? }`, note.created `{ note, leadId }`, attachment.* `{ attachment }`. The
+ * read after the change), customer.* events `{ customer, changed? }` (customer.merged `{ customer, from }`, customer.erased `{ customer: { id }, erasedAt }`), note.created `{ note, leadId }`, attachment.* `{ attachment }`. The
  * capability that makes the change builds it; the API's Event schema (webhooks/api/event-schemas.ts) documents it.
  */
 export type EventData = { readonly [field: string]: unknown };

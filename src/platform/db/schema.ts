@@ -12,6 +12,8 @@ export interface BrandTable {
   created_at: number;
   /** 'nl' | 'en': what its mails to customers and new users default to (nl for NL brands, else en). */
   language: Defaulted<string>;
+  /** Months after which untouched open or cancelled leads are erased; null keeps everything (2026112801). */
+  retention_months: Defaulted<number | null>;
 }
 
 export interface UserTable {
@@ -65,6 +67,8 @@ export interface CustomerTable {
   company_name: string | null;
   created_at: number;
   updated_at: number;
+  /** When the customer was erased; its personal fields are null from then on (2026112801). */
+  erased_at: Defaulted<number | null>;
 }
 
 export interface AddressTable {
@@ -139,6 +143,20 @@ export interface LeadActivityTable {
   actor_type: 'key' | 'user' | 'form';
   actor_id: string | null;
   actor_name: string | null;
+  detail: string;
+}
+
+/** What was done to a customer: updated, merged, exported, erased (2026112801). */
+export interface CustomerActivityTable {
+  id: string;
+  brand_id: string;
+  customer_id: string;
+  at: number;
+  kind: 'updated' | 'merged' | 'exported' | 'erased';
+  actor_type: 'key' | 'user' | 'cli' | 'retention';
+  actor_id: string | null;
+  actor_name: string | null;
+  /** JSON: updated `{ changed, from, to }` (after an erase `{ changed }`), merged `{ from }`, others `{}`. */
   detail: string;
 }
 
@@ -378,6 +396,7 @@ export interface Tables {
   api_keys: ApiKeyTable;
   customers: CustomerTable;
   addresses: AddressTable;
+  customer_activity: CustomerActivityTable;
   leads: LeadTable;
   lead_status_history: LeadStatusHistoryTable;
   lead_activity: LeadActivityTable;

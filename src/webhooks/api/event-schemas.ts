@@ -15,7 +15,15 @@ export const EventSchema = Type.Object(
     data: Type.Object(
       {
         lead: Type.Optional(LeadDetailSchema),
-        customer: Type.Optional(CustomerSchema),
+        customer: Type.Optional(
+          Type.Union([
+            CustomerSchema,
+            Type.Object(
+              { id: Type.String({ description: 'cus_… identifier of the erased customer.' }) },
+              { additionalProperties: false, title: 'ErasedCustomerRef' },
+            ),
+          ]),
+        ),
         changed: Type.Optional(
           Type.Array(Type.String(), {
             description: 'customer.updated and lead.updated: the fields that changed.',
@@ -30,8 +38,15 @@ export const EventSchema = Type.Object(
           }),
         ),
         from: Type.Optional(
-          Type.String({ enum: [...ALL_STATUSES], description: 'lead.status_changed: the state before.' }),
+          Type.Union([
+            Type.String({ enum: [...ALL_STATUSES], description: 'lead.status_changed: the state before.' }),
+            Type.Object(
+              { id: Type.String({ description: 'cus_… identifier of the customer merged away (it answers 404 now).' }) },
+              { additionalProperties: true, title: 'MergedCustomerRef', description: 'customer.merged: the customer that was merged into `customer`, as it was.' },
+            ),
+          ]),
         ),
+        erasedAt: Type.Optional(Timestamp('customer.erased: when the customer was erased.')),
         to: Type.Optional(
           Type.String({ enum: [...ALL_STATUSES], description: 'lead.status_changed: the state after.' }),
         ),
@@ -39,7 +54,7 @@ export const EventSchema = Type.Object(
       {
         additionalProperties: false,
         description:
-          'lead.* events: `lead` is the single-lead read as it is after the change. customer.* events: `customer` as it is after the change. note.created: `note` and `leadId`. attachment.created and attachment.deleted: `attachment`, the file’s metadata (as it was, for a deletion), never its bytes.',
+          'lead.* events: `lead` is the single-lead read as it is after the change. customer.* events: `customer` as it is after the change; customer.merged also `from`, the customer merged away; customer.erased only `customer.id` and `erasedAt`, so connected systems can erase that person too. note.created: `note` and `leadId`. attachment.created and attachment.deleted: `attachment`, the file’s metadata (as it was, for a deletion), never its bytes.',
       },
     ),
   },

@@ -38,6 +38,8 @@ const EVENT_DESCRIPTIONS: Record<EventType, MessageKey> = {
   'attachment.deleted': 'webhooks.event.attachmentDeleted',
   'customer.created': 'webhooks.event.customerCreated',
   'customer.updated': 'webhooks.event.customerUpdated',
+  'customer.merged': 'webhooks.event.customerMerged',
+  'customer.erased': 'webhooks.event.customerErased',
 };
 
 const BASE = '/dashboard/settings/webhooks';
