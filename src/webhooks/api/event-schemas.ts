@@ -41,8 +41,16 @@ export const EventSchema = Type.Object(
           Type.Union([
             Type.String({ enum: [...ALL_STATUSES], description: 'lead.status_changed: the state before.' }),
             Type.Object(
-              { id: Type.String({ description: 'cus_… identifier of the customer merged away (it answers 404 now).' }) },
-              { additionalProperties: true, title: 'MergedCustomerRef', description: 'customer.merged: the customer that was merged into `customer`, as it was.' },
+              {
+                id: Type.String({
+                  description: 'cus_… identifier of the customer merged away (it answers 404 now).',
+                }),
+              },
+              {
+                additionalProperties: true,
+                title: 'MergedCustomerRef',
+                description: 'customer.merged: the customer that was merged into `customer`, as it was.',
+              },
             ),
           ]),
         ),
