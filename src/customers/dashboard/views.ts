@@ -57,7 +57,7 @@ export function customerPage(view: CustomerView): SafeHtml {
   const typeText = customerTypeLabel(tr, customer.type);
   const body = html`<p class="breadcrumb"><a href="/dashboard/leads">${tr.t('lead.back.leads')}</a></p>
 <div class="page-head">
-  <h1 class="lead-title">${customerTitle(customer)}</h1>
+  <h1 class="lead-title">${customerTitle(customer, tr.t('erase.erasedName'))}</h1>
   <p class="badges"><span class="badge badge-neutral">${typeText}</span> <span class="muted">${richText(tr, 'customer.since', { time: time(customer.createdAt) })}</span></p>
 </div>
 <section class="card" aria-labelledby="contact-title">
@@ -83,5 +83,5 @@ export function customerPage(view: CustomerView): SafeHtml {
   ${leads.length ? leadTable(tr, leads) : html`<div class="empty"><p>${tr.t('customer.leads.none')}</p></div>`}
   ${more ? html`<p class="muted">${tr.t('customer.leads.more', { shown: leads.length, total: customer.leadCount })}</p>` : ''}
 </section>`;
-  return page({ title: customerTitle(customer), user, body });
+  return page({ title: customerTitle(customer, tr.t('erase.erasedName')), user, body });
 }
