@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
 import { listCustomerLeads } from '../../leads/index.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
-import { pathParam, sendPage } from '../../platform/web/http.js';
+import { notice } from '../../platform/web/components.js';
+import { pathParam, sendPage, text } from '../../platform/web/http.js';
+import { translator } from '../../shared/i18n/index.js';
 import { getCustomer } from '../customers.js';
 import { customerPage } from './views.js';
 
@@ -13,6 +15,8 @@ export default async function customerRoutes(app: FastifyInstance, { deps }: { d
     const id = pathParam(request, 'id');
     const customer = await getCustomer(deps.database, user.brandId, id);
     const leads = await listCustomerLeads(deps.database, user.brandId, id);
-    return sendPage(reply, customerPage({ user, customer, leads }));
+    const done = text(request.query, 'done');
+    const message = done === 'erased' ? notice(translator(user.locale).t('erase.notice.done')) : undefined;
+    return sendPage(reply, customerPage({ user, customer, leads, message }));
   });
 }

@@ -17,6 +17,8 @@ export interface CustomerView {
   customer: CustomerDetail;
   /** The newest of the customer's leads and work items (customer.leadCount says how many there are). */
   leads: CustomerLead[];
+  /** A notice at the top (after an erasure). */
+  message?: SafeHtml | undefined;
 }
 
 /** What a business customer is called in lists and headings: its company; a person: their name. */
@@ -55,7 +57,7 @@ export function customerPage(view: CustomerView): SafeHtml {
   const more = customer.leadCount > leads.length;
   const contact = (name: keyof typeof CONTACT_FIELDS) => fieldLabel(tr, CONTACT_FIELDS[name]);
   const typeText = customerTypeLabel(tr, customer.type);
-  const body = html`<p class="breadcrumb"><a href="/dashboard/leads">${tr.t('lead.back.leads')}</a></p>
+  const body = html`${view.message ?? ''}<p class="breadcrumb"><a href="/dashboard/leads">${tr.t('lead.back.leads')}</a></p>
 <div class="page-head">
   <h1 class="lead-title">${customerTitle(customer, tr.t('erase.erasedName'))}</h1>
   <p class="badges"><span class="badge badge-neutral">${typeText}</span> <span class="muted">${richText(tr, 'customer.since', { time: time(customer.createdAt) })}</span></p>
