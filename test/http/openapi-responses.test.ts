@@ -275,6 +275,12 @@ describe.each(dialects())('responses match the OpenAPI document on %s', (dialect
     });
     await call('GET', '/v1/customers/{id}', `/v1/customers/${customers.data[0].id}`);
     await call('GET', '/v1/customers/{id}', '/v1/customers/cus_cgayhqrssy2sbx1yhb4hcqc5t4'); // 404
+    const exportPath = '/v1/customers/{id}/export';
+    await call('GET', exportPath, `/v1/customers/${customers.data[0].id}/export`);
+    await call('GET', exportPath, '/v1/customers/cus_cgayhqrssy2sbx1yhb4hcqc5t4/export'); // 404
+    await call('GET', exportPath, `/v1/customers/${customers.data[0].id}/export`, {
+      key: ctx.keys['customers:read'],
+    }); // 403
     await call('GET', '/v1/addresses', '/v1/addresses?limit=2');
     await call('GET', '/address', '/address?createdAfter=2020-01-01T00:00:00Z');
     await call('GET', '/v1/events', '/v1/events?limit=100');

@@ -238,6 +238,17 @@ const ROUTES: RouteCase[] = [
     expectBody: (body, fx) => expect(body.id).toBe(fx.customerId),
   },
   {
+    name: 'GET /v1/customers/{id}/export',
+    scope: 'full',
+    recordId: (fx) => fx.customerId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/customers/${fx.customerId}/export` }),
+    expectBody: (body, fx) => {
+      expect((body.customer as { id: string }).id).toBe(fx.customerId);
+      expect(JSON.stringify(body)).not.toContain(fx.otherCustomerId);
+    },
+  },
+  {
     name: 'GET /v1/addresses',
     scope: 'full',
     success: 200,
