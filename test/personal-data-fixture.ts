@@ -3,6 +3,7 @@
 // with consent, extra fields and attribution; a spam lead with a file. Beside them what must never be in their
 // export: another customer of the brand, and another brand's customer with the same email.
 import { randomBytes } from 'node:crypto';
+import yauzl from 'yauzl';
 import type { App } from '../src/app.js';
 import { updateLead } from '../src/leads/index.js';
 import { apiClient } from './api.js';
@@ -170,4 +171,29 @@ export async function personalDataFixture(
       elsewhere.customerId,
     ],
   };
+}
+
+/** Every entry of a ZIP, by name, with its bytes (read back with yauzl, checking each entry's CRC). */
+export function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
+      if (error || !zip) return reject(error);
+      const entries = new Map<string, Buffer>();
+      zip.on('error', reject);
+      zip.on('end', () => resolve(entries));
+      zip.on('entry', (entry: yauzl.Entry) => {
+        zip.openReadStream(entry, (streamError, stream) => {
+          if (streamError || !stream) return reject(streamError);
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('error', reject);
+          stream.on('end', () => {
+            entries.set(entry.fileName, Buffer.concat(chunks));
+            zip.readEntry();
+          });
+        });
+      });
+      zip.readEntry();
+    });
+  });
 }
