@@ -3,11 +3,7 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { findCustomerByEmail } from '../customers/customers.js';
-import { exportPersonalData } from '../personal-data/export.js';
-import { personalDataZip } from '../personal-data/zip.js';
 import type { Database } from '../platform/db/database.js';
-import { createStorage } from '../platform/storage/storage.js';
 import { command, type Io, resolveBrand, runGroup, UsageError, withDatabase } from './context.js';
 
 export const CUSTOMERS_HELP = `Usage:
@@ -37,6 +33,7 @@ async function customerOf(
     );
   }
   if (values.id !== undefined) return values.id;
+  const { findCustomerByEmail } = await import('../customers/customers.js');
   return (await findCustomerByEmail(database, brandId, values.email ?? '')).id;
 }
 
@@ -66,6 +63,12 @@ const exportCommand = command(
   },
   async ({ values }, io) => {
     if (values.to !== undefined && values.to.trim() === '') throw new UsageError('--to needs a file name.');
+    // Loaded here, not at start: every command (--help too) would otherwise load the whole service.
+    const [{ exportPersonalData }, { personalDataZip }, { createStorage }] = await Promise.all([
+      import('../personal-data/export.js'),
+      import('../personal-data/zip.js'),
+      import('../platform/storage/storage.js'),
+    ]);
     return withDatabase(async (database, config) => {
       const brandId = await resolveBrand(database, values.brand);
       const id = await customerOf(database, brandId, values);
