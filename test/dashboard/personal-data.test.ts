@@ -133,4 +133,15 @@ describe.each(dialects())('personal data on the customer page on %s', (dialect) 
       (await owner.get('/dashboard/customers/cus_cgayhqrssy2sbx1yhb4hcqc5t4/personal-data.zip')).statusCode,
     ).toBe(404);
   });
+
+  // Last: it removes a stored file.
+  it('a file whose bytes are missing breaks the download off instead of sending a ZIP without it', async () => {
+    const row = await app.deps.database.db
+      .selectFrom('attachments')
+      .select('storage_key')
+      .where('lead_id', '=', fx.spamLeadId)
+      .executeTakeFirstOrThrow();
+    await app.deps.storage.delete(row.storage_key);
+    await expect(owner.get(zipUrl())).rejects.toThrow(/destroyed before completion/);
+  });
 });
