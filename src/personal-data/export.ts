@@ -6,7 +6,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { findBrand } from '../accounts/brands.js';
 import { type CustomerActor, listCustomerActivity, recordCustomerActivity } from '../customers/activity.js';
-import { type Address, AddressSchema, listCustomerAddresses } from '../customers/addresses.js';
+import { AddressSchema, listCustomerAddresses } from '../customers/addresses.js';
 import { CustomerDetailSchema, customerErasedAt, getCustomer } from '../customers/customers.js';
 import { customerLeadsForExport, ExportedLeadSchema } from '../leads/index.js';
 import type { Store } from '../platform/db/store.js';
@@ -41,16 +41,6 @@ export const CustomerActivitySchema = Type.Object(
   { additionalProperties: false, title: 'CustomerActivity' },
 );
 
-/** What an erased customer reads as: no personal data left, only that it was erased and when. */
-export const ErasedCustomerSchema = Type.Object(
-  {
-    id: Type.String(),
-    erased: Type.Literal(true),
-    erasedAt: Timestamp(),
-  },
-  { additionalProperties: false, title: 'ErasedCustomer' },
-);
-
 export const PersonalDataExportSchema = Type.Object(
   {
     exportedAt: Timestamp('When this document was made.'),
@@ -58,10 +48,8 @@ export const PersonalDataExportSchema = Type.Object(
       { id: Type.String(), name: Type.String() },
       { additionalProperties: false, description: 'Whose data this is: the brand that holds it.' },
     ),
-    customer: Type.Union([CustomerDetailSchema, ErasedCustomerSchema], {
-      description:
-        'The customer as GET /v1/customers/{id} reads it; an erased customer as `{ id, erased, erasedAt }`.',
-    }),
+    // As GET /v1/customers/{id} reads it: an erased customer with `erased`, `erasedAt` and no contact.
+    customer: CustomerDetailSchema,
     addresses: Type.Array(AddressSchema, {
       description: 'Every address of the customer, oldest first, as GET /v1/addresses reads them.',
     }),
@@ -100,7 +88,7 @@ export interface BuiltExport {
 /**
  * Builds the export of the brand's customer, records it in the customer's activity (`exported`, by `actor`) and
  * logs one line with ids only. NotFoundError for an unknown customer or another brand's. An erased customer's
- * export is the erased read and nothing else: the brand holds no personal data of theirs any more.
+ * export is their erased read (getCustomer) and nothing else: the brand holds no personal data of theirs any more.
  */
 export async function exportPersonalData(
   store: Store,
@@ -113,30 +101,20 @@ export async function exportPersonalData(
   if (!brand) throw new NotFoundError(`No customer with id ${customerId}`);
   const erasedAt = await customerErasedAt(store, brandId, customerId);
   const exportedAt = new Date().toISOString();
-  let document: PersonalDataExport;
-  if (erasedAt !== null) {
-    document = {
-      exportedAt,
-      brand: { id: brand.id, name: brand.name },
-      customer: { id: customerId, erased: true, erasedAt },
-      addresses: [],
-      leads: [],
-      activity: [],
-    };
-  } else {
-    const customer = await getCustomer(store, brandId, customerId);
-    const addresses: Address[] = await listCustomerAddresses(store, brandId, customerId);
-    const leads = await customerLeadsForExport(store, brandId, customerId);
-    const activity = await listCustomerActivity(store, brandId, customerId);
-    document = {
-      exportedAt,
-      brand: { id: brand.id, name: brand.name },
-      customer,
-      addresses,
-      leads,
-      activity,
-    };
-  }
+  const customer = await getCustomer(store, brandId, customerId);
+  const brandRef = { id: brand.id, name: brand.name };
+  // Erased: the erased read and nothing else (what stays of their leads is the business's, not theirs).
+  const document: PersonalDataExport =
+    erasedAt !== null
+      ? { exportedAt, brand: brandRef, customer, addresses: [], leads: [], activity: [] }
+      : {
+          exportedAt,
+          brand: brandRef,
+          customer,
+          addresses: await listCustomerAddresses(store, brandId, customerId),
+          leads: await customerLeadsForExport(store, brandId, customerId),
+          activity: await listCustomerActivity(store, brandId, customerId),
+        };
   await store.write((tx) =>
     recordCustomerActivity(tx, { brandId, customerId, kind: 'exported', actor, at: Date.parse(exportedAt) }),
   );

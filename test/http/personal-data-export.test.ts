@@ -190,19 +190,16 @@ describe.each(dialects())('the personal-data export on %s', (dialect) => {
         title: 'Tiles',
       })
     ).json();
-    const erasedAt = Date.now();
-    await app.deps.database.db
-      .updateTable('customers')
-      .set({ erased_at: erasedAt })
-      .where('id', '=', created.customerId)
-      .execute();
+    const erased = await api.post(`/v1/customers/${created.customerId}/erase`, {});
+    expect(erased.statusCode, erased.body).toBe(200);
     const res = await exportOf(created.customerId);
     expect(res.statusCode).toBe(200);
     const doc = res.json();
-    expect(doc.customer).toEqual({
+    expect(doc.customer).toEqual(await api.read(`/v1/customers/${created.customerId}`));
+    expect(doc.customer).toMatchObject({
       id: created.customerId,
       erased: true,
-      erasedAt: new Date(erasedAt).toISOString(),
+      erasedAt: erased.json().erasedAt,
     });
     expect(doc).toMatchObject({ addresses: [], leads: [], activity: [] });
     expect(res.body).not.toContain('Erin');

@@ -9,7 +9,7 @@ import { exportFileName, exportPersonalData, PersonalDataExportSchema } from '..
 
 const DESCRIPTION =
   'Everything the brand holds about one person, as one JSON document sent as a download (`Content-Disposition: attachment`, never cached): the customer, their addresses, every lead and work item of theirs in any state (spam too) as `GET /v1/leads/{id}` reads it (submitted contact, address, status history, attachments’ metadata, consent, extra fields, attribution) with its internal notes (`internalNotes`) and activity, and what was done to the customer. Attachments’ bytes: `GET /v1/attachments/{id}/content` (the dashboard’s “Download personal data” gives a ZIP with them).\n\n' +
-  'Each export is recorded in the customer’s activity (`exported`, naming the key). An erased customer’s export is `{ id, erased: true, erasedAt }` with no other data. Another brand’s or an unknown id is a 404.';
+  'Each export is recorded in the customer’s activity (`exported`, naming the key). An erased customer’s export is their erased read (`erased`, `erasedAt`, no contact) with no other data. Another brand’s or an unknown id is a 404.';
 
 export default async function personalDataExportRoutes(
   instance: FastifyInstance,
