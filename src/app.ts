@@ -19,6 +19,7 @@ import noteRoutes from './leads/api/notes.js';
 import workItemRoutes from './leads/api/work-items.js';
 import { outboxQueue } from './mail/outbox.js';
 import eraseRoutes from './personal-data/api/erase.js';
+import personalDataExportRoutes from './personal-data/api/export.js';
 import { BackupScheduler } from './platform/backup/schedule.js';
 import type { Config, TrustProxy } from './platform/config.js';
 import { type Database, migrate, openDatabase } from './platform/db/database.js';
@@ -233,6 +234,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(dashboardPlugin, { deps });
   await app.register(needing(['auth'], 'event-routes', eventRoutes), { deps });
   await app.register(needing(['auth'], 'customer-routes', customerRoutes), { deps });
+  await app.register(needing(['auth'], 'personal-data-routes', personalDataExportRoutes), { deps });
   await app.register(needing(['auth'], 'erase-routes', eraseRoutes), { deps });
   await app.register(needing(['auth'], 'webhook-endpoint-routes', webhookEndpointRoutes), { deps });
   await app.register(needing(['auth'], 'form-routes', formRoutes), { deps });

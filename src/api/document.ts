@@ -22,6 +22,7 @@ import {
   LEAD_EXAMPLE,
   LEAD_LIST_ITEM_EXAMPLE,
   NOTE_EXAMPLE,
+  PERSONAL_DATA_EXPORT_EXAMPLE,
   WEBHOOK_ENDPOINT_EXAMPLE,
   WORK_ITEM_LIST_ITEM_EXAMPLE,
 } from './examples.js';
@@ -217,6 +218,7 @@ const RESPONSE_EXAMPLES: Record<string, unknown> = {
   CustomerList: page(CUSTOMER_EXAMPLE),
   CustomerDetail: CUSTOMER_DETAIL_EXAMPLE,
   AddressList: page(ADDRESS_EXAMPLE),
+  PersonalDataExport: PERSONAL_DATA_EXPORT_EXAMPLE,
   EventList: page(EVENT_EXAMPLES['lead.created']),
   WebhookEndpoint: WEBHOOK_ENDPOINT_EXAMPLE,
   WebhookEndpointCreated: {

@@ -17,6 +17,7 @@ import {
   type WorkItemListItem,
 } from '../leads/index.js';
 import { parseLeadInput, submittedOf } from '../leads/input.js';
+import { type PersonalDataExport, PersonalDataExportSchema } from '../personal-data/export.js';
 import { EVENT_TYPES } from '../webhooks/events.js';
 
 /** The create body's example: the field table's example values (leads/fields.ts), as sent. */
@@ -135,6 +136,38 @@ export const ADDRESS_EXAMPLE = inSchemaOrder(AddressSchema, {
   createdAt: CREATED_AT,
   updatedAt: CREATED_AT,
 }) as Record<string, unknown>;
+/** The lead's customer's personal-data export (GET /v1/customers/{id}/export), exported once before. */
+export const PERSONAL_DATA_EXPORT_EXAMPLE = inSchemaOrder(PersonalDataExportSchema, {
+  exportedAt: '2026-11-28T09:12:03.114Z',
+  brand: { id: LEAD_EXAMPLE.brandId, name: 'Acme Plumbing' },
+  customer: CUSTOMER_DETAIL_EXAMPLE,
+  addresses: [ADDRESS_EXAMPLE as unknown as PersonalDataExport['addresses'][number]],
+  leads: [
+    {
+      ...LEAD_EXAMPLE,
+      spam: false,
+      internalNotes: [NOTE_EXAMPLE],
+      activity: [
+        {
+          id: 'act_01m86vf3k2b8c9d0e1f2g3h4j5',
+          at: '2026-11-24T13:25:10.402Z',
+          kind: 'customer_details_applied',
+          actor: { type: 'user', id: 'usr_01m86vd1x3c5v7b9n1m3k5j7h9', name: 'Office' },
+          detail: { customerId: CUSTOMER_ID, changed: ['phone'] },
+        },
+      ],
+    },
+  ],
+  activity: [
+    {
+      id: 'act_01m9a2k7q4r5s6t7v8w9x0y1z2',
+      at: '2026-11-27T16:40:00.000Z',
+      kind: 'exported',
+      actor: { type: 'key', id: 'key_01m86veqq4109swmvy25w2e15m', name: 'key full' },
+      detail: {},
+    },
+  ],
+} satisfies PersonalDataExport) as PersonalDataExport;
 export const EVENT_EXAMPLES = {
   'note.created': {
     id: 'evt_01m86veqtz185ks7a6brz7sfn5',

@@ -1,4 +1,4 @@
-// lead-intake <command>: serve, migrate, brands, keys, users, backup, restore. One file per command.
+// lead-intake <command>: serve, migrate, brands, keys, users, customers, backup, restore. One file per command.
 // Exit codes: 0 done, 1 a mistake in the command or its input (nothing was changed), 2 anything else.
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../platform/config.js';
@@ -6,6 +6,7 @@ import { DomainError, type FieldError, ValidationError } from '../shared/errors.
 import { backupCommand } from './backup.js';
 import { brandsCommand } from './brands.js';
 import { defaultIo, type Io, UsageError, wantsHelp } from './context.js';
+import { customersCommand } from './customers.js';
 import { keysCommand } from './keys.js';
 import { migrateCommand } from './migrate.js';
 import { restoreCommand } from './restore.js';
@@ -20,6 +21,7 @@ Commands:
   brands create|list          Manage brands
   keys create|list|revoke     Manage API keys
   users create|reset-password Add a dashboard user to a brand, or set a user's new password
+  customers export            A person's data: the JSON document, or a ZIP with their files
   backup [--to FILE]          Copy the SQLite database and attachments into one archive (server may run)
   restore FILE                Put a backup in place of DATA_DIR's data (server stopped)
 
@@ -33,6 +35,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   brands: brandsCommand,
   keys: keysCommand,
   users: usersCommand,
+  customers: customersCommand,
   backup: backupCommand,
   restore: restoreCommand,
 };

@@ -13,6 +13,7 @@ import {
   insertAddressUnlessMatched,
   insertFirstAddress,
   selectAddressPage,
+  selectCustomerAddresses,
 } from './queries.js';
 
 export const AddressSchema = Type.Object(
@@ -116,4 +117,13 @@ export async function listAddresses(
 ): Promise<Page<Address>> {
   const rows = await selectAddressPage(store, brandId, query);
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toAddress);
+}
+
+/** Every address of the brand's customer, oldest first, as GET /v1/addresses reads them (a personal-data export). */
+export async function listCustomerAddresses(
+  store: Store,
+  brandId: string,
+  customerId: string,
+): Promise<Address[]> {
+  return (await selectCustomerAddresses(store, brandId, customerId)).map(toAddress);
 }

@@ -30,6 +30,7 @@ import {
   selectContactsOf,
   selectCustomer,
   selectCustomerDetail,
+  selectCustomerErasedAt,
   selectCustomerMatch,
   selectCustomerPage,
   updateCustomerRow,
@@ -330,6 +331,27 @@ export async function getCustomer(store: Store, brandId: string, id: string): Pr
     leadCount: Number(row.lead_count ?? 0),
     lastLeadAt: lastLeadAt === null ? null : iso(lastLeadAt),
   };
+}
+
+/**
+ * When the brand's customer was erased (ISO 8601), or null while it was not. NotFoundError when the brand has no
+ * such customer. What the personal-data export asks before it reads anything else.
+ */
+export async function customerErasedAt(store: Store, brandId: string, id: string): Promise<string | null> {
+  const erasedAt = await selectCustomerErasedAt(store, brandId, id);
+  if (erasedAt === undefined) throw new NotFoundError(`No customer with id ${id}`);
+  return erasedAt === null ? null : iso(erasedAt);
+}
+
+/**
+ * The one customer of the brand with this email (case-insensitive), as GET /v1/customers?email= finds it;
+ * NotFoundError when there is none.
+ */
+export async function findCustomerByEmail(store: Store, brandId: string, email: string): Promise<Customer> {
+  const page = await listCustomers(store, brandId, { limit: 1, order: 'desc', email });
+  const found = page.data[0];
+  if (!found) throw new NotFoundError(`No customer with email ${email}`);
+  return found;
 }
 
 /** True when the brand has this customer (for filters, which must not pass an unknown id as "no results"). */

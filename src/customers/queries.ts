@@ -419,6 +419,37 @@ export function selectAddressPage(
   return q.execute();
 }
 
+/** The customer's addresses, oldest first by (created_at, id): what a personal-data export lists. */
+export function selectCustomerAddresses(
+  { db }: Store,
+  brandId: string,
+  customerId: string,
+): Promise<AddressRow[]> {
+  return db
+    .selectFrom('addresses')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .where('customer_id', '=', customerId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** When the brand's customer was erased: null while it was not; undefined when the brand has no such customer. */
+export async function selectCustomerErasedAt(
+  { db }: Store,
+  brandId: string,
+  id: string,
+): Promise<number | null | undefined> {
+  const row = await db
+    .selectFrom('customers')
+    .select('erased_at')
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : row.erased_at === null ? null : Number(row.erased_at);
+}
+
 // What was done to a customer (customer_activity)
 
 export type CustomerActivityRow = Selectable<Tables['customer_activity']>;

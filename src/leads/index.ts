@@ -28,6 +28,12 @@ export {
   parseNoteText,
 } from './notes.js';
 export {
+  customerLeadsForExport,
+  type ExportedLead,
+  ExportedLeadSchema,
+  LeadActivitySchema,
+} from './personal-data.js';
+export {
   type LeadPatch,
   listVisits,
   MAX_DURATION_MINUTES,

@@ -11,7 +11,14 @@ import { iso } from '../shared/time.js';
 import { characterLength } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
-import { insertNote, type NoteRow, realLeadExists, selectNote, selectNotePage } from './queries.js';
+import {
+  insertNote,
+  type NoteRow,
+  realLeadExists,
+  selectAllNotes,
+  selectNote,
+  selectNotePage,
+} from './queries.js';
 import { ActorSchema } from './shape.js';
 
 /** Most a note may hold (characters, after trimming). */
@@ -134,4 +141,9 @@ export async function getNote(store: Store, brandId: string, leadId: string, not
   const row = await selectNote(store, brandId, leadId, noteId);
   if (!row) throw new NotFoundError(`No note with id ${noteId} on lead ${leadId}`);
   return noteOf(row);
+}
+
+/** Every note of the brand's lead, spam too, oldest first (a personal-data export; the caller read the lead). */
+export async function allNotesOf(store: Store, brandId: string, leadId: string): Promise<Note[]> {
+  return (await selectAllNotes(store, brandId, leadId)).map(noteOf);
 }

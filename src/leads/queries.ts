@@ -364,6 +364,34 @@ export function selectLeadActivity({ db }: Store, brandId: string, leadId: strin
     .execute();
 }
 
+/** Every lead of the brand's customer, spam too, oldest first by (received_at, id): a personal-data export's. */
+export function selectAllCustomerLeadIds(
+  { db }: Store,
+  brandId: string,
+  customerId: string,
+): Promise<{ id: string; spam: number }[]> {
+  return db
+    .selectFrom('leads')
+    .select(['id', 'spam'])
+    .where('customer_id', '=', customerId)
+    .where('brand_id', '=', brandId)
+    .orderBy('received_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Every note of the brand's lead (spam too), oldest first: a personal-data export's. */
+export function selectAllNotes({ db }: Store, brandId: string, leadId: string): Promise<NoteRow[]> {
+  return db
+    .selectFrom('lead_notes')
+    .select(NOTE_COLUMNS)
+    .where('lead_id', '=', leadId)
+    .where('brand_id', '=', brandId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
 /** The customer's real leads with their addresses, newest first (at most `limit`). */
 export function selectCustomerLeads({ db }: Store, brandId: string, customerId: string, limit: number) {
   return db
@@ -802,6 +830,9 @@ export function selectListJsonAfter(
 const DETAIL_SELECT = `select ${DETAIL_PROJECTION.columns}, h.status as "h_status", h.at as "h_at", h.actor_type as "h_actor_type", h.actor_id as "h_actor_id", h.actor_name as "h_actor_name", h.reason as "h_reason" ${LEAD_FROM} left join lead_status_history h on h.lead_id = l.id where l.id = ? and l.spam = 0`;
 export const DETAIL = statement(`${DETAIL_SELECT} order by h.seq`);
 const DETAIL_WORK_ITEM = statement(`${DETAIL_SELECT} and l.scheduled_at is not null order by h.seq`);
+// The same read with spam too: only a personal-data export asks for it (not a hot path; it is the single read's
+// statement without its spam condition, so the export shows each lead exactly as the single read does).
+const DETAIL_WITH_SPAM = statement(`${DETAIL_SELECT.replace(/ and l\.spam = 0$/, '')} order by h.seq`);
 
 /** DETAIL_PROJECTION's row of a lead with one entry of its status history (h_…: null when it has none). */
 export type LeadDetailRow = Record<string, unknown> & {
@@ -823,6 +854,11 @@ export function selectLeadDetailRows(
   workItemsOnly = false,
 ): Promise<LeadDetailRow[]> {
   return store.all<LeadDetailRow>(workItemsOnly ? DETAIL_WORK_ITEM : DETAIL, [id]);
+}
+
+/** selectLeadDetailRows for a lead that may be spam (a personal-data export reads those too). */
+export function selectLeadDetailRowsWithSpam(store: Runner, id: string): Promise<LeadDetailRow[]> {
+  return store.all<LeadDetailRow>(DETAIL_WITH_SPAM, [id]);
 }
 
 // New-lead mails (run in every create when mail is on: kept as the create's other statements, b837174)

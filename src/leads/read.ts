@@ -13,6 +13,7 @@ import {
   type LeadFilters,
   type PageWindow,
   selectLeadDetailRows,
+  selectLeadDetailRowsWithSpam,
   selectListPage,
   userOfBrandExists,
 } from './queries.js';
@@ -179,9 +180,12 @@ export async function getLead(
   store: Runner,
   brandId: string,
   id: string,
-  options: { workItemsOnly?: boolean } = {},
+  /** withSpam: a spam lead is read too (a personal-data export); otherwise it is not there. */
+  options: { workItemsOnly?: boolean; withSpam?: boolean } = {},
 ): Promise<LeadDetail> {
-  const rows = await selectLeadDetailRows(store, id, options.workItemsOnly);
+  const rows = options.withSpam
+    ? await selectLeadDetailRowsWithSpam(store, id)
+    : await selectLeadDetailRows(store, id, options.workItemsOnly);
   const first = rows[0];
   if (!first || first.brandId !== brandId)
     throw new NotFoundError(`No ${options.workItemsOnly ? 'work item' : 'lead'} with id ${id}`);

@@ -275,12 +275,19 @@ describe.each(dialects())('responses match the OpenAPI document on %s', (dialect
     });
     await call('GET', '/v1/customers/{id}', `/v1/customers/${customers.data[0].id}`);
     await call('GET', '/v1/customers/{id}', '/v1/customers/cus_cgayhqrssy2sbx1yhb4hcqc5t4'); // 404
+    const exportPath = '/v1/customers/{id}/export';
+    await call('GET', exportPath, `/v1/customers/${customers.data[0].id}/export`);
+    await call('GET', exportPath, '/v1/customers/cus_cgayhqrssy2sbx1yhb4hcqc5t4/export'); // 404
+    await call('GET', exportPath, `/v1/customers/${customers.data[0].id}/export`, {
+      key: ctx.keys['customers:read'],
+    }); // 403
     // Erased last of the customers: a customer of its own.
     const erasable = (await ctx.createLead()).customerId as string;
     await call('POST', '/v1/customers/{id}/erase', `/v1/customers/${erasable}/erase`, {
       body: { reason: 'asked' },
     });
     await call('POST', '/v1/customers/{id}/erase', '/v1/customers/cus_cgayhqrssy2sbx1yhb4hcqc5t4/erase'); // 404
+    await call('GET', '/v1/customers/{id}/export', `/v1/customers/${erasable}/export`); // the erased read
     await call('GET', '/v1/addresses', '/v1/addresses?limit=2');
     await call('GET', '/address', '/address?createdAfter=2020-01-01T00:00:00Z');
     await call('GET', '/v1/events', '/v1/events?limit=100');

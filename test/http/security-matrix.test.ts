@@ -41,6 +41,8 @@ interface Fixtures {
   otherEventId: string;
   formId: string;
   deleteFormId: string;
+  /** A customer of its own, which only the erase route touches. */
+  eraseCustomerId: string;
   /** A note on brand A's lead. */
   noteId: string;
   /** A photo of brand A's lead, and one only the DELETE route touches. */
@@ -238,6 +240,17 @@ const ROUTES: RouteCase[] = [
     expectBody: (body, fx) => expect(body.id).toBe(fx.customerId),
   },
   {
+    name: 'GET /v1/customers/{id}/export',
+    scope: 'full',
+    recordId: (fx) => fx.customerId,
+    success: 200,
+    request: (fx) => ({ method: 'GET', url: `/v1/customers/${fx.customerId}/export` }),
+    expectBody: (body, fx) => {
+      expect((body.customer as { id: string }).id).toBe(fx.customerId);
+      expect(JSON.stringify(body)).not.toContain(fx.otherCustomerId);
+    },
+  },
+  {
     name: 'GET /v1/addresses',
     scope: 'full',
     success: 200,
@@ -392,6 +405,19 @@ const ROUTES: RouteCase[] = [
     success: 204,
     request: (fx) => ({ method: 'DELETE', url: `/v1/forms/${fx.deleteFormId}` }),
   },
+  {
+    name: 'POST /v1/customers/{id}/erase',
+    scope: 'full',
+    recordId: (fx) => fx.eraseCustomerId,
+    success: 200,
+    request: (fx) => ({
+      method: 'POST',
+      url: `/v1/customers/${fx.eraseCustomerId}/erase`,
+      headers: json,
+      payload: {},
+    }),
+    expectBody: (body, fx) => expect(body.id).toBe(fx.eraseCustomerId),
+  },
 ];
 
 /** List routes and how to find brand A's and brand B's record in them. */
@@ -536,6 +562,7 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     fx.attachmentId = await addPhoto();
     fx.deleteAttachmentId = await addPhoto();
     fx.patchLeadId = (await ctx.createLead()).id as string;
+    fx.eraseCustomerId = (await ctx.createLead()).customerId as string;
     fx.workItemId = (await ctx.createLead()).id as string;
     await ctx.setStatus(fx.workItemId, 'scheduled');
 

@@ -11,6 +11,7 @@ import { type Translator, translator } from '../../shared/i18n/index.js';
 import type { CustomerDetail } from '../customers.js';
 import { CONTACT_FIELDS, CUSTOMER_FIELD_LABELS, customerTypeLabel, fieldLabel } from '../fields.js';
 import { customerTitle } from '../names.js';
+import { personalDataCard } from './personal-data-view.js';
 
 export interface CustomerView {
   user: SessionUser;
@@ -84,6 +85,7 @@ export function customerPage(view: CustomerView): SafeHtml {
   <p class="muted">${tr.t('customer.leads.intro')}</p>
   ${leads.length ? leadTable(tr, leads) : html`<div class="empty"><p>${tr.t('customer.leads.none')}</p></div>`}
   ${more ? html`<p class="muted">${tr.t('customer.leads.more', { shown: leads.length, total: customer.leadCount })}</p>` : ''}
-</section>`;
+</section>
+${personalDataCard({ user, customer })}`;
   return page({ title: customerTitle(customer, tr.t('erase.erasedName')), user, body });
 }

@@ -1,4 +1,8 @@
-// Erasing a customer from the dashboard (admins): a confirmation page, then the same erasure as the API's.
+// The customer page's personal-data actions, for admins:
+// - "Download personal data": a ZIP with the export's JSON and the attachments' bytes (like a GDPR export in other
+//   CRMs: it hands over everything about a person at once);
+// - "Erase": a confirmation page, then the same erasure as the API's.
+// A member gets the admin-only page (403) from the access hook before anything is read.
 import type { FastifyInstance } from 'fastify';
 import { adminPage, hidden, userOf } from '../../accounts/dashboard/session.js';
 import { getCustomer } from '../../customers/customers.js';
@@ -7,9 +11,31 @@ import { pathParam, seeOther, sendPage, text } from '../../platform/web/http.js'
 import type { FieldError } from '../../shared/errors.js';
 import { MAX_REASON_LENGTH } from '../api/erase.js';
 import { eraseCustomer } from '../erase.js';
+import { exportFileName, exportPersonalData } from '../export.js';
+import { personalDataZip } from '../zip.js';
 import { eraseConfirmPage } from './views.js';
 
 export default async function personalDataRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  app.get(
+    '/customers/:id/personal-data.zip',
+    { schema: hidden, config: adminPage },
+    async function downloadPersonalData(request, reply) {
+      const user = userOf(request);
+      const id = pathParam(request, 'id');
+      const actor = { type: 'user' as const, id: user.userId, name: user.name || user.email };
+      const built = await exportPersonalData(deps.database, user.brandId, id, actor, request.log);
+      const zip = personalDataZip(deps.database, deps.storage, built);
+      zip.on('error', (error) =>
+        request.log.error({ err: error, customerId: id }, 'personal data ZIP broke off'),
+      );
+      return reply
+        .type('application/zip')
+        .header('Content-Disposition', `attachment; filename="${exportFileName(id, 'zip')}"`)
+        .header('Cache-Control', 'no-store')
+        .send(zip);
+    },
+  );
+
   app.get(
     '/customers/:id/erase',
     { schema: hidden, config: adminPage },
