@@ -12,13 +12,19 @@ export const CUSTOMERS_HELP = `Usage:
       document on standard output; with --to a ZIP with that JSON, the attachments' files and a README.
       --email finds the brand's customer with that email (any case).
       --brand may be left out when there is exactly one brand.
-      Recorded in the customer's activity as an export by the command line.`;
+      Recorded in the customer's activity as an export by the command line.
+  lead-intake customers erase (--id cus_... | --email EMAIL) [--brand brd_...] [--reason TEXT] [--json]
+      Erases everything the person gave, at once and for good (POST /v1/customers/{id}/erase): the customer's
+      contact details, their addresses' streets, and of every lead and work item of theirs what was sent, the
+      notes, photos and files, and every copy in events, mail and the search. It cannot be undone.
+      --reason is kept in the customer's history (no personal data in it, please).
+      --json prints { "id", "erasedAt", "leads", "attachments" }.`;
 
 /** The command line as the actor of what it does (customer activity). */
 const CLI_ACTOR = { type: 'cli' as const, id: null, name: 'lead-intake customers export' };
 
 export function customersCommand(argv: string[], io: Io): Promise<number> {
-  return runGroup('customers', CUSTOMERS_HELP, { export: exportCommand }, argv, io);
+  return runGroup('customers', CUSTOMERS_HELP, { export: exportCommand, erase: eraseCommand }, argv, io);
 }
 
 /** The customer named by --id or --email (exactly one of them), of the brand. */
@@ -94,6 +100,59 @@ const exportCommand = command(
         `Wrote the personal data of ${id} (${built.document.leads.length} lead(s), ${files} file(s)) to ${values.to}.`,
       );
       return 0;
+    });
+  },
+);
+
+const eraseCommand = command(
+  {
+    name: 'customers erase',
+    help: CUSTOMERS_HELP,
+    options: {
+      id: { type: 'string' },
+      email: { type: 'string' },
+      brand: { type: 'string' },
+      reason: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  },
+  async ({ values }, io) => {
+    if (values.reason !== undefined && values.reason.length > 500)
+      throw new UsageError('--reason must be at most 500 characters.');
+    const [{ eraseCustomer }, { createStorage }] = await Promise.all([
+      import('../personal-data/erase.js'),
+      import('../platform/storage/storage.js'),
+    ]);
+    return withDatabase(async (database, config) => {
+      const brandId = await resolveBrand(database, values.brand);
+      const id = await customerOf(database, brandId, values);
+      const storage = createStorage(config.attachments.storage);
+      try {
+        const log = {
+          ...cliLog(io, config.logLevel),
+          error: (f: object, msg: string) =>
+            io.err(JSON.stringify({ level: 50, time: Date.now(), ...f, msg })),
+        };
+        const actor = { type: 'cli' as const, id: null, name: 'lead-intake customers erase' };
+        const reason = values.reason?.trim();
+        const result = await eraseCustomer(
+          { database, storage, log },
+          brandId,
+          id,
+          actor,
+          reason ? { reason } : {},
+        );
+        if (values.json) io.out(JSON.stringify(result));
+        else if (result.leads === 0 && result.attachments === 0)
+          io.out(`Erased ${id} (it had been erased at ${result.erasedAt}; nothing changed).`);
+        else
+          io.out(
+            `Erased ${id}: ${result.leads} lead(s) and work item(s), ${result.attachments} file(s). Nothing the person gave is left.`,
+          );
+        return 0;
+      } finally {
+        storage.close?.();
+      }
     });
   },
 );

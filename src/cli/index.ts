@@ -21,7 +21,7 @@ Commands:
   brands create|list          Manage brands
   keys create|list|revoke     Manage API keys
   users create|reset-password Add a dashboard user to a brand, or set a user's new password
-  customers export            A person's data: the JSON document, or a ZIP with their files
+  customers export|erase      A person's data: the JSON document or a ZIP with their files; erase it all
   backup [--to FILE]          Copy the SQLite database and attachments into one archive (server may run)
   restore FILE                Put a backup in place of DATA_DIR's data (server stopped)
 

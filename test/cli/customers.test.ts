@@ -145,12 +145,51 @@ describe.each(dialects())('lead-intake customers export on %s', (dialect: TestDi
     expect(await cliRows()).toHaveLength(2);
   });
 
-  it('customers --help shows the export command', async () => {
+  it('customers erase --email erases the person (exit 0, --json), a second time changes nothing', async () => {
+    const before = await apiClient(app, fullKey).read(`/v1/customers/${fx.customerId}`);
+    expect(before.erased).toBeUndefined();
+    const unknown = await run(
+      ['customers', 'erase', '--email', 'nobody@example.com', '--brand', brandId],
+      env,
+    );
+    expect(unknown.code).toBe(1);
+    const result = await run(
+      [
+        'customers',
+        'erase',
+        '--email',
+        fx.email,
+        '--brand',
+        brandId,
+        '--reason',
+        'Verzoek per brief',
+        '--json',
+      ],
+      env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const erased = JSON.parse(result.stdout);
+    expect(erased).toEqual({ id: fx.customerId, erasedAt: expect.any(String), leads: 3, attachments: 3 });
+    for (const personal of [fx.email, 'Anna', 'Keizersgracht']) expect(result.stderr).not.toContain(personal);
+    const after = await apiClient(app, fullKey).read(`/v1/customers/${fx.customerId}`);
+    expect(after).toMatchObject({ erased: true, email: null, name: '' });
+    const again = await run(['customers', 'erase', '--id', fx.customerId, '--brand', brandId], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('nothing changed');
+    expect(await cliRows()).toMatchObject([
+      { kind: 'exported' },
+      { kind: 'exported' },
+      { kind: 'erased', actor_name: 'lead-intake customers erase', detail: '{"reason":"Verzoek per brief"}' },
+    ]);
+  });
+
+  it('customers --help shows the export and erase commands', async () => {
     const help = await run(['customers', '--help'], env);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain(
       'lead-intake customers export (--id cus_... | --email EMAIL) [--brand brd_...] [--to FILE]',
     );
-    expect((await run(['--help'], env)).stdout).toContain('customers export');
+    expect(help.stdout).toContain('lead-intake customers erase (--id cus_... | --email EMAIL)');
+    expect((await run(['--help'], env)).stdout).toContain('customers export|erase');
   });
 });
