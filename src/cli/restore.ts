@@ -1,4 +1,4 @@
-import { BackupArchiveError, restoreBackup } from '../platform/backup/archive.js';
+import { BackupArchiveError, BackupTooNewError, restoreBackup } from '../platform/backup/archive.js';
 import { DataDirBusyError, lockExclusive } from '../platform/backup/lock.js';
 import { loadConfig } from '../platform/config.js';
 import { command, type Io, JSON_FLAG, sqliteOnly, UsageError } from './context.js';
@@ -36,11 +36,17 @@ export const restoreCommand = command(
       }
       return 0;
     } catch (error) {
-      if (error instanceof DataDirBusyError || error instanceof BackupArchiveError) {
+      if (
+        error instanceof DataDirBusyError ||
+        error instanceof BackupArchiveError ||
+        error instanceof BackupTooNewError
+      ) {
         const reason =
           error instanceof BackupArchiveError
             ? `${file} is not a complete, intact backup: ${error.message}`
-            : error.message;
+            : error instanceof BackupTooNewError
+              ? `${file}: ${error.message}`
+              : error.message;
         throw new UsageError(`Not restored: ${reason}. Nothing was changed.`);
       }
       throw error;
