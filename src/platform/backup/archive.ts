@@ -29,7 +29,7 @@ import * as tar from 'tar';
 import type { Config } from '../config.js';
 import { migrationNames, migrationsAppliedTo } from '../db/migration-files.js';
 import { fsyncPath } from '../fsync.js';
-import { LOCK_FILE, lockExclusive, lockShared } from './lock.js';
+import { type DataDirLock, LOCK_FILE, lockExclusive, lockShared } from './lock.js';
 
 export const FORMAT = 'lead-intake-backup';
 export const FORMAT_VERSION = 1;
@@ -429,10 +429,11 @@ export async function makeBackup(
   // staging/archive.
   await fs.mkdir(config.dataDir, { recursive: true });
   const staging = await fs.mkdtemp(path.join(config.dataDir, STAGING_PREFIX));
-  const lock = lockShared(staging, 0);
   const root = path.join(staging, 'archive');
   const partial = `${target}.partial-${path.basename(staging)}`;
+  let lock: DataDirLock | undefined;
   try {
+    lock = lockShared(staging, 0);
     await sweepStaleBackups(config, created.getTime());
     const dbCopy = path.join(root, DB_ENTRY);
     await fs.mkdir(path.dirname(dbCopy), { recursive: true });
@@ -496,7 +497,7 @@ export async function makeBackup(
     };
   } finally {
     await fs.rm(partial, { force: true });
-    lock.release();
+    lock?.release();
     await removeDir(staging);
   }
 }
