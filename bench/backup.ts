@@ -25,17 +25,19 @@ const { values: flags } = parseArgs({
     baseline: { type: 'string', default: '10' },
     scheduled: { type: 'string', default: 'on' },
     out: { type: 'string', default: path.join(ROOT, 'bench/results') },
+    label: { type: 'string', default: '' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 
 if (flags.help) {
-  console.log(`Usage: npm run bench:backup -- [--sizes 10000,1000000] [--rate 50] [--baseline 10] [--scheduled on|off] [--out DIR]
+  console.log(`Usage: npm run bench:backup -- [--sizes 10000,1000000] [--rate 50] [--baseline 10] [--scheduled on|off] [--out DIR] [--label NAME]
   --sizes       lead counts, one fresh DATA_DIR each
   --rate        creates per second in the steady stream
   --baseline    seconds of the stream without a backup (at least as long as the backup phase, whichever is longer)
   --scheduled   also measure a scheduled backup made inside the server (waits about a minute per size)
-  --out         where the results JSON goes`);
+  --out         where the results JSON goes (DATE-backup-<sizes>[-LABEL].json)
+  --label       a suffix for the results file's name, e.g. "before"`);
   process.exit(0);
 }
 
@@ -45,7 +47,12 @@ const rate = Number(flags.rate);
 
 interface StreamStats {
   requests: number;
+  /** Creates that did not answer 201 (a status other than 201, or no answer at all). */
   errors: number;
+  /** Every create's outcome: a count per HTTP status, or per network error ("fetch: <code>"). */
+  statuses: Record<string, number>;
+  /** The distinct problem details of the non-201 answers (up to 5), e.g. "503 The server is overloaded…". */
+  notCreated: string[];
   maxMs: number;
   p50Ms: number;
   p99Ms: number;
@@ -80,6 +87,11 @@ async function stream(
 ): Promise<StreamStats> {
   const latencies: number[] = [];
   let errors = 0;
+  const statuses: Record<string, number> = {};
+  const notCreated = new Set<string>();
+  const count = (key: string) => {
+    statuses[key] = (statuses[key] ?? 0) + 1;
+  };
   const started = performance.now();
   let done = false;
   void until.finally(() => {
@@ -97,12 +109,18 @@ async function stream(
         body: JSON.stringify(lead()),
       })
         .then(async (res) => {
-          await res.arrayBuffer();
-          if (res.status !== 201) errors++;
+          const body = await res.text();
+          count(String(res.status));
+          if (res.status !== 201) {
+            errors++;
+            if (notCreated.size < 5) notCreated.add(`${res.status} ${problemDetail(body)}`);
+          }
           latencies.push(performance.now() - t0);
         })
-        .catch(() => {
+        .catch((error: unknown) => {
           errors++;
+          const cause = (error as { cause?: { code?: string } }).cause;
+          count(`fetch: ${cause?.code ?? (error instanceof Error ? error.message : String(error))}`);
         }),
     );
     next += interval;
@@ -114,12 +132,45 @@ async function stream(
   return {
     requests: sorted.length,
     errors,
+    statuses,
+    notCreated: [...notCreated],
     maxMs: Math.round(sorted.at(-1) ?? 0),
     p50Ms: Math.round(percentile(sorted, 50) * 10) / 10,
     p99Ms: Math.round(percentile(sorted, 99) * 10) / 10,
     seconds: Math.round((performance.now() - started) / 100) / 10,
   };
 }
+
+function problemDetail(body: string): string {
+  try {
+    const problem = JSON.parse(body) as { detail?: string; title?: string };
+    return problem.detail ?? problem.title ?? body.slice(0, 200);
+  } catch {
+    return body.slice(0, 200);
+  }
+}
+
+/** The overload guard's refusals so far, by reason, from /metrics. */
+async function shedCounts(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const match of text.matchAll(/^lead_intake_shed_requests_total\{reason="([^"]+)"\} (\d+)/gm)) {
+    counts[match[1]!] = Number(match[2]);
+  }
+  return counts;
+}
+
+const since = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([reason, n]) => [reason, n - (before[reason] ?? 0)] as const)
+      .filter(([, n]) => n > 0),
+  );
+
+const statusLine = (s: StreamStats) =>
+  Object.entries(s.statuses)
+    .map(([status, n]) => `${status}: ${n}`)
+    .join(', ');
 
 function runCli(storage: Storage, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -158,6 +209,7 @@ async function measureSize(size: number) {
     const { key } = cli(storage, ['keys', 'create', '--name', 'bench', '--scopes', 'full']) as {
       key: string;
     };
+    const loadavgBefore = os.loadavg().map((n) => Math.round(n * 100) / 100);
     let t = performance.now();
     await seedLeads(storage, brand.id, 0, size);
     const seedSeconds = Math.round((performance.now() - t) / 100) / 10;
@@ -173,6 +225,8 @@ async function measureSize(size: number) {
     let cliPhase: StreamStats;
     let baseline: StreamStats;
     let cliBackup: { ms: number; bytes: number; leads: number };
+    let cliShed: Record<string, number> = {};
+    let baselineShed: Record<string, number> = {};
     try {
       // Warm up: the first requests compile and fill caches.
       await stream(server.url, key, new Promise((r) => setTimeout(r, 2000)));
@@ -182,26 +236,33 @@ async function measureSize(size: number) {
       const backup = runCli(storage, ['backup', '--to', archive, '--json']).then((out) => {
         result = out;
       });
+      let shed = await shedCounts(server.url);
       cliPhase = await stream(server.url, key, backup);
+      cliShed = since(shed, await shedCounts(server.url));
       const ms = Math.round(performance.now() - t);
       const parsed = JSON.parse(result) as { bytes: number; leads: number };
       cliBackup = { ms, bytes: parsed.bytes, leads: parsed.leads };
       fs.rmSync(archive, { force: true });
       console.log(
-        `  backup (CLI process): ${(ms / 1000).toFixed(1)} s, ${mib(parsed.bytes)} MiB; longest create ${cliPhase.maxMs} ms (p99 ${cliPhase.p99Ms})`,
+        `  backup (CLI process): ${(ms / 1000).toFixed(1)} s, ${mib(parsed.bytes)} MiB; longest create ${cliPhase.maxMs} ms (p99 ${cliPhase.p99Ms}); ${statusLine(cliPhase)}${cliPhase.notCreated.length ? `; ${cliPhase.notCreated.join(' | ')}` : ''}`,
       );
+      shed = await shedCounts(server.url);
       baseline = await stream(
         server.url,
         key,
         new Promise((r) => setTimeout(r, Number(flags.baseline) * 1000)),
         cliPhase.seconds,
       );
-      console.log(`  no backup:            longest create ${baseline.maxMs} ms (p99 ${baseline.p99Ms})`);
+      baselineShed = since(shed, await shedCounts(server.url));
+      console.log(
+        `  no backup:            longest create ${baseline.maxMs} ms (p99 ${baseline.p99Ms}); ${statusLine(baseline)}`,
+      );
     } finally {
       await server.stop();
     }
 
-    let scheduled: { ms: number; bytes: number; stream: StreamStats } | null = null;
+    let scheduled: { ms: number; bytes: number; stream: StreamStats; shed: Record<string, number> } | null =
+      null;
     if (flags.scheduled !== 'off') {
       const backupDir = path.join(dataDir, 'scheduled');
       const started = Date.now();
@@ -229,11 +290,17 @@ async function measureSize(size: number) {
           }
           throw new Error('no scheduled backup within 30 minutes');
         })();
+        const shed = await shedCounts(second.url);
         const during = await stream(second.url, key, watch);
         const file = await watch;
-        scheduled = { ms: ended - (begun || ended), bytes: fs.statSync(file).size, stream: during };
+        scheduled = {
+          ms: ended - (begun || ended),
+          bytes: fs.statSync(file).size,
+          stream: during,
+          shed: since(shed, await shedCounts(second.url)),
+        };
         console.log(
-          `  backup (in the server): ${(scheduled.ms / 1000).toFixed(1)} s, ${mib(scheduled.bytes)} MiB; longest create ${during.maxMs} ms (p99 ${during.p99Ms})`,
+          `  backup (in the server): ${(scheduled.ms / 1000).toFixed(1)} s, ${mib(scheduled.bytes)} MiB; longest create ${during.maxMs} ms (p99 ${during.p99Ms}); ${statusLine(during)}${during.notCreated.length ? `; ${during.notCreated.join(' | ')}` : ''}`,
         );
       } finally {
         await second.stop();
@@ -244,8 +311,15 @@ async function measureSize(size: number) {
       seedSeconds,
       databaseMiB: mib(dirSize(dbFile)),
       rate,
-      baseline,
-      cliBackup: { ...cliBackup, stream: cliPhase, maxLatencyRatio: ratio(cliPhase.maxMs, baseline.maxMs) },
+      loadavgBefore,
+      loadavgAfter: os.loadavg().map((n) => Math.round(n * 100) / 100),
+      baseline: { ...baseline, shed: baselineShed },
+      cliBackup: {
+        ...cliBackup,
+        stream: cliPhase,
+        shed: cliShed,
+        maxLatencyRatio: ratio(cliPhase.maxMs, baseline.maxMs),
+      },
       scheduledBackup: scheduled && {
         ...scheduled,
         maxLatencyRatio: ratio(scheduled.stream.maxMs, baseline.maxMs),
@@ -269,14 +343,18 @@ const report = {
   results,
 };
 fs.mkdirSync(flags.out, { recursive: true });
-const out = path.join(flags.out, `${report.when.slice(0, 10)}-backup.json`);
+const label = sizes.map((n) => (n >= 1e6 ? `${n / 1e6}m` : n >= 1e3 ? `${n / 1e3}k` : String(n))).join('-');
+const out = path.join(
+  flags.out,
+  `${report.when.slice(0, 10)}-backup-${label}${flags.label ? `-${flags.label}` : ''}.json`,
+);
 fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
 console.log(`\nwritten to ${out}`);
 for (const r of results) {
   console.log(
-    `${r.leads} leads: CLI backup ${(r.cliBackup.ms / 1000).toFixed(1)} s, ${mib(r.cliBackup.bytes)} MiB; longest create ${r.cliBackup.stream.maxMs} ms vs ${r.baseline.maxMs} ms without (x${r.cliBackup.maxLatencyRatio})` +
+    `${r.leads} leads (load average ${r.loadavgBefore.join(' ')} before, ${r.loadavgAfter.join(' ')} after): CLI backup ${(r.cliBackup.ms / 1000).toFixed(1)} s, ${mib(r.cliBackup.bytes)} MiB; longest create ${r.cliBackup.stream.maxMs} ms vs ${r.baseline.maxMs} ms without (x${r.cliBackup.maxLatencyRatio}); statuses ${statusLine(r.cliBackup.stream)} (baseline ${statusLine(r.baseline)})` +
       (r.scheduledBackup
-        ? `; in-server backup ${(r.scheduledBackup.ms / 1000).toFixed(1)} s, longest create ${r.scheduledBackup.stream.maxMs} ms (x${r.scheduledBackup.maxLatencyRatio})`
+        ? `; in-server backup ${(r.scheduledBackup.ms / 1000).toFixed(1)} s, longest create ${r.scheduledBackup.stream.maxMs} ms (x${r.scheduledBackup.maxLatencyRatio}); statuses ${statusLine(r.scheduledBackup.stream)}`
         : ''),
   );
 }

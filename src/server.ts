@@ -1,18 +1,22 @@
 // Process entry: read config, build the app, listen, and shut down gracefully on SIGTERM/SIGINT.
 import { buildApp } from './app.js';
-import { finishInterruptedRestore } from './platform/backup/archive.js';
+import { finishInterruptedRestore, sweepStaleBackups } from './platform/backup/archive.js';
 import { type DataDirLock, lockShared } from './platform/backup/lock.js';
 import { type Config, loadConfig } from './platform/config.js';
 
 export async function serve(config: Readonly<Config> = loadConfig()): Promise<void> {
   // With SQLite the server holds the DATA_DIR lock for its lifetime (the OS drops it if the process dies), so a
   // restore refuses to run under it; it first finishes a restore a crash may have cut off.
+  // It also removes what crashed backups left behind (their staging folders and partial archives).
   let lock: DataDirLock | undefined;
+  let swept: string[] = [];
   if (config.database.dialect === 'sqlite' && config.database.file !== ':memory:') {
     lock = lockShared(config.dataDir);
     await finishInterruptedRestore(config.dataDir);
+    swept = await sweepStaleBackups(config);
   }
   const app = await buildApp(config);
+  if (swept.length) app.log.warn({ removed: swept }, 'removed what interrupted backups left behind');
   app.addHook('onClose', async () => lock?.release());
   let closing = false;
   const shutdown = async (signal: string) => {

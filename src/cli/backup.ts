@@ -1,12 +1,7 @@
-import {
-  BackupArchiveError,
-  BackupUnavailableError,
-  makeBackup,
-  POSTGRES_MESSAGE,
-} from '../platform/backup/archive.js';
+import { BackupArchiveError, BackupUnavailableError, makeBackup } from '../platform/backup/archive.js';
 import { DataDirBusyError, lockShared } from '../platform/backup/lock.js';
 import { loadConfig } from '../platform/config.js';
-import { type Io, parseFlags, UsageError } from './context.js';
+import { command, type Io, JSON_FLAG, sqliteOnly, UsageError } from './context.js';
 
 export const BACKUP_HELP = `Usage: lead-intake backup [--to FILE] [--json]
 
@@ -23,54 +18,47 @@ export function megabytes(bytes: number): string {
   return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-export async function backupCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseFlags('backup', {
-    args,
-    options: {
-      to: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (values.help) {
-    io.out(BACKUP_HELP);
-    return 0;
-  }
-  if (positionals.length) {
-    throw new UsageError(
-      `Unexpected argument "${positionals[0]}": give the file with --to.\n\n${BACKUP_HELP}`,
-    );
-  }
-  if (values.to !== undefined && values.to.trim() === '') throw new UsageError('--to needs a file name.');
-  const config = loadConfig();
-  if (config.database.dialect === 'postgres') throw new UsageError(POSTGRES_MESSAGE);
-  let lock: ReturnType<typeof lockShared> | undefined;
-  try {
-    // Shared with a running server; a restore in progress holds it exclusively.
-    lock = lockShared(config.dataDir, 0);
-    const result = await makeBackup(config, { to: values.to });
-    if (values.json) {
-      const { path, bytes, leads, attachments, createdAt } = result;
-      io.out(JSON.stringify({ path, bytes, leads, attachments, createdAt }));
-    } else {
-      const what = result.attachmentsIncluded
-        ? `${result.leads} lead(s) and ${result.attachments} attachment(s)`
-        : `${result.leads} lead(s) (the database only: attachments are in S3, which keeps its own versions)`;
-      io.out(`Backed up ${what} to ${result.path} (${megabytes(result.bytes)}).`);
+export const backupCommand = command(
+  {
+    name: 'backup',
+    help: BACKUP_HELP,
+    options: { to: { type: 'string' }, json: JSON_FLAG },
+    positionals: true,
+  },
+  async ({ values, positionals }, io: Io) => {
+    if (positionals.length) {
+      throw new UsageError(
+        `Unexpected argument "${positionals[0]}": give the file with --to.\n\n${BACKUP_HELP}`,
+      );
     }
-    return 0;
-  } catch (error) {
-    if (
-      error instanceof DataDirBusyError ||
-      error instanceof BackupUnavailableError ||
-      error instanceof BackupArchiveError
-    ) {
-      throw new UsageError(`No backup made: ${error.message}`);
+    if (values.to !== undefined && values.to.trim() === '') throw new UsageError('--to needs a file name.');
+    const config = sqliteOnly(loadConfig());
+    let lock: ReturnType<typeof lockShared> | undefined;
+    try {
+      // Shared with a running server; a restore in progress holds it exclusively.
+      lock = lockShared(config.dataDir, 0);
+      const result = await makeBackup(config, { to: values.to });
+      if (values.json) {
+        const { path, bytes, leads, attachments, createdAt } = result;
+        io.out(JSON.stringify({ path, bytes, leads, attachments, createdAt }));
+      } else {
+        const what = result.attachmentsIncluded
+          ? `${result.leads} lead(s) and ${result.attachments} attachment(s)`
+          : `${result.leads} lead(s) (the database only: attachments are in S3, which keeps its own versions)`;
+        io.out(`Backed up ${what} to ${result.path} (${megabytes(result.bytes)}).`);
+      }
+      return 0;
+    } catch (error) {
+      if (
+        error instanceof DataDirBusyError ||
+        error instanceof BackupUnavailableError ||
+        error instanceof BackupArchiveError
+      ) {
+        throw new UsageError(`No backup made: ${error.message}`);
+      }
+      throw error;
+    } finally {
+      lock?.release();
     }
-    throw error;
-  } finally {
-    lock?.release();
-  }
-}
+  },
+);

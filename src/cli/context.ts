@@ -1,6 +1,7 @@
 // What every sub-command shares: argument parsing, output, an open and migrated database, brand resolution.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { listBrands } from '../accounts/brands.js';
+import { POSTGRES_MESSAGE } from '../platform/backup/archive.js';
 import { type Config, loadConfig } from '../platform/config.js';
 import { type Database, migrate, openDatabase } from '../platform/db/database.js';
 
@@ -112,6 +113,18 @@ export async function runGroup(
   const handler = Object.hasOwn(handlers, sub) ? handlers[sub] : undefined;
   if (!handler) throw new UsageError(`Unknown command "${group} ${sub}".\n\n${help}`);
   return handler(rest, io);
+}
+
+/** A configuration on the embedded SQLite database. */
+export type SqliteConfig = Readonly<Config> & { readonly database: { dialect: 'sqlite'; file: string } };
+
+/**
+ * The step `backup` and `restore` share: they copy the embedded SQLite database only. With DATABASE_URL they refuse
+ * before touching anything, pointing at PostgreSQL's own tools (pg_dump, pg_restore) and docs/operations.md.
+ */
+export function sqliteOnly(config: Readonly<Config>): SqliteConfig {
+  if (config.database.dialect !== 'sqlite') throw new UsageError(POSTGRES_MESSAGE);
+  return config as SqliteConfig;
 }
 
 /** Opens the configured database, brings its schema up to date, runs fn, and always closes it. */

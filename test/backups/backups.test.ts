@@ -9,13 +9,24 @@ import path from 'node:path';
 import * as tar from 'tar';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { BackupArchiveError, makeBackup, restoreBackup } from '../../src/platform/backup/archive.js';
+import {
+  appVersion,
+  BackupArchiveError,
+  BackupTooNewError,
+  makeBackup,
+  restoreBackup,
+  STAGING_PREFIX,
+  sweepStaleBackups,
+} from '../../src/platform/backup/archive.js';
+import { lockShared } from '../../src/platform/backup/lock.js';
 import { BackupScheduler, FAILURE_FILE, listArchives } from '../../src/platform/backup/schedule.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
+import { migrationNames } from '../../src/platform/db/migration-files.js';
 import { DiskStorage } from '../../src/platform/storage/disk.js';
 import { apiClient } from '../api.js';
 import { addUser, brandWithKeyAndOwner, signedIn, textOf } from '../dashboard/helpers.js';
 import { dropSchema, testConfig, validLead } from '../helpers.js';
+import { FUTURE_MIGRATION, futureArchive } from './future-archive.js';
 import { leadIdsIn } from './lead-ids.js';
 
 const dirs: string[] = [];
@@ -106,7 +117,7 @@ describe('backup and restore (SQLite files)', () => {
     const before = new Set(acknowledged);
     backingUp = true;
     // One page per step: the copy yields to the event loop between pages, so creates go on meanwhile.
-    const result = await makeBackup(config, { pagesPerStep: 1 });
+    const result = await makeBackup(config, { pacing: { pagesPerStep: 1, pauseMs: 0 } });
     backingUp = false;
     stop = true;
     await load;
@@ -224,6 +235,113 @@ describe('backup and restore (SQLite files)', () => {
     await restoreBackup(targetConfig, archive);
     expect(await fs.readFile(path.join(target, 'attachments', 'a', 'b'))).toHaveLength(5000);
   }, 120_000);
+});
+
+describe('archives of a newer version', () => {
+  it('the manifest records the last migration; a restore refuses one whose schema is newer, changing nothing', async () => {
+    const source = await tempDir();
+    const config = configOn(source);
+    await brandWithKeyAndOwner(await appOn(config));
+    await Promise.all(apps.splice(0).map((a) => a.close()));
+    const { path: archive } = await makeBackup(config);
+    const manifestDir = await tempDir('lead-intake-manifest-');
+    await tar.extract({ file: archive, cwd: manifestDir });
+    const manifest = JSON.parse(await fs.readFile(path.join(manifestDir, 'manifest.json'), 'utf8'));
+    expect(manifest.database.lastMigration).toBe(migrationNames().at(-1));
+    expect(manifest.appVersion).toBe(await appVersion());
+
+    const future = await futureArchive(archive, path.join(await tempDir(), 'future.tar.gz'));
+    const target = await tempDir();
+    const targetConfig = configOn(target);
+    await brandWithKeyAndOwner(await appOn(targetConfig));
+    await Promise.all(apps.splice(0).map((a) => a.close()));
+    const before = await fingerprint(target);
+    const error = await restoreBackup(targetConfig, future).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BackupTooNewError);
+    expect((error as Error).message).toBe(
+      `it was made by lead-intake 99.0.0, whose database has changes this version (${await appVersion()}) does not know (migration ${FUTURE_MIGRATION}); restore it with lead-intake 99.0.0 or newer`,
+    );
+    expect(await fingerprint(target)).toEqual(before);
+    // The archive it came from is of this version: it restores.
+    await restoreBackup(targetConfig, archive);
+  }, 120_000);
+});
+
+describe('what interrupted backups leave behind', () => {
+  it('the next backup removes staging folders no running backup holds and their partial archives, nothing else', async () => {
+    const dataDir = await tempDir();
+    const config = configOn(dataDir);
+    await brandWithKeyAndOwner(await appOn(config));
+    const backups = config.backups.dir;
+    await fs.mkdir(backups, { recursive: true });
+    const staged = async (name: string, options: { lock?: boolean; ageMs?: number } = {}) => {
+      const dir = path.join(dataDir, `${STAGING_PREFIX}${name}`);
+      await fs.mkdir(path.join(dir, 'archive', 'database'), { recursive: true });
+      await fs.writeFile(path.join(dir, 'archive', 'database', 'lead-intake.sqlite'), 'half a copy');
+      if (options.lock) lockShared(dir).release(); // a lock file its (dead) backup held
+      if (options.ageMs) {
+        const then = new Date(Date.now() - options.ageMs);
+        await fs.utimes(dir, then, then);
+      }
+      return dir;
+    };
+    const crashed = await staged('crashed', { lock: true });
+    const crashedEarly = await staged('early', { ageMs: 5 * 60_000 }); // died before it took its lock
+    const starting = await staged('starting'); // just made by a backup that is about to take its lock
+    const running = await staged('running', { lock: true });
+    const held = lockShared(running); // a backup in progress (in another process, as far as the lock tells)
+    const partials = {
+      crashed: path.join(backups, `lead-intake-20261101T000000Z.tar.gz.partial-${path.basename(crashed)}`),
+      running: path.join(backups, `lead-intake-20261102T000000Z.tar.gz.partial-${path.basename(running)}`),
+    };
+    for (const file of Object.values(partials)) await fs.writeFile(file, 'partial');
+    const others = [
+      path.join(dataDir, 'backup-notes'),
+      path.join(backups, 'lead-intake-20261101T000000Z.tar.gz'),
+    ];
+    for (const file of others) await fs.writeFile(file, 'mine');
+    try {
+      const result = await makeBackup(config);
+      const left = await fs.readdir(dataDir);
+      expect(left).not.toContain(path.basename(crashed));
+      expect(left).not.toContain(path.basename(crashedEarly));
+      expect(left).toContain(path.basename(starting));
+      expect(left).toContain(path.basename(running));
+      // Its own staging folder is gone too, once it is done.
+      expect(left.filter((n) => n.startsWith(STAGING_PREFIX)).sort()).toEqual(
+        [path.basename(running), path.basename(starting)].sort(),
+      );
+      const archives = await fs.readdir(backups);
+      expect(archives).not.toContain(path.basename(partials.crashed));
+      expect(archives).toContain(path.basename(partials.running));
+      expect(archives).toContain(path.basename(result.path));
+      for (const file of others) expect(await fs.readFile(file, 'utf8')).toBe('mine');
+    } finally {
+      held.release();
+    }
+    // Once its backup is gone, the next sweep (the server's start, or the next backup) takes the rest.
+    const then = new Date(Date.now() - 5 * 60_000);
+    await fs.utimes(starting, then, then);
+    const removed = await sweepStaleBackups(config);
+    expect(removed.sort()).toEqual([partials.running, running, starting].sort());
+    expect((await fs.readdir(dataDir)).filter((n) => n.startsWith(STAGING_PREFIX))).toEqual([]);
+  }, 120_000);
+
+  it('a scheduled backup sweeps too', async () => {
+    const dataDir = await tempDir();
+    const config = configOn(dataDir);
+    await brandWithKeyAndOwner(await appOn(config));
+    const crashed = path.join(dataDir, `${STAGING_PREFIX}crashed`);
+    await fs.mkdir(crashed);
+    lockShared(crashed).release();
+    const errors: unknown[] = [];
+    const scheduler = new BackupScheduler(config, {
+      log: { info: () => {}, error: (obj: object) => errors.push(obj) },
+    });
+    expect(await scheduler.runOnce()).not.toBeNull();
+    expect(errors).toEqual([]);
+    expect((await fs.readdir(dataDir)).filter((n) => n.startsWith(STAGING_PREFIX))).toEqual([]);
+  }, 60_000);
 });
 
 describe('scheduled backups', () => {

@@ -3,10 +3,20 @@
 // killed with SIGKILL); a damaged archive refused; PostgreSQL pointed at its own tools.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUTURE_MIGRATION, futureArchive } from '../backups/future-archive.js';
 import { leadIdsIn } from '../backups/lead-ids.js';
 import { validLead } from '../helpers.js';
 import { type ServerProcess, startServer } from '../integration/server-process.js';
@@ -181,6 +191,55 @@ describe('lead-intake backup and restore with a running server (SQLite)', () => 
     expect(help.stdout).toMatch(/Usage: lead-intake backup \[--to FILE\] \[--json\]/);
     expect((await run(['help', 'restore'], env)).stdout).toMatch(/Usage: lead-intake restore FILE/);
   }, 120_000);
+});
+
+describe('what a newer version made, and what a crash left', () => {
+  it('refuses to restore an archive of a newer schema with exit 1, naming both versions, changing nothing', async () => {
+    const dataDir = tempDir();
+    const env = baseEnv(dataDir);
+    json(await run(['brands', 'create', '--name', 'Acme Plumbing', '--json'], env));
+    const archive = path.join(tempDir(), 'copy.tar.gz');
+    json(await run(['backup', '--to', archive, '--json'], env));
+    const future = await futureArchive(archive, path.join(tempDir(), 'future.tar.gz'), '3.1.0');
+    const version = (await run(['--version'], env)).stdout.trim();
+    const before = fingerprint(dataDir);
+    const result = await run(['restore', future], env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `Error: Not restored: ${future}: it was made by lead-intake 3.1.0, whose database has changes this version (${version}) does not know (migration ${FUTURE_MIGRATION}); restore it with lead-intake 3.1.0 or newer. Nothing was changed.\n`,
+    );
+    expect(fingerprint(dataDir)).toEqual(before);
+  }, 120_000);
+
+  it('a starting server removes the staging folders and partial archives of crashed backups', async () => {
+    const dataDir = tempDir();
+    const env = baseEnv(dataDir);
+    json(await run(['brands', 'create', '--name', 'Acme Plumbing', '--json'], env));
+    // What a backup killed in the middle leaves: its staging folder (with the lock file it held) and a partial archive.
+    const staging = path.join(dataDir, '.backup-Kc1v9Q');
+    mkdirSync(path.join(staging, 'archive', 'database'), { recursive: true });
+    writeFileSync(path.join(staging, 'archive', 'database', 'lead-intake.sqlite'), 'half a copy');
+    writeFileSync(path.join(staging, 'lead-intake.lock'), '');
+    mkdirSync(path.join(dataDir, 'backups'));
+    const partial = path.join(
+      dataDir,
+      'backups',
+      'lead-intake-20261127T020000Z.tar.gz.partial-.backup-Kc1v9Q',
+    );
+    writeFileSync(partial, 'partial');
+    const kept = path.join(dataDir, 'backups', 'lead-intake-20261126T020000Z.tar.gz');
+    writeFileSync(kept, 'an archive');
+    const server = await startServer({ DATA_DIR: dataDir });
+    try {
+      expect(existsSync(staging)).toBe(false);
+      expect(existsSync(partial)).toBe(false);
+      expect(readFileSync(kept, 'utf8')).toBe('an archive');
+      expect(server.output()).toMatch(/removed what interrupted backups left behind/);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)('lead-intake backup and restore with PostgreSQL', () => {

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { ARCHIVE_NAME, type BackupResult, makeBackup } from './archive.js';
+import { ARCHIVE_NAME, type BackupResult, makeBackup, type Pacing } from './archive.js';
 
 export const FAILURE_FILE = '.lead-intake-backup-failure.json';
 /** With no archive yet, the first one is made this long after the start (or one interval, if shorter). */
@@ -33,7 +33,8 @@ export interface SchedulerOptions {
   intervalMs?: number;
   /** Overrides when the first backup is made (ms from start). */
   firstDelayMs?: number;
-  pagesPerStep?: number;
+  /** Overrides how the backup paces its copy (tests). */
+  pacing?: Partial<Pacing>;
 }
 
 function timeOfName(name: string): Date | null {
@@ -169,7 +170,7 @@ export class BackupScheduler {
     const dir = this.config.backups.dir;
     const started = Date.now();
     try {
-      const result = await makeBackup(this.config, { pagesPerStep: this.options.pagesPerStep });
+      const result = await makeBackup(this.config, { pacing: this.options.pacing });
       await fs.rm(path.join(dir, FAILURE_FILE), { force: true });
       const removed = await rotateArchives(dir, this.config.backups.keep);
       this.options.log.info(
