@@ -7,7 +7,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve(import.meta.dirname, '../src');
-const CAPABILITIES = ['accounts', 'attachments', 'customers', 'forms', 'leads', 'mail', 'webhooks'];
+const CAPABILITIES = [
+  'accounts',
+  'attachments',
+  'customers',
+  'forms',
+  'leads',
+  'mail',
+  'personal-data',
+  'webhooks',
+];
 const COMPOSITION = ['.', 'api', 'cli', 'client', 'dashboard'];
 
 interface Import {
