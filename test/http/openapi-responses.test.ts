@@ -275,6 +275,22 @@ describe.each(dialects())('responses match the OpenAPI document on %s', (dialect
     });
     await call('GET', '/v1/customers/{id}', `/v1/customers/${customers.data[0].id}`);
     await call('GET', '/v1/customers/{id}', '/v1/customers/cus_cgayhqrssy2sbx1yhb4hcqc5t4'); // 404
+    const kept = (await ctx.createLead({ email: 'kept-openapi@example.com' })).customerId as string;
+    const duplicate = (await ctx.createLead({ email: 'dup-openapi@example.com' })).customerId as string;
+    await call('PATCH', '/v1/customers/{id}', `/v1/customers/${kept}`, {
+      body: { phone: '+31 6 1234 9876' },
+    });
+    await call('PATCH', '/v1/customers/{id}', `/v1/customers/${kept}`, { body: { name: '' } }); // 422
+    await call('PATCH', '/v1/customers/{id}', `/v1/customers/${kept}`, {
+      body: { email: 'DUP-openapi@example.com' },
+    }); // 409
+    await call('POST', '/v1/customers/{id}/merge', `/v1/customers/${kept}/merge`, { body: { from: kept } }); // 422
+    await call('POST', '/v1/customers/{id}/merge', `/v1/customers/${kept}/merge`, {
+      body: { from: duplicate },
+    });
+    await call('POST', '/v1/customers/{id}/merge', `/v1/customers/${kept}/merge`, {
+      body: { from: duplicate },
+    }); // 404
     await call('GET', '/v1/addresses', '/v1/addresses?limit=2');
     await call('GET', '/address', '/address?createdAfter=2020-01-01T00:00:00Z');
     await call('GET', '/v1/events', '/v1/events?limit=100');

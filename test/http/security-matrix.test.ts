@@ -28,6 +28,9 @@ interface Fixtures {
   otherAddressId: string;
   customerId: string;
   otherCustomerId: string;
+  /** Customers only the merge route touches: the one kept and the one merged into it. */
+  mergeIntoId: string;
+  mergeFromId: string;
   /** Where brand A's webhook endpoints point: a local receiver, so deliveries succeed and are not retried. */
   hookUrl: string;
   /** Brand A's webhook endpoint, one delivery queued to it and that delivery's event. */
@@ -236,6 +239,38 @@ const ROUTES: RouteCase[] = [
     success: 200,
     request: (fx) => ({ method: 'GET', url: `/v1/customers/${fx.customerId}` }),
     expectBody: (body, fx) => expect(body.id).toBe(fx.customerId),
+  },
+  {
+    name: 'PATCH /v1/customers/{id}',
+    scope: 'full',
+    recordId: (fx) => fx.customerId,
+    success: 200,
+    request: (fx) => ({
+      method: 'PATCH',
+      url: `/v1/customers/${fx.customerId}`,
+      headers: json,
+      payload: { companyName: 'Matrix Company' },
+    }),
+    expectBody: (body, fx) => {
+      expect(body.id).toBe(fx.customerId);
+      expect(body.companyName).toBe('Matrix Company');
+    },
+  },
+  {
+    name: 'POST /v1/customers/{id}/merge',
+    scope: 'full',
+    recordId: (fx) => fx.mergeIntoId,
+    success: 200,
+    request: (fx) => ({
+      method: 'POST',
+      url: `/v1/customers/${fx.mergeIntoId}/merge`,
+      headers: json,
+      payload: { from: fx.mergeFromId },
+    }),
+    expectBody: (body, fx) => {
+      expect(body.id).toBe(fx.mergeIntoId);
+      expect(body.leadCount).toBe(2);
+    },
   },
   {
     name: 'GET /v1/addresses',
@@ -536,6 +571,8 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     fx.attachmentId = await addPhoto();
     fx.deleteAttachmentId = await addPhoto();
     fx.patchLeadId = (await ctx.createLead()).id as string;
+    fx.mergeIntoId = (await ctx.createLead()).customerId as string;
+    fx.mergeFromId = (await ctx.createLead()).customerId as string;
     fx.workItemId = (await ctx.createLead()).id as string;
     await ctx.setStatus(fx.workItemId, 'scheduled');
 
