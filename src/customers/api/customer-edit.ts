@@ -13,14 +13,13 @@ import { CONTACT_FIELDS } from '../fields.js';
 /** Each contact field as an edit sends it: a string, or null to clear an optional one. */
 const fieldSchemas: Record<string, TSchema> = Object.fromEntries(
   Object.entries(CONTACT_FIELDS).map(([name, f]) => {
-    const text = Type.String({ maxLength: f.maxLength });
+    // Lengths and formats are the domain's (editCustomer), so one 422 names every failing field.
+    const text = Type.String();
     const description = f.required ? `${f.description} Required: it cannot be emptied.` : f.description;
     return [
       name,
       Type.Optional(
-        f.required
-          ? Type.String({ maxLength: f.maxLength, description })
-          : Type.Union([text, Type.Null()], { description }),
+        f.required ? Type.String({ description }) : Type.Union([text, Type.Null()], { description }),
       ),
     ];
   }),
