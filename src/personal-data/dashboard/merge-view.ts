@@ -55,9 +55,9 @@ function consequences(tr: Translator, keep: CustomerDetail, from: CustomerDetail
   const filled = fieldWords(tr, fieldsFilled(keep, from));
   return html`<ul class="prose">
     <li>${tr.t('customer.merge.leads', { count: from.leadCount, from: fromName, keep: keepName })}</li>
-    <li>${tr.t('customer.merge.addresses', { keep: keepName })}</li>
+    <li>${tr.t('customer.merge.addresses', { from: fromName, keep: keepName })}</li>
     <li>${filled ? tr.t('customer.merge.fills', { fields: filled }) : tr.t('customer.merge.fillsNothing', { keep: keepName })}</li>
-    <li>${tr.t('customer.merge.history')}</li>
+    <li>${tr.t('customer.merge.history', { from: fromName })}</li>
     <li><strong>${tr.t('customer.merge.removed', { from: fromName, id: from.id })}</strong></li>
   </ul>`;
 }
