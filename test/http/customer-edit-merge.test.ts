@@ -327,6 +327,38 @@ describe.each(dialects())('customer edit and merge on %s', (dialect) => {
       expect((await ctx.createLead({ email: fromEmail })).customerId).toBe(keep);
     });
 
+    it('a merge and submissions for the removed customer at the same moment: every lead ends up with a customer', async () => {
+      const keepEmail = email('race-keep');
+      const fromEmail = email('race-from');
+      const phone = '+31 6 3131 4141';
+      const keep = (await customerOf({ customerName: 'Race Keep', email: keepEmail })).customerId;
+      const from = (await customerOf({ customerName: 'Race From', email: fromEmail, phone })).customerId;
+      const submissions = Array.from({ length: 6 }, (_, i) =>
+        ctx.api.post('/v1/leads', {
+          street: 'Damrak',
+          postalCode: '1012 LG',
+          city: 'Amsterdam',
+          title: `Race ${i}`,
+          customerName: 'Race From',
+          ...(i % 2 ? { email: fromEmail } : { phone }),
+        }),
+      );
+      const [merged, ...created] = await Promise.all([
+        ctx.api.post(`/v1/customers/${keep}/merge`, { from }),
+        ...submissions,
+      ]);
+      expect(merged?.statusCode, merged?.body).toBe(200);
+      for (const res of created) {
+        expect(res.statusCode, res.body).toBe(201);
+        // Linked before the merge (and moved by it) or after it: never left with the removed customer.
+        const lead = (await ctx.api.get(`/v1/leads/${res.json().id}`)).json();
+        const customerId = lead.customer.id as string;
+        expect(customerId).not.toBe(from);
+        expect((await read(customerId)).statusCode).toBe(200);
+      }
+      expect((await read(from)).statusCode).toBe(404);
+    });
+
     it('refuses: the same customer (422), an unknown or other brand’s one (404 naming it), an erased one (409)', async () => {
       const keep = (await customerOf({ customerName: 'Ida', email: email('ida') })).customerId;
       const from = (await customerOf({ customerName: 'Ida 2', email: email('ida2') })).customerId;
