@@ -151,6 +151,46 @@ describe.each(dialects())('dashboard customer edit and merge on %s', (dialect) =
       expect(res.body).toContain(`value="${taken}"`);
     });
 
+    it('History shows every kind of entry, newest first, with who did it', async () => {
+      const id = await customerOf({ customerName: 'Rosa', email: email('rosa') });
+      const at = Date.now() - 60_000;
+      const row = (
+        i: number,
+        kind: string,
+        actor: [string, string | null, string | null],
+        detail: unknown,
+      ) => ({
+        id: `act_${String(at + i).padStart(26, '0')}`,
+        brand_id: ctx.brandId,
+        customer_id: id,
+        at: at + i * 1000,
+        kind: kind as 'updated',
+        actor_type: actor[0] as 'key',
+        actor_id: actor[1],
+        actor_name: actor[2],
+        detail: JSON.stringify(detail),
+      });
+      await ctx.app.deps.database.db
+        .insertInto('customer_activity')
+        .values([
+          row(1, 'updated', ['key', 'key_x', 'Website'], { changed: ['email'] }),
+          row(2, 'merged', ['user', userId, USER], { from: 'cus_mergedaway' }),
+          row(3, 'exported', ['cli', null, null], {}),
+          row(4, 'erased', ['retention', null, null], {}),
+        ])
+        .execute();
+      const page = await browser.get(`/dashboard/customers/${id}`);
+      const items = [
+        ...section(page.body, 'history').matchAll(/<li class="feed-activity">([\s\S]*?)<\/li>/g),
+      ].map((m) => textOf(m[1] ?? ''));
+      expect(items).toHaveLength(4);
+      expect(items[0]).toMatch(/^Erased · .* · by the retention rule$/);
+      expect(items[1]).toMatch(/^Personal data downloaded · .* · by the command line$/);
+      expect(items[2]).toMatch(new RegExp(`^Merged duplicate cus_mergedaway · .* · by ${USER}$`));
+      // An edit whose values an erasure removed: the field names alone.
+      expect(items[3]).toMatch(/^Changed email · .* · by key Website$/);
+    });
+
     it('refuses a post without the form token', async () => {
       const id = await customerOf({ customerName: 'Mia', email: email('mia') });
       const res = await browser.post(`/dashboard/customers/${id}/edit`, { _csrf: 'wrong', name: 'Changed' });
