@@ -19,6 +19,7 @@ import leadRoutes from './leads/api/leads.js';
 import noteRoutes from './leads/api/notes.js';
 import workItemRoutes from './leads/api/work-items.js';
 import { outboxQueue } from './mail/outbox.js';
+import eraseRoutes from './personal-data/api/erase.js';
 import customerMergeRoutes from './personal-data/api/merge.js';
 import { BackupScheduler } from './platform/backup/schedule.js';
 import type { Config, TrustProxy } from './platform/config.js';
@@ -236,6 +237,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(needing(['auth'], 'customer-routes', customerRoutes), { deps });
   await app.register(needing(['auth'], 'customer-edit-routes', customerEditRoutes), { deps });
   await app.register(needing(['auth'], 'customer-merge-routes', customerMergeRoutes), { deps });
+  await app.register(needing(['auth'], 'erase-routes', eraseRoutes), { deps });
   await app.register(needing(['auth'], 'webhook-endpoint-routes', webhookEndpointRoutes), { deps });
   await app.register(needing(['auth'], 'form-routes', formRoutes), { deps });
   await app.register(publicFormRoutes, { deps, limiter });

@@ -7,7 +7,7 @@
 // that token's hash (the session id), so its rows, a backup or a replica reveal no secret, and only the browser that
 // made the post can read the value back.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import type { Store } from '../platform/db/store.js';
+import type { Store, Tx } from '../platform/db/store.js';
 import { hashSecret, isSecretShaped } from '../shared/secrets.js';
 import * as q from './queries.js';
 
@@ -79,4 +79,12 @@ export async function takeFlash(
     if (!deleted || Number(row.expires_at) <= now) return null;
     return open(sessionToken, name, row.payload);
   });
+}
+
+/** Erasure: deletes every flash (of any session) that mentions one of these values, compared in lower case. */
+export async function dropFlashesMentioning(tx: Tx, values: readonly string[]): Promise<void> {
+  await q.deleteFlashesMentioning(
+    tx,
+    values.map((v) => v.toLowerCase()),
+  );
 }

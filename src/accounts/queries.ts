@@ -2,6 +2,7 @@
 // invitations, password resets and dashboard flashes. Kysely queries. Reads take a Store (the database or a write's
 // tx); writes take the write's Tx, so the transaction is the caller's.
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { mentionsAny } from '../platform/db/mentions.js';
 import { insertOrGet, lockRow } from '../platform/db/portable.js';
 import type {
   ApiKeyTable,
@@ -585,4 +586,13 @@ export async function deleteFlash(tx: Tx, sessionId: string, name: string): Prom
 /** Every flash that expired by `now`, of anyone. */
 export async function deleteExpiredFlashes(tx: Tx, now: number): Promise<void> {
   await tx.db.deleteFrom('dashboard_flashes').where('expires_at', '<=', now).execute();
+}
+
+/** Erasure: deletes every flash whose payload mentions one of these values (lower case), of anyone. */
+export async function deleteFlashesMentioning(tx: Tx, values: readonly string[]): Promise<void> {
+  if (!values.length) return;
+  await tx.db
+    .deleteFrom('dashboard_flashes')
+    .where(mentionsAny('payload', values, true))
+    .execute();
 }

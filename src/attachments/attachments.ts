@@ -23,7 +23,7 @@ import {
   selectExistingIds,
   selectLeadAttachments,
 } from './queries.js';
-import { type AttachmentStorage, discardKeys, variantKey } from './storage.js';
+import { type AttachmentStorage, discardKeys, keysOf, variantKey } from './storage.js';
 import { FIELD, type ReceivedFile } from './upload.js';
 
 export const ATTACHMENT_SOURCES = ['form', 'api', 'dashboard'] as const;
@@ -196,6 +196,33 @@ export async function removeAttachmentsOfLeads(
     );
   }
   return rows.length;
+}
+
+/**
+ * Erasure: deletes every attachment row of these leads in the caller's transaction (no events: the erasure sends
+ * its own) and returns their ids, for eraseAttachmentBytes once the write has committed.
+ */
+export async function eraseAttachmentsOfLeads(tx: Tx, leadIds: readonly string[]): Promise<string[]> {
+  return (await deleteAttachmentsOfLeads(tx, leadIds)).map((r) => r.id);
+}
+
+/**
+ * Deletes the stored bytes of these attachments (originals and variants) and waits for it. Returns the keys that
+ * could not be deleted (storage unreachable): no row names them any more, so the hourly sweep removes them.
+ */
+export async function eraseAttachmentBytes(
+  storage: AttachmentStorage,
+  ids: readonly string[],
+): Promise<string[]> {
+  const failed: string[] = [];
+  await Promise.all(
+    ids.flatMap(keysOf).map((key) =>
+      storage.delete(key).catch(() => {
+        failed.push(key);
+      }),
+    ),
+  );
+  return failed;
 }
 
 export interface Content {

@@ -49,6 +49,13 @@ export const CustomerSchema = Type.Object(
     ...readSchemas(CONTACT_FIELDS),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
+    erased: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'Present (true) only on an erased customer: its name is the empty string and its other contact fields are null.',
+      }),
+    ),
+    erasedAt: Type.Optional(Timestamp('When the customer was erased; present only with `erased`.')),
   },
   { additionalProperties: false, title: 'Customer' },
 );
@@ -81,6 +88,9 @@ export function toCustomer(row: CustomerRow): Customer {
     ...valuesByName(CONTACT_FIELDS, row),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
+    ...(row.erased_at === null || row.erased_at === undefined
+      ? {}
+      : { erased: true as const, erasedAt: iso(Number(row.erased_at)) }),
   };
 }
 

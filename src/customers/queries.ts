@@ -18,7 +18,14 @@ import { ADDRESS_FIELDS, CONTACT_FIELDS, columnsOf, type ValuesByName } from './
 const CONTACT_COLUMNS = columnsOf(CONTACT_FIELDS);
 
 /** What a customer's read selects: its id and type, the contact fields' columns, its times. */
-export const CUSTOMER_COLUMNS = ['id', 'type', ...CONTACT_COLUMNS, 'created_at', 'updated_at'] as const;
+export const CUSTOMER_COLUMNS = [
+  'id',
+  'type',
+  ...CONTACT_COLUMNS,
+  'created_at',
+  'updated_at',
+  'erased_at',
+] as const;
 
 /** A customer as the service shows it. */
 export type CustomerRow = Pick<Selectable<CustomerTable>, (typeof CUSTOMER_COLUMNS)[number]>;
@@ -484,7 +491,6 @@ export function selectCustomersForMerge(
     .selectFrom('customers as c')
     .select([
       ...CUSTOMER_COLUMNS.map((c) => `c.${c}` as const),
-      'c.erased_at',
       'c.email_normalized',
       (eb) =>
         eb
@@ -583,4 +589,115 @@ export function selectDuplicates(
     .orderBy('c.id', 'desc')
     .limit(limit)
     .execute();
+}
+
+// Erasing (customers/erase.ts)
+
+/** The customer's contact keys and erasure, for an erase (no read rules: spam-only customers too). */
+export function selectCustomerForErase(
+  { db }: Store,
+  brandId: string,
+  id: string,
+): Promise<
+  | (Pick<CustomerRow, 'id' | 'email' | 'phone'> & {
+      email_normalized: string | null;
+      erased_at: number | null;
+    })
+  | undefined
+> {
+  return db
+    .selectFrom('customers')
+    .select(['id', 'email', 'email_normalized', 'phone', 'erased_at'])
+    .where('brand_id', '=', brandId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Blanks the contact fields of the brand's customers and marks them erased. */
+export async function updateCustomersErased(
+  tx: Tx,
+  brandId: string,
+  ids: readonly string[],
+  now: number,
+): Promise<void> {
+  await tx.db
+    .updateTable('customers')
+    .set({
+      name: '',
+      first_name: null,
+      last_name: null,
+      email: null,
+      email_normalized: null,
+      phone: null,
+      company_name: null,
+      erased_at: now,
+      updated_at: now,
+    })
+    .where('brand_id', '=', brandId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** Blanks the street, number and addition of these customers' addresses; returns the addresses' ids. */
+export async function updateAddressesErased(
+  tx: Tx,
+  brandId: string,
+  customerIds: readonly string[],
+  now: number,
+): Promise<string[]> {
+  const rows = await tx.db
+    .selectFrom('addresses')
+    .select('id')
+    .where('brand_id', '=', brandId)
+    .where('customer_id', 'in', customerIds)
+    .execute();
+  for (const { id } of rows) {
+    // The match key holds the street: one of its own keeps the (customer, match_key) key unique.
+    await tx.db
+      .updateTable('addresses')
+      .set({
+        street: '',
+        street_number: null,
+        street_number_addition: null,
+        match_key: `erased|${id}`,
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+  return rows.map((r) => r.id);
+}
+
+/** The ids recorded in `merged` activity of these customers (the customers merged into them). */
+export async function selectMergedFrom(
+  { db }: Store,
+  brandId: string,
+  customerIds: readonly string[],
+): Promise<string[]> {
+  if (!customerIds.length) return [];
+  const rows = await db
+    .selectFrom('customer_activity')
+    .select('detail')
+    .where('brand_id', '=', brandId)
+    .where('customer_id', 'in', customerIds)
+    .where('kind', '=', 'merged')
+    .execute();
+  return rows
+    .map((r) => (JSON.parse(r.detail) as { from?: unknown }).from)
+    .filter((from): from is string => typeof from === 'string');
+}
+
+/** Edits' details of these customers (they hold values before and after). */
+export function selectUpdateDetails(tx: Tx, brandId: string, customerIds: readonly string[]) {
+  return tx.db
+    .selectFrom('customer_activity')
+    .select(['id', 'detail'])
+    .where('brand_id', '=', brandId)
+    .where('customer_id', 'in', customerIds)
+    .where('kind', '=', 'updated')
+    .execute();
+}
+
+export async function updateCustomerActivityDetail(tx: Tx, id: string, detail: string): Promise<void> {
+  await tx.db.updateTable('customer_activity').set({ detail }).where('id', '=', id).execute();
 }

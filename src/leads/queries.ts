@@ -1013,3 +1013,118 @@ export async function updateLeadsCustomer(
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+// Erasing personal data (personal-data/erase.ts)
+
+/** Every lead and work item of these customers, spam too. */
+export async function selectLeadIdsOfCustomers(
+  tx: Tx,
+  brandId: string,
+  customerIds: readonly string[],
+): Promise<string[]> {
+  if (!customerIds.length) return [];
+  const rows = await tx.db
+    .selectFrom('leads')
+    .select('id')
+    .where('brand_id', '=', brandId)
+    .where('customer_id', 'in', customerIds)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Sets the same columns on the brand's leads. */
+export async function updateLeadRows(
+  tx: Tx,
+  brandId: string,
+  ids: readonly string[],
+  set: Updateable<LeadTable>,
+): Promise<void> {
+  if (!ids.length) return;
+  await tx.db.updateTable('leads').set(set).where('brand_id', '=', brandId).where('id', 'in', ids).execute();
+}
+
+/** Deletes every note on these leads; returns their ids. */
+export async function deleteNotesOfLeads(tx: Tx, leadIds: readonly string[]): Promise<string[]> {
+  if (!leadIds.length) return [];
+  const rows = await tx.db.deleteFrom('lead_notes').where('lead_id', 'in', leadIds).returning('id').execute();
+  return rows.map((r) => r.id);
+}
+
+/** The activity of these leads whose detail holds more than the names of the fields changed. */
+export function selectActivityDetails(tx: Tx, leadIds: readonly string[]) {
+  return tx.db
+    .selectFrom('lead_activity')
+    .select(['id', 'detail'])
+    .where('lead_id', 'in', leadIds)
+    .where('detail', '!=', '{}')
+    .execute();
+}
+
+export async function updateActivityDetail(tx: Tx, id: string, detail: string): Promise<void> {
+  await tx.db.updateTable('lead_activity').set({ detail }).where('id', '=', id).execute();
+}
+
+/** Leads of the brand in these states, not yet erased, unchanged since `before`; the oldest first. */
+export function selectUntouchedLeads(
+  store: Store,
+  brandId: string,
+  statuses: readonly string[],
+  before: number,
+  limit: number,
+): Promise<{ id: string; customer_id: string }[]> {
+  return store.db
+    .selectFrom('leads')
+    .select(['id', 'customer_id'])
+    .where('brand_id', '=', brandId)
+    .where('status', 'in', statuses)
+    .where('erased_at', 'is', null)
+    .where('updated_at', '<', before)
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+}
+
+/** How many leads selectUntouchedLeads would find without a limit. */
+export async function countUntouchedLeads(
+  store: Store,
+  brandId: string,
+  statuses: readonly string[],
+  before: number,
+): Promise<number> {
+  const row = await store.db
+    .selectFrom('leads')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('brand_id', '=', brandId)
+    .where('status', 'in', statuses)
+    .where('erased_at', 'is', null)
+    .where('updated_at', '<', before)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Which of these customers have a lead that is not erased and not among `leadIds`. */
+export async function customersWithOtherLeads(
+  tx: Tx,
+  brandId: string,
+  customerIds: readonly string[],
+  leadIds: readonly string[],
+): Promise<Set<string>> {
+  if (!customerIds.length) return new Set();
+  let query = tx.db
+    .selectFrom('leads')
+    .select('customer_id')
+    .distinct()
+    .where('brand_id', '=', brandId)
+    .where('customer_id', 'in', customerIds)
+    .where('erased_at', 'is', null);
+  if (leadIds.length) query = query.where('id', 'not in', leadIds);
+  const rows = await query.execute();
+  return new Set(rows.map((r) => r.customer_id));
+}
+
+/** The email each of these leads was submitted with (null where none). */
+export async function selectSubmittedEmails(tx: Tx, ids: readonly string[]): Promise<(string | null)[]> {
+  if (!ids.length) return [];
+  const rows = await tx.db.selectFrom('leads').select('submitted').where('id', 'in', ids).execute();
+  return rows.map((r) => (JSON.parse(r.submitted) as { email?: string | null }).email ?? null);
+}

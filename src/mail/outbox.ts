@@ -9,6 +9,7 @@ import { newId } from '../shared/ids.js';
 import { iso } from '../shared/time.js';
 import {
   deferEmailInsert,
+  deleteMailAbout,
   selectEmailJobs,
   selectFailedEmails,
   selectUserMailLanguage,
@@ -164,4 +165,22 @@ export async function listFailedEmails(store: Store, brandId: string, limit = 20
     createdAt: iso(r.created_at),
     failedAt: iso(r.last_attempt_at ?? r.created_at),
   }));
+}
+
+/**
+ * Erasure: deletes the brand's mail about these leads (queued or sent: the office's mail links the lead) and to
+ * these addresses (a customer's receipt), so no copy of the person's data waits in the outbox. Returns how many.
+ */
+export function dropMailAbout(
+  tx: Tx,
+  brandId: string,
+  leadIds: readonly string[],
+  recipients: readonly string[],
+): Promise<number> {
+  return deleteMailAbout(
+    tx,
+    brandId,
+    leadIds,
+    recipients.map((r) => r.toLowerCase()),
+  );
 }

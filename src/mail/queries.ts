@@ -2,6 +2,7 @@
 // inside a lead create (see below). Reads take a Store (the database or a write's tx); writes take the write's Tx.
 import type { Selectable, Updateable } from 'kysely';
 import { leasedQueue } from '../platform/db/lease.js';
+import { mentionsAny } from '../platform/db/mentions.js';
 import type { EmailOutboxTable } from '../platform/db/schema.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
@@ -106,4 +107,29 @@ export function selectFailedEmails({ db }: Store, brandId: string, limit: number
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
+}
+
+/**
+ * Erasure: deletes the brand's mail, queued or sent, whose text mentions one of these ids (the office's mail
+ * links the lead) or that went to one of these addresses (lower case; a customer's receipt). Returns how many.
+ */
+export async function deleteMailAbout(
+  tx: Tx,
+  brandId: string,
+  ids: readonly string[],
+  recipients: readonly string[],
+): Promise<number> {
+  if (!ids.length && !recipients.length) return 0;
+  const rows = await tx.db
+    .deleteFrom('email_outbox')
+    .where('brand_id', '=', brandId)
+    .where((eb) =>
+      eb.or([
+        mentionsAny('text', ids),
+        ...(recipients.length ? [eb(eb.fn('lower', ['recipient']), 'in', recipients)] : []),
+      ]),
+    )
+    .returning('id')
+    .execute();
+  return rows.length;
 }

@@ -6,7 +6,7 @@ import { newId } from '../shared/ids.js';
 import { type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import { enqueueDeliveries } from './deliveries.js';
-import { deferEventInsert, selectEventPage } from './queries.js';
+import { deferEventInsert, selectEventPage, selectEventsMentioning, updateEventData } from './queries.js';
 
 export const EVENT_TYPES = [
   'lead.created',
@@ -94,4 +94,25 @@ export async function listEventsJson(store: Store, brandId: string, query: Event
   const rows = await selectEventPage(store, brandId, { ...query, types: parseEventTypes(query.type) });
   const page = toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), eventJson);
   return `{"data":[${page.data.join(',')}],"limit":${page.limit},"hasMore":${page.hasMore},"nextCursor":${JSON.stringify(page.nextCursor)}}`;
+}
+
+/**
+ * Erasure: rewrites the data of the brand's events that mention one of these ids with `rewrite` (undelivered and
+ * delivered alike: a delivery sends its event's data as it is when it is sent). Returns how many changed.
+ */
+export async function rewriteEvents(
+  tx: Tx,
+  brandId: string,
+  ids: readonly string[],
+  rewrite: (data: string) => string,
+): Promise<number> {
+  if (!ids.length) return 0;
+  let changed = 0;
+  for (const row of await selectEventsMentioning(tx, brandId, ids)) {
+    const data = rewrite(row.data);
+    if (data === row.data) continue;
+    await updateEventData(tx, row.id, data);
+    changed++;
+  }
+  return changed;
 }

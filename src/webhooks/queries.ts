@@ -4,6 +4,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { keysetPage } from '../platform/db/keyset.js';
 import { leasedQueue } from '../platform/db/lease.js';
+import { mentionsAny } from '../platform/db/mentions.js';
 import type { EventTable, WebhookDeliveryTable, WebhookEndpointTable } from '../platform/db/schema.js';
 import { statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
@@ -388,4 +389,20 @@ export async function failPendingDeliveries(
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .execute();
+}
+
+// Erasure (personal-data/erase.ts)
+
+/** The brand's events whose data mentions one of these ids. */
+export function selectEventsMentioning(tx: Tx, brandId: string, ids: readonly string[]) {
+  return tx.db
+    .selectFrom('events')
+    .select(['id', 'data'])
+    .where('brand_id', '=', brandId)
+    .where(mentionsAny('data', ids))
+    .execute();
+}
+
+export async function updateEventData(tx: Tx, id: string, data: string): Promise<void> {
+  await tx.db.updateTable('events').set({ data }).where('id', '=', id).execute();
 }

@@ -55,7 +55,9 @@ const object = (schema: unknown) => schema as ObjectSchema;
 // platform/db/schema.ts, and the read types have exactly the table's fields besides their own.
 expectTypeOf<ColumnOf<typeof CONTACT_FIELDS>>().toExtend<keyof CustomerTable>();
 expectTypeOf<ColumnOf<typeof ADDRESS_FIELDS>>().toExtend<keyof AddressTable>();
-expectTypeOf<keyof Customer>().toEqualTypeOf<'id' | 'type' | ContactField | 'createdAt' | 'updatedAt'>();
+expectTypeOf<keyof Customer>().toEqualTypeOf<
+  'id' | 'type' | ContactField | 'createdAt' | 'updatedAt' | 'erased' | 'erasedAt'
+>();
 expectTypeOf<keyof Address>().toEqualTypeOf<'id' | 'customerId' | AddressField | 'createdAt' | 'updatedAt'>();
 expectTypeOf<Customer['name']>().toEqualTypeOf<CustomerTable['name']>();
 expectTypeOf<Customer['companyName']>().toEqualTypeOf<CustomerTable['company_name']>();
@@ -95,8 +97,21 @@ describe('the customers’ field table', () => {
 describe('the read schemas', () => {
   it('Customer has its own properties and every contact field, each as the table says, and no other', () => {
     const schema = object(CustomerSchema);
-    expect(Object.keys(schema.properties)).toEqual(['id', 'type', ...CONTACT, 'createdAt', 'updatedAt']);
-    expect([...(schema.required ?? [])].sort()).toEqual(Object.keys(schema.properties).sort());
+    expect(Object.keys(schema.properties)).toEqual([
+      'id',
+      'type',
+      ...CONTACT,
+      'createdAt',
+      'updatedAt',
+      'erased',
+      'erasedAt',
+    ]);
+    // Only an erased customer has `erased` and `erasedAt`.
+    expect([...(schema.required ?? [])].sort()).toEqual(
+      Object.keys(schema.properties)
+        .filter((k) => k !== 'erased' && k !== 'erasedAt')
+        .sort(),
+    );
     for (const name of CONTACT) expectReadSchema(name, CONTACT_FIELDS[name], schema.properties[name]);
     // CustomerDetail is Customer and its counts.
     const detail = object(CustomerDetailSchema);
@@ -140,12 +155,17 @@ describe('rows and columns', () => {
     ...Object.fromEntries(columns.map((c) => [c, c])),
     created_at: 0,
     updated_at: 1,
+    erased_at: null,
   });
 
   it('toCustomer reads every contact field from its column, and drops none', () => {
     const customer = toCustomer(rowOf(CUSTOMER_COLUMNS) as CustomerRow);
-    expect(Object.keys(customer)).toEqual(Object.keys(object(CustomerSchema).properties));
+    const properties = Object.keys(object(CustomerSchema).properties);
+    expect(Object.keys(customer)).toEqual(properties.filter((k) => k !== 'erased' && k !== 'erasedAt'));
     for (const name of CONTACT) expect(customer[name], name).toBe(CONTACT_FIELDS[name].column);
+    const erased = toCustomer({ ...(rowOf(CUSTOMER_COLUMNS) as CustomerRow), erased_at: 2 });
+    expect(Object.keys(erased)).toEqual(properties);
+    expect(erased).toMatchObject({ erased: true, erasedAt: '1970-01-01T00:00:00.002Z' });
   });
 
   it('toAddress reads every address field from its column, and drops none', () => {

@@ -291,6 +291,12 @@ describe.each(dialects())('responses match the OpenAPI document on %s', (dialect
     await call('POST', '/v1/customers/{id}/merge', `/v1/customers/${kept}/merge`, {
       body: { from: duplicate },
     }); // 404
+    // Erased last of the customers: a customer of its own.
+    const erasable = (await ctx.createLead()).customerId as string;
+    await call('POST', '/v1/customers/{id}/erase', `/v1/customers/${erasable}/erase`, {
+      body: { reason: 'asked' },
+    });
+    await call('POST', '/v1/customers/{id}/erase', '/v1/customers/cus_cgayhqrssy2sbx1yhb4hcqc5t4/erase'); // 404
     await call('GET', '/v1/addresses', '/v1/addresses?limit=2');
     await call('GET', '/address', '/address?createdAfter=2020-01-01T00:00:00Z');
     await call('GET', '/v1/events', '/v1/events?limit=100');

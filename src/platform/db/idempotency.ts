@@ -1,6 +1,7 @@
 // Idempotency keys: a retried POST with the same key and body gets the first response instead of a second lead.
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainError } from '../../shared/errors.js';
+import { mentionsAny } from './mentions.js';
 import { insertOrGet } from './portable.js';
 import { type Runner, statement } from './sql.js';
 import type { Store, Tx } from './store.js';
@@ -163,4 +164,35 @@ export async function pruneIdempotencyKeys(store: Store, now: number = Date.now(
       .executeTakeFirst(),
   );
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Erasure: rewrites the stored responses that mention one of these ids with `rewrite` (a retry with the same key
+ * then answers what is left of them). Returns how many changed.
+ */
+export async function rewriteIdempotentResponses(
+  tx: Tx,
+  ids: readonly string[],
+  rewrite: (body: string) => string,
+): Promise<number> {
+  if (!ids.length) return 0;
+  const rows = await tx.db
+    .selectFrom('idempotency_keys')
+    .select(['key_id', 'idempotency_key', 'response_body'])
+    .where(mentionsAny('response_body', ids))
+    .execute();
+  let changed = 0;
+  for (const row of rows) {
+    if (row.response_body === null) continue;
+    const body = rewrite(row.response_body);
+    if (body === row.response_body) continue;
+    await tx.db
+      .updateTable('idempotency_keys')
+      .set({ response_body: body })
+      .where('key_id', '=', row.key_id)
+      .where('idempotency_key', '=', row.idempotency_key)
+      .execute();
+    changed++;
+  }
+  return changed;
 }

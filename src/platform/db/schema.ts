@@ -132,6 +132,8 @@ export interface LeadTable {
   list_rev: Defaulted<number>;
   /** How many attachments the lead has (attachments' rows), kept by the code that adds and removes them. */
   attachment_count: Defaulted<number>;
+  /** When the lead's personal data was erased (2026112801). */
+  erased_at: Defaulted<number | null>;
 }
 
 /** What happened to a lead besides its states: who did what, when (detail is JSON text). */

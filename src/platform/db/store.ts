@@ -91,6 +91,13 @@ export interface Database extends Store {
   version(): string | undefined;
   /** Resolves when the database answers a trivial query within the timeout. */
   ping(timeoutMs?: number): Promise<void>;
+  /**
+   * Makes what was deleted or overwritten unreadable from the database's files, for an erasure: on SQLite
+   * (secure_delete is on, so freed content is zeroed in the pages) it copies the WAL into the database file and
+   * truncates it, so no older page image remains. Resolves false when a reader (a running backup) kept the WAL
+   * from being emptied within the busy timeout. PostgreSQL: true; its dead row versions go with VACUUM.
+   */
+  forgetOverwritten(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -336,6 +343,7 @@ export function withWriteMetrics(database: Database, metrics: WriteMetrics): Dat
     listen: (topic, fn) => database.listen(topic, fn),
     version: () => database.version(),
     ping: (timeoutMs) => database.ping(timeoutMs),
+    forgetOverwritten: () => database.forgetOverwritten(),
     close: () => database.close(),
   };
 }

@@ -60,6 +60,11 @@ export function registerJsonBody(app: FastifyInstance): void {
       (request.method === 'POST' || request.method === 'PATCH') &&
       request.routeOptions.schema?.body
     ) {
+      // A route whose body is all optional (config.bodyOptional) takes no body as an empty object.
+      if ((request.routeOptions.config as { bodyOptional?: boolean } | undefined)?.bodyOptional) {
+        request.body = {};
+        return;
+      }
       if (/^application\/json\b/i.test(String(request.headers['content-type'] ?? ''))) {
         return sendProblem(request, reply, 'malformed_json', 'The body is empty; send a JSON object.');
       }

@@ -76,6 +76,12 @@ export class ResponseCache {
     }
   }
 
+  /** Forgets every kept response (an erasure: no copy of erased data may stay in memory either). */
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
   private remove(key: string, entry: Entry) {
     this.entries.delete(key);
     this.bytes -= entry.body.length;

@@ -28,6 +28,8 @@ export interface ScopedRouteOptions<S extends FastifySchema> {
   scope: Scope;
   /** Statuses this route gives beyond SCOPED_ROUTE_ERRORS. A response the schema declares itself wins. */
   errors?: readonly RouteErrorStatus[];
+  /** The body's fields are all optional: no body is taken as `{}` (json-body.ts). */
+  bodyOptional?: boolean;
   schema: S;
 }
 
@@ -36,10 +38,15 @@ export interface ScopedRouteOptions<S extends FastifySchema> {
  * spread them next to others such as hooks. The schema keeps its type, so the TypeBox provider still types the
  * request from it.
  */
-export function scopedRoute<S extends FastifySchema>({ scope, errors = [], schema }: ScopedRouteOptions<S>) {
+export function scopedRoute<S extends FastifySchema>({
+  scope,
+  errors = [],
+  schema,
+  bodyOptional,
+}: ScopedRouteOptions<S>) {
   const declared = schema.response as Record<number, TSchema> | undefined;
   return {
-    config: { scope },
+    config: { scope, ...(bodyOptional ? { bodyOptional } : {}) },
     schema: {
       ...schema,
       // Either header: X-API-Key or Authorization: Bearer.

@@ -3,11 +3,12 @@ import type { Dialect } from '../store.js';
 
 /**
  * Personal data (contract "Personal data"):
- * - `customers.erased_at`: when the customer was erased (its personal fields are null from then on).
+ * - `customers.erased_at`: when the customer was erased (its personal fields are null from then on), and
+ *   `leads.erased_at`: when a lead's personal data was erased (with its customer, or alone by retention).
  * - `customer_activity`: what was done to a customer, newest last: `updated` (detail `{ changed, from, to }`,
- *   rewritten to `{ changed }` by an erase), `merged` (`{ from }`, the removed customer's id), `exported` and
- *   `erased` (`{}`; an erase's reason is not kept: it may name the person). The actor is who did it: an API key,
- *   a dashboard user, the command line or the retention run. No personal data besides an update's values.
+ *   rewritten to `{ changed }` by an erase), `merged` (`{ from }`, the removed customer's id), `exported` (`{}`)
+ *   and `erased` (`{ reason? }`, the business's own words on why). The actor is who did it: an API key, a
+ *   dashboard user, the command line or the retention run. No personal data besides an update's values.
  * - `brands.retention_months`: erase leads untouched for that many months in request, quoted or cancelled, and
  *   customers left with nothing else; null (the default) keeps everything.
  */
@@ -17,6 +18,7 @@ export function migration(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.alterTable('customers').addColumn('erased_at', time).execute();
+      await db.schema.alterTable('leads').addColumn('erased_at', time).execute();
       await db.schema.alterTable('brands').addColumn('retention_months', 'integer').execute();
       await db.schema
         .createTable('customer_activity')
