@@ -6,6 +6,7 @@ import { Counter, Gauge } from 'prom-client';
 import { sweepOrphans } from './attachments/attachments.js';
 import { purgeSpam } from './leads/spam.js';
 import { MailWorker } from './mail/worker.js';
+import { runRetention } from './personal-data/retention.js';
 import { pruneIdempotencyKeys } from './platform/db/idempotency.js';
 import type { RouteDeps } from './platform/http/deps.js';
 import { DeliveryWorker } from './webhooks/worker.js';
@@ -81,6 +82,15 @@ export default fp(
       });
       if (orphans)
         app.log.info({ removed: orphans }, 'removed stored files no attachment names (older than an hour)');
+      // Retention (brands that turned it on): erases leads untouched for their months; it logs what it did.
+      await runRetention({
+        database: deps.database,
+        storage: deps.storage,
+        responses: deps.responses,
+        log: app.log,
+      }).catch((error) =>
+        app.log.error({ err: error }, 'the retention run failed; it is tried again in 10 minutes'),
+      );
     };
     const timer = setInterval(prune, PRUNE_INTERVAL_MS);
     timer.unref();

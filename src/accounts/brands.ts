@@ -16,6 +16,8 @@ export interface Brand {
   timeZone: string;
   /** What its new users, website forms and dashboard-typed leads' mails default to. */
   language: Locale;
+  /** Retention: leads untouched this many months are erased; null keeps everything (the default). */
+  retentionMonths: number | null;
   createdAt: string;
 }
 
@@ -26,6 +28,7 @@ function toBrand(row: q.BrandRow): Brand {
     defaultCountry: row.default_country,
     timeZone: row.time_zone,
     language: isLocale(row.language) ? row.language : 'en',
+    retentionMonths: row.retention_months === null ? null : Number(row.retention_months),
     createdAt: iso(row.created_at),
   };
 }
@@ -137,4 +140,35 @@ export async function setBrandLanguage(store: Store, brandId: string, value: unk
   const language = parseLanguage(value);
   await store.write((tx) => q.updateBrand(tx, brandId, { language }));
   return language;
+}
+
+/** The retention periods Settings offers, in months. */
+export const RETENTION_CHOICES = [6, 12, 18, 24, 36, 60, 84] as const;
+export const RETENTION_MESSAGE = `must be off or a number of months: ${RETENTION_CHOICES.join(', ')}`;
+
+/**
+ * Sets the brand's retention (Settings > Brand): "off" (or empty) keeps everything, else one of
+ * RETENTION_CHOICES months. ValidationError naming retentionMonths otherwise.
+ */
+export async function setBrandRetention(
+  store: Store,
+  brandId: string,
+  value: unknown,
+): Promise<number | null> {
+  const text =
+    typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+  let months: number | null;
+  if (text === '' || text === 'off') months = null;
+  else if (text !== undefined && (RETENTION_CHOICES as readonly number[]).includes(Number(text)))
+    months = Number(text);
+  else throw new ValidationError([{ field: 'retentionMonths', message: RETENTION_MESSAGE }]);
+  await store.write((tx) => q.updateBrand(tx, brandId, { retention_months: months }));
+  return months;
+}
+
+/** The brands with retention on, and their months (the retention run). */
+export async function retentionBrands(store: Store): Promise<{ id: string; retentionMonths: number }[]> {
+  return (await q.selectBrands(store))
+    .filter((b) => b.retention_months !== null)
+    .map((b) => ({ id: b.id, retentionMonths: Number(b.retention_months) }));
 }

@@ -16,6 +16,7 @@ import customerRoutes from '../customers/dashboard/routes.js';
 import formRoutes from '../forms/dashboard/routes.js';
 import leadRoutes from '../leads/dashboard/routes.js';
 import customerMergeRoutes from '../personal-data/dashboard/merge-routes.js';
+import personalDataRoutes from '../personal-data/dashboard/routes.js';
 import { isDatabaseUnavailable } from '../platform/db/errors.js';
 import type { RouteDeps } from '../platform/http/deps.js';
 import { registerAssetRoutes } from '../platform/web/assets.js';
@@ -161,6 +162,7 @@ async function dashboardPages(scope: FastifyInstance, { deps }: { deps: RouteDep
   await scope.register(leadRoutes, { deps });
   await scope.register(customerRoutes, { deps });
   await scope.register(customerMergeRoutes, { deps });
+  await scope.register(personalDataRoutes, { deps });
   await scope.register(settingsRoutes, { deps });
   await scope.register(accountRoutes, { deps });
   await scope.register(webhookRoutes, { deps });

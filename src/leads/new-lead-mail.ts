@@ -56,7 +56,7 @@ export async function queueNewLeadEmails(
       });
       messages.set(locale, message);
     }
-    await queueEmail(tx, { brandId, kind: 'new_lead', recipient: recipient.email, ...message }, now);
+    await queueEmail(tx, { brandId, kind: 'new_lead', recipient: recipient.email, leadId, ...message }, now);
     queued++;
   }
   if (lead.auto_reply === 1 && submitted.email) {
@@ -68,7 +68,7 @@ export async function queueNewLeadEmails(
       description: lead.description,
       contact: submitted,
     });
-    await queueEmail(tx, { brandId, kind: 'receipt', recipient: submitted.email, ...receipt }, now);
+    await queueEmail(tx, { brandId, kind: 'receipt', recipient: submitted.email, leadId, ...receipt }, now);
     queued++;
   }
   return queued;

@@ -29,6 +29,8 @@ export interface NewEmail {
   subject: string;
   text: string;
   html: string;
+  /** The lead the mail is about, if any: an erasure of its data deletes the mail. */
+  leadId?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function queueEmail(tx: Tx, email: NewEmail, now: number = Date.now
       subject: email.subject,
       text: email.text,
       html: email.html,
+      lead_id: email.leadId ?? null,
     },
     now,
   );
@@ -168,8 +171,9 @@ export async function listFailedEmails(store: Store, brandId: string, limit = 20
 }
 
 /**
- * Erasure: deletes the brand's mail about these leads (queued or sent: the office's mail links the lead) and to
- * these addresses (a customer's receipt), so no copy of the person's data waits in the outbox. Returns how many.
+ * Erasure: deletes the brand's mail about these leads, queued or sent, so no copy of the person's data stays in
+ * the outbox; `recipients`: the person's addresses, for mail queued before mails named their lead (receipts).
+ * Returns how many.
  */
 export function dropMailAbout(
   tx: Tx,

@@ -13,9 +13,9 @@ import type { Store, Tx } from '../platform/db/store.js';
 // (Tx.defer): on PostgreSQL it reaches the server with the create's other inserts as one statement of
 // data-modifying CTEs, which is built from statement texts (combinedInserts; commit b837174).
 const INSERT_EMAIL = statement(
-  'insert into email_outbox (id, brand_id, kind, recipient, subject, text, html, status, attempt, ' +
+  'insert into email_outbox (id, brand_id, kind, recipient, subject, text, html, lead_id, status, attempt, ' +
     'next_attempt_at, lease_owner, lease_until, last_error, last_attempt_at, created_at, sent_at) ' +
-    "values (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, 0, null, null, ?, null)",
+    "values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, 0, null, null, ?, null)",
 );
 
 /** Queues the insert of a pending mail, due `now`, with the caller's write (Tx.defer). */
@@ -23,7 +23,7 @@ export function deferEmailInsert(
   tx: Tx,
   email: Pick<
     Selectable<EmailOutboxTable>,
-    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'text' | 'html'
+    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'text' | 'html' | 'lead_id'
   >,
   now: number,
 ): Promise<void> {
@@ -35,6 +35,7 @@ export function deferEmailInsert(
     email.subject,
     email.text,
     email.html,
+    email.lead_id,
     now,
     now,
   ]);
@@ -110,8 +111,9 @@ export function selectFailedEmails({ db }: Store, brandId: string, limit: number
 }
 
 /**
- * Erasure: deletes the brand's mail, queued or sent, whose text mentions one of these ids (the office's mail
- * links the lead) or that went to one of these addresses (lower case; a customer's receipt). Returns how many.
+ * Erasure: deletes the brand's mail, queued or sent, about these leads; of mail queued before mails named their
+ * lead, that whose text mentions one of them (the office's mail links the lead) or that went to one of these
+ * addresses (lower case; a customer's receipt). Returns how many.
  */
 export async function deleteMailAbout(
   tx: Tx,
@@ -125,8 +127,14 @@ export async function deleteMailAbout(
     .where('brand_id', '=', brandId)
     .where((eb) =>
       eb.or([
-        mentionsAny('text', ids),
-        ...(recipients.length ? [eb(eb.fn('lower', ['recipient']), 'in', recipients)] : []),
+        ...(ids.length ? [eb('lead_id', 'in', ids)] : []),
+        eb.and([
+          eb('lead_id', 'is', null),
+          eb.or([
+            mentionsAny('text', ids),
+            ...(recipients.length ? [eb(eb.fn('lower', ['recipient']), 'in', recipients)] : []),
+          ]),
+        ]),
       ]),
     )
     .returning('id')

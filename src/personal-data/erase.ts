@@ -37,7 +37,7 @@ export interface ErasureResult {
 }
 
 /** What one erasure's transaction covered, for what follows its commit. */
-interface Covered {
+export interface Covered {
   leads: number;
   attachmentIds: string[];
 }
@@ -45,9 +45,10 @@ interface Covered {
 /**
  * Erases in the caller's transaction: the contact fields of `customerIds` (and their addresses' streets), the
  * personal data of `leadIds`, and every copy of either in stored events, idempotent responses, mail and flashes;
- * `alsoMentioned`: ids of earlier records of the same person (customers merged away) whose copies go too.
+ * `alsoMentioned`: ids of earlier records of the same person (customers merged away) whose copies go too;
+ * `contacts`: the erased customers' emails and phones (a lead erased alone names none).
  */
-async function eraseRecords(
+export async function eraseRecords(
   tx: Tx,
   brandId: string,
   scope: { customerIds: string[]; leadIds: string[]; alsoMentioned: string[]; contacts: string[] },
@@ -68,7 +69,8 @@ async function eraseRecords(
   const mentioned = [...customerIds, ...scope.alsoMentioned, ...leadIds];
   await rewriteEvents(tx, brandId, mentioned, redact);
   await rewriteIdempotentResponses(tx, [...mentioned, ...noteIds, ...attachmentIds], redact);
-  const addresses = [...emails, ...scope.contacts.filter((c) => c.includes('@'))];
+  // Mail queued before mails named their lead is found by the person's addresses, once the whole person goes.
+  const addresses = customerIds.length ? [...emails, ...scope.contacts.filter((c) => c.includes('@'))] : [];
   await dropMailAbout(tx, brandId, leadIds, addresses);
   await dropFlashesMentioning(tx, [...mentioned, ...scope.contacts, ...emails]);
   await compactSearchIndex(tx);
@@ -79,7 +81,7 @@ async function eraseRecords(
  * After the commit: the attachments' bytes, the response cache, and the database files (SQLite: the WAL emptied
  * into the zeroed pages). Waits for all of it, so the caller answers only when the data is gone.
  */
-async function finishErasure(deps: ErasureDeps, covered: Covered, context: object): Promise<void> {
+export async function finishErasure(deps: ErasureDeps, covered: Covered, context: object): Promise<void> {
   const failed = covered.attachmentIds.length
     ? await eraseAttachmentBytes(deps.storage, covered.attachmentIds)
     : [];

@@ -108,7 +108,7 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   },
   email_outbox: {
     ...ids('id', 'brand_id', 'kind', 'status', 'attempt', 'next_attempt_at', 'lease_owner', 'lease_until'),
-    ...ids('last_error', 'last_attempt_at', 'created_at', 'sent_at'),
+    ...ids('last_error', 'last_attempt_at', 'created_at', 'sent_at', 'lead_id'),
     // Mail about the person's leads and to their address is deleted.
     recipient: 'erased',
     subject: 'erased',

@@ -20,6 +20,7 @@ const DONE = {
   edited: 'customer.notice.edited',
   unchanged: 'lead.notice.nothingChanged',
   merged: 'customer.notice.merged',
+  erased: 'erase.notice.done',
 } as const;
 
 async function showCustomer(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
@@ -28,7 +29,8 @@ async function showCustomer(deps: RouteDeps, request: FastifyRequest, reply: Fas
   const customer = await getCustomer(deps.database, user.brandId, id);
   const leads = await listCustomerLeads(deps.database, user.brandId, id);
   const activity = await listCustomerActivity(deps.database, user.brandId, id);
-  const duplicates = await listDuplicates(deps.database, user.brandId, customer);
+  // An erased customer has nothing left to compare.
+  const duplicates = customer.erased ? [] : await listDuplicates(deps.database, user.brandId, customer);
   const message = doneNotice(request, translator(user.locale), DONE);
   return sendPage(reply, customerPage({ user, customer, leads, activity, duplicates, message }));
 }

@@ -66,9 +66,9 @@ export function customerPage(view: CustomerView): SafeHtml {
   const typeText = customerTypeLabel(tr, customer.type);
   const body = html`<p class="breadcrumb"><a href="/dashboard/leads">${tr.t('lead.back.leads')}</a></p>
 <div class="page-head">
-  <h1 class="lead-title">${customerTitle(customer)}</h1>
+  <h1 class="lead-title">${customerTitle(customer, tr.t('erase.erasedName'))}</h1>
   <p class="badges"><span class="badge badge-neutral">${typeText}</span> <span class="muted">${richText(tr, 'customer.since', { time: time(customer.createdAt) })}</span></p>
-  <p class="actions"><a class="button" href="/dashboard/customers/${encodeURIComponent(customer.id)}/edit">${tr.t('customer.edit.button')}</a></p>
+  ${customer.erased ? '' : html`<p class="actions"><a class="button" href="/dashboard/customers/${encodeURIComponent(customer.id)}/edit">${tr.t('customer.edit.button')}</a></p>`}
 </div>
 ${view.message ?? ''}
 <section class="card" aria-labelledby="contact-title">
@@ -94,7 +94,7 @@ ${view.message ?? ''}
   ${leads.length ? leadTable(tr, leads) : html`<div class="empty"><p>${tr.t('customer.leads.none')}</p></div>`}
   ${more ? html`<p class="muted">${tr.t('customer.leads.more', { shown: leads.length, total: customer.leadCount })}</p>` : ''}
 </section>
-${duplicatesSection(tr, user, customer.id, view.duplicates)}
+${customer.erased ? '' : duplicatesSection(tr, user, customer.id, view.duplicates)}
 ${historySection(tr, view.activity)}`;
-  return page({ title: customerTitle(customer), user, body });
+  return page({ title: customerTitle(customer, tr.t('erase.erasedName')), user, body });
 }

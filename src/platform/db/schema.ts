@@ -389,6 +389,8 @@ export interface EmailOutboxTable {
   last_attempt_at: number | null;
   created_at: number;
   sent_at: number | null;
+  /** The lead the mail is about (new-lead mail, receipt); null for other mail (2026112801). */
+  lead_id: Defaulted<string | null>;
 }
 
 /** Every table, for Kysely. */

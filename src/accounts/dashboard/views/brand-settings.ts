@@ -8,6 +8,7 @@ import { settingsPage } from '../../../platform/web/layout.js';
 import type { FieldError } from '../../../shared/errors.js';
 import { type Locale, type Translator, translator } from '../../../shared/i18n/index.js';
 import { timeZoneNames } from '../../../shared/time-zones.js';
+import { RETENTION_CHOICES } from '../../brands.js';
 import type { SessionUser } from '../../sessions.js';
 import { languageSelect } from './auth.js';
 
@@ -21,6 +22,35 @@ export interface BrandSettingsView {
   message?: SafeHtml | undefined;
   /** The service's backups, as BACKUP_DIR shows them. */
   backups: BackupStatus;
+  /** Retention: the months shown selected, and what the next run would erase (null: off). */
+  retention: { months: number | null; next: { cutoff: number; leads: number } | null };
+}
+
+/** Settings > Brand's retention card: the period, and what the next run will do. */
+function retentionSection(view: BrandSettingsView, tr: Translator): SafeHtml {
+  const { months, next } = view.retention;
+  const error = errorFor(view.errors, 'retentionMonths');
+  const label = tr.t('brand.retention.label');
+  const line = next
+    ? tr.t('brand.retention.next', { count: next.leads, date: tr.date(next.cutoff, view.user.timeZone) })
+    : tr.t('brand.retention.nextOff');
+  return html`<section class="card" aria-labelledby="retention-title" id="retention">
+  <h2 id="retention-title">${tr.t('brand.retention.title')}</h2>
+  <p class="muted">${tr.t('brand.retention.intro')}</p>
+  <form method="post" action="/dashboard/settings/brand" novalidate>
+    ${csrfField(view.user.csrfToken)}
+    <div class="field${error ? ' field-invalid' : ''}">
+      <label for="field-retentionMonths">${label}</label>
+      ${error ? html`<p class="error" id="field-retentionMonths-error">${errorText(tr, error, label)}</p>` : ''}
+      <select id="field-retentionMonths" name="retentionMonths"${error ? html` aria-invalid="true" aria-describedby="field-retentionMonths-error"` : ''}>
+        <option value="off"${months === null ? html` selected` : ''}>${tr.t('brand.retention.off')}</option>
+        ${RETENTION_CHOICES.map((m) => html`<option value="${m}"${m === months ? html` selected` : ''}>${tr.t('brand.retention.months', { months: m })}</option>`)}
+      </select>
+    </div>
+    <p data-retention-next>${line}</p>
+    <button type="submit" class="button button-primary">${tr.t('brand.save')}</button>
+  </form>
+</section>`;
 }
 
 function size(tr: Translator, bytes: number): string {
@@ -75,7 +105,11 @@ export function brandSettingsPage(view: BrandSettingsView): SafeHtml {
   const error = errorFor(view.errors, 'timeZone');
   const names = timeZoneNames();
   const known = names.includes(view.timeZone);
-  const labels = { timeZone: tr.t('brand.timeZone.label'), language: tr.t('brand.language.label') };
+  const labels = {
+    timeZone: tr.t('brand.timeZone.label'),
+    language: tr.t('brand.language.label'),
+    retentionMonths: tr.t('brand.retention.label'),
+  };
   return settingsPage(view, {
     title: tr.t('brand.title'),
     section: 'brand',
@@ -105,6 +139,7 @@ export function brandSettingsPage(view: BrandSettingsView): SafeHtml {
     <button type="submit" class="button button-primary">${tr.t('brand.save')}</button>
   </form>
 </section>
+${retentionSection(view, tr)}
 ${backupsSection(tr, view.backups, view.user.timeZone)}`,
   });
 }

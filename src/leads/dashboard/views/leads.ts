@@ -190,9 +190,10 @@ function place(item: AnyListItem): string {
 }
 
 /** The customer in a list: a link to their page; a business by its company name, with the person below it. */
-function customerCell(customer: AnyListItem['customer'], brandCountry: string): SafeHtml {
+function customerCell(tr: Translator, customer: AnyListItem['customer'], brandCountry: string): SafeHtml {
   const contact = customer.email ?? (customer.phone ? phoneText(customer.phone, brandCountry) : null);
-  return html`<div><a class="customer-link" href="${customerHref(customer.id)}">${customerTitle(customer)}</a>${
+  const title = customerTitle(customer, tr.t('erase.erasedName'));
+  return html`<div><a class="customer-link" href="${customerHref(customer.id)}">${title}</a>${
     customer.companyName ? html`<span class="sub">${customer.name}</span>` : ''
   }${contact ? html`<span class="sub">${contact}</span>` : ''}</div>`;
 }
@@ -212,7 +213,7 @@ function table(tr: Translator, items: AnyListItem[], stage: 'lead' | 'work', bra
   <tbody>${items.map(
     (item) => html`<tr>
     <td data-label="${job}" class="cell-title"><a href="/dashboard/leads/${item.id}">${item.title}</a><span class="sub">${sourceText(tr, item)}</span></td>
-    <td data-label="${customer}">${customerCell(item.customer, brandCountry)}</td>
+    <td data-label="${customer}">${customerCell(tr, item.customer, brandCountry)}</td>
     <td data-label="${where}">${place(item)}</td>
     <td data-label="${priority}">${priorityBadge(tr, item.priority)}</td>
     <td data-label="${state}">${statusBadge(tr, item.status)}</td>

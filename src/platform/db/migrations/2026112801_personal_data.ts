@@ -9,6 +9,8 @@ import type { Dialect } from '../store.js';
  *   rewritten to `{ changed }` by an erase), `merged` (`{ from }`, the removed customer's id), `exported` (`{}`)
  *   and `erased` (`{ reason? }`, the business's own words on why). The actor is who did it: an API key, a
  *   dashboard user, the command line or the retention run. No personal data besides an update's values.
+ * - `email_outbox.lead_id`: the lead a mail is about (the office's new-lead mail, the customer's receipt), so an
+ *   erasure deletes exactly those; null for other mail and for mail queued before.
  * - `brands.retention_months`: erase leads untouched for that many months in request, quoted or cancelled, and
  *   customers left with nothing else; null (the default) keeps everything.
  */
@@ -20,6 +22,8 @@ export function migration(dialect: Dialect) {
       await db.schema.alterTable('customers').addColumn('erased_at', time).execute();
       await db.schema.alterTable('leads').addColumn('erased_at', time).execute();
       await db.schema.alterTable('brands').addColumn('retention_months', 'integer').execute();
+      await db.schema.alterTable('email_outbox').addColumn('lead_id', idType).execute();
+      await db.schema.createIndex('email_outbox_lead').on('email_outbox').columns(['lead_id']).execute();
       await db.schema
         .createTable('customer_activity')
         .addColumn('id', idType, (c) => c.primaryKey())
