@@ -55,6 +55,9 @@ describe.each(dialects())('erasing from the dashboard on %s', (dialect) => {
     // The page of an erased customer names it so; its lead keeps its title.
     const page = textOf((await owner.get(`/dashboard/customers/${customerId}`)).body);
     expect(page).toContain('Erased customer');
+    expect(textOf((await owner.get(done.headers.location as string)).body)).toContain(
+      'The customer is erased.',
+    );
     expect(textOf((await owner.get(`/dashboard/leads/${lead.id}`)).body)).toContain(lead.title as string);
   });
 
