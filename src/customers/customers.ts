@@ -8,7 +8,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { takeAdvisoryLocks } from '../platform/db/advisory-locks.js';
 import type { Runner } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
-import { NotFoundError, ValidationError } from '../shared/errors.js';
+import { DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newRandomId } from '../shared/ids.js';
 import { NullableString, Timestamp } from '../shared/json-schema.js';
 import { type Page, type SortOrder, toPage } from '../shared/paging.js';
@@ -33,6 +33,7 @@ import {
   selectCustomerErasedAt,
   selectCustomerMatch,
   selectCustomerPage,
+  selectOtherCustomerWithEmail,
   updateCustomerRow,
 } from './queries.js';
 
@@ -304,6 +305,8 @@ export async function updateCustomer(
   current: Customer,
   values: Partial<Contact>,
   now: number,
+  /** quiet: no customer.updated (a merge announces itself with customer.merged). */
+  options: { quiet?: boolean } = {},
 ): Promise<string[]> {
   const changes = CONTACT.filter((c) => c.field in values && values[c.field] !== current[c.field]);
   const becomesBusiness = current.type === 'person' && (values.companyName ?? current.companyName) !== null;
@@ -315,6 +318,7 @@ export async function updateCustomer(
   if ('email' in values) set.email_normalized = customerEmailKey({ email: values.email ?? null });
   if (becomesBusiness) set.type = 'business';
   await updateCustomerRow(tx, brandId, current.id, set);
+  if (options.quiet) return changed;
   const customer = await readCustomer(tx, brandId, current.id);
   await recordEvent(tx, brandId, 'customer.updated', { customer, changed }, now);
   return changed;
@@ -337,10 +341,10 @@ export async function getCustomer(store: Store, brandId: string, id: string): Pr
  * When the brand's customer was erased (ISO 8601), or null while it was not. NotFoundError when the brand has no
  * such customer. What the personal-data export asks before it reads anything else.
  */
-export async function customerErasedAt(store: Store, brandId: string, id: string): Promise<string | null> {
+export async function erasedAtOrMissing(store: Store, brandId: string, id: string): Promise<string | null> {
   const erasedAt = await selectCustomerErasedAt(store, brandId, id);
   if (erasedAt === undefined) throw new NotFoundError(`No customer with id ${id}`);
-  return erasedAt === null ? null : iso(erasedAt);
+  return erasedAt === null ? null : iso(Number(erasedAt));
 }
 
 /**
@@ -398,6 +402,43 @@ export async function listCustomers(
 /** True when a lead other than `exceptLeadId` that is not spam belongs to the customer: the outside knows it. */
 async function announced(tx: Tx, customerId: string, exceptLeadId: string): Promise<boolean> {
   return otherRealLeadExists(tx, customerId, exceptLeadId);
+}
+
+/** The id of another customer of the brand than `exceptId` with this email (any case), or null. */
+export async function otherCustomerWithEmail(
+  store: Store,
+  brandId: string,
+  email: string,
+  exceptId: string,
+): Promise<string | null> {
+  return (await selectOtherCustomerWithEmail(store, brandId, email.toLowerCase(), exceptId)) ?? null;
+}
+
+/** When the brand's customer was erased (epoch ms), or null: not erased, or no such customer. */
+export async function customerErasedAt(store: Store, brandId: string, id: string): Promise<number | null> {
+  const at = await selectCustomerErasedAt(store, brandId, id);
+  return at === null || at === undefined ? null : Number(at);
+}
+
+/** An erased customer is changed by nothing but erasure: a conflict ("Customer cus_… was erased."). */
+export async function refuseErased(store: Store, brandId: string, id: string): Promise<void> {
+  if ((await customerErasedAt(store, brandId, id)) !== null) {
+    throw new DomainError('conflict', `Customer ${id} was erased.`);
+  }
+}
+
+/**
+ * PostgreSQL: takes the locks a submission takes for these contacts' emails (any case) and phones (E.164), in the
+ * order every writer takes them, held until the commit. Nothing on SQLite.
+ */
+export async function lockContactKeys(
+  tx: Tx,
+  contacts: readonly { brandId: string; email: string | null; phone: string | null }[],
+): Promise<void> {
+  await lockContacts(
+    tx,
+    contacts.map((c) => ({ ...c, email: c.email ? c.email.toLowerCase() : null })),
+  );
 }
 
 /** True when another customer of the brand than `exceptId` has this email (any case). */

@@ -280,6 +280,38 @@ export async function emailTakenByOther(
   return row !== undefined;
 }
 
+/** The id of a customer of the brand other than `exceptId` with this email (lower case). */
+export async function selectOtherCustomerWithEmail(
+  { db }: Store,
+  brandId: string,
+  emailNormalized: string,
+  exceptId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('brand_id', '=', brandId)
+    .where('email_normalized', '=', emailNormalized)
+    .where('id', '!=', exceptId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** When the brand's customer was erased; undefined when there is no such customer. */
+export async function selectCustomerErasedAt(
+  { db }: Store,
+  brandId: string,
+  id: string,
+): Promise<number | string | null | undefined> {
+  const row = await db
+    .selectFrom('customers')
+    .select('erased_at')
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  return row?.erased_at;
+}
+
 /** True when a lead other than `exceptLeadId` that is not spam belongs to the customer: the outside knows it. */
 export async function otherRealLeadExists(
   tx: Tx,
@@ -435,21 +467,6 @@ export function selectCustomerAddresses(
     .execute();
 }
 
-/** When the brand's customer was erased: null while it was not; undefined when the brand has no such customer. */
-export async function selectCustomerErasedAt(
-  { db }: Store,
-  brandId: string,
-  id: string,
-): Promise<number | null | undefined> {
-  const row = await db
-    .selectFrom('customers')
-    .select('erased_at')
-    .where('id', '=', id)
-    .where('brand_id', '=', brandId)
-    .executeTakeFirst();
-  return row === undefined ? undefined : row.erased_at === null ? null : Number(row.erased_at);
-}
-
 // What was done to a customer (customer_activity)
 
 export type CustomerActivityRow = Selectable<Tables['customer_activity']>;
@@ -471,6 +488,122 @@ export function selectCustomerActivity(
     .where('customer_id', '=', customerId)
     .orderBy('at')
     .orderBy('id')
+    .execute();
+}
+
+// Merging two customers (personal-data/merge.ts) and their likely duplicates
+
+/** A customer as a merge reads it: its read columns and when it was erased. */
+export type MergedCustomerRow = CustomerRow &
+  Pick<Selectable<CustomerTable>, 'erased_at' | 'email_normalized'>;
+
+/** The brand's customers with these ids, with their erasure, as a merge reads them. */
+export function selectCustomersForMerge(
+  { db }: Store,
+  brandId: string,
+  ids: readonly string[],
+): Promise<(MergedCustomerRow & { real: number | string | null })[]> {
+  return db
+    .selectFrom('customers as c')
+    .select([
+      ...CUSTOMER_COLUMNS.map((c) => `c.${c}` as const),
+      'c.email_normalized',
+      (eb) =>
+        eb
+          .selectFrom('leads as l')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('l.customer_id', '=', 'c.id')
+          .where('l.spam', '=', 0)
+          .as('real'),
+    ])
+    .where('c.brand_id', '=', brandId)
+    .where('c.id', 'in', ids)
+    .execute();
+}
+
+/** A customer's addresses by their match keys. */
+export function selectAddressKeys(tx: Tx, customerId: string): Promise<{ id: string; match_key: string }[]> {
+  return tx.db
+    .selectFrom('addresses')
+    .select(['id', 'match_key'])
+    .where('customer_id', '=', customerId)
+    .orderBy('id')
+    .execute();
+}
+
+/** Gives these addresses to another customer. */
+export async function updateAddressesOwner(
+  tx: Tx,
+  addressIds: readonly string[],
+  customerId: string,
+  now: number,
+): Promise<void> {
+  if (!addressIds.length) return;
+  await tx.db
+    .updateTable('addresses')
+    .set({ customer_id: customerId, updated_at: now })
+    .where('id', 'in', addressIds)
+    .execute();
+}
+
+/** Deletes these addresses (no lead refers to them any more). */
+export async function deleteAddresses(tx: Tx, addressIds: readonly string[]): Promise<void> {
+  if (!addressIds.length) return;
+  await tx.db.deleteFrom('addresses').where('id', 'in', addressIds).execute();
+}
+
+/** Gives one customer's activity to another. */
+export async function updateActivityOwner(tx: Tx, fromId: string, toId: string): Promise<void> {
+  await tx.db
+    .updateTable('customer_activity')
+    .set({ customer_id: toId })
+    .where('customer_id', '=', fromId)
+    .execute();
+}
+
+/** Deletes the brand's customer (no lead or address refers to it any more). */
+export async function deleteCustomerRow(tx: Tx, brandId: string, id: string): Promise<void> {
+  await tx.db.deleteFrom('customers').where('id', '=', id).where('brand_id', '=', brandId).execute();
+}
+
+/** A likely duplicate of a customer, with its count of real leads. */
+export type DuplicateRow = Pick<CustomerRow, 'id' | 'name' | 'company_name' | 'email' | 'phone'> & {
+  lead_count: number | string | null;
+};
+
+/**
+ * The brand's other customers with a real lead, not erased, that share the customer's email (any case), its phone,
+ * or its name (any case) and a postal code (upper case, no spaces) among their addresses: at most `limit`, newest
+ * first.
+ */
+export function selectDuplicates(
+  { db }: Store,
+  brandId: string,
+  customer: { id: string; name: string; emailNormalized: string | null; phone: string | null },
+  limit: number,
+): Promise<DuplicateRow[]> {
+  const postal = (alias: 'a' | 'b') => sql.raw(`upper(replace(${alias}.postal_code, ' ', ''))`);
+  return db
+    .selectFrom('customers as c')
+    .select(['c.id', 'c.name', 'c.company_name', 'c.email', 'c.phone', realLeadCount])
+    .where('c.brand_id', '=', brandId)
+    .where('c.id', '!=', customer.id)
+    .where('c.erased_at', 'is', null)
+    .where(hasRealLead('c.id'))
+    .where((eb) =>
+      eb.or([
+        ...(customer.emailNormalized ? [eb('c.email_normalized', '=', customer.emailNormalized)] : []),
+        ...(customer.phone ? [eb('c.phone', '=', customer.phone)] : []),
+        eb.and([
+          eb(sql`lower(c.name)`, '=', customer.name.toLowerCase()),
+          sql<boolean>`exists (select 1 from addresses a where a.customer_id = c.id and ${postal('a')} in
+            (select ${postal('b')} from addresses b where b.customer_id = ${customer.id}))`,
+        ]),
+      ]),
+    )
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(limit)
     .execute();
 }
 

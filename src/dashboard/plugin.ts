@@ -15,6 +15,7 @@ import { isAdmin, listAdmins } from '../accounts/users.js';
 import customerRoutes from '../customers/dashboard/routes.js';
 import formRoutes from '../forms/dashboard/routes.js';
 import leadRoutes from '../leads/dashboard/routes.js';
+import customerMergeRoutes from '../personal-data/dashboard/merge-routes.js';
 import personalDataRoutes from '../personal-data/dashboard/routes.js';
 import { isDatabaseUnavailable } from '../platform/db/errors.js';
 import type { RouteDeps } from '../platform/http/deps.js';
@@ -160,6 +161,7 @@ async function dashboardPages(scope: FastifyInstance, { deps }: { deps: RouteDep
   });
   await scope.register(leadRoutes, { deps });
   await scope.register(customerRoutes, { deps });
+  await scope.register(customerMergeRoutes, { deps });
   await scope.register(personalDataRoutes, { deps });
   await scope.register(settingsRoutes, { deps });
   await scope.register(accountRoutes, { deps });

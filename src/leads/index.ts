@@ -17,6 +17,7 @@ export {
   useSubmittedDetails,
 } from './customer-details.js';
 export { type ExportQuery, exportLeads, type LeadExport } from './export.js';
+export { moveLeadsToCustomer } from './move.js';
 export {
   addNote,
   getNote,

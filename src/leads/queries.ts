@@ -1007,6 +1007,49 @@ export async function forgetListJson<DB>(db: Kysely<DB>): Promise<void> {
   );
 }
 
+// Moving leads to another customer (a merge of customers)
+
+/** Points the customer's leads at `addressId` where they pointed at `fromAddressId`. */
+export async function updateLeadAddress(
+  tx: Tx,
+  brandId: string,
+  customerId: string,
+  fromAddressId: string,
+  addressId: string,
+): Promise<void> {
+  await tx.db
+    .updateTable('leads')
+    .set({ address_id: addressId })
+    .where('brand_id', '=', brandId)
+    .where('customer_id', '=', customerId)
+    .where('address_id', '=', fromAddressId)
+    .execute();
+}
+
+/**
+ * Gives every lead of one customer (spam too) to another, each updated now (or just after its last change). Like
+ * any update of a lead it clears its list item (the list JSON's trigger) and, the customer being another, writes
+ * its search document again (the search triggers). Returns how many moved.
+ */
+export async function updateLeadsCustomer(
+  tx: Tx,
+  brandId: string,
+  fromCustomerId: string,
+  toCustomerId: string,
+  now: number,
+): Promise<number> {
+  const result = await tx.db
+    .updateTable('leads')
+    .set((eb) => ({
+      customer_id: toCustomerId,
+      updated_at: sql<number>`case when ${eb.ref('updated_at')} >= ${now} then ${eb.ref('updated_at')} + 1 else ${now} end`,
+    }))
+    .where('brand_id', '=', brandId)
+    .where('customer_id', '=', fromCustomerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 // Erasing personal data (personal-data/erase.ts)
 
 /** Every lead and work item of these customers, spam too. */

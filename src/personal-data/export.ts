@@ -7,7 +7,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { findBrand } from '../accounts/brands.js';
 import { type CustomerActor, listCustomerActivity, recordCustomerActivity } from '../customers/activity.js';
 import { AddressSchema, listCustomerAddresses } from '../customers/addresses.js';
-import { CustomerDetailSchema, customerErasedAt, getCustomer } from '../customers/customers.js';
+import { CustomerDetailSchema, erasedAtOrMissing, getCustomer } from '../customers/customers.js';
 import { customerLeadsForExport, ExportedLeadSchema } from '../leads/index.js';
 import type { Store } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
@@ -99,7 +99,7 @@ export async function exportPersonalData(
 ): Promise<BuiltExport> {
   const brand = await findBrand(store, brandId);
   if (!brand) throw new NotFoundError(`No customer with id ${customerId}`);
-  const erasedAt = await customerErasedAt(store, brandId, customerId);
+  const erasedAt = await erasedAtOrMissing(store, brandId, customerId);
   const exportedAt = new Date().toISOString();
   const customer = await getCustomer(store, brandId, customerId);
   const brandRef = { id: brand.id, name: brand.name };

@@ -281,6 +281,22 @@ describe.each(dialects())('responses match the OpenAPI document on %s', (dialect
     await call('GET', exportPath, `/v1/customers/${customers.data[0].id}/export`, {
       key: ctx.keys['customers:read'],
     }); // 403
+    const kept = (await ctx.createLead({ email: 'kept-openapi@example.com' })).customerId as string;
+    const duplicate = (await ctx.createLead({ email: 'dup-openapi@example.com' })).customerId as string;
+    await call('PATCH', '/v1/customers/{id}', `/v1/customers/${kept}`, {
+      body: { phone: '+31 6 1234 9876' },
+    });
+    await call('PATCH', '/v1/customers/{id}', `/v1/customers/${kept}`, { body: { name: '' } }); // 422
+    await call('PATCH', '/v1/customers/{id}', `/v1/customers/${kept}`, {
+      body: { email: 'DUP-openapi@example.com' },
+    }); // 409
+    await call('POST', '/v1/customers/{id}/merge', `/v1/customers/${kept}/merge`, { body: { from: kept } }); // 422
+    await call('POST', '/v1/customers/{id}/merge', `/v1/customers/${kept}/merge`, {
+      body: { from: duplicate },
+    });
+    await call('POST', '/v1/customers/{id}/merge', `/v1/customers/${kept}/merge`, {
+      body: { from: duplicate },
+    }); // 404
     // Erased last of the customers: a customer of its own.
     const erasable = (await ctx.createLead()).customerId as string;
     await call('POST', '/v1/customers/{id}/erase', `/v1/customers/${erasable}/erase`, {

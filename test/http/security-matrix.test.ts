@@ -43,6 +43,9 @@ interface Fixtures {
   deleteFormId: string;
   /** A customer of its own, which only the erase route touches. */
   eraseCustomerId: string;
+  /** Customers only the merge route touches: the one kept and the one merged into it. */
+  mergeIntoId: string;
+  mergeFromId: string;
   /** A note on brand A's lead. */
   noteId: string;
   /** A photo of brand A's lead, and one only the DELETE route touches. */
@@ -248,6 +251,38 @@ const ROUTES: RouteCase[] = [
     expectBody: (body, fx) => {
       expect((body.customer as { id: string }).id).toBe(fx.customerId);
       expect(JSON.stringify(body)).not.toContain(fx.otherCustomerId);
+    },
+  },
+  {
+    name: 'PATCH /v1/customers/{id}',
+    scope: 'full',
+    recordId: (fx) => fx.customerId,
+    success: 200,
+    request: (fx) => ({
+      method: 'PATCH',
+      url: `/v1/customers/${fx.customerId}`,
+      headers: json,
+      payload: { companyName: 'Matrix Company' },
+    }),
+    expectBody: (body, fx) => {
+      expect(body.id).toBe(fx.customerId);
+      expect(body.companyName).toBe('Matrix Company');
+    },
+  },
+  {
+    name: 'POST /v1/customers/{id}/merge',
+    scope: 'full',
+    recordId: (fx) => fx.mergeIntoId,
+    success: 200,
+    request: (fx) => ({
+      method: 'POST',
+      url: `/v1/customers/${fx.mergeIntoId}/merge`,
+      headers: json,
+      payload: { from: fx.mergeFromId },
+    }),
+    expectBody: (body, fx) => {
+      expect(body.id).toBe(fx.mergeIntoId);
+      expect(body.leadCount).toBe(2);
     },
   },
   {
@@ -563,6 +598,8 @@ describe.each(dialects())('security matrix on %s', (dialect) => {
     fx.deleteAttachmentId = await addPhoto();
     fx.patchLeadId = (await ctx.createLead()).id as string;
     fx.eraseCustomerId = (await ctx.createLead()).customerId as string;
+    fx.mergeIntoId = (await ctx.createLead()).customerId as string;
+    fx.mergeFromId = (await ctx.createLead()).customerId as string;
     fx.workItemId = (await ctx.createLead()).id as string;
     await ctx.setStatus(fx.workItemId, 'scheduled');
 

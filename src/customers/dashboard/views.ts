@@ -8,17 +8,24 @@ import { html, type SafeHtml } from '../../platform/web/html.js';
 import { page } from '../../platform/web/layout.js';
 import { richText } from '../../platform/web/messages.js';
 import { type Translator, translator } from '../../shared/i18n/index.js';
+import type { CustomerActivity } from '../activity.js';
 import type { CustomerDetail } from '../customers.js';
 import { CONTACT_FIELDS, CUSTOMER_FIELD_LABELS, customerTypeLabel, fieldLabel } from '../fields.js';
+import type { Duplicate } from '../merge.js';
 import { customerTitle } from '../names.js';
 import { personalDataCard } from './personal-data-view.js';
+import { duplicatesSection, historySection } from './sections.js';
 
 export interface CustomerView {
   user: SessionUser;
   customer: CustomerDetail;
   /** The newest of the customer's leads and work items (customer.leadCount says how many there are). */
   leads: CustomerLead[];
-  /** A notice at the top (after an erasure). */
+  /** What was done to the customer, oldest first (the page shows it newest first). */
+  activity: readonly CustomerActivity[];
+  /** Other customers that are probably the same. */
+  duplicates: readonly Duplicate[];
+  /** What the last post did (edited, merged), if anything. */
   message?: SafeHtml | undefined;
 }
 
@@ -58,11 +65,13 @@ export function customerPage(view: CustomerView): SafeHtml {
   const more = customer.leadCount > leads.length;
   const contact = (name: keyof typeof CONTACT_FIELDS) => fieldLabel(tr, CONTACT_FIELDS[name]);
   const typeText = customerTypeLabel(tr, customer.type);
-  const body = html`${view.message ?? ''}<p class="breadcrumb"><a href="/dashboard/leads">${tr.t('lead.back.leads')}</a></p>
+  const body = html`<p class="breadcrumb"><a href="/dashboard/leads">${tr.t('lead.back.leads')}</a></p>
 <div class="page-head">
   <h1 class="lead-title">${customerTitle(customer, tr.t('erase.erasedName'))}</h1>
   <p class="badges"><span class="badge badge-neutral">${typeText}</span> <span class="muted">${richText(tr, 'customer.since', { time: time(customer.createdAt) })}</span></p>
+  ${customer.erased ? '' : html`<p class="actions"><a class="button" href="/dashboard/customers/${encodeURIComponent(customer.id)}/edit">${tr.t('customer.edit.button')}</a></p>`}
 </div>
+${view.message ?? ''}
 <section class="card" aria-labelledby="contact-title">
   <h2 id="contact-title">${tr.t('customer.contact')}</h2>
   <dl>
@@ -86,6 +95,8 @@ export function customerPage(view: CustomerView): SafeHtml {
   ${leads.length ? leadTable(tr, leads) : html`<div class="empty"><p>${tr.t('customer.leads.none')}</p></div>`}
   ${more ? html`<p class="muted">${tr.t('customer.leads.more', { shown: leads.length, total: customer.leadCount })}</p>` : ''}
 </section>
-${personalDataCard({ user, customer })}`;
+${customer.erased ? '' : duplicatesSection(tr, user, customer.id, view.duplicates)}
+${personalDataCard({ user, customer })}
+${historySection(tr, view.activity)}`;
   return page({ title: customerTitle(customer, tr.t('erase.erasedName')), user, body });
 }
