@@ -43,6 +43,8 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
         'attachment.deleted',
         'customer.created',
         'customer.updated',
+        'customer.merged',
+        'customer.erased',
       ],
       enabled: true,
       description: 'CRM sync',
