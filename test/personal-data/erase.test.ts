@@ -333,6 +333,28 @@ describe.each(dialects())('erasing a customer on %s', (dialect) => {
     });
   });
 
+  it('erases a customer merged into this one as the same person: its events and leads too', async () => {
+    const a = person('mergedA');
+    const b = person('mergedB');
+    const kept = await ctx.createLead({ customerName: a.customerName, email: a.email, title: 'Kept' });
+    const away = await ctx.createLead({
+      customerName: b.customerName,
+      email: b.email,
+      description: b.description,
+    });
+    const merged = await ctx.api.post(`/v1/customers/${kept.customerId}/merge`, { from: away.customerId });
+    expect(merged.statusCode, merged.body).toBe(200);
+    const erased = await ctx.api.post(`/v1/customers/${kept.customerId}/erase`);
+    expect(erased.json()).toMatchObject({ leads: 2 });
+    const events = (await ctx.api.get('/v1/events?limit=100')).body;
+    const rows = JSON.stringify(await ctx.app.deps.database.db.selectFrom('events').select('data').execute());
+    for (const value of [a.customerName, a.email, b.customerName, b.email, b.description]) {
+      expect(events, value).not.toContain(value);
+      expect(rows, value).not.toContain(value);
+    }
+    expect(events).toContain('customer.merged');
+  });
+
   it('answers 404 for another brand’s or an unknown customer, and 403 without the full scope', async () => {
     const created = await ctx.createLead();
     const customerId = created.customerId as string;
