@@ -77,6 +77,25 @@ export async function eraseRecords(
   return { leads: leadIds.length, attachmentIds };
 }
 
+/** The customer's history line and `customer.erased` (only the id and time), in the erasure's transaction. */
+export async function recordErasure(
+  tx: Tx,
+  brandId: string,
+  customerId: string,
+  actor: CustomerActor,
+  detail: Record<string, unknown>,
+  now: number,
+): Promise<void> {
+  await recordCustomerActivity(tx, { brandId, customerId, kind: 'erased', actor, detail, at: now });
+  await recordEvent(
+    tx,
+    brandId,
+    'customer.erased',
+    { customer: { id: customerId }, erasedAt: iso(now) },
+    now,
+  );
+}
+
 /**
  * After the commit: the attachments' bytes, the response cache, and the database files (SQLite: the WAL emptied
  * into the zeroed pages). Waits for all of it, so the caller answers only when the data is gone.
@@ -122,13 +141,12 @@ export async function eraseCustomer(
       { customerIds: [customerId], leadIds, alsoMentioned, contacts: target.contacts },
       now,
     );
-    const detail = options.reason ? { reason: options.reason } : {};
-    await recordCustomerActivity(tx, { brandId, customerId, kind: 'erased', actor, detail, at: now });
-    await recordEvent(
+    await recordErasure(
       tx,
       brandId,
-      'customer.erased',
-      { customer: { id: customerId }, erasedAt: iso(now) },
+      customerId,
+      actor,
+      options.reason ? { reason: options.reason } : {},
       now,
     );
     return { erasedAt: now, covered };

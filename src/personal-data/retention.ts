@@ -3,13 +3,11 @@
 // the same code as an erasure on request (erase.ts). Each run takes the oldest first, a batch per transaction.
 
 import { findBrand, retentionBrands } from '../accounts/brands.js';
-import { type CustomerActor, recordCustomerActivity } from '../customers/activity.js';
+import type { CustomerActor } from '../customers/activity.js';
 import { lockCustomerToErase, mergedCustomerIds } from '../customers/erase.js';
 import { countUntouched, customersKeepingLeads, untouchedLeads } from '../leads/erase.js';
 import type { Store } from '../platform/db/store.js';
-import { iso } from '../shared/time.js';
-import { recordEvent } from '../webhooks/events.js';
-import { type ErasureDeps, eraseRecords, finishErasure } from './erase.js';
+import { type ErasureDeps, eraseRecords, finishErasure, recordErasure } from './erase.js';
 
 /** Leads erased per transaction: a batch holds the write lock for a moment only. */
 export const RETENTION_BATCH = 50;
@@ -53,22 +51,7 @@ async function eraseBatch(
     const alsoMentioned = await mergedCustomerIds(tx, brandId, customerIds);
     const covered = await eraseRecords(tx, brandId, { customerIds, leadIds, alsoMentioned, contacts }, now);
     for (const customerId of customerIds) {
-      const detail = { retentionMonths: months };
-      await recordCustomerActivity(tx, {
-        brandId,
-        customerId,
-        kind: 'erased',
-        actor: RETENTION_ACTOR,
-        detail,
-        at: now,
-      });
-      await recordEvent(
-        tx,
-        brandId,
-        'customer.erased',
-        { customer: { id: customerId }, erasedAt: iso(now) },
-        now,
-      );
+      await recordErasure(tx, brandId, customerId, RETENTION_ACTOR, { retentionMonths: months }, now);
     }
     return { covered, customers: customerIds.length };
   });
