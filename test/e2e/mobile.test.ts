@@ -50,6 +50,8 @@ const NOT_PAGES = new Set([
   '/dashboard/customers/match',
   // A photo's or file's bytes (the lead page shows them).
   '/dashboard/attachments/:id/content',
+  // A customer's personal data as a ZIP download.
+  '/dashboard/customers/:id/personal-data.zip',
 ]);
 
 /** The GET routes of the app, with full paths, from Fastify's route tree. */
@@ -98,7 +100,16 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
   const policyViolations: string[] = [];
   const dialogs: string[] = [];
   const ids = {} as Record<
-    'brand' | 'owner' | 'member' | 'key' | 'webhook' | 'form' | 'lead' | 'work' | 'customer',
+    | 'brand'
+    | 'owner'
+    | 'member'
+    | 'key'
+    | 'webhook'
+    | 'form'
+    | 'lead'
+    | 'work'
+    | 'customer'
+    | 'otherCustomer',
     string
   >;
 
@@ -220,6 +231,7 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
     ids.lead = second.id;
     ids.work = work.id;
     ids.customer = first.customerId;
+    ids.otherCustomer = work.customerId;
 
     browser = await launchChromium();
     context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
@@ -243,6 +255,11 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
     '/dashboard/leads/:id': [`/dashboard/leads/${ids.lead}`, `/dashboard/leads/${ids.work}`],
     '/dashboard/leads/:id/edit': [`/dashboard/leads/${ids.lead}/edit`],
     '/dashboard/customers/:id': [`/dashboard/customers/${ids.customer}`],
+    '/dashboard/customers/:id/edit': [`/dashboard/customers/${ids.customer}/edit`],
+    '/dashboard/customers/:id/merge': [
+      `/dashboard/customers/${ids.customer}/merge?from=${ids.otherCustomer}`,
+    ],
+    '/dashboard/customers/:id/erase': [`/dashboard/customers/${ids.customer}/erase`],
     '/dashboard/settings/api-keys/:id/revoke': [`/dashboard/settings/api-keys/${ids.key}/revoke`],
     '/dashboard/settings/users/:id/remove': [`/dashboard/settings/users/${ids.member}/remove`],
     '/dashboard/settings/webhooks/:id': [`/dashboard/settings/webhooks/${ids.webhook}`],

@@ -83,7 +83,7 @@ ${customerCard(tr, user, keep, tr.t('customer.merge.keepHeading'))}
     ${csrfField(user.csrfToken)}
     <input type="hidden" name="from" value="${from.id}">
     <div class="actions">
-      <button type="submit" class="button button-danger">${tr.t('customer.merge.submit', { from: customerTitle(from), keep: customerTitle(keep) })}</button>
+      <button type="submit" class="button button-danger button-wrap">${tr.t('customer.merge.submit', { from: customerTitle(from), keep: customerTitle(keep) })}</button>
       <a class="button button-quiet" href="${keepHref}">${tr.t('lead.form.cancel')}</a>
     </div>
   </form>
