@@ -11,6 +11,7 @@ import {
   customersWithOtherLeads,
   deleteNotesOfLeads,
   selectActivityDetails,
+  selectEarliestCreated,
   selectLeadIdsOfCustomers,
   selectSubmittedEmails,
   selectUntouchedLeads,
@@ -29,6 +30,8 @@ const ERASED_SUBMITTED = JSON.stringify(Object.fromEntries(SUBMITTED_FIELDS.map(
 
 export interface ErasedLeads {
   noteIds: string[];
+  /** When the earliest of them was created: no event about them is older. */
+  since: number | undefined;
   /** The emails the leads were submitted with, before the erase (their receipts went there). */
   emails: string[];
 }
@@ -43,7 +46,8 @@ export async function eraseLeads(
   leadIds: readonly string[],
   now: number,
 ): Promise<ErasedLeads> {
-  if (!leadIds.length) return { noteIds: [], emails: [] };
+  if (!leadIds.length) return { noteIds: [], emails: [], since: undefined };
+  const since = await selectEarliestCreated(tx, leadIds);
   const emails = (await selectSubmittedEmails(tx, leadIds)).filter((e): e is string => e !== null);
   const set: Record<string, unknown> = Object.fromEntries(
     PERSONAL_LEAD_FIELDS.map((name) => [leadField(name).column, null]),
@@ -66,7 +70,7 @@ export async function eraseLeads(
     const text = JSON.stringify(kept);
     if (text !== row.detail) await updateActivityDetail(tx, row.id, text);
   }
-  return { noteIds, emails: [...new Set(emails)] };
+  return { noteIds, emails: [...new Set(emails)], since };
 }
 
 /** Every lead and work item of these customers, spam too. */

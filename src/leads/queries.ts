@@ -1164,3 +1164,14 @@ export async function selectSubmittedEmails(tx: Tx, ids: readonly string[]): Pro
   const rows = await tx.db.selectFrom('leads').select('submitted').where('id', 'in', ids).execute();
   return rows.map((r) => (JSON.parse(r.submitted) as { email?: string | null }).email ?? null);
 }
+
+/** The earliest creation time of these leads (undefined for none). */
+export async function selectEarliestCreated(tx: Tx, ids: readonly string[]): Promise<number | undefined> {
+  if (!ids.length) return undefined;
+  const row = await tx.db
+    .selectFrom('leads')
+    .select((eb) => eb.fn.min('created_at').as('at'))
+    .where('id', 'in', ids)
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
+}

@@ -55,7 +55,7 @@ export async function eraseRecords(
   now: number,
 ): Promise<Covered> {
   const { customerIds, leadIds } = scope;
-  const { noteIds, emails } = await eraseLeads(tx, brandId, leadIds, now);
+  const { noteIds, emails, since } = await eraseLeads(tx, brandId, leadIds, now);
   const attachmentIds = await eraseAttachmentsOfLeads(tx, leadIds);
   const addressIds = await eraseCustomerRows(tx, brandId, customerIds, now);
   const records: ErasedRecords = {
@@ -67,7 +67,9 @@ export async function eraseRecords(
   };
   const redact = (text: string) => redactJson(text, records);
   const mentioned = [...customerIds, ...scope.alsoMentioned, ...leadIds];
-  await rewriteEvents(tx, brandId, mentioned, redact);
+  // A customer is made with its first lead, in the same transaction: no event about these records is older than
+  // the earliest lead (a customer without leads has none to go by: all of the brand's events are read).
+  await rewriteEvents(tx, brandId, mentioned, redact, since === undefined ? undefined : since - 1000);
   await rewriteIdempotentResponses(tx, [...mentioned, ...noteIds, ...attachmentIds], redact);
   // Mail queued before mails named their lead is found by the person's addresses, once the whole person goes.
   const addresses = customerIds.length ? [...emails, ...scope.contacts.filter((c) => c.includes('@'))] : [];

@@ -98,17 +98,19 @@ export async function listEventsJson(store: Store, brandId: string, query: Event
 
 /**
  * Erasure: rewrites the data of the brand's events that mention one of these ids with `rewrite` (undelivered and
- * delivered alike: a delivery sends its event's data as it is when it is sent). Returns how many changed.
+ * delivered alike: a delivery sends its event's data as it is when it is sent). `since`: no event about them is
+ * older (the records' creation), so only the brand's events from then on are read. Returns how many changed.
  */
 export async function rewriteEvents(
   tx: Tx,
   brandId: string,
   ids: readonly string[],
   rewrite: (data: string) => string,
+  since?: number,
 ): Promise<number> {
   if (!ids.length) return 0;
   let changed = 0;
-  for (const row of await selectEventsMentioning(tx, brandId, ids)) {
+  for (const row of await selectEventsMentioning(tx, brandId, ids, since)) {
     const data = rewrite(row.data);
     if (data === row.data) continue;
     await updateEventData(tx, row.id, data);

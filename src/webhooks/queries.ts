@@ -393,14 +393,16 @@ export async function failPendingDeliveries(
 
 // Erasure (personal-data/erase.ts)
 
-/** The brand's events whose data mentions one of these ids. */
-export function selectEventsMentioning(tx: Tx, brandId: string, ids: readonly string[]) {
-  return tx.db
-    .selectFrom('events')
-    .select(['id', 'data'])
-    .where('brand_id', '=', brandId)
-    .where(mentionsAny('data', ids))
-    .execute();
+/** The brand's events since `since` (all: undefined) whose data mentions one of these ids. */
+export function selectEventsMentioning(
+  tx: Tx,
+  brandId: string,
+  ids: readonly string[],
+  since: number | undefined,
+) {
+  let query = tx.db.selectFrom('events').select(['id', 'data']).where('brand_id', '=', brandId);
+  if (since !== undefined) query = query.where('created_at', '>=', since);
+  return query.where(mentionsAny('data', ids)).execute();
 }
 
 export async function updateEventData(tx: Tx, id: string, data: string): Promise<void> {
