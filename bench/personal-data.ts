@@ -24,7 +24,7 @@ import sharp from 'sharp';
 import { openDatabase } from '../src/platform/db/database.js';
 import { measure } from './load.js';
 import { cli, freePort, ROOT, Server, type Storage, serviceEnv } from './processes.js';
-import { databaseConfig, seedLeads } from './seed.js';
+import { databaseConfig, NEEDLE_LEADS, seededLeadId, seedLeads } from './seed.js';
 
 const postgresUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
 const { values: flags } = parseArgs({
@@ -180,6 +180,56 @@ function photoPost(n: number): { body: Buffer; contentType: string } {
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
+/** The overload guard's refusals so far, by reason, from /metrics (as bench/backup.ts). */
+async function shedCounts(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const match of text.matchAll(/^lead_intake_shed_requests_total\{reason="([^"]+)"\} (\d+)/gm)) {
+    counts[match[1]!] = Number(match[2]);
+  }
+  return counts;
+}
+
+const since = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([reason, n]) => [reason, n - (before[reason] ?? 0)] as const)
+      .filter(([, n]) => n > 0),
+  );
+
+/** GET /v1/leads/{id} every 100 ms, whether or not the last has answered, while `going()`. */
+async function probeReads(url: string, key: string, leadId: string, going: () => boolean) {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const inFlight: Promise<void>[] = [];
+  let next = performance.now();
+  while (going()) {
+    const t0 = performance.now();
+    inFlight.push(
+      fetch(`${url}/v1/leads/${leadId}`, { headers: { 'x-api-key': key } })
+        .then(async (res) => {
+          await res.arrayBuffer();
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          latencies.push(performance.now() - t0);
+        })
+        .catch(() => {
+          statuses.fetch = (statuses.fetch ?? 0) + 1;
+        }),
+    );
+    next += 100;
+    const wait = next - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+  await Promise.all(inFlight);
+  return {
+    requests: latencies.length,
+    statuses,
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    maxMs: round(Math.max(0, ...latencies)),
+  };
+}
+
 interface Person {
   customerId: string;
   leadIds: string[];
@@ -263,23 +313,42 @@ async function measureErase(dialect: 'sqlite' | 'postgres', size: number) {
         readsMs.push(total);
       }
 
+      // Other requests during the erases: a read of a seeded lead every 100 ms (open loop), as the dashboard's
+      // other users would send; their longest wait and statuses show how long an erase holds the service up.
       const eraseMs: number[] = [];
+      const refusals: { attempt: number; retryAfter: string | null }[] = [];
+      const shedBefore = await shedCounts(url);
       const sizeBefore = dialect === 'sqlite' ? fileSize(sqliteFile(storage)) : 0;
+      let erasing = true;
+      const probe = probeReads(url, key, seededLeadId(NEEDLE_LEADS + 1), () => erasing);
       for (const person of people) {
-        const { ms, json } = await timed<{ leads: number; attachments: number }>(
-          'erase',
-          () =>
-            fetch(`${url}/v1/customers/${person.customerId}/erase`, {
-              method: 'POST',
-              headers,
-              body: JSON.stringify({ reason: 'bench' }),
-            }),
-          200,
-        );
-        if (json.leads !== LEADS_PER_CUSTOMER || json.attachments !== LEADS_PER_CUSTOMER)
-          throw new Error(`erase covered ${JSON.stringify(json)}`);
-        eraseMs.push(ms);
+        // An admin erases one person at a time: a second's pause, so each erase starts on a quiet service.
+        await new Promise((r) => setTimeout(r, 1000));
+        for (let attempt = 1; ; attempt++) {
+          const t0 = performance.now();
+          const res = await fetch(`${url}/v1/customers/${person.customerId}/erase`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ reason: 'bench' }),
+          });
+          const body = await res.text();
+          const ms = performance.now() - t0;
+          if (res.status === 503 && attempt < 20) {
+            refusals.push({ attempt, retryAfter: res.headers.get('retry-after') });
+            await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+            continue;
+          }
+          if (res.status !== 200) throw new Error(`erase: ${res.status} ${body.slice(0, 500)}`);
+          const json = JSON.parse(body) as { leads: number; attachments: number };
+          if (json.leads !== LEADS_PER_CUSTOMER || json.attachments !== LEADS_PER_CUSTOMER)
+            throw new Error(`erase covered ${body}`);
+          eraseMs.push(ms);
+          break;
+        }
       }
+      erasing = false;
+      const during = await probe;
+      const shed = since(shedBefore, await shedCounts(url));
       const erase = summary(eraseMs);
       const create = summary(createMs);
       const reads = summary(readsMs);
@@ -301,7 +370,14 @@ async function measureErase(dialect: 'sqlite' | 'postgres', size: number) {
         eraseP50PerCreateP50: ratio(erase.p50Ms, create.p50Ms),
         eraseMaxPerCreateP50: ratio(erase.maxMs, create.p50Ms),
         eraseP50PerTenReadsP50: ratio(erase.p50Ms, reads.p50Ms),
+        /** Erases refused with 503 (and retried after Retry-After), and the overload guard's refusals by reason. */
+        eraseRefusals: refusals,
+        shed,
+        readsDuringErases: during,
       };
+      console.log(
+        `  reads during the erases: ${during.requests}, longest ${during.maxMs} ms, p99 ${during.p99Ms} ms; ${JSON.stringify(during.statuses)}; erases refused ${refusals.length}; shed ${JSON.stringify(shed)}`,
+      );
       console.log(
         `  erase p50 ${erase.p50Ms} ms, max ${erase.maxMs} ms (x${result.eraseP50PerCreateP50} / x${result.eraseMaxPerCreateP50} a create's p50 of ${create.p50Ms} ms; 10 reads p50 ${reads.p50Ms} ms)`,
       );
