@@ -24,7 +24,7 @@ import sharp from 'sharp';
 import { openDatabase } from '../src/platform/db/database.js';
 import { measure } from './load.js';
 import { cli, freePort, ROOT, Server, type Storage, serviceEnv } from './processes.js';
-import { databaseConfig, NEEDLE_LEADS, seededLeadId, seedLeads } from './seed.js';
+import { databaseConfig, seedLeads } from './seed.js';
 
 const postgresUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
 const { values: flags } = parseArgs({
@@ -272,7 +272,13 @@ async function measureErase(dialect: 'sqlite' | 'postgres', size: number) {
           201,
         );
       // Warm-up: the first requests of each kind compile and fill caches.
-      for (let i = 0; i < 20; i++) await createLead(`warm-${i}`, i);
+      let probeId = '';
+      for (let i = 0; i < 20; i++) probeId = (await createLead(`warm-${i}`, i)).json.id;
+      // What a real lead.created event weighs, to set against the seeded ones.
+      const latest = (await (
+        await fetch(`${url}/v1/events?type=lead.created&limit=1`, { headers: { 'x-api-key': key } })
+      ).json()) as { data: { data: unknown }[] };
+      const realEventBytes = JSON.stringify(latest.data[0]?.data ?? null).length;
 
       const createMs: number[] = [];
       const uploadMs: number[] = [];
@@ -313,14 +319,15 @@ async function measureErase(dialect: 'sqlite' | 'postgres', size: number) {
         readsMs.push(total);
       }
 
-      // Other requests during the erases: a read of a seeded lead every 100 ms (open loop), as the dashboard's
+      // Other requests during the erases: a read of a lead (created through the API: seeded leads have no
+      // submitted contact, which the single-lead read requires) every 100 ms (open loop), as the dashboard's
       // other users would send; their longest wait and statuses show how long an erase holds the service up.
       const eraseMs: number[] = [];
       const refusals: { attempt: number; retryAfter: string | null }[] = [];
       const shedBefore = await shedCounts(url);
       const sizeBefore = dialect === 'sqlite' ? fileSize(sqliteFile(storage)) : 0;
       let erasing = true;
-      const probe = probeReads(url, key, seededLeadId(NEEDLE_LEADS + 1), () => erasing);
+      const probe = probeReads(url, key, probeId, () => erasing);
       for (const person of people) {
         // An admin erases one person at a time: a second's pause, so each erase starts on a quiet service.
         await new Promise((r) => setTimeout(r, 1000));
@@ -357,6 +364,7 @@ async function measureErase(dialect: 'sqlite' | 'postgres', size: number) {
         leads: size,
         seededEvents: events.events,
         seededEventBytes: events.avgBytes,
+        realLeadCreatedEventBytes: realEventBytes,
         seedSeconds,
         databaseMiB: dialect === 'sqlite' ? mib(sizeBefore) : undefined,
         customers: CUSTOMERS,
