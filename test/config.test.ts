@@ -292,3 +292,14 @@ describe('backups: BACKUP_INTERVAL_MINUTES, BACKUP_KEEP, BACKUP_DIR', () => {
     expect(() => loadConfig(env)).toThrow(name);
   });
 });
+
+describe('SEARCH_BUDGET_MS', () => {
+  it('defaults to 2 s on both databases and takes whole milliseconds from 50 to 60,000', () => {
+    expect(loadConfig({}).database.searchBudgetMs).toBe(2000);
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x' }).database.searchBudgetMs).toBe(2000);
+    expect(loadConfig({ SEARCH_BUDGET_MS: '500' }).database.searchBudgetMs).toBe(500);
+    for (const value of ['10', '1.5', 'fast', '600000']) {
+      expect(() => loadConfig({ SEARCH_BUDGET_MS: value })).toThrow(/SEARCH_BUDGET_MS/);
+    }
+  });
+});

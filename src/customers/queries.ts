@@ -6,8 +6,8 @@ import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import { keysetPage } from '../platform/db/keyset.js';
 import { lockRow } from '../platform/db/portable.js';
 import type { AddressTable, CustomerTable, Tables } from '../platform/db/schema.js';
-import { planFor, searchedLeadIds } from '../platform/db/search.js';
-import { type Runner, statement } from '../platform/db/sql.js';
+import { appendSearch, brandSearch } from '../platform/db/search.js';
+import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
 import type { PageQuery } from '../shared/paging.js';
 import { ADDRESS_FIELDS, CONTACT_FIELDS, columnsOf, type ValuesByName } from './fields.js';
@@ -227,6 +227,17 @@ export async function customerKnown({ db }: Store, brandId: string, id: string):
   return row !== undefined;
 }
 
+/** The brand's customers with a real lead the search finds (see platform/db/search.ts). */
+async function searchedCustomerIds(store: Store, brandId: string, query: string): Promise<string[]> {
+  const search = await brandSearch(store, brandId, query);
+  const q = new SqlBuilder()
+    .sql(`${FIRST_COLUMN}select distinct l.customer_id from leads l where l.brand_id = `)
+    .value(brandId)
+    .sql(' and l.spam = 0');
+  appendSearch(q, search);
+  return firstColumn<string>(store, q.planPerCall().build(), q.params);
+}
+
 /** A page of the brand's customers a real lead has (limit + 1 rows, see keysetPage), filtered. */
 export async function selectCustomerPage(
   store: Store,
@@ -254,10 +265,13 @@ export async function selectCustomerPage(
   if (query.email !== undefined) q = q.where('email_normalized', '=', query.email);
   if (query.phone !== undefined) q = q.where('phone', '=', query.phone);
   if (query.search !== undefined) {
-    // The leads' text index: every document holds its customer's name, company, email and phone.
-    const ids = searchedLeadIds(store.dialect, await planFor(store, brandId, query.search));
+    // The leads' text index: every document holds its customer's name, company, email and phone. The customers
+    // are found first, within the search's budget, then paged.
+    const ids = await searchedCustomerIds(store, brandId, query.search);
     q = q.where(
-      sql<boolean>`customers.id in (select l.customer_id from leads l where l.brand_id = ${brandId} and l.spam = 0 and l.id in (${ids}))`,
+      store.dialect === 'sqlite'
+        ? sql<boolean>`customers.id in (select value from json_each(${JSON.stringify(ids)}))`
+        : sql<boolean>`customers.id = any(${ids}::text[])`,
     );
   }
   return q.execute();

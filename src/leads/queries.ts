@@ -16,7 +16,7 @@ import type {
   LeadNoteTable,
   LeadTable,
 } from '../platform/db/schema.js';
-import { appendSearch, planFor } from '../platform/db/search.js';
+import { appendSearch, brandSearch } from '../platform/db/search.js';
 import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
 import type { Dialect, Store, Tx } from '../platform/db/store.js';
 import type { PageQuery, Position, SortOrder } from '../shared/paging.js';
@@ -663,7 +663,7 @@ async function matching(
   if (filters.receivedBefore !== undefined) q.sql(' and l.received_at < ').value(filters.receivedBefore);
   if (filters.updatedAfter !== undefined) q.sql(' and l.updated_at > ').value(filters.updatedAfter);
   if (searching) {
-    appendSearch(q, store.dialect, await planFor(store, brandId, filters.search!)); // the text index: see search.ts
+    appendSearch(q, await brandSearch(store, brandId, filters.search!)); // the text index: see search.ts
   }
   if (q.params.length > unfiltered) q.planPerCall();
   return q;

@@ -134,7 +134,11 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   lead_search_docsize: { id: 'none', sz: 'none', origin: 'none' },
   lead_search_config: ids('k', 'v'),
   // The business's own settings and staff: no customer's data.
-  brands: ids('id', 'name', 'default_country', 'created_at', 'time_zone', 'language', 'retention_months'),
+  brands: {
+    ...ids('id', 'name', 'default_country', 'created_at', 'time_zone', 'language', 'retention_months'),
+    // SQLite only: the brand's rowid range in the search index (migration 2026112901).
+    ...ids('search_key'),
+  },
   users: {
     ...ids('id', 'brand_id', 'email', 'email_normalized', 'password_hash', 'role', 'created_at'),
     ...ids('disabled_at', 'notify_new_leads', 'name', 'language'),

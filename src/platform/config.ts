@@ -2,9 +2,13 @@
 import net from 'node:net';
 import path from 'node:path';
 
-export type DatabaseConfig =
+export type DatabaseConfig = (
   | { dialect: 'sqlite'; file: string }
-  | { dialect: 'postgres'; url: string; schema: string; poolMax: number };
+  | { dialect: 'postgres'; url: string; schema: string; poolMax: number }
+) & {
+  /** How long one search may run before it is stopped with a 422 (SEARCH_BUDGET_MS, default 2000). */
+  searchBudgetMs?: number;
+};
 
 export interface Config {
   host: string;
@@ -402,6 +406,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   } else {
     database = { dialect: 'sqlite', file: path.join(dataDir, 'lead-intake.sqlite') };
   }
+  database.searchBudgetMs = integer(env, 'SEARCH_BUDGET_MS', 2000, 50, 60_000);
   const sync = (env.SQLITE_SYNCHRONOUS || 'FULL').toUpperCase();
   if (sync !== 'FULL' && sync !== 'NORMAL')
     throw new ConfigError('SQLITE_SYNCHRONOUS must be FULL or NORMAL');

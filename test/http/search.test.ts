@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCustomer, updateCustomer } from '../../src/customers/customers.js';
 import { updateLead } from '../../src/leads/update.js';
 import { insertBulkLeads } from '../bulk-leads.js';
+import { addUser, signedIn, textOf } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 
 describe.each(dialects())('search on %s', (dialect) => {
@@ -230,6 +231,49 @@ describe.each(dialects())('search on %s', (dialect) => {
     expect((await ctx.api.get(`/v1/leads?q=${'a'.repeat(201)}`)).statusCode).toBe(422);
   });
 
+  it('refuses a query of more than 8 words, a repeated word counting once (422 naming q)', async () => {
+    const forty = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    for (const url of ['/v1/leads', '/v1/work-items', '/v1/customers']) {
+      const res = await ctx.api.get(`${url}?q=${encodeURIComponent(forty)}`);
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors).toEqual([{ field: 'q', message: 'has 40 words; a search takes at most 8' }]);
+    }
+    const repeated = Array.from({ length: 25 }, () => 'Dupont').join(' ');
+    const found = await ctx.api.get(`/v1/leads?q=${encodeURIComponent(`Émile ${repeated}`)}`);
+    expect(found.statusCode).toBe(200);
+    expect(found.json().data.map((l: { id: string }) => l.id)).toEqual([ids.emile]);
+  });
+
+  it('answers a NUL or another control character in q or a filter with a 422, never a 500', async () => {
+    const routes = [
+      '/v1/leads?q=ab%00cd',
+      '/v1/work-items?q=ab%00cd',
+      '/v1/customers?q=ab%00cd',
+      '/v1/customers?email=a%00b%40example.com',
+      '/v1/exports/leads.csv?q=ab%00cd',
+      '/v1/exports/work-items.csv?q=ab%00cd',
+      '/v1/leads?q=ab%01cd%0Aef',
+    ];
+    for (const url of routes) {
+      const res = await ctx.api.get(url);
+      expect(res.statusCode, url).toBe(422);
+      expect(res.headers['content-type'], url).toMatch(/problem\+json/);
+      expect(res.json().errors[0].field, url).toBe(url.includes('email') ? 'email' : 'q');
+    }
+  });
+
+  it('says so on the dashboard too, in the list, never a 500', async () => {
+    await addUser(ctx.app, ctx.brandId, 'search-office@acme.example');
+    const browser = await signedIn(ctx.app, 'search-office@acme.example');
+    const forty = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    for (const list of ['/dashboard/leads', '/dashboard/work-items']) {
+      const page = await browser.get(`${list}?q=${encodeURIComponent(forty)}`);
+      expect(page.statusCode).toBe(422);
+      expect(textOf(page.body)).toContain('has 40 words; a search takes at most 8.');
+      expect((await browser.get(`${list}?q=ab%00cd`)).statusCode).toBe(422);
+    }
+  });
+
   it('uses the text index, not a scan (the plan)', async () => {
     const database = ctx.app.deps.database;
     // Enough leads that reading them all would cost more than the index (the planner's choice on PostgreSQL).
@@ -250,32 +294,77 @@ describe.each(dialects())('search on %s', (dialect) => {
     } as typeof database;
     await listLeads(spy, ctx.brandId, 'lead', { limit: 25, order: 'desc', search: 'Émile Dupont' });
     const list = statements.at(-1)!;
-    expect(list.text).toContain('lead_search');
-    const plan = await database.db.connection().execute(async (db) => {
-      if (dialect === 'postgres') {
-        // The plan starts from the search (above); 5,000 short documents are still cheaper to read whole than
-        // through any index, so the scan is switched off to show which index answers.
-        await sql`set enable_seqscan = off`.execute(db);
+    // PostgreSQL: one statement, the search a subquery of the list's. SQLite: the search's windows first (each
+    // over the brand's rowid range only), then the list of what they found.
+    const search =
+      dialect === 'postgres' ? list : statements.find((s) => s.text.includes('lead_search match'))!;
+    expect(search.text).toContain('lead_search');
+    const explain = (statement: { text: string; params: readonly unknown[] }) =>
+      database.db.connection().execute(async (db) => {
+        if (dialect === 'postgres') {
+          // The plan starts from the search (above); 5,000 short documents are still cheaper to read whole than
+          // through any index, so the scan is switched off to show which index answers.
+          await sql`set enable_seqscan = off`.execute(db);
+          const literal = (v: unknown) =>
+            typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
+          const text = statement.text.replace(/\$(\d+)/g, (_, n) => literal(statement.params[Number(n) - 1]));
+          const rows = (await sql.raw(`explain ${text}`).execute(db)).rows as { 'QUERY PLAN': string }[];
+          return rows.map((r) => r['QUERY PLAN']).join('\n');
+        }
         const literal = (v: unknown) =>
           typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
-        const text = list.text.replace(/\$(\d+)/g, (_, n) => literal(list.params[Number(n) - 1]));
-        const rows = (await sql.raw(`explain ${text}`).execute(db)).rows as { 'QUERY PLAN': string }[];
-        return rows.map((r) => r['QUERY PLAN']).join('\n');
-      }
-      const literal = (v: unknown) =>
-        typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
-      let n = 0;
-      const text = list.text.replace(/\?/g, () => literal(list.params[n++]));
-      const rows = (await sql.raw(`explain query plan ${text}`).execute(db)).rows as { detail: string }[];
-      return rows.map((r) => r.detail).join('\n');
-    });
+        let n = 0;
+        const text = statement.text.replace(/\?/g, () => literal(statement.params[n++]));
+        const rows = (await sql.raw(`explain query plan ${text}`).execute(db)).rows as { detail: string }[];
+        return rows.map((r) => r.detail).join('\n');
+      });
+    const plan = await explain(list);
     if (dialect === 'postgres') {
       expect(plan).toMatch(/Bitmap Index Scan on lead_search_body/);
     } else {
-      expect(plan).toMatch(/SCAN s VIRTUAL TABLE INDEX \d+:M/);
+      // The index read with the rowid range's bounds (FTS5's index string: M for the match, > and < for them).
+      expect(await explain(search)).toMatch(/SCAN s VIRTUAL TABLE INDEX \d+:M\d*[<>=]+/);
       // The leads are looked up by the matches' ids, not walked in order and checked one by one.
       expect(plan).toMatch(/SEARCH l USING INDEX sqlite_autoindex_leads_1 \(id=\?\)/);
     }
     expect(plan).not.toMatch(/leads_brand_stage_received/);
   });
+  it('stops a search that runs past the budget with a 422, and searches again once the budget allows', async () => {
+    // 5,000 more leads of the brand, each a document two of the words are in (the third in none): more than one
+    // window on SQLite, and more than a millisecond of PostgreSQL work either way it plans the list.
+    const database = ctx.app.deps.database;
+    await insertBulkLeads(database, ctx.brandId, { tag: 'b', count: 5000 });
+    const before = database.searchBudgetMs;
+    // The budget SEARCH_BUDGET_MS sets (50 ms at least there); 0 here: any search longer than one window.
+    Object.assign(database, { searchBudgetMs: 0 });
+    try {
+      const res = await ctx.api.get('/v1/leads?q=bulk%20customer%20nowhere');
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors).toEqual([
+        { field: 'q', message: 'took longer than 0 s and was stopped; add a word or a filter to narrow it' },
+      ]);
+      // Another brand's search meanwhile: its own (few) documents, within any budget on SQLite.
+      if (dialect === 'sqlite') {
+        expect((await ctx.api.get('/v1/leads?q=Dupont', { key: ctx.keys.other })).statusCode).toBe(200);
+      }
+    } finally {
+      Object.assign(database, { searchBudgetMs: before });
+    }
+    expect((await ctx.api.get('/v1/leads?q=bulk%20customer&limit=1')).statusCode).toBe(200);
+  });
+  it.runIf(dialect === 'sqlite')(
+    "keeps each brand's documents in a rowid range of the index of its own",
+    async () => {
+      const database = ctx.app.deps.database;
+      const rows = (
+        await sql<{ brand_id: string; search_key: number; id: number }>`select l.brand_id, b.search_key, r.id
+        from lead_search_rows r join leads l on l.id = r.lead_id join brands b on b.id = l.brand_id`.execute(
+          database.db,
+        )
+      ).rows;
+      expect(new Set(rows.map((r) => r.brand_id)).size).toBe(2);
+      for (const r of rows) expect(Math.floor(r.id / 2 ** 32)).toBe(r.search_key);
+      expect(new Set(rows.map((r) => r.search_key)).size).toBe(2);
+    },
+  );
 });

@@ -44,7 +44,7 @@ export const SearchParam = (what: string) =>
   Type.Optional(
     Type.String({
       maxLength: 200,
-      description: `Search, accent- and case-insensitively: ${what} whose title, description, customer name, company, email, phone (written in any format, national numbers read in the brand's country), street, postal code (with or without its space) or city contain it; several words must each be found. Combines with the other filters and pages like them. A substring search by trigram: fewer than 3 characters (spaces aside) find nothing.`,
+      description: `Search, accent- and case-insensitively: ${what} whose title, description, customer name, company, email, phone (written in any format, national numbers read in the brand's country), street, postal code (with or without its space) or city contain it; several words must each be found. Combines with the other filters and pages like them. A substring search by trigram: fewer than 3 characters (spaces aside) find nothing. At most 8 words (a repeated word counts once) and no control characters, else a 422; a search running longer than the service's search budget (2 s by default) is stopped with a 422 naming q.`,
       examples: ['Émile Dupont', '06 1234 5678', '1015CJ'],
     }),
   );

@@ -61,9 +61,14 @@ export function openDatabase(
   sqliteSynchronous: 'FULL' | 'NORMAL' = 'FULL',
   mail: MailSettings | null = null,
 ): Database {
-  return config.dialect === 'sqlite'
-    ? openSqlite(config.file, sqliteSynchronous, mail)
-    : openPostgres(config, mail);
+  const database =
+    config.dialect === 'sqlite'
+      ? openSqlite(config.file, sqliteSynchronous, mail)
+      : openPostgres(config, mail);
+  // Read by search.ts from whichever handle a search is given (the database or a transaction made from it).
+  return config.searchBudgetMs === undefined
+    ? database
+    : Object.assign(database, { searchBudgetMs: config.searchBudgetMs });
 }
 
 /** The outer Kysely's SQLite dialect: refuses to be used inside a write instead of waiting for its lock. */

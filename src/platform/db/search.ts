@@ -13,17 +13,82 @@
 //     index holds phones as E.164 digits, which contain the national significant number too).
 // A query of fewer than 3 characters (spaces aside) finds nothing: no trigram index can answer it, and a scan of
 // every lead is what this replaces.
+//
+// One brand's search must not cost the others anything (issue 29: one 40-term query on SQLite held the event loop
+// for 13 s). So:
+//   - a query is bounded before it reaches the index: at most MAX_SEARCH_WORDS words (a repeated word counts once)
+//     and no control characters, else a 422 naming `q` (its length, 200 characters, is the route schema's);
+//   - on SQLite it reads only the brand's part of the FTS5 index (the brand's rowid range: migration
+//     2026112901_search_brand_ranges), in windows, yielding the event loop between them, and gives up with a 422
+//     once it has run longer than the database's search budget (SEARCH_BUDGET_MS, default 2 s);
+//   - on PostgreSQL the statements that search run with that budget as their statement_timeout; a cancelled one
+//     is the same 422.
 
+import { setImmediate as yieldEventLoop } from 'node:timers/promises';
 import { type RawBuilder, sql } from 'kysely';
 import { AsYouType } from 'libphonenumber-js/max';
-import { type Runner, type SqlBuilder, statement } from './sql.js';
+import { ValidationError } from '../../shared/errors.js';
+import { type Runner, type SqlBuilder, type StatementBudget, statement } from './sql.js';
 import type { Dialect } from './store.js';
 
 /** Trigram indexes need this many characters in a term. */
 export const MIN_TERM = 3;
 
+/** At most this many words in a query (after a repeated word is counted once). */
+export const MAX_SEARCH_WORDS = 8;
+
+/** How long one search may run, when the database does not say (SEARCH_BUDGET_MS). */
+export const DEFAULT_SEARCH_BUDGET_MS = 2000;
+
 /** Alternatives (OR) of terms (AND), each a substring to find; empty when the query can find nothing. */
 export type SearchPlan = string[][];
+
+// C0 and C1 controls (NUL included), which no name, address or phone holds; PostgreSQL cannot even take a NUL.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is looked for
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** The query's words as the plan takes them: a repeated word (any case) once. */
+function distinctWords(text: string): string[] {
+  const seen = new Set<string>();
+  return text.split(' ').filter((w) => {
+    const key = w.toLocaleLowerCase();
+    if (!w || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Refuses a query no search should run: control characters, or more than MAX_SEARCH_WORDS words. */
+export function checkSearchQuery(query: string, field = 'q'): void {
+  if (CONTROL.test(query)) {
+    throw new ValidationError([
+      { field, message: 'must not contain control characters', text: { key: 'search.error.control' } },
+    ]);
+  }
+  const count = distinctWords(query.trim().replace(/\s+/g, ' ')).length;
+  if (count > MAX_SEARCH_WORDS) {
+    throw new ValidationError([
+      {
+        field,
+        message: `has ${count} words; a search takes at most ${MAX_SEARCH_WORDS}`,
+        text: { key: 'search.error.words', values: { count, max: MAX_SEARCH_WORDS } },
+      },
+    ]);
+  }
+}
+
+/** The search ran longer than its budget: a 422 naming the query, which the person can narrow. */
+export class SearchTooSlowError extends ValidationError {
+  constructor(budgetMs: number, field = 'q') {
+    super([
+      {
+        field,
+        message: `took longer than ${budgetMs / 1000} s and was stopped; add a word or a filter to narrow it`,
+        text: { key: 'search.error.slow', values: { seconds: budgetMs / 1000 } },
+      },
+    ]);
+  }
+}
 
 const PHONE_LIKE = /^[+0-9\s\-./()]+$/;
 
@@ -35,6 +100,7 @@ export function looksLikePhone(query: string): boolean {
 
 /** The readings of a query (see above). `country`: the brand's, for national phone numbers. */
 export function searchPlan(query: string, country: string | undefined): SearchPlan {
+  checkSearchQuery(query);
   const text = query.trim().replace(/\s+/g, ' ');
   const plan: SearchPlan = [];
   const add = (terms: string[]) => {
@@ -62,7 +128,7 @@ export function searchPlan(query: string, country: string | undefined): SearchPl
 function words(text: string): string[] {
   const out: string[] = [];
   let pending = '';
-  for (const word of text.split(' ').filter(Boolean)) {
+  for (const word of distinctWords(text)) {
     const joined = pending ? `${pending} ${word}` : word;
     if ([...joined].length < MIN_TERM) pending = joined;
     else {
@@ -92,23 +158,33 @@ export async function planFor(store: Runner, brandId: string, query: string): Pr
 /** SQL text and the values of its placeholders, in order. */
 type Part = string | { value: unknown };
 
+/** What searching needs of the database: its statements, its dialect and its budget (SEARCH_BUDGET_MS). */
+export type SearchStore = Runner & {
+  readonly dialect: Dialect;
+  readonly searchBudgetMs?: number | undefined;
+};
+
 /**
- * `select <lead id> …` of every lead (of any brand: the caller keeps to its own) whose document matches the plan:
- * an FTS5 MATCH on SQLite, trigram-indexed LIKEs on PostgreSQL. Nothing when the plan is empty.
+ * A brand's search, resolved: the lead-id subquery that lists and counts put in their WHERE (`l.id in (…)`), and
+ * on PostgreSQL the budget their statement runs within. Only the brand's leads are in it (the caller's brand
+ * condition stays: it is what the lists page by).
  */
-function matchingLeadIds(dialect: Dialect, plan: SearchPlan): Part[] {
-  if (!plan.length) return ['select null where 1 = 0'];
-  if (dialect === 'sqlite') {
-    // FTS5 query syntax: each term a quoted phrase (a quote doubled), which the trigram tokenizer matches as a
-    // substring; the document's and the query's diacritics and case are folded by the same tokenizer.
-    const match = plan
-      .map((terms) => `(${terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ')})`)
-      .join(' OR ');
-    return [
-      'select r.lead_id from lead_search s join lead_search_rows r on r.id = s.rowid where lead_search match ',
-      { value: match },
-    ];
-  }
+export interface BrandSearch {
+  readonly parts: readonly Part[];
+  readonly budget?: StatementBudget;
+}
+
+const NOTHING: BrandSearch = { parts: ['select null where 1 = 0'] };
+
+/**
+ * Resolves a brand's query (see the top of this file). Throws a ValidationError (422 on `q`) for a query no
+ * search runs, and SearchTooSlowError when SQLite's search runs past the budget.
+ */
+export async function brandSearch(store: SearchStore, brandId: string, query: string): Promise<BrandSearch> {
+  const plan = await planFor(store, brandId, query);
+  if (!plan.length) return NOTHING;
+  const budgetMs = store.searchBudgetMs ?? DEFAULT_SEARCH_BUDGET_MS;
+  if (store.dialect === 'sqlite') return { parts: await sqliteMatches(store, brandId, plan, budgetMs) };
   // The document is stored folded (f_unaccent lowers and removes accents); the pattern is folded the same way.
   const parts: Part[] = ['select lead_id from lead_search where '];
   plan.forEach((terms, i) => {
@@ -122,25 +198,79 @@ function matchingLeadIds(dialect: Dialect, plan: SearchPlan): Part[] {
     });
     parts.push(')');
   });
-  return parts;
+  return { parts, budget: { ms: budgetMs, exceeded: () => new SearchTooSlowError(budgetMs) } };
 }
 
-/** Appends ` and <the lead l matches the plan>` to a list or count query (the other filters stay outside). */
-export function appendSearch(q: SqlBuilder, dialect: Dialect, plan: SearchPlan): void {
+// The brand's rowid range in the index: [start, last] (last null when it has no lead).
+const BRAND_RANGE = statement(`select b.search_key << 32 as "start",
+  (select id from lead_search_rows where id >= b.search_key << 32 and id < (b.search_key + 1) << 32
+    order by id desc limit 1) as "last"
+  from brands b where b.id = ?`);
+// The matches among the rowids [from, to): FTS5 takes the rowid bounds into its doclist reads (seeks, not scans).
+const MATCH_WINDOW = statement(`select r.lead_id from lead_search s join lead_search_rows r on r.id = s.rowid
+  where lead_search match ? and s.rowid >= ? and s.rowid < ?`);
+
+/** Rows per window to start with, and the bounds it adapts within (aiming at WINDOW_MS of work per window). */
+const FIRST_WINDOW = 4096;
+const MIN_WINDOW = 256;
+const MAX_WINDOW = 1 << 20;
+const WINDOW_MS = 8;
+
+/**
+ * SQLite: the brand's matching lead ids, read window by window over the brand's rowid range. Between windows the
+ * event loop runs whatever else waits (other brands' requests, the write batches); once the budget is spent the
+ * search stops with SearchTooSlowError. Windows grow while they are quick and shrink when they are slow, so a
+ * cheap search takes one or two statements and an expensive one yields every few milliseconds.
+ */
+async function sqliteMatches(
+  store: Runner,
+  brandId: string,
+  plan: SearchPlan,
+  budgetMs: number,
+): Promise<Part[]> {
+  const range = (await store.all<{ start: number; last: number | null }>(BRAND_RANGE, [brandId]))[0];
+  if (!range || range.last === null) return NOTHING.parts as Part[];
+  // FTS5 query syntax: each term a quoted phrase (a quote doubled), which the trigram tokenizer matches as a
+  // substring; the document's and the query's diacritics and case are folded by the same tokenizer.
+  const match = plan
+    .map((terms) => `(${terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ')})`)
+    .join(' OR ');
+  const began = performance.now();
+  const ids: string[] = [];
+  let window = FIRST_WINDOW;
+  for (let from = range.start; from <= range.last; ) {
+    const to = Math.min(from + window, range.last + 1);
+    const windowBegan = performance.now();
+    for (const row of await store.all<{ lead_id: string }>(MATCH_WINDOW, [match, from, to]))
+      ids.push(row.lead_id);
+    from = to;
+    if (from > range.last) break;
+    const now = performance.now();
+    if (now - began > budgetMs) throw new SearchTooSlowError(budgetMs);
+    const took = now - windowBegan;
+    if (took < WINDOW_MS / 2) window = Math.min(window * 2, MAX_WINDOW);
+    else if (took > WINDOW_MS * 2) window = Math.max(Math.floor(window / 2), MIN_WINDOW);
+    await yieldEventLoop();
+  }
+  if (!ids.length) return NOTHING.parts as Part[];
+  return ['select value from json_each(', { value: JSON.stringify(ids) }, ')'];
+}
+
+/** Appends ` and <the lead l matches the search>` to a list or count query (the other filters stay outside). */
+export function appendSearch(q: SqlBuilder, search: BrandSearch): void {
   q.sql(' and l.id in (');
-  for (const part of matchingLeadIds(dialect, plan)) {
+  for (const part of search.parts) {
     if (typeof part === 'string') q.sql(part);
     else q.value(part.value);
   }
   q.sql(')');
+  q.within(search.budget);
 }
 
-/** The same lead-id subquery for Kysely queries (the customers list). */
-export function searchedLeadIds(dialect: Dialect, plan: SearchPlan): RawBuilder<unknown> {
+/** The same lead-id subquery for Kysely queries (the customers list); its budget is the caller's to apply. */
+export function searchedLeadIds(search: BrandSearch): RawBuilder<unknown> {
   return sql.join(
-    matchingLeadIds(dialect, plan).map((part) =>
-      typeof part === 'string' ? sql.raw(part) : sql`${part.value}`,
-    ),
+    search.parts.map((part) => (typeof part === 'string' ? sql.raw(part) : sql`${part.value}`)),
     sql.raw(''),
   );
 }

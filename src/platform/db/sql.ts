@@ -22,6 +22,16 @@ export interface Statement {
    * (`plan_cache_mode=auto`, its default).
    */
   readonly planPerCall?: boolean;
+  /**
+   * The most time the statement may take on PostgreSQL outside a transaction (its statement_timeout; the pool's
+   * default is 15 s), and the error to throw when it is cancelled for that. SQLite callers bound their own work.
+   */
+  readonly budget?: StatementBudget;
+}
+
+export interface StatementBudget {
+  readonly ms: number;
+  exceeded(): Error;
 }
 
 const numbered = new Map<string, string>();
@@ -37,13 +47,17 @@ function toPostgres(text: string): string {
   return out;
 }
 
-export function statement(text: string, options: { planPerCall?: boolean } = {}): Statement {
+export function statement(
+  text: string,
+  options: { planPerCall?: boolean; budget?: StatementBudget | undefined } = {},
+): Statement {
   return {
     sqlite: text,
     get postgres() {
       return toPostgres(text);
     },
     ...(options.planPerCall ? { planPerCall: true } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   };
 }
 
@@ -137,13 +151,19 @@ function preparedName(text: string): string {
  * statement outside a transaction) or a client checked out for one.
  */
 export function postgresRunner(on: pg.Pool | pg.PoolClient): Runner {
-  const query = (s: Statement, params: readonly unknown[]) =>
-    on.query({
+  const send = (client: pg.Pool | pg.PoolClient, s: Statement, params: readonly unknown[]) =>
+    client.query({
       ...statementName(s),
       text: s.postgres,
       values: params as unknown[],
       ...(s.postgres.startsWith(FIRST_COLUMN) ? { rowMode: 'array' as const } : {}),
     });
+  // A statement with a budget runs on a client of its own with that statement_timeout, set back afterwards
+  // (a transaction's client keeps the pool's: a budget must not outlive the statement).
+  const query = (s: Statement, params: readonly unknown[]) =>
+    s.budget && 'totalCount' in on
+      ? withinBudget(on, s.budget, (client) => send(client, s, params))
+      : send(on, s, params);
   return {
     dialect: 'postgres',
     async all<R>(s: Statement, params: readonly unknown[]) {
@@ -153,6 +173,32 @@ export function postgresRunner(on: pg.Pool | pg.PoolClient): Runner {
       return (await query(s, params)).rowCount ?? 0;
     },
   };
+}
+
+/** Runs `work` on a client of the pool whose statements time out after the budget (57014 → budget.exceeded()). */
+async function withinBudget<T>(
+  pool: pg.Pool,
+  budget: StatementBudget,
+  work: (client: pg.PoolClient) => Promise<T>,
+) {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(`set statement_timeout = ${Math.max(1, Math.round(budget.ms))}`);
+    try {
+      return await work(client);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === '57014') throw budget.exceeded();
+      throw error;
+    } finally {
+      await client.query('reset statement_timeout').catch((error: Error) => {
+        broken = error;
+      });
+    }
+  } finally {
+    // A client whose timeout could not be set back is closed, not returned to the pool with it.
+    client.release(broken ?? false);
+  }
 }
 
 /** Prepares each SQL text once per connection and keeps it (oldest out first past the bound). */
@@ -195,6 +241,7 @@ export function sqliteRunner(cache: StatementCache): Runner {
 export class SqlBuilder {
   private text = '';
   private perCall = false;
+  private budget: StatementBudget | undefined;
   readonly params: unknown[] = [];
 
   /** The statement's best plan depends on its values: see Statement.planPerCall. */
@@ -223,7 +270,13 @@ export class SqlBuilder {
     return this;
   }
 
+  /** Runs the statement within a time budget: see Statement.budget. */
+  within(budget: StatementBudget | undefined): this {
+    this.budget = budget;
+    return this;
+  }
+
   build(): Statement {
-    return statement(this.text, { planPerCall: this.perCall });
+    return statement(this.text, { planPerCall: this.perCall, budget: this.budget });
   }
 }

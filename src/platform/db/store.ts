@@ -50,6 +50,8 @@ export interface Store extends Runner {
   readonly dialect: Dialect;
   /** Email settings; null when email is off, so nothing is queued. */
   readonly mail: MailSettings | null;
+  /** How long one search may run (SEARCH_BUDGET_MS; see search.ts); absent: the default. */
+  readonly searchBudgetMs?: number | undefined;
   /** The app's metrics, on a handle from withWriteMetrics and its transactions; absent elsewhere. */
   readonly metrics?: WriteMetrics;
   /** Kysely on this handle's connection (outside a write: the pool; in a write: its transaction). */

@@ -31,7 +31,7 @@ export function migration(dialect: Dialect) {
 }
 
 /** The document of the leads `l` (joined to customers c, addresses a), unfolded. */
-function body(dialect: Dialect): string {
+export function body(dialect: Dialect): string {
   const pg = dialect === 'postgres';
   const sep = pg ? 'chr(10)' : 'char(10)';
   const submitted = (field: string) =>
@@ -42,7 +42,7 @@ function body(dialect: Dialect): string {
     ${submitted('email')}, replace(${submitted('phone')}, '+', ''))`;
 }
 
-const JOINS = 'join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id';
+export const JOINS = 'join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id';
 
 async function upSqlite(db: Kysely<unknown>): Promise<void> {
   const doc = body('sqlite');

@@ -10,6 +10,7 @@ import { Negotiator } from '@fastify/accept-negotiator';
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { ValidationError } from '../../../shared/errors.js';
 
 /** What an API response may be cached as: by the client only, and only after asking whether it is current. */
 export const API_CACHE_CONTROL = 'private, no-cache';
@@ -76,6 +77,19 @@ export default fp(
     // compression (app hooks run before the route hooks @fastify/compress adds), so the ETag names the
     // uncompressed body and a 304 is never compressed. Streamed bodies (the CSV exports) get no ETag: it would
     // mean holding the whole export in memory.
+    // A NUL in a query parameter is refused on every route, before any handler sees it: no value the service
+    // takes holds one, and PostgreSQL cannot even bind it (issue 29: seven routes answered 500).
+    app.addHook('preValidation', async (request) => {
+      const query = request.query as Record<string, unknown> | undefined;
+      if (!query || typeof query !== 'object') return;
+      const errors = Object.entries(query)
+        .filter(([, v]) =>
+          (Array.isArray(v) ? v : [v]).some((s) => typeof s === 'string' && s.includes('\0')),
+        )
+        .map(([field]) => ({ field, message: 'must not contain a NUL character' }));
+      if (errors.length) throw new ValidationError(errors);
+    });
+
     app.addHook('onSend', async (request, reply, payload) => {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.routeOptions.config?.scope) {
         return payload;
