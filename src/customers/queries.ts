@@ -38,22 +38,26 @@ export interface FoundCustomerIds {
   by_phone: string | null;
 }
 
-// Hot (every create; b837174): by email; else by phone among customers without an email (any, when the
-// submission has none), latest lead first.
-const FIND_TEXT =
-  'select ' +
-  '(select c.id from customers c where c.brand_id = ? and c.email_normalized = ?) as by_email, ' +
-  '(select c.id from customers c where c.brand_id = ? and c.phone = ? and (? = 1 or c.email_normalized is null) ' +
-  'order by (select max(l.received_at) from leads l where l.customer_id = c.id) desc, c.created_at desc ' +
-  'limit 1) as by_phone';
-const FIND = statement(FIND_TEXT);
-/** FIND's parameters: the email as matched (lower case) and the E.164 phone. */
+// Hot (every create; b837174): by email; else, only then, by phone among customers without an email (any, when
+// the submission has none), latest lead first. Each rule is one index seek whatever the number of customers
+// sharing the phone (issue 33): last_lead_at is kept by triggers and leads the phone indexes (2026112902), and a
+// CASE evaluates the phone rule only when the email found no one (both databases evaluate a CASE lazily).
+const byPhone = (withEmail: boolean) =>
+  'select c.id from customers c where c.brand_id = ? and c.phone = ?' +
+  (withEmail ? ' and c.email_normalized is null' : '') +
+  ' order by c.last_lead_at desc, c.created_at desc limit 1';
+const findText = (withEmail: boolean) =>
+  `select e.by_email, case when e.by_email is null then (${byPhone(withEmail)}) end as by_phone ` +
+  'from (select (select c.id from customers c where c.brand_id = ? and c.email_normalized = ?) as by_email) e';
+/** The statement text for a submission with an email (true) and without one (exported for the plan test). */
+const FIND_TEXT = { true: findText(true), false: findText(false) } as const;
+export const FIND = { true: statement(FIND_TEXT.true), false: statement(FIND_TEXT.false) } as const;
+/** FIND's parameters, in its placeholders' order: the E.164 phone, and the email as matched (lower case). */
 const findParams = (brandId: string, email: string | null, phone: string | null) => [
   brandId,
-  email,
-  brandId,
   phone,
-  email ? 0 : 1,
+  brandId,
+  email,
 ];
 // Hot (every create's customer read back or inserted; b837174, 9477ae2).
 const BY_ID = statement(`select ${COLUMNS} from customers where id = ? and brand_id = ?`);
@@ -81,13 +85,15 @@ const INSERT = statement(
  * PostgreSQL: FIND, and INSERT when it finds nothing, in one round trip (b837174). The statement's snapshot is
  * taken after the contact locks were (an earlier statement), so it sees every customer committed under them.
  */
-const FIND_OR_INSERT = statement(
-  `with found as (${FIND_TEXT}), inserted as (${INSERT_COLUMNS} ` +
-    `select ${CUSTOMER_INSERT_COLUMNS.map((c) => `?::${CUSTOMER_CASTS[c] ?? 'text'}`).join(', ')} ` +
-    'where not exists (select 1 from found where by_email is not null or by_phone is not null) ' +
-    `on conflict do nothing returning ${COLUMNS}) ` +
-    'select found.by_email, found.by_phone, inserted.* from found left join inserted on true',
-);
+const findOrInsert = (withEmail: boolean) =>
+  statement(
+    `with found as (${FIND_TEXT[`${withEmail}`]}), inserted as (${INSERT_COLUMNS} ` +
+      `select ${CUSTOMER_INSERT_COLUMNS.map((c) => `?::${CUSTOMER_CASTS[c] ?? 'text'}`).join(', ')} ` +
+      'where not exists (select 1 from found where by_email is not null or by_phone is not null) ' +
+      `on conflict do nothing returning ${COLUMNS}) ` +
+      'select found.by_email, found.by_phone, inserted.* from found left join inserted on true',
+  );
+const FIND_OR_INSERT = { true: findOrInsert(true), false: findOrInsert(false) } as const;
 
 /** The brand's customer with this email (lower case), and the one with this phone (see FIND_TEXT). */
 export async function findCustomer(
@@ -96,7 +102,7 @@ export async function findCustomer(
   email: string | null,
   phone: string | null,
 ): Promise<FoundCustomerIds | undefined> {
-  const [row] = await r.all<FoundCustomerIds>(FIND, findParams(brandId, email, phone));
+  const [row] = await r.all<FoundCustomerIds>(FIND[`${email !== null}`], findParams(brandId, email, phone));
   return row;
 }
 
@@ -109,14 +115,14 @@ export async function findOrInsertCustomer(
   tx: Tx,
   email: string | null,
   phone: string | null,
-  row: Omit<Selectable<CustomerTable>, 'erased_at'>,
+  row: Omit<Selectable<CustomerTable>, 'erased_at' | 'last_lead_at'>,
 ): Promise<{ found: FoundCustomerIds | undefined; inserted: CustomerRow | undefined }> {
   const values = CUSTOMER_INSERT_COLUMNS.map((c) => row[c]);
   if (tx.dialect === 'postgres') {
-    const [both] = await tx.all<FoundCustomerIds & Partial<CustomerRow>>(FIND_OR_INSERT, [
-      ...findParams(row.brand_id, email, phone),
-      ...values,
-    ]);
+    const [both] = await tx.all<FoundCustomerIds & Partial<CustomerRow>>(
+      FIND_OR_INSERT[`${email !== null}`],
+      [...findParams(row.brand_id, email, phone), ...values],
+    );
     return { found: both, inserted: both?.id ? (both as CustomerRow) : undefined };
   }
   const found = await findCustomer(tx, row.brand_id, email, phone);

@@ -13,7 +13,7 @@ const ids = (...columns: string[]) => Object.fromEntries(columns.map((c) => [c, 
 
 export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   customers: {
-    ...ids('id', 'brand_id', 'created_at', 'updated_at', 'erased_at'),
+    ...ids('id', 'brand_id', 'created_at', 'updated_at', 'erased_at', 'last_lead_at'),
     type: 'kept',
     name: 'erased',
     first_name: 'erased',

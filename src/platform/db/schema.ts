@@ -69,6 +69,8 @@ export interface CustomerTable {
   updated_at: number;
   /** When the customer was erased; its personal fields are null from then on (2026112801). */
   erased_at: Defaulted<number | null>;
+  /** The latest received_at of its leads, 0 without any; kept by triggers (2026112902). */
+  last_lead_at: Defaulted<number>;
 }
 
 export interface AddressTable {

@@ -1,0 +1,109 @@
+// The customer lookup of every create (issue 33): each rule one index seek whatever the number of customers sharing
+// a phone. 3,000 customers share one phone here (half with an email): the plans use the phone indexes led by
+// last_lead_at, with no sort and no per-candidate count of leads; the triggers keep last_lead_at right when a
+// lead comes in, moves to another customer or is deleted.
+import { sql } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createBrand } from '../../src/accounts/brands.js';
+import { findCustomerFor } from '../../src/customers/customers.js';
+import { FIND } from '../../src/customers/queries.js';
+import { dialects } from '../helpers.js';
+import { migratedDatabase } from '../migrated-database.js';
+
+const SHARED = '+31201234567';
+const CROWD = 3000;
+
+describe.each(dialects())('the customer lookup on %s', (dialect) => {
+  const database = migratedDatabase(dialect);
+  let brandId = '';
+  beforeAll(async () => {
+    brandId = (await createBrand(database, { language: 'en', name: 'Switchboard BV', country: 'NL' })).id;
+    const pg = dialect === 'postgres';
+    const series = pg
+      ? `generate_series(1, ${CROWD}) as s(n)`
+      : `(with recursive s(n) as (select 1 union all select n + 1 from s where n < ${CROWD}) select n from s) s`;
+    const email = (n: string) => `case when ${n} % 2 = 0 then 'crowd' || ${n} || '@example.com' end`;
+    await sql
+      .raw(`insert into customers (id, brand_id, type, name, email, email_normalized, phone, created_at, updated_at)
+        select 'cus_crowd' || n, '${brandId}', 'person', 'Crowd ' || n, ${email('n')}, ${email('n')}, '${SHARED}',
+          n, n from ${series}`)
+      .execute(database.db);
+    await sql
+      .raw(`insert into addresses (id, brand_id, customer_id, street, street_number, postal_code, city, country,
+          match_key, created_at, updated_at)
+        select 'adr_crowd' || n, '${brandId}', 'cus_crowd' || n, 'Damrak', '' || n, '1012 LG', 'Amsterdam', 'NL',
+          '1012LG|' || n || '||NL', n, n from ${series}`)
+      .execute(database.db);
+    if (pg) await sql`analyze customers`.execute(database.db);
+  });
+
+  async function plan(withEmail: boolean): Promise<string> {
+    const s = FIND[`${withEmail}`];
+    const params = [brandId, SHARED, brandId, withEmail ? 'nobody@example.com' : null];
+    const literal = (v: unknown) => (v === null ? 'null' : `'${String(v)}'`);
+    if (dialect === 'postgres') {
+      const text = s.postgres.replace(/\$(\d+)/g, (_, i) => literal(params[Number(i) - 1]));
+      const rows = (await sql.raw(`explain ${text}`).execute(database.db)).rows as { 'QUERY PLAN': string }[];
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    }
+    let i = 0;
+    const text = s.sqlite.replace(/\?/g, () => literal(params[i++]));
+    const rows = (await sql.raw(`explain query plan ${text}`).execute(database.db)).rows as {
+      detail: string;
+    }[];
+    return rows.map((r) => r.detail).join('\n');
+  }
+
+  it('answers the phone rule from the phone indexes, latest lead first, without sorting the crowd', async () => {
+    const withEmail = await plan(true);
+    const withoutEmail = await plan(false);
+    if (dialect === 'postgres') {
+      expect(withEmail).toMatch(/Index Scan using customers_brand_phone_no_email/);
+      expect(withoutEmail).toMatch(/Index Scan using customers_brand_phone on/);
+    } else {
+      expect(withEmail).toMatch(
+        /SEARCH c USING INDEX customers_brand_phone_no_email \(brand_id=\? AND phone=\?\)/,
+      );
+      expect(withoutEmail).toMatch(/SEARCH c USING INDEX customers_brand_phone \(brand_id=\? AND phone=\?\)/);
+    }
+    for (const text of [withEmail, withoutEmail]) {
+      expect(text).not.toMatch(/TEMP B-TREE|Sort|leads/i);
+    }
+  });
+
+  it('links to the customer whose latest lead is newest, as leads come, move and go', async () => {
+    const find = (email: string | null) => findCustomerFor(database, brandId, { email, phone: SHARED });
+    // No leads yet: the newest customer (created_at), among those without an email when an email is given.
+    expect(await find(null)).toEqual({ id: `cus_crowd${CROWD}`, rule: 'phone' });
+    expect(await find('new@example.com')).toEqual({ id: `cus_crowd${CROWD - 1}`, rule: 'phone' });
+    const lead = (id: string, customer: string, at: number) =>
+      sql
+        .raw(`insert into leads (id, brand_id, customer_id, address_id, title, priority, status, stage, source,
+          received_at, created_at, updated_at) values ('${id}', '${brandId}', '${customer}',
+          'adr_crowd${customer.slice(9)}', 'Lead', 'medium', 'request', 'lead', 'website', ${at}, ${at}, ${at})`)
+        .execute(database.db);
+    await lead('led_crowd_a', 'cus_crowd7', 1_000_000);
+    expect(await find('new@example.com')).toEqual({ id: 'cus_crowd7', rule: 'phone' });
+    await lead('led_crowd_b', 'cus_crowd10', 2_000_000);
+    expect(await find(null)).toEqual({ id: 'cus_crowd10', rule: 'phone' });
+    // The newer lead moves to customer 9 (no email): 9 is the latest, 10 has none left.
+    await sql
+      .raw(`update leads set customer_id = 'cus_crowd9' where id = 'led_crowd_b'`)
+      .execute(database.db);
+    expect(await find('new@example.com')).toEqual({ id: 'cus_crowd9', rule: 'phone' });
+    const at = async (id: string) =>
+      Number(
+        (
+          await sql<{ t: number }>`select last_lead_at as t from customers where id = ${id}`.execute(
+            database.db,
+          )
+        ).rows[0]!.t,
+      );
+    expect(await at('cus_crowd10')).toBe(0);
+    await sql.raw(`delete from leads where id = 'led_crowd_b'`).execute(database.db);
+    expect(await at('cus_crowd9')).toBe(0);
+    expect(await find('new@example.com')).toEqual({ id: 'cus_crowd7', rule: 'phone' });
+    // The email rule decides when it finds someone, whatever the phone.
+    expect(await find('crowd8@example.com')).toEqual({ id: 'cus_crowd8', rule: 'email' });
+  });
+});
