@@ -1,7 +1,14 @@
-// Reads CSV the way RFC 4180 writes it (quoted fields, doubled quotes, CRLF records), for checking exports.
+// Reads CSV the way RFC 4180 writes it (quoted fields, doubled quotes, CRLF records), for checking exports; with
+// `;` between cells too, as a spreadsheet set to Dutch reads the dashboard's export.
 
-/** Records of fields. Fails on anything RFC 4180 does not allow, such as a bare LF ending a record. */
-export function parseCsv(text: string): string[][] {
+/** What separates cells: `,` (RFC 4180) or `;`. */
+export type CsvSeparator = ',' | ';';
+
+/**
+ * Records of fields. Fails on anything RFC 4180 does not allow, such as a bare LF ending a record, a quote inside
+ * an unquoted field, or (with `;`) nothing but a `;` between cells.
+ */
+export function parseCsv(text: string, separator: CsvSeparator = ','): string[][] {
   const records: string[][] = [];
   let record: string[] = [];
   let i = 0;
@@ -24,21 +31,29 @@ export function parseCsv(text: string): string[][] {
       }
     } else {
       let end = i;
-      while (end < n && text[end] !== ',' && text[end] !== '\r' && text[end] !== '\n' && text[end] !== '"')
+      while (
+        end < n &&
+        text[end] !== separator &&
+        text[end] !== '\r' &&
+        text[end] !== '\n' &&
+        text[end] !== '"'
+      )
         end++;
       if (text[end] === '"') throw new Error(`a quote inside an unquoted field at ${end}`);
       value = text.slice(i, end);
       i = end;
     }
     record.push(value);
-    if (text[i] === ',') {
+    if (text[i] === separator) {
       i++;
     } else if (text.startsWith('\r\n', i)) {
       records.push(record);
       record = [];
       i += 2;
     } else {
-      throw new Error(`expected a comma or CRLF at ${i}, got ${JSON.stringify(text.slice(i, i + 10))}`);
+      throw new Error(
+        `expected ${JSON.stringify(separator)} or CRLF at ${i}, got ${JSON.stringify(text.slice(i, i + 10))}`,
+      );
     }
   }
   if (record.length) throw new Error('the last record has no CRLF');
@@ -46,8 +61,11 @@ export function parseCsv(text: string): string[][] {
 }
 
 /** The records after the header as objects keyed by the header's names. */
-export function csvObjects(text: string): { header: string[]; rows: Record<string, string>[] } {
-  const [header = [], ...records] = parseCsv(text);
+export function csvObjects(
+  text: string,
+  separator: CsvSeparator = ',',
+): { header: string[]; rows: Record<string, string>[] } {
+  const [header = [], ...records] = parseCsv(text, separator);
   for (const record of records) {
     if (record.length !== header.length)
       throw new Error(`a record of ${record.length} fields, not ${header.length}`);

@@ -21,6 +21,7 @@ import {
   LEAD_BODY_EXAMPLE,
   LEAD_EXAMPLE,
   LEAD_LIST_ITEM_EXAMPLE,
+  LEAD_PATCH_RESULT_EXAMPLE,
   NOTE_EXAMPLE,
   PERSONAL_DATA_EXPORT_EXAMPLE,
   WEBHOOK_ENDPOINT_EXAMPLE,
@@ -210,6 +211,7 @@ const page = (item: unknown) => ({ data: [item], limit: 50, hasMore: true, nextC
 /** Response examples by component name. */
 const RESPONSE_EXAMPLES: Record<string, unknown> = {
   Lead: LEAD_EXAMPLE,
+  LeadPatchResult: LEAD_PATCH_RESULT_EXAMPLE,
   CreatedLead: CREATED_LEAD_EXAMPLE,
   LeadList: page(LEAD_LIST_ITEM_EXAMPLE),
   WorkItemList: page(WORK_ITEM_LIST_ITEM_EXAMPLE),
@@ -683,7 +685,7 @@ export function finishDocument(input: Json, conflicts: string[] = []): Json {
   if (getWorkItem) getWorkItem.schema = ref('WorkItem');
   portableSchemas(doc);
   // The lead's `source` is one of a closed set (domain/states.ts); its read shape declares a plain string.
-  for (const name of ['Lead', 'CreatedLead', 'LeadListItem', 'WorkItemListItem']) {
+  for (const name of ['Lead', 'LeadPatchResult', 'CreatedLead', 'LeadListItem', 'WorkItemListItem']) {
     const source = doc.components.schemas[name]?.properties?.source;
     if (source?.type === 'string' && !source.enum) source.enum = [...LEAD_SOURCES];
   }

@@ -112,6 +112,38 @@ export const WORK_ITEM_LIST_ITEM_EXAMPLE = {
   durationMinutes: null,
   assignee: null,
 } satisfies WorkItemListItem;
+/** PATCH /v1/leads/{id}'s answer when the plan it saved overlaps another visit of the same person. */
+export const LEAD_PATCH_RESULT_EXAMPLE = {
+  ...LEAD_EXAMPLE,
+  status: 'scheduled',
+  updatedAt: '2026-11-24T13:20:51.008Z',
+  scheduledAt: '2026-11-24T13:20:51.008Z',
+  scheduledFor: '2026-11-26T08:00:00.000Z',
+  durationMinutes: 90,
+  assignee: { id: 'usr_01m86vd1x3c5v7b9n1m3k5j7h9', name: 'Ann de Vries' },
+  statusHistory: [
+    ...LEAD_EXAMPLE.statusHistory,
+    {
+      status: 'scheduled',
+      at: '2026-11-24T13:20:51.008Z',
+      actor: { type: 'key', id: 'key_01m86veqq4109swmvy25w2e15m', name: 'key full' },
+      reason: null,
+    },
+  ],
+  warnings: [
+    {
+      code: 'visit_overlap',
+      detail:
+        'Ann de Vries has another visit at that time: "Boiler service" (wrk_01m86vf2a4c6e8g0j2m4p6r8t0) at 2026-11-26T09:00:00.000Z for 60 minutes. Both are kept.',
+      visit: {
+        id: 'wrk_01m86vf2a4c6e8g0j2m4p6r8t0',
+        title: 'Boiler service',
+        scheduledFor: '2026-11-26T09:00:00.000Z',
+        durationMinutes: 60,
+      },
+    },
+  ],
+};
 export const NOTE_EXAMPLE = {
   id: 'not_01m86veqtz185ks7a6brz7sfn4',
   text: 'Customer prefers mornings.',

@@ -12,7 +12,10 @@ export const EXPORT_PAGE_SIZE = 1000;
 export type ExportQuery = Omit<LeadListQuery, 'limit' | 'cursor'>;
 
 export interface LeadExport {
-  /** Column names, in order: the API's field names, nested ones with a dot (`customer.email`). */
+  /**
+   * Column names, in order: the API's field names, nested ones with a dot (`customer.email`), the assignee's as
+   * `assigneeId` and `assigneeName`.
+   */
   columns: readonly string[];
   /**
    * The rows, one array of cell values per item in `columns` order, a database page at a time. Pages are read
@@ -43,7 +46,7 @@ export async function exportLeads(
 ): Promise<LeadExport> {
   // Cancelled and 'all' items may have been scheduled: they export as work items do (with scheduledAt).
   const shape: ExportShape = stage === 'lead' ? LEAD_EXPORT_SHAPE : WORK_ITEM_EXPORT_SHAPE;
-  const paths = shape.columns.map((column) => column.split('.'));
+  const { paths } = shape;
   const read = (cursor: string | undefined) =>
     listLeads(store, brandId, stage, { ...query, limit: pageSize, cursor }, shape.projection);
   const first = await read(undefined);
@@ -102,8 +105,8 @@ function dialledPhone(e164: string, country: string): string {
 }
 
 /**
- * The export with its time and phone cells as the brand's people read them (the dashboard's export for Dutch
- * readers); the columns and every other cell as they are. The API's export never uses this.
+ * The export with its time and phone cells as the brand's people read them (the dashboard's export, in either
+ * language); the columns and every other cell as they are. The API's export never uses this.
  */
 export function styledExport(data: LeadExport, style: ExportStyle): LeadExport {
   const kinds = data.columns.map((column) =>

@@ -3,8 +3,16 @@
 import type { Store, Tx } from '../platform/db/store.js';
 import { DomainError, type FieldError, ValidationError } from '../shared/errors.js';
 import { parseTimestamp } from '../shared/paging.js';
+import { iso } from '../shared/time.js';
 import { recordEvent } from '../webhooks/events.js';
-import { activeUserExists, selectPlanLocked, selectVisitRows, updateLeadRow, updatePlan } from './queries.js';
+import {
+  activeUserExists,
+  selectOverlappingVisitRows,
+  selectPlanLocked,
+  selectVisitRows,
+  updateLeadRow,
+  updatePlan,
+} from './queries.js';
 import { getLead } from './read.js';
 import { DETAIL_PROJECTION, type LeadDetail } from './shape.js';
 import { ALL_STATUSES, allowedTransitions, isStatus, type Status } from './states.js';
@@ -126,7 +134,9 @@ export class NotPlannableError extends DomainError {
 
 function notPlannableMessage(status: Status): string {
   if (status === 'completed') return 'The work is completed: a completed visit cannot be re-planned.';
-  if (status === 'cancelled') return 'The lead is cancelled: a cancelled lead cannot be planned.';
+  if (status === 'cancelled') {
+    return 'The lead is cancelled: a cancelled lead cannot be planned. Reopen it first ("status": "request"), then schedule it.';
+  }
   return `The lead is in status "${status}": a visit is planned when it is scheduled. Send "status": "scheduled" with the planning fields.`;
 }
 
@@ -211,4 +221,75 @@ export async function listVisits(
 ): Promise<Visit[]> {
   const rows = await selectVisitRows(store, brandId, { ...query, limit: query.limit ?? 500 });
   return rows.map((r) => DETAIL_PROJECTION.map(r) as Visit);
+}
+
+/** Another visit of the same person at the same time. */
+export interface OverlappingVisit {
+  id: string;
+  title: string;
+  status: Status;
+  scheduledFor: string;
+  durationMinutes: number | null;
+}
+
+/**
+ * What planning warns about without refusing it (contract, "The office's week"): the visit starts in the past, or
+ * it overlaps another visit of the same person (one warning per such visit).
+ */
+export type PlanningWarning =
+  | { code: 'visit_in_past'; scheduledFor: string }
+  | {
+      code: 'visit_overlap';
+      scheduledFor: string;
+      assignee: { id: string; name: string };
+      other: OverlappingVisit;
+    };
+
+/** The states whose start still lies ahead: planning one of these in the past is worth a word. */
+const NOT_STARTED: readonly Status[] = ['scheduled', 'planned'];
+
+/**
+ * The warnings of a lead's visit as it is planned now, read after the plan is saved. Only open work is checked
+ * (scheduled, planned, in_progress); a completed visit in the past is work logged, not a mistake.
+ * - In the past: the visit has not started (scheduled or planned) and its start is before `now`.
+ * - Overlap: another open visit (not completed, not cancelled, not spam) of the same brand and the same assignee
+ *   whose time [start, start + duration) meets this one's; a visit without a duration is its start moment, and two
+ *   visits starting at the same moment always overlap.
+ */
+export async function planningWarnings(
+  store: Store,
+  brandId: string,
+  lead: Pick<LeadDetail, 'id' | 'status' | 'scheduledFor' | 'durationMinutes' | 'assignee'>,
+  now = Date.now(),
+): Promise<PlanningWarning[]> {
+  if (!lead.scheduledFor || !PLANNABLE_STATUSES.includes(lead.status)) return [];
+  const start = Date.parse(lead.scheduledFor);
+  const warnings: PlanningWarning[] = [];
+  if (NOT_STARTED.includes(lead.status) && start < now) {
+    warnings.push({ code: 'visit_in_past', scheduledFor: lead.scheduledFor });
+  }
+  if (lead.assignee) {
+    const rows = await selectOverlappingVisitRows(store, brandId, {
+      leadId: lead.id,
+      assigneeId: lead.assignee.id,
+      start,
+      end: start + (lead.durationMinutes ?? 0) * 60_000,
+      maxDurationMs: MAX_DURATION_MINUTES * 60_000,
+    });
+    for (const row of rows) {
+      warnings.push({
+        code: 'visit_overlap',
+        scheduledFor: lead.scheduledFor,
+        assignee: lead.assignee,
+        other: {
+          id: row.id,
+          title: row.title,
+          status: row.status as Status,
+          scheduledFor: iso(Number(row.scheduled_for)),
+          durationMinutes: row.duration_minutes === null ? null : Number(row.duration_minutes),
+        },
+      });
+    }
+  }
+  return warnings;
 }

@@ -158,14 +158,15 @@ export async function selectLeadStatus(
 }
 
 /**
- * Moves the lead from state `from` to `to` (stage `stage`), stamping `scheduled_at` too when given; whether it
- * did (not when the lead is no longer in `from`).
+ * Moves the lead from state `from` to `to` (stage `stage`), stamping `scheduled_at` too when given; with
+ * `clearPlan`, the visit's planning and `scheduled_at` become null (a reopened lead). Whether it did (not when the
+ * lead is no longer in `from`).
  */
 export async function updateLeadStatus(
   tx: Tx,
   brandId: string,
   id: string,
-  change: { from: string; to: string; stage: string; at: number; scheduledAt?: number },
+  change: { from: string; to: string; stage: string; at: number; scheduledAt?: number; clearPlan?: boolean },
 ): Promise<boolean> {
   const result = await tx.db
     .updateTable('leads')
@@ -174,6 +175,9 @@ export async function updateLeadStatus(
       stage: change.stage,
       updated_at: change.at,
       ...(change.scheduledAt !== undefined ? { scheduled_at: change.scheduledAt } : {}),
+      ...(change.clearPlan
+        ? { scheduled_at: null, scheduled_for: null, duration_minutes: null, assignee_id: null }
+        : {}),
     })
     .where('id', '=', id)
     .where('brand_id', '=', brandId)
@@ -552,6 +556,50 @@ export async function updatePlan(
     .where('brand_id', '=', brandId)
     .where('status', '=', status)
     .execute();
+}
+
+/** Another visit of the same person that a visit's time overlaps (overlappingVisitRows). */
+export interface OverlappingVisitRow {
+  id: string;
+  title: string;
+  status: string;
+  scheduled_for: number;
+  duration_minutes: number | null;
+}
+
+/**
+ * The brand's other open visits of `assigneeId` whose time overlaps [start, end): work items not completed (a
+ * cancelled one is stage 'closed', spam in no stage of these), earliest first. A visit without a duration is its
+ * start moment; two visits starting at the same moment always overlap. Only visits starting after
+ * start − MAX_DURATION can reach into the range, which keeps the read on the (brand_id, scheduled_for) index.
+ */
+export function selectOverlappingVisitRows(
+  store: Store,
+  brandId: string,
+  visit: { leadId: string; assigneeId: string; start: number; end: number; maxDurationMs: number },
+): Promise<OverlappingVisitRow[]> {
+  const end = sql<number>`scheduled_for + coalesce(duration_minutes, 0) * 60000`;
+  return store.db
+    .selectFrom('leads')
+    .select(['id', 'title', 'status', 'scheduled_for', 'duration_minutes'])
+    .where('brand_id', '=', brandId)
+    .where('scheduled_for', '>', visit.start - visit.maxDurationMs)
+    .where('scheduled_for', '<=', Math.max(visit.end, visit.start))
+    .where('assignee_id', '=', visit.assigneeId)
+    .where('stage', '=', 'work')
+    .where('status', '!=', 'completed')
+    .where('spam', '=', 0)
+    .where('id', '!=', visit.leadId)
+    .where((eb) =>
+      eb.or([
+        eb('scheduled_for', '=', visit.start),
+        eb.and([eb('scheduled_for', '<', visit.end), eb(end, '>', visit.start)]),
+      ]),
+    )
+    .orderBy('scheduled_for')
+    .orderBy('id')
+    .limit(20)
+    .execute() as Promise<OverlappingVisitRow[]>;
 }
 
 /** Whether the brand has this user and they can sign in. */

@@ -401,7 +401,7 @@ export const WORK_ITEM_EXTRA_PROJECTION = projection<Record<string, unknown>>(
  * An export row (the CSV exports): every field of the list item in the list's order, its customer and address
  * with every exported field of theirs, then the job's exported fields the list does not have (description,
  * category, budget). Work items add, at the end, every field their list item has beyond the lead's (scheduledAt,
- * and whatever the work-item list gains later). Every listed field is exported (test/domain/fields.test.ts).
+ * the visit's planning with the assignee as assigneeId and assigneeName, and whatever the list gains later). Every listed field is exported (test/domain/fields.test.ts).
  */
 // The count of attachments is the list's, not the export's (whose columns stay the field table's).
 const { attachmentCount: _count, ...LISTED_FOR_EXPORT } = LIST_ITEM;
@@ -416,27 +416,49 @@ const WORK_ITEM_EXPORT: Shape = {
   ...Object.fromEntries(Object.entries(WORK_ITEM as Shape).filter(([name]) => !(name in LIST_ITEM))),
 };
 
-/** The column names of a flat table of the shape, in its order: `title`, `customer.email`, … */
-function columnsOf(shape: Shape): string[] {
-  return Object.entries(shape).flatMap(([name, f]) =>
-    'sql' in f ? [name] : Object.keys(f).map((inner) => `${name}.${inner}`),
-  );
+/** A column of a flat table of a shape: its name in the header, and where its value is in a mapped row. */
+interface FlatColumn {
+  name: string;
+  path: readonly [string] | readonly [string, string];
 }
 
-/** An export's SELECT list and row mapper, and its columns (paths into the mapped object). */
+/**
+ * The columns of a flat table of the shape, in its order: `title`, `customer.email`, …; a nullable group's fields
+ * as one column each named group + Field (`assigneeId`, `assigneeName`, as the contract's Export names them), empty
+ * when the group is null. A nullable group is walked through its `nullable` fields, never its own keys: those gave
+ * the columns `assignee.nullable` and `assignee.description`, empty on every row (issue 30).
+ */
+function flatColumnsOf(shape: Shape): FlatColumn[] {
+  return Object.entries(shape).flatMap(([name, f]): FlatColumn[] => {
+    if ('sql' in f) return [{ name, path: [name] }];
+    if (isNullableGroup(f)) {
+      return Object.keys(f.nullable).map((inner) => ({
+        name: `${name}${inner.charAt(0).toUpperCase()}${inner.slice(1)}`,
+        path: [name, inner],
+      }));
+    }
+    return Object.keys(f).map((inner) => ({ name: `${name}.${inner}`, path: [name, inner] }));
+  });
+}
+
+/** An export's SELECT list and row mapper, its column names, and each column's path into a mapped row. */
 export interface ExportShape {
   projection: Projection<Record<string, unknown>>;
   columns: readonly string[];
+  paths: readonly (readonly string[])[];
 }
 
-export const LEAD_EXPORT_SHAPE: ExportShape = {
-  projection: projection(LEAD_EXPORT),
-  columns: columnsOf(LEAD_EXPORT),
-};
-export const WORK_ITEM_EXPORT_SHAPE: ExportShape = {
-  projection: projection(WORK_ITEM_EXPORT),
-  columns: columnsOf(WORK_ITEM_EXPORT),
-};
+function exportShape(shape: Shape): ExportShape {
+  const columns = flatColumnsOf(shape);
+  return {
+    projection: projection(shape),
+    columns: columns.map((c) => c.name),
+    paths: columns.map((c) => c.path),
+  };
+}
+
+export const LEAD_EXPORT_SHAPE: ExportShape = exportShape(LEAD_EXPORT);
+export const WORK_ITEM_EXPORT_SHAPE: ExportShape = exportShape(WORK_ITEM_EXPORT);
 
 /** The single read's field name of each leads column a create fills from the input (title -> title, …). */
 export const DETAIL_ALIAS_OF_COLUMN: ReadonlyMap<string, string> = new Map(

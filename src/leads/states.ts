@@ -17,6 +17,9 @@ export type LeadSourceName = (typeof LEAD_SOURCES)[number];
 
 export type Stage = 'lead' | 'work' | 'closed';
 
+// The contract's "States": request → quoted → scheduled → planned → in_progress → completed; request → scheduled;
+// any state before completed → cancelled; cancelled → request (reopened: its planning is cleared, see
+// isReopening). Nothing else.
 const TRANSITIONS: Record<Status, readonly Status[]> = {
   request: ['quoted', 'scheduled', 'cancelled'],
   quoted: ['scheduled', 'cancelled'],
@@ -24,8 +27,16 @@ const TRANSITIONS: Record<Status, readonly Status[]> = {
   planned: ['in_progress', 'cancelled'],
   in_progress: ['completed', 'cancelled'],
   completed: [],
-  cancelled: [],
+  cancelled: ['request'],
 };
+
+/**
+ * Whether a change reopens a lead: a cancelled lead back to request. Reopening clears the lead's planning (when,
+ * how long, who, and when it was scheduled): it is an open lead again, to be quoted or scheduled anew.
+ */
+export function isReopening(from: Status, to: Status): boolean {
+  return from === 'cancelled' && to === 'request';
+}
 
 export function isStatus(value: unknown): value is Status {
   return typeof value === 'string' && (ALL_STATUSES as readonly string[]).includes(value);

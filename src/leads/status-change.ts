@@ -6,7 +6,15 @@ import type { Actor } from './customer-details.js';
 import { insertHistoryEntry, selectLastHistorySeq, selectLeadStatus, updateLeadStatus } from './queries.js';
 import { getLead } from './read.js';
 import type { LeadDetail } from './shape.js';
-import { ALL_STATUSES, allowedTransitions, canTransition, isStatus, type Status, stageOf } from './states.js';
+import {
+  ALL_STATUSES,
+  allowedTransitions,
+  canTransition,
+  isReopening,
+  isStatus,
+  type Status,
+  stageOf,
+} from './states.js';
 
 /** Most a cancellation's reason may be (characters, after trimming). */
 export const MAX_REASON_LENGTH = 500;
@@ -58,7 +66,8 @@ export function parseReason(value: string | undefined): string | null {
  * Moves a lead to another state. The update is conditional on the state it was read in, so of two concurrent
  * changes from the same state exactly one wins; the other gets InvalidTransitionError naming the new state.
  * Returns the single-lead read as this change left it. `actor` is who made the change (the API key, the
- * signed-in user); `reason` is kept with a cancellation.
+ * signed-in user); `reason` is kept with a cancellation. Reopening (cancelled → request) clears the planning:
+ * scheduledFor, durationMinutes, the assignee and scheduledAt.
  * Its lead.status_changed event is written in the same transaction.
  */
 export function changeLeadStatus(
@@ -91,6 +100,8 @@ export function changeLeadStatus(
       stage: stageOf(to),
       at: now,
       ...(to === 'scheduled' ? { scheduledAt: now } : {}),
+      // Reopened: a lead again, with nothing planned (states.ts, isReopening).
+      ...(isReopening(from, to) ? { clearPlan: true } : {}),
     });
     if (!changed) {
       const latest = await selectLeadStatus(tx, brandId, id);

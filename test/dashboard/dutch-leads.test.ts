@@ -249,7 +249,7 @@ describe.each(dialects())('the lead pages in Dutch on %s', (dialect) => {
     expect(res.body).toContain('<th scope="col">Fase</th>');
   });
 
-  it('the Dutch CSV: `;` between cells, times in Amsterdam, phones as dialled in NL; English keeps `,`', async () => {
+  it('the Dutch CSV: `;` between cells, times in Amsterdam, phones as dialled in NL; English uses `,`', async () => {
     const read = await ctx.api.get(`/v1/leads/${tap.id}`);
     const receivedAt = (read.json() as { receivedAt: string }).receivedAt;
 
@@ -279,12 +279,16 @@ describe.each(dialects())('the lead pages in Dutch on %s', (dialect) => {
       .filter(Boolean);
     expect(enHeader!.split(',')).toContain('customer.phone');
     const enRow = enRows.find((r) => r.includes('"Lekkende kraan, keuken"'))!;
-    expect(enRow).toContain(',+31612345678,');
-    expect(enRow).toContain(receivedAt);
+    // The same cells, split at `,`: times and phones as the dashboard shows them in either language.
+    expect(enRow).toContain(',06 12345678,');
+    expect(enRow).toContain(amsterdam(receivedAt));
+    expect(enRow).not.toContain(receivedAt);
 
-    // The API's CSV is unchanged by the brand's or anyone's language.
+    // The API's CSV is unchanged by the brand's or anyone's language: comma, UTC, E.164.
     const api = await ctx.api.get('/v1/exports/leads.csv');
     expect(api.body.split('\r\n')[0]).toContain(',');
+    expect(api.body).toContain(',+31612345678,');
+    expect(api.body).toContain(receivedAt);
   });
 
   it('a refused Dutch export says why in Dutch', async () => {

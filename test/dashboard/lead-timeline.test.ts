@@ -288,7 +288,9 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
         from: 'request',
       });
       expect(ask.statusCode).toBe(200);
-      expect(textOf(ask.body)).toContain('Cancel “Changed their mind”? A cancelled lead cannot be reopened.');
+      expect(textOf(ask.body)).toContain(
+        'Cancel “Changed their mind”? It leaves the lists; you can reopen it later as a request.',
+      );
       expect(ask.body).toContain('<textarea id="field-reason" name="reason"');
 
       const long = 'y'.repeat(501);
@@ -332,6 +334,98 @@ describe.each(dialects())('lead notes and history in the dashboard on %s', (dial
         reason: '  ',
       });
       expect((await ctx.api.get(`/v1/leads/${other}`)).json().statusHistory.at(-1).reason).toBeNull();
+    });
+  });
+
+  describe('reopening', () => {
+    it('a cancelled job has Reopen (with the CSRF token): a request again, planning cleared, who in the timeline', async () => {
+      const id = await newLead('Cancelled by mistake');
+      const planned = await ctx.api.patch(`/v1/leads/${id}`, {
+        status: 'scheduled',
+        scheduledFor: '2030-01-07T08:00:00Z',
+        durationMinutes: 60,
+        assigneeId: userId,
+      });
+      expect(planned.statusCode, planned.body).toBe(200);
+      await ctx.setStatus(id, 'cancelled');
+      const page = await browser.get(`/dashboard/leads/${id}`);
+      const text = textOf(page.body);
+      expect(text).not.toContain('its state is final');
+      expect(text).toContain('Reopening makes it a request again');
+      // One form: the token, the state the page showed, and the button; no confirmation step.
+      const form = /<form method="post" action="\/dashboard\/leads\/[^"]+\/status">([\s\S]*?)<\/form>/.exec(
+        page.body,
+      )?.[1];
+      expect(form).toContain(`name="_csrf" value="${browser.csrf}"`);
+      expect(form).toContain('<input type="hidden" name="from" value="cancelled">');
+      expect(form).toContain(
+        '<button type="submit" name="status" value="request" class="button button-primary">Reopen</button>',
+      );
+
+      // Without the token (a post from another site) nothing happens.
+      const forged = await browser.post(`/dashboard/leads/${id}/status`, {
+        _csrf: undefined,
+        status: 'request',
+        from: 'cancelled',
+      });
+      expect(forged.statusCode).toBe(403);
+      expect((await ctx.api.get(`/v1/leads/${id}`)).json().status).toBe('cancelled');
+
+      const res = await browser.post(`/dashboard/leads/${id}/status`, {
+        status: 'request',
+        from: 'cancelled',
+      });
+      expect(res.statusCode).toBe(303);
+      expect(res.headers.location).toBe(`/dashboard/leads/${id}?moved=request`);
+      const after = await browser.get(res.headers.location as string);
+      const afterText = textOf(after.body);
+      expect(afterText).toContain('Reopened: it is a request again, with nothing planned.');
+      // The newest timeline entry: back to Request, marked Reopened, by the signed-in user.
+      expect(afterText).toMatch(
+        /Notes and history[\s\S]*?Request Reopened · \w{3}, \d{1,2} \w{3} \d{4}, \d\d:\d\d · by sanne@acme\.example[\s\S]*?Cancelled ·/,
+      );
+      // A request's buttons now, and no visit.
+      expect(after.body).toContain('value="quoted"');
+      expect(after.body).not.toContain('id="visit-title"');
+      const lead = (await ctx.api.get(`/v1/leads/${id}`)).json();
+      expect(lead).toMatchObject({
+        status: 'request',
+        scheduledFor: null,
+        durationMinutes: null,
+        assignee: null,
+      });
+      expect(lead.statusHistory.at(-1)).toMatchObject({
+        status: 'request',
+        actor: { type: 'user', id: userId, name: 'sanne@acme.example' },
+      });
+      // The first entry is the request it came in as, not a reopening.
+      expect((afterText.match(/Reopened ·/g) ?? []).length).toBe(1);
+
+      // A second tab still showing it cancelled changes nothing.
+      const stale = await browser.post(`/dashboard/leads/${id}/status`, {
+        status: 'request',
+        from: 'cancelled',
+      });
+      expect(stale.statusCode).toBe(409);
+      expect(textOf(stale.body)).toContain('This lead is already Request');
+    });
+
+    it('in Dutch: Heropenen, and the notice and timeline say so', async () => {
+      const nl = await addUser(ctx.app, ctx.brandId, `piet-${dialect}@acme.example`);
+      await ctx.app.deps.database.db
+        .updateTable('users')
+        .set({ language: 'nl' })
+        .where('id', '=', nl.id)
+        .execute();
+      const dutch = await signedIn(ctx.app, `piet-${dialect}@acme.example`);
+      const id = await newLead('Per ongeluk geannuleerd');
+      await ctx.setStatus(id, 'cancelled');
+      const page = await dutch.get(`/dashboard/leads/${id}`);
+      expect(page.body).toContain('value="request" class="button button-primary">Heropenen</button>');
+      const res = await dutch.post(`/dashboard/leads/${id}/status`, { status: 'request', from: 'cancelled' });
+      const after = textOf((await dutch.get(res.headers.location as string)).body);
+      expect(after).toContain('Heropend: het is weer een aanvraag, zonder geplande afspraak.');
+      expect(after).toMatch(/Aanvraag Heropend · .* · door piet-/);
     });
   });
 

@@ -188,6 +188,73 @@ describe.each(dialects())('dashboard planning on %s', (dialect) => {
     expect(textOf(refused.body)).toContain('a completed visit cannot be re-planned');
   });
 
+  it('after saving, a visit that double-books its person or starts in the past is saved with a warning', async () => {
+    const first = await newLead('Boiler at the Jansens');
+    await admin.get(`/dashboard/leads/${first}`);
+    await schedule(admin, first, {
+      scheduledDate: '2031-02-03',
+      scheduledTime: '09:00',
+      durationMinutes: '120',
+      assigneeId: fitterId,
+    });
+    const second = await newLead('Tap at the Pieterses', 'scheduled');
+    const res = await admin.post(`/dashboard/leads/${second}/visit`, {
+      scheduledDate: '2031-02-03',
+      scheduledTime: '10:00',
+      durationMinutes: '60',
+      assigneeId: fitterId,
+    });
+    expect(res.statusCode, res.body).toBe(303);
+    expect(res.headers.location).toBe(`/dashboard/leads/${second}?visit=saved`);
+    expect(await read(second)).toMatchObject({ scheduledFor: '2031-02-03T09:00:00.000Z' });
+    const page = await admin.get(res.headers.location as string);
+    const warning = /<div class="notice notice-warning" role="status">([\s\S]*?)<\/div>/.exec(page.body)?.[1];
+    expect(warning).toContain(`<a href="/dashboard/leads/${first}">Boiler at the Jansens</a>`);
+    expect(textOf(warning!)).toBe(
+      'Saved, but take a look: Fred Fitter already has a visit at that time: Boiler at the Jansens at Mon, 3 Feb 2031, 09:00 (2 h).',
+    );
+    // Said once, after saving: the page on its own shows the visit without it.
+    expect((await admin.get(`/dashboard/leads/${second}`)).body).not.toContain('notice-warning');
+    // Someone else at that time is no double booking.
+    const third = await newLead('Gutter at the Bakkers', 'scheduled');
+    await admin.post(`/dashboard/leads/${third}/visit`, {
+      scheduledDate: '2031-02-03',
+      scheduledTime: '10:00',
+      durationMinutes: '60',
+      assigneeId: bossId,
+    });
+    expect((await admin.get(`/dashboard/leads/${third}?visit=saved`)).body).not.toContain('notice-warning');
+
+    // In the past, from the Schedule form: in Dutch for a Dutch reader.
+    await ctx.app.deps.database.db
+      .updateTable('users')
+      .set({ language: 'nl' })
+      .where('id', '=', fitterId)
+      .execute();
+    try {
+      const late = await newLead('Te laat ingepland');
+      await fitter.get(`/dashboard/leads/${late}`);
+      const moved = await schedule(fitter, late, {
+        scheduledDate: '2020-01-06',
+        scheduledTime: '09:00',
+        durationMinutes: '60',
+        assigneeId: '',
+      });
+      expect(moved.statusCode, moved.body).toBe(303);
+      expect((await read(late)).status).toBe('scheduled');
+      const text = textOf((await fitter.get(moved.headers.location as string)).body);
+      expect(text).toContain(
+        'Opgeslagen, maar let op: De afspraak begint in het verleden ( ma 6 jan 2020, 09:00 ).',
+      );
+    } finally {
+      await ctx.app.deps.database.db
+        .updateTable('users')
+        .set({ language: 'en' })
+        .where('id', '=', fitterId)
+        .execute();
+    }
+  });
+
   it('the work-item list shows each visit’s date, time and person', async () => {
     const id = await newLead('Listed visit');
     await schedule(admin, id, {

@@ -21,7 +21,7 @@ const ALLOWED: Record<Status, Status[]> = {
   planned: ['in_progress', 'cancelled'],
   in_progress: ['completed', 'cancelled'],
   completed: [],
-  cancelled: [],
+  cancelled: ['request'],
 };
 const STAGE: Record<Status, string> = {
   request: 'lead',
@@ -177,6 +177,41 @@ describe.each(dialects())('lead state changes on %s', (dialect) => {
     expect((await row(id)).scheduled_at).toBe(at);
     await changeLeadStatus(database, brandId, id, 'planned', OFFICE);
     expect((await row(id)).scheduled_at).toBe(at);
+  });
+
+  it('reopening a cancelled work item clears its planning and scheduledAt: a lead again', async () => {
+    const id = await leadIn('request');
+    await changeLeadStatus(database, brandId, id, 'scheduled', OFFICE);
+    await database.db
+      .updateTable('leads')
+      .set({ scheduled_for: Date.parse('2026-12-01T08:00:00Z'), duration_minutes: 90, assignee_id: 'usr_x' })
+      .where('id', '=', id)
+      .execute();
+    await changeLeadStatus(database, brandId, id, 'cancelled', OFFICE, { reason: 'By mistake' });
+    // Cancelling keeps the plan (the business's record of what was planned).
+    const cancelled = await database.db
+      .selectFrom('leads')
+      .select(['scheduled_for', 'duration_minutes', 'assignee_id'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(Number(cancelled.scheduled_for)).toBe(Date.parse('2026-12-01T08:00:00Z'));
+    const { at } = await changeLeadStatus(database, brandId, id, 'request', OFFICE, { from: 'cancelled' });
+    expect(await row(id)).toEqual({ status: 'request', stage: 'lead', scheduled_at: null, updated_at: at });
+    const plan = await database.db
+      .selectFrom('leads')
+      .select(['scheduled_for', 'duration_minutes', 'assignee_id'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(plan).toEqual({ scheduled_for: null, duration_minutes: null, assignee_id: null });
+    expect((await history(id)).map((h) => [h.status, h.actor_name, h.reason])).toEqual([
+      ['request', KEY.name, null],
+      ['scheduled', OFFICE.name, null],
+      ['cancelled', OFFICE.name, 'By mistake'],
+      ['request', OFFICE.name, null],
+    ]);
+    // And it moves on like any request.
+    await changeLeadStatus(database, brandId, id, 'quoted', OFFICE);
+    expect((await row(id)).status).toBe('quoted');
   });
 
   it('a change decided in a state the lead has left is refused, naming the state it is in now', async () => {

@@ -179,6 +179,172 @@ describe.each(dialects())('planning visits on %s', (dialect) => {
     expect((await ctx.api.get(`/v1/leads/${id}`)).json().durationMinutes).toBeNull();
   });
 
+  describe('warnings: planning warns, without refusing', () => {
+    let dora: { id: string };
+    let eve: { id: string };
+    beforeAll(async () => {
+      dora = await addUser(ctx.app, ctx.brandId, `dora-${dialect}@example.com`, 'member');
+      eve = await addUser(ctx.app, ctx.brandId, `eve-${dialect}@example.com`, 'member');
+      await ctx.app.deps.database.db
+        .updateTable('users')
+        .set({ name: 'Dora' })
+        .where('id', '=', dora.id)
+        .execute();
+    });
+    const warningsOf = (res: { statusCode: number; body: string; json(): Record<string, unknown> }) => {
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().warnings as { code: string; detail: string; visit: Record<string, unknown> | null }[];
+    };
+    const planned = async (plan: Record<string, unknown>, ...steps: string[]) => {
+      const id = await leadIn(...steps);
+      return { id, res: await ctx.api.patch(`/v1/leads/${id}`, plan) };
+    };
+
+    it('a visit overlapping another of the same person: saved, with one visit_overlap warning per other visit', async () => {
+      const first = await planned({
+        status: 'scheduled',
+        scheduledFor: '2032-03-01T09:00:00Z',
+        durationMinutes: 120,
+        assigneeId: dora.id,
+      });
+      expect(warningsOf(first.res)).toBeUndefined();
+      const second = await planned(
+        { scheduledFor: '2032-03-01T10:30:00Z', durationMinutes: 60, assigneeId: dora.id },
+        'scheduled',
+        'planned',
+      );
+      const warnings = warningsOf(second.res);
+      expect(warnings).toEqual([
+        {
+          code: 'visit_overlap',
+          detail: expect.stringContaining('Dora has another visit at that time'),
+          visit: {
+            id: first.id,
+            title: expect.stringMatching(/^Leaking tap \d+$/),
+            scheduledFor: '2032-03-01T09:00:00.000Z',
+            durationMinutes: 120,
+          },
+        },
+      ]);
+      // Saved all the same; the read and the event carry no warnings.
+      const read = (await ctx.api.get(`/v1/leads/${second.id}`)).json();
+      expect(read).toMatchObject({ scheduledFor: '2032-03-01T10:30:00.000Z', assignee: { id: dora.id } });
+      expect(read.warnings).toBeUndefined();
+      expect(second.res.json()).toEqual({ ...read, warnings });
+      const updated = (await events('lead.updated')).find((e) => e.data.lead.id === second.id)!;
+      expect(updated.data.lead).not.toHaveProperty('warnings');
+
+      // A third one at 10:45 for 15 minutes overlaps both; the first, shortened to end at 10:40, only the second.
+      const third = await planned({
+        status: 'scheduled',
+        scheduledFor: '2032-03-01T10:45:00Z',
+        durationMinutes: 15,
+        assigneeId: dora.id,
+      });
+      expect(warningsOf(third.res).map((w) => w.visit!.id)).toEqual([first.id, second.id]);
+      const again = await ctx.api.patch(`/v1/leads/${first.id}`, { durationMinutes: 100 });
+      expect(warningsOf(again).map((w) => w.visit!.id)).toEqual([second.id]);
+    });
+
+    it('no warning for another person, for back-to-back visits, or for another brand’s visit; the same start always overlaps', async () => {
+      const base = { scheduledFor: '2032-04-01T09:00:00Z', durationMinutes: 60 };
+      const first = await planned({ status: 'scheduled', ...base, assigneeId: dora.id });
+      expect(warningsOf(first.res)).toBeUndefined();
+      expect(
+        warningsOf((await planned({ status: 'scheduled', ...base, assigneeId: eve.id })).res),
+      ).toBeUndefined();
+      // Starting when the first ends, or ending when it starts.
+      const after = await planned({
+        status: 'scheduled',
+        scheduledFor: '2032-04-01T10:00:00Z',
+        durationMinutes: 30,
+        assigneeId: dora.id,
+      });
+      expect(warningsOf(after.res)).toBeUndefined();
+      const before = await planned({
+        status: 'scheduled',
+        scheduledFor: '2032-04-01T08:00:00Z',
+        durationMinutes: 60,
+        assigneeId: dora.id,
+      });
+      expect(warningsOf(before.res)).toBeUndefined();
+      // Without a duration a visit is its start moment: at the first's start, it overlaps.
+      const moment = await planned({
+        status: 'scheduled',
+        scheduledFor: base.scheduledFor,
+        assigneeId: dora.id,
+      });
+      expect(warningsOf(moment.res).map((w) => w.visit!.id)).toEqual([first.id]);
+      // Nobody yet: nobody to double-book.
+      expect(
+        warningsOf((await planned({ status: 'scheduled', ...base, assigneeId: null })).res),
+      ).toBeUndefined();
+
+      // Another brand's visit that names the same user id (written straight into the database) is not this
+      // brand's business.
+      const theirs = (await ctx.createLead({ title: 'Their job' }, ctx.keys.other)).id as string;
+      await ctx.app.deps.database.db
+        .updateTable('leads')
+        .set({
+          status: 'scheduled',
+          stage: 'work',
+          scheduled_at: Date.now(),
+          scheduled_for: Date.parse('2032-05-01T09:00:00Z'),
+          duration_minutes: 60,
+          assignee_id: eve.id,
+        })
+        .where('id', '=', theirs)
+        .execute();
+      const mine = await planned({
+        status: 'scheduled',
+        scheduledFor: '2032-05-01T09:30:00Z',
+        durationMinutes: 60,
+        assigneeId: eve.id,
+      });
+      expect(warningsOf(mine.res)).toBeUndefined();
+    });
+
+    it('completed and cancelled visits are not in the way', async () => {
+      const slot = { scheduledFor: '2032-06-01T09:00:00Z', durationMinutes: 60, assigneeId: dora.id };
+      const done = await planned({ status: 'scheduled', ...slot });
+      for (const status of ['planned', 'in_progress', 'completed']) await ctx.setStatus(done.id, status);
+      const cancelled = await planned({ status: 'scheduled', ...slot });
+      await ctx.setStatus(cancelled.id, 'cancelled');
+      expect(warningsOf((await planned({ status: 'scheduled', ...slot })).res)).toBeUndefined();
+    });
+
+    it('a visit in the past: visit_in_past while it has not started; none for work begun or done, none for a bare state change', async () => {
+      const past = '2020-01-02T08:00:00Z';
+      const scheduled = await planned({ status: 'scheduled', scheduledFor: past });
+      expect(warningsOf(scheduled.res)).toEqual([
+        {
+          code: 'visit_in_past',
+          detail: 'The visit starts in the past (2020-01-02T08:00:00.000Z). It is saved as sent.',
+          visit: null,
+        },
+      ]);
+      expect((await ctx.api.get(`/v1/leads/${scheduled.id}`)).json().scheduledFor).toBe(
+        '2020-01-02T08:00:00.000Z',
+      );
+      // A bare state change is answered with the single read, exactly.
+      const moved = await ctx.api.patch(`/v1/leads/${scheduled.id}`, { status: 'planned' });
+      expect(moved.json()).toEqual((await ctx.api.get(`/v1/leads/${scheduled.id}`)).json());
+      expect(moved.json().warnings).toBeUndefined();
+      const begun = await planned({ scheduledFor: past }, 'scheduled', 'planned', 'in_progress');
+      expect(warningsOf(begun.res)).toBeUndefined();
+      const logged = await planned(
+        { status: 'completed', scheduledFor: past },
+        'scheduled',
+        'planned',
+        'in_progress',
+      );
+      expect(warningsOf(logged.res)).toBeUndefined();
+      expect(
+        warningsOf((await planned({ status: 'scheduled', scheduledFor: '2032-01-01T08:00:00Z' })).res),
+      ).toBeUndefined();
+    });
+  });
+
   describe('work-item filters', () => {
     let early: string;
     let late: string;

@@ -2,6 +2,7 @@
 // bad bodies, other brands, and parallel changes of one lead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../api.js';
+import { addUser } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext } from '../helpers.js';
 import { PATH_TO, STATUSES } from '../lead-paths.js';
 
@@ -21,6 +22,7 @@ const ALLOWED: [State, State][] = [
   ['planned', 'cancelled'],
   ['in_progress', 'completed'],
   ['in_progress', 'cancelled'],
+  ['cancelled', 'request'],
 ];
 const isAllowed = (from: State, to: State) => ALLOWED.some(([f, t]) => f === from && t === to);
 const REFUSED: [State, State][] = STATES.flatMap((from) =>
@@ -110,6 +112,80 @@ describe.each(dialects())('lead states on %s', (dialect) => {
     const times = history.map((h) => Date.parse(h.at));
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(lead.scheduledAt).toBe(history[2]!.at);
+  });
+
+  it('reopening a cancelled job: back to request with its planning cleared, listed as a lead again, one event', async () => {
+    const ann = await addUser(ctx.app, ctx.brandId, `ann-${dialect}@example.com`, 'member');
+    const id = (await ctx.createLead({ title: 'Cancelled by mistake' })).id as string;
+    const planned = await ctx.api.patch(`/v1/leads/${id}`, {
+      status: 'scheduled',
+      scheduledFor: '2026-12-01T08:00:00Z',
+      durationMinutes: 90,
+      assigneeId: ann.id,
+    });
+    expect(planned.statusCode, planned.body).toBe(200);
+    expect((await ctx.api.patch(`/v1/leads/${id}`, { status: 'cancelled' })).statusCode).toBe(200);
+    // Cancelled keeps what was planned, and the work-item read still serves it.
+    const cancelled = await read(id);
+    expect(cancelled).toMatchObject({ status: 'cancelled', durationMinutes: 90, assignee: { id: ann.id } });
+    const events = async () =>
+      (
+        (await ctx.api.get('/v1/events?type=lead.status_changed&limit=100')).json().data as {
+          data: { lead: Record<string, unknown>; from: string; to: string };
+        }[]
+      ).filter((e) => e.data.lead.id === id);
+    const eventsBefore = (await events()).length;
+
+    const res = await ctx.api.patch(`/v1/leads/${id}`, { status: 'request' });
+    expect(res.statusCode, res.body).toBe(200);
+    const lead = res.json();
+    expect(lead).toEqual(await read(id));
+    expect(lead).toMatchObject({
+      status: 'request',
+      scheduledAt: null,
+      scheduledFor: null,
+      durationMinutes: null,
+      assignee: null,
+    });
+    expect(lead.statusHistory.map((h: History) => h.status)).toEqual([
+      'request',
+      'scheduled',
+      'cancelled',
+      'request',
+    ]);
+    expect(lead.statusHistory.at(-1)).toMatchObject({
+      actor: { type: 'key', id: ctx.keyIds.full, name: 'key full' },
+      reason: null,
+    });
+    const latest = await events();
+    expect(latest).toHaveLength(eventsBefore + 1);
+    expect(latest[0]!.data).toMatchObject({ from: 'cancelled', to: 'request', lead: { id, assignee: null } });
+
+    // A lead again: in the leads list, not among the work items, nor readable as one.
+    const leads = (await ctx.api.get('/v1/leads?limit=100', { key: ctx.keys['leads:read'] })).json().data;
+    expect(leads.map((l: { id: string }) => l.id)).toContain(id);
+    const work = (await ctx.api.get('/v1/work-items?limit=100', { key: ctx.keys['work-items:read'] })).json();
+    expect(work.data.map((l: { id: string }) => l.id)).not.toContain(id);
+    const asWork = await ctx.api.get(`/v1/work-items/${id}`, { key: ctx.keys['work-items:read'] });
+    expect(asWork.statusCode).toBe(404);
+
+    // Reopened once: a second reopen is a change the table does not allow.
+    expectRefusal(await ctx.api.patch(`/v1/leads/${id}`, { status: 'request' }), 'request');
+    // Reopening with planning fields is refused as planning a cancelled lead: nothing changes.
+    const again = await leadIn('cancelled');
+    const before = await read(again);
+    const withPlan = await ctx.api.patch(`/v1/leads/${again}`, {
+      status: 'request',
+      scheduledFor: '2026-12-01T08:00:00Z',
+    });
+    expect(withPlan.statusCode, withPlan.body).toBe(409);
+    expect(withPlan.json()).toMatchObject({ currentStatus: 'cancelled' });
+    expect(withPlan.json().detail).toMatch(/Reopen it first/);
+    expect(await read(again)).toEqual(before);
+    // And it can be scheduled anew, with a new scheduledAt.
+    const rescheduled = await ctx.api.patch(`/v1/leads/${id}`, { status: 'scheduled' });
+    expect(rescheduled.statusCode).toBe(200);
+    expect(rescheduled.json().scheduledAt).toBe(rescheduled.json().statusHistory.at(-1).at);
   });
 
   it.each([

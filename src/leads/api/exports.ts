@@ -8,6 +8,7 @@ import { principalOf } from '../../platform/http/plugins/auth.js';
 import { scopedRoute } from '../../platform/http/route.js';
 import { type LeadGroup, leadFieldsWhere, readNameOf } from '../fields.js';
 import { exportLeads } from '../index.js';
+import { LEAD_EXPORT_SHAPE, WORK_ITEM_EXPORT_SHAPE } from '../shape.js';
 import { listQueryFrom } from './list-query.js';
 import { LeadListQuerySchema, WorkItemListQuerySchema } from './schemas.js';
 
@@ -52,9 +53,15 @@ const EXPORTED_ONLY = [
   ...(exportedOnly('job').length ? [`then ${exportedOnly('job').join(', ')}`] : []),
 ].join(', ');
 
+/** The columns work items have beyond a lead's, in code quotes. */
+const WORK_ITEM_ONLY = WORK_ITEM_EXPORT_SHAPE.columns
+  .slice(LEAD_EXPORT_SHAPE.columns.length)
+  .map((column) => `\`${column}\``)
+  .join(', ');
+
 const DESCRIPTION =
   'Streams every item the filters match, in the order asked for, as one CSV file: the same parameters as the list, without `limit` and `cursor` (either is a 422). Counts as one read against the rate limit.\n\n' +
-  `Columns, in this order: the list item’s fields with nested ones named with a dot (\`customer.email\`, \`address.postalCode\`), ${EXPORTED_ONLY}; work items add their own fields at the end (\`scheduledAt\`). Times are ISO 8601 UTC; an empty cell is null.\n\n` +
+  `Columns, in this order: the list item’s fields with nested ones named with a dot (\`customer.email\`, \`address.postalCode\`), ${EXPORTED_ONLY}; work items add their own fields at the end (${WORK_ITEM_ONLY}: the visit's planning, the assignee as its id and name). Times are ISO 8601 UTC; phones E.164; an empty cell is null.\n\n` +
   "A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a `'` in front, so a spreadsheet shows it as text instead of running it as a formula; a phone number in E.164 (`+` and digits only) is left as it is. " +
   'Errors found before the file starts (a bad filter, the database unreachable) are problem+json; an error after that cuts the connection, so the download is incomplete rather than silently short.';
 

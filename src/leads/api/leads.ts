@@ -7,7 +7,15 @@ import { idempotencyPreValidation, runIdempotent, sendStored } from '../../platf
 import { principalOf } from '../../platform/http/plugins/auth.js';
 import { type ApiApp, scopedRoute } from '../../platform/http/route.js';
 import { IdempotencyHeaders, IdParams, ProblemRef } from '../../platform/http/schemas.js';
-import { createLead, getLead, type LeadSource, patchLead } from '../index.js';
+import {
+  createLead,
+  getLead,
+  type LeadSource,
+  PLAN_FIELDS,
+  type PlanningWarning,
+  patchLead,
+  planningWarnings,
+} from '../index.js';
 import { listLeadsJson } from '../list-json.js';
 import { listQueryFrom } from './list-query.js';
 import {
@@ -17,7 +25,30 @@ import {
   LeadListQuerySchema,
   LeadListResponse,
   LeadPatchBody,
+  LeadPatchResult,
 } from './schemas.js';
+
+/** A planning warning as the API words it (English, like every API text). */
+function apiWarning(warning: PlanningWarning) {
+  if (warning.code === 'visit_in_past') {
+    return {
+      code: warning.code,
+      detail: `The visit starts in the past (${warning.scheduledFor}). It is saved as sent.`,
+      visit: null,
+    };
+  }
+  const { other } = warning;
+  return {
+    code: warning.code,
+    detail: `${warning.assignee.name} has another visit at that time: "${other.title}" (${other.id}) at ${other.scheduledFor}${other.durationMinutes ? ` for ${other.durationMinutes} minutes` : ''}. Both are kept.`,
+    visit: {
+      id: other.id,
+      title: other.title,
+      scheduledFor: other.scheduledFor,
+      durationMinutes: other.durationMinutes,
+    },
+  };
+}
 
 function createLeadRoute(app: ApiApp, deps: RouteDeps) {
   app.post(
@@ -134,21 +165,27 @@ function patchLeadRoute(app: ApiApp, deps: RouteDeps) {
         tags: ['Leads'],
         summary: 'Change the state of a lead, or plan its visit',
         description:
-          'Allowed: request → quoted → scheduled → planned → in_progress → completed; request → scheduled; any state before completed → cancelled. Anything else is a 409 naming the current state.\n\n' +
-          'The visit is planned with `scheduledFor`, `durationMinutes` and `assigneeId`, with or without a `status`: on work items in scheduled, planned or in_progress, and on a lead moving to scheduled. On a lead in request or quoted without `"status": "scheduled"`, and on a completed or cancelled item, they are a 409 naming the current state. A plan without a state change fires `lead.updated` with `data.changed` (the fields whose value changed; nothing changed, no event); with a state change, `lead.status_changed`, whose lead carries the new plan.',
+          'Allowed: request → quoted → scheduled → planned → in_progress → completed; request → scheduled; any state before completed → cancelled; cancelled → request (reopened: its planning is cleared, that is `scheduledFor`, `durationMinutes`, `assignee` and `scheduledAt` become null, and it is a lead again, out of the work items). Anything else is a 409 naming the current state.\n\n' +
+          'The visit is planned with `scheduledFor`, `durationMinutes` and `assigneeId`, with or without a `status`: on work items in scheduled, planned or in_progress, and on a lead moving to scheduled. On a lead in request or quoted without `"status": "scheduled"`, and on a completed or cancelled item, they are a 409 naming the current state. A plan without a state change fires `lead.updated` with `data.changed` (the fields whose value changed; nothing changed, no event); with a state change, `lead.status_changed`, whose lead carries the new plan.\n\n' +
+          'Planning warns without refusing: when the request set planning fields and the visit as saved starts in the past (scheduled or planned, not yet started) or overlaps another open visit of the same assignee, the answer adds `warnings` (absent otherwise, so a bare state change is answered with exactly the single-lead read).',
         params: IdParams,
         body: LeadPatchBody,
-        response: { 200: LeadDetailSchema },
+        response: { 200: LeadPatchResult },
       },
     }),
     async (request) => {
       const principal = principalOf(request);
       const { id } = request.params;
-      return patchLead(deps.database, principal.brandId, id, request.body, {
+      const patch = request.body;
+      const lead = await patchLead(deps.database, principal.brandId, id, patch, {
         type: 'key',
         id: principal.keyId,
         name: principal.keyName,
       });
+      // Warnings answer a plan only: a bare state change is answered with the single read, exactly.
+      if (!PLAN_FIELDS.some((f) => patch.plan[f] !== undefined)) return lead;
+      const warnings = await planningWarnings(deps.database, principal.brandId, lead);
+      return warnings.length ? { ...lead, warnings: warnings.map(apiWarning) } : lead;
     },
   );
 }

@@ -1,7 +1,9 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import { ListQuery, listEnvelope, parsedBy, TimestampParam } from '../../platform/http/schemas.js';
+import { Timestamp } from '../../shared/json-schema.js';
 import { bodySchemaOf, LEAD_FIELD_TABLE } from '../fields.js';
 import {
+  LeadDetailSchema,
   LeadListItemSchema,
   MAX_DURATION_MINUTES,
   MIN_DURATION_MINUTES,
@@ -161,4 +163,52 @@ export const LeadPatchBody = parsedBy(
       'x-validator': 'lead-patch',
     },
   ),
+);
+
+/** A planning warning as PATCH /v1/leads/{id} answers it (planningWarnings in planning.ts). */
+export const PlanningWarningSchema = Type.Object(
+  {
+    code: Type.Unsafe<'visit_in_past' | 'visit_overlap'>({
+      type: 'string',
+      enum: ['visit_in_past', 'visit_overlap'],
+      description:
+        '`visit_in_past`: the visit (scheduled or planned, not started) starts before now. `visit_overlap`: the assignee has another open visit (not completed or cancelled) whose time overlaps this one; one warning per such visit.',
+    }),
+    detail: Type.String({ description: 'The warning in words (English).' }),
+    visit: Type.Union(
+      [
+        Type.Object(
+          {
+            id: Type.String({ description: 'wrk_… of the other visit.' }),
+            title: Type.String(),
+            scheduledFor: Timestamp(),
+            durationMinutes: Type.Union([Type.Integer(), Type.Null()]),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The other visit of an overlap; null for visit_in_past.' },
+    ),
+  },
+  { additionalProperties: false, title: 'PlanningWarning' },
+);
+
+/** PATCH /v1/leads/{id}'s answer: the single-lead read, with `warnings` when the saved plan has any. */
+export const LeadPatchResult = Type.Object(
+  {
+    ...LeadDetailSchema.properties,
+    warnings: Type.Optional(
+      Type.Array(PlanningWarningSchema, {
+        description:
+          'Present only when the request set planning fields and the visit as saved starts in the past or overlaps another visit of the same person. The plan is saved all the same: planning warns, it does not refuse.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: 'LeadPatchResult',
+    description:
+      'The lead as the change left it (the single-lead read), plus planning `warnings` when there are any.',
+  },
 );

@@ -1,19 +1,19 @@
 // "Export CSV" on the leads and work-items lists.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
-import { sendCsv } from '../../platform/http/csv-export.js';
+import { type CsvDelimiter, sendCsv } from '../../platform/http/csv-export.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { errorText } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
 import { sendPage } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
-import { translator } from '../../shared/i18n/index.js';
+import { type Locale, translator } from '../../shared/i18n/index.js';
 import { styledExport } from '../export.js';
 import { exportLeads, type LeadExport } from '../index.js';
 import { filtersOf, queryOf } from './list-filters.js';
 import { filterLabels } from './views/leads.js';
 
-/** Every item the list's filters match (not just this page), as the API exports them. */
+/** Every item the list's filters match (not just this page), with the API export's columns. */
 async function exportList(
   deps: RouteDeps,
   stage: 'lead' | 'work',
@@ -42,15 +42,17 @@ async function exportList(
     );
     return sendPage(reply, page, 422);
   }
-  // With the byte order mark: people open the file in Excel, which needs it to read UTF-8. A Dutch reader's Excel
-  // splits cells at `;` and reads local times and national phones; the column names stay the API's field names.
+  // Made for the reader's spreadsheet: times in the brand's zone and phones as dialled there ("06 12345678", which
+  // a spreadsheet keeps as text, with its 0), as the dashboard shows them in either language; cells split at `;`
+  // for a Dutch reader (a Dutch Excel opens a `,` file as one column), at `,` for an English one. With the byte
+  // order mark: Excel needs it to read UTF-8 (accents) when a file is opened. The column names stay the API's.
   const name = stage === 'work' ? 'work-items' : 'leads';
-  if (tr.locale === 'nl') {
-    const styled = styledExport(data, { timeZone: user.timeZone, country: user.brandCountry });
-    return sendCsv(request, reply, styled, { name, bom: true, delimiter: ';' });
-  }
-  return sendCsv(request, reply, data, { name, bom: true });
+  const styled = styledExport(data, { timeZone: user.timeZone, country: user.brandCountry });
+  return sendCsv(request, reply, styled, { name, bom: true, delimiter: CSV_DELIMITER[tr.locale] });
 }
+
+/** What separates cells in the dashboard's export, by the reader's language (their spreadsheet's list separator). */
+const CSV_DELIMITER: Record<Locale, CsvDelimiter> = { nl: ';', en: ',' };
 
 export default async function exportRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   app.get('/leads/export.csv', { schema: hidden, config: userPage }, (request, reply) =>

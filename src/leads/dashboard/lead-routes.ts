@@ -90,7 +90,11 @@ export default async function leadPageRoutes(app: FastifyInstance, { deps }: { d
     const user = userOf(request);
     const id = pathParam(request, 'id');
     const feed = parseFeedFilter(text(request.query, 'show'));
-    return showLead(deps, reply, user, id, messageOf(translator(user.locale), request.query), 200, { feed });
+    // Just planned (Schedule, Change visit): the warnings of the visit as saved, under the notice.
+    const planWarnings =
+      text(request.query, 'visit') === 'saved' || text(request.query, 'moved') === 'scheduled';
+    const message = messageOf(translator(user.locale), request.query);
+    return showLead(deps, reply, user, id, message, 200, { feed, planWarnings });
   });
   app.post('/leads/:id/use-submitted', { schema: hidden, config: userPage }, (request, reply) =>
     useSubmitted(deps, request, reply),

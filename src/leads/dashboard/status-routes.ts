@@ -1,5 +1,5 @@
 // The dashboard's state change: the same rules and the same domain call as PATCH /v1/leads/{id}, by the signed-in
-// user. A final state (completed, cancelled) is confirmed first on a page of its own, which asks a cancellation's
+// user. Completing and cancelling are confirmed first on a page of its own, which asks a cancellation's
 // reason; `from` is the state the page showed, so a stale tab changes nothing.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hidden, userActor, userOf, userPage } from '../../accounts/dashboard/session.js';

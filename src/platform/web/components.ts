@@ -70,7 +70,10 @@ export function errorSummary(
 </div>`;
 }
 
-export function notice(message: HtmlValue, kind: 'success' | 'info' | 'error' = 'success'): SafeHtml {
+export function notice(
+  message: HtmlValue,
+  kind: 'success' | 'info' | 'warning' | 'error' = 'success',
+): SafeHtml {
   return html`<div class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</div>`;
 }
 

@@ -63,7 +63,12 @@ function feedEntries(tr: Translator, lead: LeadDetail, notes: Note[], activity: 
       at: entry.at,
       order: i,
       kind: 'change' as const,
-      item: html`<li class="feed-change"><p class="feed-meta">${statusBadge(tr, entry.status)} <span aria-hidden="true">·</span> ${time(entry.at)} <span aria-hidden="true">·</span> ${byWho(tr, entry.actor)}</p>${
+      item: html`<li class="feed-change"><p class="feed-meta">${statusBadge(tr, entry.status)}${
+        // Back to request after the first entry: someone reopened a cancelled lead.
+        entry.status === 'request' && i > 0
+          ? html` <strong class="feed-reopened">${tr.t('lead.feed.reopened')}</strong>`
+          : ''
+      } <span aria-hidden="true">·</span> ${time(entry.at)} <span aria-hidden="true">·</span> ${byWho(tr, entry.actor)}</p>${
         entry.reason
           ? html`<p class="feed-reason prose">${tr.t('lead.feed.reason', { reason: entry.reason })}</p>`
           : ''

@@ -383,9 +383,8 @@ function submittedSection(tr: Translator, user: SessionUser, lead: LeadDetail): 
 function transitionForms(tr: Translator, view: LeadView): SafeHtml {
   const { user, lead } = view;
   const next = allowedTransitions(lead.status);
-  if (!next.length) {
-    return html`<p class="muted">${tr.t(lead.status === 'completed' ? 'lead.final.completed' : 'lead.final.cancelled')}</p>`;
-  }
+  // Only completed is final; a cancelled lead can be reopened (states.ts).
+  if (!next.length) return html`<p class="muted">${tr.t('lead.final.completed')}</p>`;
   // Scheduling asks when, how long and who: a form of its own rather than a button.
   const schedule = next.includes('scheduled')
     ? scheduleForm(user, lead, view.people ?? [], view.visitForm)
@@ -398,7 +397,7 @@ function transitionForms(tr: Translator, view: LeadView): SafeHtml {
     <input type="hidden" name="from" value="${lead.status}">
     <button type="submit" name="status" value="${status}" class="button ${status === 'cancelled' ? 'button-danger' : 'button-primary'}">${tr.t(TRANSITION_LABELS[status])}</button>
   </form>`,
-    )}</div>`;
+    )}</div>${lead.status === 'cancelled' ? html`<p class="hint">${tr.t('lead.reopen.hint')}</p>` : ''}`;
 }
 
 /** The job's fields of the field table (fields.ts) but the title, which heads the page; long text as prose. */
@@ -497,7 +496,9 @@ ${timelineSection({
 
 const strong = (inner: SafeHtml) => html`<strong>${inner}</strong>`;
 
+/** After a state change; a lead that moved to request was reopened (only a cancelled lead can). */
 export function leadChangedNotice(tr: Translator, status: Status): SafeHtml {
+  if (status === 'request') return notice(tr.t('lead.notice.reopened'));
   return notice(richText(tr, 'lead.notice.moved', { status: statusLabel(tr, status), strong }));
 }
 

@@ -7,6 +7,7 @@ import {
   errorFor,
   errorSummary,
   errorText,
+  notice,
   phoneLink,
   time,
 } from '../../../platform/web/components.js';
@@ -22,7 +23,7 @@ import {
   zonedFormat,
 } from '../../../shared/i18n/index.js';
 import { addDays, dayIn, isoWeek, timeIn } from '../../../shared/time-zones.js';
-import type { AnyListItem, LeadDetail, Visit } from '../../index.js';
+import type { AnyListItem, LeadDetail, PlanningWarning, Visit } from '../../index.js';
 import { statusBadge } from './labels.js';
 
 /** Someone a visit can be given to. */
@@ -193,6 +194,29 @@ export function visitSummary(
   return html`${time(item.scheduledFor)}${item.durationMinutes ? ` · ${durationText(tr, item.durationMinutes)}` : ''} · ${
     item.assignee ? item.assignee.name : html`<span class="muted">${tr.t('visit.nobodyYet')}</span>`
   }`;
+}
+
+/**
+ * What the visit just saved should make someone look twice at: it starts in the past, or its person has another
+ * visit then (each with a link). Saved all the same: planning warns, it does not refuse.
+ */
+export function planningWarningsNotice(tr: Translator, warnings: readonly PlanningWarning[]): SafeHtml | '' {
+  if (!warnings.length) return '';
+  const lines = warnings.map((w) =>
+    w.code === 'visit_in_past'
+      ? richText(tr, 'visit.warning.past', { time: time(w.scheduledFor) })
+      : richText(tr, 'visit.warning.overlap', {
+          who: w.assignee.name,
+          time: time(w.other.scheduledFor),
+          duration: w.other.durationMinutes ? durationText(tr, w.other.durationMinutes) : 'none',
+          link: (inner) => html`<a href="/dashboard/leads/${w.other.id}">${inner}</a>`,
+          title: w.other.title,
+        }),
+  );
+  return notice(
+    html`<p><strong>${tr.t('visit.warning.title')}</strong></p><ul class="plan-warnings">${lines.map((line) => html`<li>${line}</li>`)}</ul>`,
+    'warning',
+  );
 }
 
 function place(visit: Visit): string {
