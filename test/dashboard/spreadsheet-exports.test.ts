@@ -1,4 +1,4 @@
-// The CSV exports read back by a CSV parser (test/csv.ts, strict RFC 4180) in both formats: the API's (comma, UTC,
+// The CSV exports read back by csv-parse (test/csv.ts, held to RFC 4180) in both formats: the API's (comma, UTC,
 // E.164) and the dashboard's, made for the reader's spreadsheet (Dutch: `;`, English: `,`; both with times in the
 // brand's zone and phones as dialled there, kept as text). The header comes from the field table (the export
 // shapes), and every column has a value wherever the lead's JSON has one: the assignee too, as assigneeId and
