@@ -210,7 +210,7 @@ describe.each(dialects())('finding customers in the dashboard on %s', (dialect) 
 
     it('an erased customer shows as erased, without personal data, and no search finds it by what was erased', async () => {
       const res = await office.get('/dashboard/customers');
-      const row = rows(res.body).find((r) => r.Customer.includes('Erased customer'))!;
+      const row = rows(res.body).find((r) => r.Customer?.includes('Erased customer'))!;
       expect(row).toMatchObject({ Customer: 'Erased customer Personal data erased', Email: '', Phone: '' });
       expect(res.body).not.toContain('Erik');
       expect(res.body).not.toContain('vergeten');

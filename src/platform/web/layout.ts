@@ -109,7 +109,7 @@ function siteSearch(tr: Translator): SafeHtml {
   return html`<form class="site-search" method="get" action="/dashboard/search" role="search">
           <label class="visually-hidden" for="site-search-q">${tr.t('search.header.label')}</label>
           <input id="site-search-q" class="site-search-input" name="q" type="search" maxlength="200" placeholder="${tr.t('search.header.placeholder')}">
-          <button type="submit" class="button">${tr.t('search.header.submit')}</button>
+          <button type="submit" class="button site-search-button"><span class="search-icon" aria-hidden="true"></span><span class="site-search-text">${tr.t('search.header.submit')}</span></button>
         </form>`;
 }
 
@@ -128,7 +128,7 @@ ${head(tr, options.title)}
       <summary class="menu-button"><span class="menu-icon" aria-hidden="true"></span>${tr.t('nav.menu')}</summary>
       <div class="menu-panel">
         ${siteSearch(tr)}
-        <nav aria-label="${tr.t('nav.label')}">
+        <nav class="main-nav" aria-label="${tr.t('nav.label')}">
           <ul class="nav">${NAV.filter((item) => !item.adminOnly || user.role === 'owner').map(
             (item) =>
               html`<li><a href="${item.href}"${item.section === options.section ? html` aria-current="page"` : ''}>${tr.t(item.label)}</a></li>`,
