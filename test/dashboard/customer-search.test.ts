@@ -243,6 +243,15 @@ describe.each(dialects())('finding customers in the dashboard on %s', (dialect) 
       expect(textOf(res.body)).toContain('Page link is out of date: start again from the newest.');
     });
 
+    it('counts a new customer at once (the count is kept only while nothing changed)', async () => {
+      const before = countText((await office.get('/dashboard/customers')).body);
+      const total = Number(/of (\d+)$/.exec(before)?.[1]);
+      await ctx.createLead({ customerName: 'Nieuwe Klant', title: 'Tap drips' });
+      const after = await office.get('/dashboard/customers');
+      expect(countText(after.body)).toBe(`1–25 of ${total + 1}`);
+      expect(rows(after.body)[0]!.Customer).toBe('Nieuwe Klant');
+    });
+
     it('is in the navigation, marked as the current page', async () => {
       const res = await office.get('/dashboard/customers');
       expect(res.body).toContain('<a href="/dashboard/customers" aria-current="page">Customers</a>');

@@ -6,7 +6,7 @@ import { MIN_TERM } from '../../platform/db/search.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { sendPage, text } from '../../platform/web/http.js';
 import { type FieldError, ValidationError } from '../../shared/errors.js';
-import { decodeCursor, type Page } from '../../shared/paging.js';
+import { decodeCursor, type Page, type Position } from '../../shared/paging.js';
 import { type CustomerDetail, countCustomerSummaries, listCustomerSummaries } from '../customers.js';
 import { customerListPage } from './list-view.js';
 
@@ -23,7 +23,39 @@ const STALE_CURSOR: FieldError = {
   text: { key: 'leads.error.cursor' },
 };
 
-async function listCustomersPage(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+type CountOf = (
+  brandId: string,
+  search: string | undefined,
+  position: Position | undefined,
+) => Promise<{ total: number; before: number }>;
+
+/**
+ * "1–25 of 312", counted over the list's own WHERE and kept while the database is unchanged (SQLite's version
+ * token; on PostgreSQL, where other instances write unseen, every page view counts again), as the leads lists do:
+ * counting 100,000 customers took 350 ms.
+ */
+function customerCountCache(database: RouteDeps['database']): CountOf {
+  const counts = new Map<string, { version: string; count: { total: number; before: number } }>();
+  return async (brandId, search, position) => {
+    const version = database.version();
+    const key = JSON.stringify([brandId, search ?? null, position ?? null]);
+    const cached = version === undefined ? undefined : counts.get(key);
+    if (cached && cached.version === version) return cached.count;
+    const count = await countCustomerSummaries(database, brandId, search, position);
+    if (version !== undefined && database.version() === version) {
+      if (counts.size >= 1000) counts.delete(counts.keys().next().value!);
+      counts.set(key, { version, count });
+    }
+    return count;
+  };
+}
+
+async function listCustomersPage(
+  deps: RouteDeps,
+  countOf: CountOf,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const user = userOf(request);
   const q = text(request.query, 'q').trim().slice(0, 200);
   const cursor = text(request.query, 'cursor');
@@ -45,7 +77,7 @@ async function listCustomersPage(deps: RouteDeps, request: FastifyRequest, reply
         ...(cursor ? { cursor } : {}),
         ...(search ? { search } : {}),
       });
-      count = await countCustomerSummaries(deps.database, user.brandId, search, position);
+      count = await countOf(user.brandId, search, position);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       errors.push(STALE_CURSOR);
@@ -56,7 +88,8 @@ async function listCustomersPage(deps: RouteDeps, request: FastifyRequest, reply
 }
 
 export default async function customerListRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  const countOf = customerCountCache(deps.database);
   app.get('/customers', { schema: hidden, config: userPage }, (request, reply) =>
-    listCustomersPage(deps, request, reply),
+    listCustomersPage(deps, countOf, request, reply),
   );
 }
