@@ -265,7 +265,7 @@ describe.each(dialects())('finding customers in the dashboard on %s', (dialect) 
       for (const url of ['/dashboard/leads', '/dashboard/customers', `/dashboard/leads/${ids.tap}`]) {
         const res = await office.get(url);
         expect(res.body, url).toMatch(
-          /<form class="site-search" method="get" action="\/dashboard\/search" role="search">\s*<label class="visually-hidden" for="site-search-q">Search leads, work items and customers<\/label>\s*<input id="site-search-q"[^>]* name="q" type="search"/,
+          /<form class="site-search" method="get" action="\/dashboard\/search" role="search" aria-label="Search leads, work items and customers">\s*<label class="visually-hidden" for="site-search-q">Search leads, work items and customers<\/label>\s*<input id="site-search-q"[^>]* name="q" type="search"/,
         );
       }
     });

@@ -106,7 +106,7 @@ ${body}`,
  * GET form to /dashboard/search, so it works without the script. On phones it is the first thing in the menu.
  */
 function siteSearch(tr: Translator): SafeHtml {
-  return html`<form class="site-search" method="get" action="/dashboard/search" role="search">
+  return html`<form class="site-search" method="get" action="/dashboard/search" role="search" aria-label="${tr.t('search.header.label')}">
           <label class="visually-hidden" for="site-search-q">${tr.t('search.header.label')}</label>
           <input id="site-search-q" class="site-search-input" name="q" type="search" maxlength="200" placeholder="${tr.t('search.header.placeholder')}">
           <button type="submit" class="button site-search-button"><span class="search-icon" aria-hidden="true"></span><span class="site-search-text">${tr.t('search.header.submit')}</span></button>
