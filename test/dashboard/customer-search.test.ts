@@ -257,6 +257,13 @@ describe.each(dialects())('finding customers in the dashboard on %s', (dialect) 
       expect(res.body).toContain('<a href="/dashboard/customers" aria-current="page">Customers</a>');
       const leads = await office.get('/dashboard/leads');
       expect(leads.body).toContain('<a href="/dashboard/customers">Customers</a>');
+      // A customer's pages are under Customers, and lead back to the list.
+      for (const url of [`/dashboard/customers/${ids.sanne}`, `/dashboard/customers/${ids.sanne}/edit`]) {
+        const one = await office.get(url);
+        expect(one.body, url).toContain('<a href="/dashboard/customers" aria-current="page">Customers</a>');
+      }
+      const sanne = await office.get(`/dashboard/customers/${ids.sanne}`);
+      expect(sanne.body).toContain('<p class="breadcrumb"><a href="/dashboard/customers">← Customers</a></p>');
     });
   });
 
