@@ -405,7 +405,7 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
   });
 
   it('from 768 px the whole navigation shows in the header, without the menu button', async () => {
-    for (const width of [768, 1024, 1280, 1440]) {
+    for (const width of [768, 1024, 1280]) {
       const wide = await browser.newContext({ viewport: { width, height: 900 } });
       const widePage = await wide.newPage();
       await signIn(widePage, base, OWNER);
