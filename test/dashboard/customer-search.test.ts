@@ -263,7 +263,9 @@ describe.each(dialects())('finding customers in the dashboard on %s', (dialect) 
         expect(one.body, url).toContain('<a href="/dashboard/customers" aria-current="page">Customers</a>');
       }
       const sanne = await office.get(`/dashboard/customers/${ids.sanne}`);
-      expect(sanne.body).toContain('<p class="breadcrumb"><a href="/dashboard/customers">← Customers</a></p>');
+      expect(sanne.body).toContain(
+        '<p class="breadcrumb"><a href="/dashboard/customers">← Customers</a></p>',
+      );
     });
   });
 
