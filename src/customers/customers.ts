@@ -11,13 +11,15 @@ import type { Store, Tx } from '../platform/db/store.js';
 import { DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newRandomId } from '../shared/ids.js';
 import { NullableString, Timestamp } from '../shared/json-schema.js';
-import { type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { type Page, type Position, type SortOrder, toPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import { normalizePhone } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';
 import { CONTACT_FIELDS, type ContactField, type ContactInput, readSchemas, valuesByName } from './fields.js';
 import {
+  type CustomerListRow,
   type CustomerRow,
+  countCustomerList,
   customerKnown,
   deleteUnusedAddresses,
   deleteUnusedCustomers as deleteUnusedCustomerRows,
@@ -31,6 +33,7 @@ import {
   selectCustomer,
   selectCustomerDetail,
   selectCustomerErasedAt,
+  selectCustomerListPage,
   selectCustomerMatch,
   selectCustomerPage,
   selectOtherCustomerWithEmail,
@@ -328,13 +331,7 @@ export async function updateCustomer(
 export async function getCustomer(store: Store, brandId: string, id: string): Promise<CustomerDetail> {
   const row = await selectCustomerDetail(store, brandId, id);
   if (!row) throw new NotFoundError(`No customer with id ${id}`);
-  const lastLeadAt =
-    row.last_lead_at === null || row.last_lead_at === undefined ? null : Number(row.last_lead_at);
-  return {
-    ...toCustomer(row),
-    leadCount: Number(row.lead_count ?? 0),
-    lastLeadAt: lastLeadAt === null ? null : iso(lastLeadAt),
-  };
+  return toCustomerDetail(row);
 }
 
 /**
@@ -397,6 +394,61 @@ export async function listCustomers(
     ...(search !== undefined ? { search } : {}),
   });
   return toPage(rows, query.limit, query.order, (r) => ({ time: r.created_at, id: r.id }), toCustomer);
+}
+
+/** The customers list's query (the dashboard's): a search over the leads' text, and the page. */
+export interface CustomerSummaryQuery {
+  limit: number;
+  cursor?: string;
+  /** Customers with a real lead the lead search finds (platform/db/search.ts); blank: every customer. */
+  search?: string;
+}
+
+const searchOf = (search: string | undefined) => (search?.trim() ? search : undefined);
+
+/** A customer with its count of real leads and when the latest came in (null: none). */
+function toCustomerDetail(
+  row: CustomerRow & Pick<CustomerListRow, 'lead_count'> & { last_lead_at?: CustomerListRow['last_lead_at'] },
+): CustomerDetail {
+  const lastLeadAt =
+    row.last_lead_at === null || row.last_lead_at === undefined ? null : Number(row.last_lead_at);
+  return {
+    ...toCustomer(row),
+    leadCount: Number(row.lead_count ?? 0),
+    lastLeadAt: lastLeadAt === null ? null : iso(lastLeadAt),
+  };
+}
+
+/**
+ * The brand's customers, newest first by (createdAt, id), keyset-paged, each with how many leads it has (in any
+ * state, spam left out) and when the latest came in: the dashboard's customers list.
+ */
+export async function listCustomerSummaries(
+  store: Store,
+  brandId: string,
+  query: CustomerSummaryQuery,
+): Promise<Page<CustomerDetail>> {
+  const search = searchOf(query.search);
+  const rows = await selectCustomerListPage(store, brandId, {
+    limit: query.limit,
+    order: 'desc',
+    ...(query.cursor ? { cursor: query.cursor } : {}),
+    ...(search !== undefined ? { search } : {}),
+  });
+  return toPage(rows, query.limit, 'desc', (r) => ({ time: r.created_at, id: r.id }), toCustomerDetail);
+}
+
+/**
+ * Counts what listCustomerSummaries lists for the same search: the total, and how many come before `position`
+ * (the position a page's cursor starts after) in its order, for "26–50 of 312".
+ */
+export async function countCustomerSummaries(
+  store: Store,
+  brandId: string,
+  search: string | undefined,
+  position?: Position,
+): Promise<{ total: number; before: number }> {
+  return countCustomerList(store, brandId, searchOf(search), 'desc', position);
 }
 
 /** True when a lead other than `exceptLeadId` that is not spam belongs to the customer: the outside knows it. */

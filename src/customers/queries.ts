@@ -9,7 +9,7 @@ import type { AddressTable, CustomerTable, Tables } from '../platform/db/schema.
 import { appendSearch, brandSearch } from '../platform/db/search.js';
 import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
 import type { Store, Tx } from '../platform/db/store.js';
-import type { PageQuery } from '../shared/paging.js';
+import type { PageQuery, Position, SortOrder } from '../shared/paging.js';
 import { ADDRESS_FIELDS, CONTACT_FIELDS, columnsOf, type ValuesByName } from './fields.js';
 
 // Customers
@@ -271,16 +271,86 @@ export async function selectCustomerPage(
   if (query.email !== undefined) q = q.where('email_normalized', '=', query.email);
   if (query.phone !== undefined) q = q.where('phone', '=', query.phone);
   if (query.search !== undefined) {
-    // The leads' text index: every document holds its customer's name, company, email and phone. The customers
-    // are found first, within the search's budget, then paged.
-    const ids = await searchedCustomerIds(store, brandId, query.search);
-    q = q.where(
-      store.dialect === 'sqlite'
-        ? sql<boolean>`customers.id in (select value from json_each(${JSON.stringify(ids)}))`
-        : sql<boolean>`customers.id = any(${ids}::text[])`,
-    );
+    q = q.where(await searchedCustomer(store, brandId, query.search, 'customers.id'));
   }
   return q.execute();
+}
+
+/**
+ * The customer (`ref`) has a real lead the lead search finds: the leads' text index, where every document holds its
+ * customer's name, company, email and phone, and the lead's address (platform/db/search.ts).
+ */
+async function searchedCustomer(store: Store, brandId: string, search: string, ref: 'c.id' | 'customers.id') {
+  // The leads' text index: every document holds its customer's name, company, email and phone. The customers
+  // are found first, within the search's budget (platform/db/search.ts), then listed and paged.
+  const ids = await searchedCustomerIds(store, brandId, search);
+  return store.dialect === 'sqlite'
+    ? sql<boolean>`${sql.ref(ref)} in (select value from json_each(${JSON.stringify(ids)}))`
+    : sql<boolean>`${sql.ref(ref)} = any(${ids}::text[])`;
+}
+
+/** A customer of the customers list: the customer, its count of real leads and when the latest came in. */
+export type CustomerListRow = CustomerRow & {
+  lead_count: number | string | null;
+  last_lead_at: number | string | null;
+};
+
+/** The brand's customers a real lead has, and those of them the lead search finds when there is a search. */
+async function listedCustomers(store: Store, brandId: string, search: string | undefined) {
+  let q = store.db.selectFrom('customers as c').where('c.brand_id', '=', brandId).where(hasRealLead('c.id'));
+  if (search !== undefined) q = q.where(await searchedCustomer(store, brandId, search, 'c.id'));
+  return q;
+}
+
+/**
+ * A page of the customers list (limit + 1 rows, see keysetPage): the brand's customers a real lead has, by
+ * (created_at, id), with their count of real leads and when the latest came in; with a search, those it finds.
+ */
+export async function selectCustomerListPage(
+  store: Store,
+  brandId: string,
+  query: PageQuery & { search?: string },
+): Promise<CustomerListRow[]> {
+  const q = (await listedCustomers(store, brandId, query.search)).select([
+    ...CUSTOMER_COLUMNS.map((c) => `c.${c}` as const),
+    realLeadCount,
+    (eb) =>
+      eb
+        .selectFrom('leads as l')
+        .select((e) => e.fn.max('l.received_at').as('m'))
+        .whereRef('l.customer_id', '=', 'c.id')
+        .where('l.spam', '=', 0)
+        .as('last_lead_at'),
+  ]);
+  return keysetPage(q, { time: 'c.created_at', id: 'c.id' }, query).execute();
+}
+
+/**
+ * Counts what selectCustomerListPage lists for the same search, over the same WHERE: the total, and how many come
+ * before `position` in `order` (0 without a position), for "26–50 of 312".
+ */
+export async function countCustomerList(
+  store: Store,
+  brandId: string,
+  search: string | undefined,
+  order: SortOrder,
+  position?: Position,
+): Promise<{ total: number; before: number }> {
+  const q = await listedCustomers(store, brandId, search);
+  const op = sql.raw(order === 'asc' ? '<=' : '>=');
+  const row = await q
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('total'),
+      position
+        ? sql<
+            number | string
+          >`count(case when (c.created_at, c.id) ${op} (${position.time}, ${position.id}) then 1 end)`.as(
+            'before',
+          )
+        : sql<number>`0`.as('before'),
+    ])
+    .executeTakeFirst();
+  return { total: Number(row?.total ?? 0), before: Number(row?.before ?? 0) };
 }
 
 /** True when a customer of the brand other than `exceptId` has this email (lower case). */

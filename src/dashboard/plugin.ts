@@ -29,6 +29,7 @@ import { notFound } from '../platform/web/not-found.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
 import type { MessageKey } from '../shared/i18n/index.js';
 import webhookRoutes from '../webhooks/dashboard/routes.js';
+import searchRoutes from './search-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -161,6 +162,7 @@ async function dashboardPages(scope: FastifyInstance, { deps }: { deps: RouteDep
   });
   await scope.register(leadRoutes, { deps });
   await scope.register(customerRoutes, { deps });
+  await scope.register(searchRoutes, { deps });
   await scope.register(customerMergeRoutes, { deps });
   await scope.register(personalDataRoutes, { deps });
   await scope.register(settingsRoutes, { deps });

@@ -31,6 +31,7 @@ const LONG_WORD = `https://www.example.com/${'very-long-path-without-any-spaces-
 const MAIN_LINKS = [
   'Leads',
   'Work items',
+  'Customers',
   'Planning',
   'My visits',
   'API keys',
@@ -268,7 +269,15 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
     '/dashboard/settings/forms/:id/delete': [`/dashboard/settings/forms/${ids.form}/delete`],
   });
   /** Pages beyond one per route: other states of a list. */
-  const EXTRA_URLS = ['/dashboard/leads?status=all', '/dashboard/leads?q=nothing-matches-this'];
+  const EXTRA_URLS = [
+    '/dashboard/leads?status=all',
+    '/dashboard/leads?q=nothing-matches-this',
+    '/dashboard/leads?status=request%2Cquoted%2Ccancelled&q=Jansen',
+    '/dashboard/customers?q=Jansen',
+    '/dashboard/customers?q=nothing-matches-this',
+    '/dashboard/search?q=Jansen',
+    '/dashboard/search?q=nothing-matches-this',
+  ];
 
   it('no page scrolls sideways at 390 px: every GET page under /dashboard, with content', async () => {
     const routes = getRoutes(app).filter(
@@ -284,6 +293,8 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
       '/dashboard/work-items',
       '/dashboard/leads/new',
       '/dashboard/spam',
+      '/dashboard/customers',
+      '/dashboard/search',
     ]) {
       expect(urls).toContain(needed);
     }
@@ -333,8 +344,17 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
     const menu = page.locator('.menu > summary');
     expect(await menu.isVisible()).toBe(true);
     expect(await nav.getByRole('link', { name: 'Users' }).isVisible()).toBe(false);
+    const search = page.getByRole('searchbox', { name: 'Search leads, work items and customers' });
+    expect(await search.isVisible()).toBe(false);
     await menu.click();
     await shot('menu-390');
+    // The search across everything is the first thing in the menu, the whole width of the phone.
+    const searchBox = await search.boundingBox();
+    expect(searchBox).not.toBeNull();
+    expect(searchBox!.x).toBeGreaterThanOrEqual(0);
+    expect(searchBox!.x + searchBox!.width).toBeLessThanOrEqual(PHONE.width);
+    expect(searchBox!.width).toBeGreaterThan(PHONE.width / 2);
+    expect(searchBox!.y).toBeLessThan((await nav.getByRole('link', { name: 'Leads' }).boundingBox())!.y);
     const links = nav.getByRole('link');
     expect(await links.allTextContents()).toEqual(MAIN_LINKS);
     for (const name of MAIN_LINKS) {
@@ -355,17 +375,27 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
     expect(await nav.getByRole('link', { name: 'Users' }).getAttribute('aria-current')).toBe('page');
     expect(await nav.getByRole('link', { name: 'Leads' }).getAttribute('aria-current')).toBeNull();
 
-    // By keyboard: the menu button, then the links in order, then the account and sign-out.
+    // By keyboard: the menu button, then the search (its field and button), the links in order, then the
+    // account and sign-out.
     await page.goto(`${base}/dashboard/work-items`);
     await menu.focus();
     await page.keyboard.press('Enter');
-    const focused = async () => page.evaluate<string>('document.activeElement.textContent.trim()');
+    const focused = async () =>
+      page.evaluate<string>(
+        "document.activeElement.getAttribute('aria-label') ?? (document.activeElement.labels?.[0]?.textContent ?? document.activeElement.textContent).trim()",
+      );
     const order: string[] = [];
-    for (let i = 0; i < MAIN_LINKS.length + 2; i++) {
+    for (let i = 0; i < MAIN_LINKS.length + 4; i++) {
       await page.keyboard.press('Tab');
       order.push(await focused());
     }
-    expect(order).toEqual([...MAIN_LINKS, OWNER, 'Sign out']);
+    expect(order).toEqual([
+      'Search leads, work items and customers',
+      'Search',
+      ...MAIN_LINKS,
+      OWNER,
+      'Sign out',
+    ]);
     await page.keyboard.press('Enter');
     await page.waitForURL(`${base}/sign-in?notice=signed-out`);
     await page.getByLabel('Email').fill(OWNER);
@@ -379,6 +409,7 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
       const wide = await browser.newContext({ viewport: { width, height: 900 } });
       const widePage = await wide.newPage();
       await signIn(widePage, base, OWNER);
+      await shot(`leads-${width}`, widePage);
       expect(await widePage.locator('.menu > summary').isVisible()).toBe(false);
       const nav = widePage.getByRole('navigation', { name: 'Main' });
       for (const name of MAIN_LINKS) {
@@ -387,15 +418,22 @@ describe.skipIf(!withChromium)('the dashboard on a phone in Chromium', () => {
         );
       }
       expect(await widePage.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+      // The search sits in the header row, beside the account, at a width one can type a name in.
+      const search = await widePage
+        .getByRole('searchbox', { name: 'Search leads, work items and customers' })
+        .boundingBox();
+      const account = await widePage.getByRole('link', { name: OWNER }).boundingBox();
+      expect(search, `search at ${width}`).not.toBeNull();
+      expect(search!.width, `search at ${width}`).toBeGreaterThanOrEqual(160);
+      expect(Math.abs(search!.y + search!.height / 2 - (account!.y + account!.height / 2))).toBeLessThan(12);
       expect(await widePage.locator('.chart').first().isVisible()).toBe(true);
       const result = await widePage.evaluate<{ scrollWidth: number; innerWidth: number }>(OVERFLOW);
       expect(result.scrollWidth).toBeLessThanOrEqual(result.innerWidth);
-      await shot(`leads-${width}`, widePage);
       await nav.getByRole('link', { name: 'Forms' }).click();
       await widePage.waitForURL(`${base}/dashboard/settings/forms`);
       await wide.close();
     }
-  });
+  }, 60_000);
 
   describe('reload and Back after each form send nothing twice', () => {
     /**

@@ -272,6 +272,10 @@ describe.each(dialects())('search on %s', (dialect) => {
       expect(textOf(page.body)).toContain('has 40 words; a search takes at most 8.');
       expect((await browser.get(`${list}?q=ab%00cd`)).statusCode).toBe(422);
     }
+    // The header's search across everything says the same.
+    const everything = await browser.get(`/dashboard/search?q=${encodeURIComponent(forty)}`);
+    expect(everything.statusCode).toBe(422);
+    expect(textOf(everything.body)).toContain('has 40 words; a search takes at most 8.');
   });
 
   it('uses the text index, not a scan (the plan)', async () => {

@@ -82,5 +82,5 @@ ${
     <a class="button button-quiet" href="/dashboard/customers/${encodeURIComponent(customer.id)}">${tr.t('lead.form.cancel')}</a>
   </div>
 </form>`;
-  return page({ title: tr.t('customer.edit.pageTitle', { name: title }), user, body });
+  return page({ title: tr.t('customer.edit.pageTitle', { name: title }), user, section: 'customers', body });
 }

@@ -1,5 +1,5 @@
-// One customer's page, and its Edit page. Another brand's or an unknown id is the dashboard's 404 (getCustomer's
-// NotFoundError).
+// The customers list (list-routes.ts), one customer's page, and its Edit page. Another brand's or an unknown id
+// is the dashboard's 404 (getCustomer's NotFoundError).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hidden, userActor, userOf, userPage } from '../../accounts/dashboard/session.js';
 import type { SessionUser } from '../../accounts/sessions.js';
@@ -14,6 +14,7 @@ import { getCustomer } from '../customers.js';
 import { EDITABLE_CONTACT_FIELDS, EmailTakenError, editCustomer } from '../edit.js';
 import { listDuplicates } from '../merge.js';
 import { editCustomerPage, editCustomerValues } from './edit-view.js';
+import customerListRoutes from './list-routes.js';
 import { customerPage } from './views.js';
 
 const DONE = {
@@ -79,6 +80,7 @@ async function postEdit(deps: RouteDeps, request: FastifyRequest, reply: Fastify
 }
 
 export default async function customerRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
+  await app.register(customerListRoutes, { deps });
   app.get('/customers/:id', { schema: hidden, config: userPage }, (request, reply) =>
     showCustomer(deps, request, reply),
   );

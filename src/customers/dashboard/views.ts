@@ -65,7 +65,7 @@ export function customerPage(view: CustomerView): SafeHtml {
   const more = customer.leadCount > leads.length;
   const contact = (name: keyof typeof CONTACT_FIELDS) => fieldLabel(tr, CONTACT_FIELDS[name]);
   const typeText = customerTypeLabel(tr, customer.type);
-  const body = html`<p class="breadcrumb"><a href="/dashboard/leads">${tr.t('lead.back.leads')}</a></p>
+  const body = html`<p class="breadcrumb"><a href="/dashboard/customers">${tr.t('customers.back')}</a></p>
 <div class="page-head">
   <h1 class="lead-title">${customerTitle(customer, tr.t('erase.erasedName'))}</h1>
   <p class="badges"><span class="badge badge-neutral">${typeText}</span> <span class="muted">${richText(tr, 'customer.since', { time: time(customer.createdAt) })}</span></p>
@@ -98,5 +98,10 @@ ${view.message ?? ''}
 ${customer.erased ? '' : duplicatesSection(tr, user, customer.id, view.duplicates)}
 ${personalDataCard({ user, customer })}
 ${historySection(tr, view.activity)}`;
-  return page({ title: customerTitle(customer, tr.t('erase.erasedName')), user, body });
+  return page({
+    title: customerTitle(customer, tr.t('erase.erasedName')),
+    user,
+    section: 'customers',
+    body,
+  });
 }

@@ -4,7 +4,7 @@ import { text } from '../../platform/web/http.js';
 import type { FieldError } from '../../shared/errors.js';
 import type { ExportQuery, ListStage } from '../index.js';
 import { LEAD_SOURCES, PRIORITIES, WORK_ITEM_STATUSES } from '../states.js';
-import { LEAD_PAGE_STATUS_FILTERS, type ListFilters } from './views/leads.js';
+import { LEAD_PAGE_STATUS_FILTERS, type ListFilters, OPEN_AND_CANCELLED } from './views/leads.js';
 
 /** The list's filters as the query string has them, and what is wrong with them. */
 export function filtersOf(
@@ -43,13 +43,14 @@ export function filtersOf(
       text: { key: 'leads.error.source' },
     });
   }
-  // The leads page also lists cancelled items (stage closed) and every item (status=all).
+  // The leads page also lists cancelled items (stage closed), open and cancelled ones (their states, over every
+  // stage) and every item (status=all).
   const listStage: ListStage =
     stage === 'work'
       ? 'work'
       : filters.status === 'cancelled'
         ? 'closed'
-        : filters.status === 'all'
+        : filters.status === 'all' || filters.status === OPEN_AND_CANCELLED
           ? 'all'
           : 'lead';
   return { filters, errors, listStage };

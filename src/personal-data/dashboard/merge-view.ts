@@ -97,5 +97,10 @@ ${customerCard(tr, user, keep, tr.t('customer.merge.keepHeading'))}
   <button type="submit" class="button">${tr.t('customer.duplicates.byIdSubmit')}</button>
 </form>`
 }`;
-  return page({ title: tr.t('customer.merge.pageTitle', { name: customerTitle(keep) }), user, body });
+  return page({
+    title: tr.t('customer.merge.pageTitle', { name: customerTitle(keep) }),
+    user,
+    section: 'customers',
+    body,
+  });
 }

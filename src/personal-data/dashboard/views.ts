@@ -25,6 +25,7 @@ export function eraseConfirmPage(view: EraseView): SafeHtml {
   return page({
     title: tr.t('erase.title', { name }),
     user,
+    section: 'customers',
     body: html`<p class="breadcrumb"><a href="${base}">← ${name}</a></p>
 <section class="card narrow" aria-labelledby="erase-title">
   <h1 id="erase-title">${tr.t('erase.title', { name })}</h1>

@@ -1,6 +1,6 @@
-// The page shell: head, skip link, header with navigation and sign-out, and the main landmark.
-// The navigation and sign-out sit in a <details> menu: on phones a "Menu" button opens them (no script needed);
-// from 768 px wide the stylesheet shows them in the header row and hides the button.
+// The page shell: head, skip link, header with the search, navigation and sign-out, and the main landmark.
+// The search, navigation and sign-out sit in a <details> menu: on phones a "Menu" button opens them (no script
+// needed); from 768 px wide the stylesheet shows them in the header row and hides the button.
 
 import type { Locale, MessageKey, Translator } from '../../shared/i18n/index.js';
 import { translator } from '../../shared/i18n/index.js';
@@ -12,6 +12,8 @@ import { type HtmlValue, html, type SafeHtml, trusted } from './html.js';
 export type Section =
   | 'leads'
   | 'work-items'
+  | 'customers'
+  | 'search'
   | 'planning'
   | 'my-visits'
   | 'api-keys'
@@ -25,6 +27,7 @@ export type Section =
 const NAV: { section: Section; href: string; label: MessageKey; adminOnly?: true }[] = [
   { section: 'leads', href: '/dashboard/leads', label: 'nav.leads' },
   { section: 'work-items', href: '/dashboard/work-items', label: 'nav.workItems' },
+  { section: 'customers', href: '/dashboard/customers', label: 'nav.customers' },
   { section: 'planning', href: '/dashboard/planning', label: 'nav.planning' },
   { section: 'my-visits', href: '/dashboard/my-visits', label: 'nav.myVisits' },
   { section: 'api-keys', href: '/dashboard/settings/api-keys', label: 'nav.apiKeys', adminOnly: true },
@@ -98,6 +101,18 @@ ${body}`,
   });
 }
 
+/**
+ * The search across everything (leads and work items in any state, customers), in the header of every page: a plain
+ * GET form to /dashboard/search, so it works without the script. On phones it is the first thing in the menu.
+ */
+function siteSearch(tr: Translator): SafeHtml {
+  return html`<form class="site-search" method="get" action="/dashboard/search" role="search" aria-label="${tr.t('search.header.label')}">
+          <label class="visually-hidden" for="site-search-q">${tr.t('search.header.label')}</label>
+          <input id="site-search-q" class="site-search-input" name="q" type="search" maxlength="200" placeholder="${tr.t('search.header.placeholder')}">
+          <button type="submit" class="button site-search-button"><span class="search-icon" aria-hidden="true"></span><span class="site-search-text">${tr.t('search.header.submit')}</span></button>
+        </form>`;
+}
+
 /** A page for a signed-in user. */
 export function page(options: PageOptions): SafeHtml {
   const { user } = options;
@@ -112,7 +127,8 @@ ${head(tr, options.title)}
     <details class="menu" data-open-wide>
       <summary class="menu-button"><span class="menu-icon" aria-hidden="true"></span>${tr.t('nav.menu')}</summary>
       <div class="menu-panel">
-        <nav aria-label="${tr.t('nav.label')}">
+        ${siteSearch(tr)}
+        <nav class="main-nav" aria-label="${tr.t('nav.label')}">
           <ul class="nav">${NAV.filter((item) => !item.adminOnly || user.role === 'owner').map(
             (item) =>
               html`<li><a href="${item.href}"${item.section === options.section ? html` aria-current="page"` : ''}>${tr.t(item.label)}</a></li>`,

@@ -119,8 +119,20 @@ function option(value: string, label: string, selected: string): SafeHtml {
   return html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
 }
 
-/** The leads page's state filter also shows cancelled items, and every item ("All states"). */
-export const LEAD_PAGE_STATUS_FILTERS = ['request', 'quoted', 'cancelled', 'all'] as const;
+/**
+ * Everything the leads page's tabs Open and Cancelled show, as one list: what the search across everything links
+ * to for its leads (in any state).
+ */
+export const OPEN_AND_CANCELLED = 'request,quoted,cancelled';
+
+/** The leads page's state filter also shows cancelled items, open and cancelled ones, and every item ("All states"). */
+export const LEAD_PAGE_STATUS_FILTERS = [
+  'request',
+  'quoted',
+  'cancelled',
+  OPEN_AND_CANCELLED,
+  'all',
+] as const;
 
 function statusOptions(tr: Translator, work: boolean, selected: string): SafeHtml[] {
   if (work) {
@@ -133,6 +145,7 @@ function statusOptions(tr: Translator, work: boolean, selected: string): SafeHtm
     option('', tr.t('leads.filter.openStates'), selected),
     ...LEAD_STATUSES.map((s) => option(s, statusLabel(tr, s), selected)),
     option('cancelled', statusLabel(tr, 'cancelled'), selected),
+    option(OPEN_AND_CANCELLED, tr.t('leads.filter.openAndCancelled'), selected),
     option('all', tr.t('leads.filter.everyState'), selected),
   ];
 }
@@ -198,7 +211,13 @@ function customerCell(tr: Translator, customer: AnyListItem['customer'], brandCo
   }${contact ? html`<span class="sub">${contact}</span>` : ''}</div>`;
 }
 
-function table(tr: Translator, items: AnyListItem[], stage: 'lead' | 'work', brandCountry: string): SafeHtml {
+/** The rows of a list: a job's title, customer, place, priority, state, and when it came in or its visit. */
+export function leadListTable(
+  tr: Translator,
+  items: AnyListItem[],
+  stage: 'lead' | 'work',
+  brandCountry: string,
+): SafeHtml {
   const job = tr.t('leads.column.job');
   const customer = tr.t('leads.column.customer');
   const where = tr.t('leads.column.place');
@@ -253,6 +272,7 @@ function emptyState(tr: Translator, view: LeadListView): SafeHtml {
 
 const LEAD_PAGE_INTRO: Record<string, MessageKey> = {
   cancelled: 'leads.intro.cancelled',
+  [OPEN_AND_CANCELLED]: 'leads.intro.openAndCancelled',
   all: 'leads.intro.all',
 };
 
@@ -307,7 +327,7 @@ ${work ? '' : leadTabs(tr, filters.status)}
 ${filterForm(tr, path, work, filters)}
 ${errorSummary(tr, view.errors, filterLabels(tr))}
 ${listBar(tr, view, withQuery(`${path}/export.csv`, filterParams))}
-${result.data.length ? table(tr, result.data, view.stage, view.user.brandCountry) : view.errors.length ? '' : emptyState(tr, view)}
+${result.data.length ? leadListTable(tr, result.data, view.stage, view.user.brandCountry) : view.errors.length ? '' : emptyState(tr, view)}
 ${
   filters.cursor || result.nextCursor
     ? html`<nav class="pager" aria-label="${tr.t('list.pager.label')}">
