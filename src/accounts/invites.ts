@@ -3,6 +3,12 @@
 // when email is on, a second link is mailed to the address; that one's token is made when the mail is sent
 // (renderInvitationMail, a send-time mail), so no usable link is ever stored. Either works, once, until the
 // invitation is used, withdrawn or expires.
+//
+// Inviting never tells whether the address has an account with another brand: the answer, and the work done for
+// it, depend only on the brand's own users (an address of one of them is refused, as the admin sees them anyway).
+// An address can hold one account in the whole service, so whoever uses the link of an address that has one is
+// told then, on the invitation page, that the address already has an account (acceptInvite's conflict): the
+// address's owner, or someone the admin gave the link to.
 
 import { queueSendTimeEmail } from '../mail/outbox.js';
 import { invitationMail, invitationSubject } from '../mail/templates/invitation.js';
@@ -55,7 +61,7 @@ export const INVITATION_MAIL = 'invitation';
 /**
  * Creates an invitation (replacing an earlier one of the brand for the same email) and returns it with the token
  * of the link to show the admin once; when email is on, the invitation mail is queued in the same write
- * (`emailed`). A conflict when a user has the address.
+ * (`emailed`). A conflict only when a user of this brand has the address.
  */
 export async function createInvite(
   store: Store,
@@ -80,7 +86,7 @@ export async function createInvite(
   }
   if (errors.length) throw new ValidationError(errors);
   const normalized = email.toLowerCase();
-  if (await q.emailTaken(store, normalized))
+  if (await q.brandHasUserWithEmail(store, input.brandId, normalized))
     throw new DomainError('conflict', `A user with email ${email} already exists.`);
   const brand = await findBrand(store, input.brandId);
   const token = newSecret();

@@ -58,14 +58,21 @@ export async function insertUserUnlessEmailTaken(tx: Tx, row: Insertable<UserTab
   return result?.inserted === true;
 }
 
-/** Whether any user, disabled or not, has this email (lower case). */
-export async function emailTaken({ db }: Store, emailNormalized: string): Promise<boolean> {
-  const row = await db
+/**
+ * Whether a user of this brand, disabled or not, has this email (lower case). It reads only the brand's own users
+ * (their index by brand), so neither the answer nor the work done depends on other brands' accounts.
+ */
+export async function brandHasUserWithEmail(
+  { db }: Store,
+  brandId: string,
+  emailNormalized: string,
+): Promise<boolean> {
+  const rows = await db
     .selectFrom('users')
-    .select('id')
-    .where('email_normalized', '=', emailNormalized)
-    .executeTakeFirst();
-  return row !== undefined;
+    .select('email_normalized')
+    .where('brand_id', '=', brandId)
+    .execute();
+  return rows.some((row) => row.email_normalized === emailNormalized);
 }
 
 /** The brand's users who can sign in, oldest first. */
