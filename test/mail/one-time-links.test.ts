@@ -9,6 +9,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
+import { buildApp } from '../../src/app.js';
+import { queueSendTimeEmail } from '../../src/mail/outbox.js';
 import { addUser, Browser, signedIn, textOf } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext, waitFor } from '../helpers.js';
 import { type SmtpReceiver, startSmtp, testMail } from './smtp.js';
@@ -140,6 +142,37 @@ describe.each(dialects())('one-time links are made when sent, on %s', (dialect) 
     await expectNotStored([token], 'after the link was used');
   });
 
+  it('a link asked for on one instance, mailed by another, works on the first: they share only the database', async () => {
+    // Its own connection to the same database, and no mail worker: this app's worker writes and sends the mail.
+    const first = await buildApp(ctx.app.deps.config, {
+      migrate: false,
+      mailWorker: false,
+      logger: false,
+      defaultMetrics: false,
+    });
+    await first.ready();
+    try {
+      expect(first.deps.database).not.toBe(ctx.app.deps.database);
+      await addUser(ctx.app, ctx.brandId, 'elsewhere@acme.example', 'member');
+      const browser = new Browser(first, { remoteAddress: `10.61.2.${++address}` });
+      await browser.get('/forgot-password');
+      expect((await browser.post('/forgot-password', { email: 'elsewhere@acme.example' })).statusCode).toBe(
+        303,
+      );
+      const mail = await deliverAfterAFailure('elsewhere@acme.example');
+      const token = RESET_LINK.exec(mail.text ?? '')![1]!;
+      expect((await browser.get(`/reset-password?token=${token}`)).statusCode).toBe(200);
+      const done = await browser.post('/reset-password', {
+        token,
+        password: NEW_PASSWORD,
+        passwordConfirmation: NEW_PASSWORD,
+      });
+      expect(done.statusCode).toBe(303);
+    } finally {
+      await first.close();
+    }
+  });
+
   it('a reset mail still queued when a newer link is asked for is dropped, not sent with a dead link', async () => {
     await addUser(ctx.app, ctx.brandId, 'twice@acme.example', 'member');
     const browser = new Browser(ctx.app, { remoteAddress: `10.61.0.${++address}` });
@@ -233,6 +266,37 @@ describe.each(dialects())('one-time links are made when sent, on %s', (dialect) 
     );
     expect(mail.text).toContain('De link werkt één keer en is 7 dagen geldig.');
     expect(mail.html).toMatch(/^<!doctype html>\s*<html lang="nl">/i);
+  });
+
+  it('a mail of a kind this instance cannot write is a failed attempt, retried, and never sent empty', async () => {
+    await ctx.app.deps.database.write((tx) =>
+      queueSendTimeEmail(tx, {
+        brandId: ctx.brandId,
+        kind: 'from_a_newer_version',
+        recipient: 'unwritten@acme.example',
+        subject: 'Something new',
+        ref: 'xyz_1',
+      }),
+    );
+    await smtp.listen();
+    try {
+      const [row] = await waitFor(async () => {
+        const rows = await db()
+          .selectFrom('email_outbox')
+          .select(['status', 'attempt', 'last_error'])
+          .where('recipient', '=', 'unwritten@acme.example')
+          .execute();
+        return rows[0]!.attempt >= 2 && rows;
+      }, 'two failed attempts');
+      expect(row).toMatchObject({
+        status: 'pending',
+        last_error:
+          'the mail could not be written: this instance has no renderer for mails of kind from_a_newer_version',
+      });
+      expect(mailsTo('unwritten@acme.example')).toEqual([]);
+    } finally {
+      await smtp.stop();
+    }
   });
 
   it('an invitation withdrawn before its mail went is not mailed', async () => {
