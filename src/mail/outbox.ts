@@ -61,10 +61,10 @@ export async function queueEmail(tx: Tx, email: NewEmail, now: number = Date.now
 /** A mail written only when the worker sends it (send-time.ts), from the row `ref` names. */
 export interface NewSendTimeEmail {
   brandId: string;
-  /** What the mail is about; also names the writer the worker asks for its text (SendTimeWriters). */
+  /** What the mail is about; also names the renderer the worker asks for its text (SendTimeRenderers). */
   kind: string;
   recipient: string;
-  /** What the dashboard lists for it (a failed mail); the writer may word the sent subject anew. Never a secret. */
+  /** What the dashboard lists for it (a failed mail); the renderer words the sent subject anew. Never a secret. */
   subject: string;
   /** The row the mail is made from, e.g. a password reset's id. */
   ref: string;
@@ -97,8 +97,8 @@ export async function queueSendTimeEmail(
 }
 
 /**
- * The language of mails to a user: their own, else their brand's (else the one its country implies). Mails are
- * written when queued, so this is read in the write that queues them.
+ * The language of mails to a user: their own, else their brand's (else the one its country implies). Read in the
+ * write that writes the mail: the one that queues it, or the worker's for a mail written when sent.
  */
 export async function userMailLocale(store: Store, userId: string): Promise<Locale> {
   const row = await selectUserMailLanguage(store, userId);

@@ -4,7 +4,7 @@ import type { Dialect } from '../store.js';
 /**
  * One-time links are made when their mail is sent, never stored (issue 29, "No live secrets at rest"):
  * - `email_outbox.send_time_ref`: a mail written by the worker when it sends it, from the row this names (its
- *   `kind` says which writer: `password_reset` a password_resets id, `invitation` a user_invites id); its text and
+ *   `kind` says which renderer: `password_reset` a password_resets id, `invitation` a user_invites id); its text and
  *   html stay empty in the outbox. Null: written when queued, as before.
  * - `password_resets` gets an id and its `token_hash` is set by the worker when it sends the mail (null until
  *   then). The old table is dropped with every mail it sent: those mails held their live tokens in clear, so
