@@ -3,8 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
+import { INVITATION_MAIL, renderInvitationMail } from './accounts/invites.js';
+import { PASSWORD_RESET_MAIL, renderPasswordResetMail } from './accounts/password-resets.js';
 import { sweepOrphans } from './attachments/attachments.js';
 import { purgeSpam } from './leads/spam.js';
+import type { SendTimeRenderers } from './mail/send-time.js';
 import { MailWorker } from './mail/worker.js';
 import { runRetention } from './personal-data/retention.js';
 import { pruneIdempotencyKeys } from './platform/db/idempotency.js';
@@ -21,6 +24,12 @@ declare module 'fastify' {
 }
 
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+
+/** Mails written only when they are sent, so their one-time links are never stored (src/mail/send-time.ts). */
+const SEND_TIME_RENDERERS: SendTimeRenderers = {
+  [PASSWORD_RESET_MAIL]: renderPasswordResetMail,
+  [INVITATION_MAIL]: renderInvitationMail,
+};
 
 export default fp(
   async function background(
@@ -53,7 +62,13 @@ export default fp(
     const mail = deps.config.mail;
     const mailWorker =
       runMail && mail
-        ? new MailWorker({ store: deps.database, config: mail, log: app.log, metrics: app.meter })
+        ? new MailWorker({
+            store: deps.database,
+            config: mail,
+            log: app.log,
+            metrics: app.meter,
+            renderers: SEND_TIME_RENDERERS,
+          })
         : null;
     app.decorate('mailWorker', mailWorker);
     if (mailWorker) {

@@ -1,6 +1,18 @@
-// Invitations: an admin adds a person by email; the one-time link lets them choose their own password.
+// Invitations: an admin adds a person by email; the one-time link lets them choose their own password. The link is
+// shown once to the admin (only its hash is stored; the page after the post gets it as an encrypted flash) and,
+// when email is on, a second link is mailed to the address; that one's token is made when the mail is sent
+// (renderInvitationMail, a send-time mail), so no usable link is ever stored. Either works, once, until the
+// invitation is used, withdrawn or expires.
+//
+// Inviting never tells whether the address has an account with another brand: the answer, and the work done for
+// it, depend only on the brand's own users (an address of one of them is refused, as the admin sees them anyway).
+// An address can hold one account in the whole service, so whoever uses the link of an address that has one is
+// told then, on the invitation page, that the address already has an account (acceptInvite's conflict): the
+// address's owner, or someone the admin gave the link to.
 
-import type { Store } from '../platform/db/store.js';
+import { queueSendTimeEmail } from '../mail/outbox.js';
+import { invitationMail, invitationSubject } from '../mail/templates/invitation.js';
+import type { Store, Tx } from '../platform/db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
@@ -43,12 +55,19 @@ export function parseRole(value: unknown): Role {
   ]);
 }
 
-/** Creates an invitation (replacing an earlier one for the same email) and returns it with its token. */
+/** The kind of the invitation mail in the outbox, and the name of its renderer. */
+export const INVITATION_MAIL = 'invitation';
+
+/**
+ * Creates an invitation (replacing an earlier one of the brand for the same email) and returns it with the token
+ * of the link to show the admin once; when email is on, the invitation mail is queued in the same write
+ * (`emailed`). A conflict only when a user of this brand has the address.
+ */
 export async function createInvite(
   store: Store,
   input: { brandId: string; email: unknown; role: unknown; invitedBy: string },
   now = Date.now(),
-): Promise<Invite & { token: string }> {
+): Promise<Invite & { token: string; emailed: boolean }> {
   const email = typeof input.email === 'string' ? input.email.trim() : '';
   const errors: FieldError[] = [];
   if (!isValidEmail(email)) {
@@ -67,8 +86,9 @@ export async function createInvite(
   }
   if (errors.length) throw new ValidationError(errors);
   const normalized = email.toLowerCase();
-  if (await q.emailTaken(store, normalized))
+  if (await q.brandHasUserWithEmail(store, input.brandId, normalized))
     throw new DomainError('conflict', `A user with email ${email} already exists.`);
+  const brand = await findBrand(store, input.brandId);
   const token = newSecret();
   const row = {
     token_hash: hashSecret(token),
@@ -81,11 +101,43 @@ export async function createInvite(
     created_at: now,
     expires_at: now + INVITE_LIFETIME_MS,
   };
+  const emailed = store.mail !== null;
   await store.write(async (tx) => {
     await q.deleteInvitesOf(tx, input.brandId, normalized);
     await q.insertInvite(tx, row);
+    if (!emailed) return;
+    const subject = invitationSubject(brand?.language ?? 'en', brand?.name ?? '');
+    await queueSendTimeEmail(
+      tx,
+      { brandId: input.brandId, kind: INVITATION_MAIL, recipient: email, subject, ref: row.id },
+      now,
+    );
   });
-  return { ...toInvite(row), token };
+  return { ...toInvite(row), token, emailed };
+}
+
+/**
+ * Writes the invitation mail of invitation `inviteId` as the worker sends it (a SendTimeRenderer), in the brand's
+ * language: makes the emailed link's token and stores its hash (replacing an earlier attempt's). Null, and nothing
+ * is sent, once the invitation was used, withdrawn, replaced or has expired.
+ */
+export async function renderInvitationMail(tx: Tx, inviteId: string, now: number) {
+  const mail = tx.mail;
+  if (!mail) throw new Error('Email is off: an invitation mail cannot be written.');
+  const invite = await q.selectLiveInviteById(tx, inviteId, now);
+  const brand = invite ? await findBrand(tx, invite.brand_id) : undefined;
+  if (!invite || !brand) return null;
+  const token = newSecret();
+  if (!(await q.setInviteMailToken(tx, invite.id, hashSecret(token), now))) return null;
+  return invitationMail({
+    locale: brand.language,
+    brandName: brand.name,
+    email: invite.email,
+    invitedBy: invite.invited_by,
+    role: invite.role === 'owner' ? 'owner' : 'member',
+    link: `${mail.publicUrl}/invite?token=${token}`,
+    lifetimeDays: Math.round(INVITE_LIFETIME_MS / 86_400_000),
+  });
 }
 
 /** The brand's invitations that can still be used, newest first. */

@@ -1,12 +1,16 @@
 // "Forgot password": when email is on, anyone may ask for a one-time link to the address of an account. The answer
 // is the same whether or not the address has one (no account enumeration), and both cases do the same work: one
-// lookup and one write. The link's token is random (256 bits); only its SHA-256 hash is stored. It works once, for
-// RESET_LIFETIME_MS, and a newer request replaces it. Requests are limited per address typed and per client address.
+// lookup and one write. The link's token is random (256 bits) and is made only when the mail worker sends the mail
+// (renderPasswordResetMail, a send-time mail: src/mail/send-time.ts); only its SHA-256 hash is stored, so neither
+// the reset nor its queued or sent mail holds anything that opens the link. It works once, for RESET_LIFETIME_MS
+// from the request, and a newer request replaces it. Requests are limited per address typed and per client address.
 
-import { queueEmail, userMailLocale } from '../mail/outbox.js';
+import { queueSendTimeEmail, userMailLocale } from '../mail/outbox.js';
 import { passwordResetMail } from '../mail/templates/password-reset.js';
-import type { Store } from '../platform/db/store.js';
+import type { Store, Tx } from '../platform/db/store.js';
 import { DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { translator } from '../shared/i18n/index.js';
+import { newId } from '../shared/ids.js';
 import { hashSecret, isSecretShaped, newSecret } from '../shared/secrets.js';
 import { findPasswordOwner, newPasswordErrors, type PasswordOwner, storeNewPassword } from './passwords.js';
 import * as q from './queries.js';
@@ -49,34 +53,56 @@ export async function requestPasswordReset(
   }
 
   const owner = await findPasswordOwner(store, { email });
-  const token = newSecret();
   await store.write(async (tx) => {
     await q.insertFailures(tx, [subjects.email, subjects.address], now);
     await q.deleteFailuresUpTo(tx, now - PAIR_MEMORY_MS);
     await q.deleteExpiredResets(tx, now);
     if (!owner) return;
     await q.deleteResetsOfUser(tx, owner.id);
+    // No token yet: the worker makes it when it sends the mail (renderPasswordResetMail).
+    const id = newId('passwordReset', now);
     await q.insertPasswordReset(tx, {
-      token_hash: hashSecret(token),
+      id,
+      token_hash: null,
       user_id: owner.id,
       created_at: now,
       expires_at: now + RESET_LIFETIME_MS,
     });
-    const message = passwordResetMail({
-      locale: await userMailLocale(tx, owner.id),
-      brandName: owner.brandName,
-      email: owner.email,
-      link: `${mail.publicUrl}/reset-password?token=${token}`,
-      lifetimeMinutes: Math.round(RESET_LIFETIME_MS / 60_000),
-      forgotLink: `${mail.publicUrl}/forgot-password`,
-    });
-    await queueEmail(
+    const subject = translator(await userMailLocale(tx, owner.id)).t('mail.passwordReset.subject');
+    await queueSendTimeEmail(
       tx,
-      { brandId: owner.brandId, kind: 'password_reset', recipient: owner.email, ...message },
+      { brandId: owner.brandId, kind: PASSWORD_RESET_MAIL, recipient: owner.email, subject, ref: id },
       now,
     );
   });
   return { outcome: 'accepted' };
+}
+
+/** The kind of the reset mail in the outbox, and the name of its renderer. */
+export const PASSWORD_RESET_MAIL = 'password_reset';
+
+/**
+ * Writes the reset mail of reset `resetId` as the worker sends it (a SendTimeRenderer): makes the link's token and
+ * stores its hash, replacing the one an earlier attempt made (that mail was not delivered, or the newer one
+ * is). Null, and nothing is sent, once the reset was used, replaced by a newer request or expired, or its user can
+ * no longer sign in.
+ */
+export async function renderPasswordResetMail(tx: Tx, resetId: string, now: number) {
+  const mail = tx.mail;
+  if (!mail) throw new Error('Email is off: a reset mail cannot be written.');
+  const userId = await q.selectLiveResetUserIdById(tx, resetId, now);
+  const owner = userId === undefined ? null : await findPasswordOwner(tx, { id: userId });
+  if (!owner) return null;
+  const token = newSecret();
+  if (!(await q.setResetToken(tx, resetId, hashSecret(token), now))) return null;
+  return passwordResetMail({
+    locale: await userMailLocale(tx, owner.id),
+    brandName: owner.brandName,
+    email: owner.email,
+    link: `${mail.publicUrl}/reset-password?token=${token}`,
+    lifetimeMinutes: Math.round(RESET_LIFETIME_MS / 60_000),
+    forgotLink: `${mail.publicUrl}/forgot-password`,
+  });
 }
 
 /** The user a reset link is for, while it can be used (unused, unexpired, the user still there). */

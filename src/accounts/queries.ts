@@ -58,14 +58,21 @@ export async function insertUserUnlessEmailTaken(tx: Tx, row: Insertable<UserTab
   return result?.inserted === true;
 }
 
-/** Whether any user, disabled or not, has this email (lower case). */
-export async function emailTaken({ db }: Store, emailNormalized: string): Promise<boolean> {
-  const row = await db
+/**
+ * Whether a user of this brand, disabled or not, has this email (lower case). It reads only the brand's own users
+ * (their index by brand), so neither the answer nor the work done depends on other brands' accounts.
+ */
+export async function brandHasUserWithEmail(
+  { db }: Store,
+  brandId: string,
+  emailNormalized: string,
+): Promise<boolean> {
+  const rows = await db
     .selectFrom('users')
-    .select('id')
-    .where('email_normalized', '=', emailNormalized)
-    .executeTakeFirst();
-  return row !== undefined;
+    .select('email_normalized')
+    .where('brand_id', '=', brandId)
+    .execute();
+  return rows.some((row) => row.email_normalized === emailNormalized);
 }
 
 /** The brand's users who can sign in, oldest first. */
@@ -474,7 +481,10 @@ export function selectLiveInvites({ db }: Store, brandId: string, now: number): 
     .execute();
 }
 
-/** The unexpired invitation whose token has this hash. */
+/**
+ * The unexpired invitation whose link token has this hash: the link shown to the admin (token_hash) or the emailed
+ * one (mail_token_hash).
+ */
 export function selectLiveInvite(
   { db }: Store,
   tokenHash: string,
@@ -483,9 +493,35 @@ export function selectLiveInvite(
   return db
     .selectFrom('user_invites')
     .select(INVITE_COLUMNS)
-    .where('token_hash', '=', tokenHash)
+    .where((eb) => eb.or([eb('token_hash', '=', tokenHash), eb('mail_token_hash', '=', tokenHash)]))
     .where('expires_at', '>', now)
     .executeTakeFirst();
+}
+
+/** The unexpired invitation with this id. */
+export function selectLiveInviteById({ db }: Store, id: string, now: number): Promise<InviteRow | undefined> {
+  return db
+    .selectFrom('user_invites')
+    .select(INVITE_COLUMNS)
+    .where('id', '=', id)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Sets the hash of the emailed link's token of an unexpired invitation; false when it is gone or expired. */
+export async function setInviteMailToken(
+  tx: Tx,
+  id: string,
+  tokenHash: string,
+  now: number,
+): Promise<boolean> {
+  const updated = await tx.db
+    .updateTable('user_invites')
+    .set({ mail_token_hash: tokenHash })
+    .where('id', '=', id)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
 }
 
 /** Deletes the brand's invitation; false when it has none by that id. */
@@ -502,7 +538,7 @@ export async function deleteInvite(tx: Tx, brandId: string, id: string): Promise
 export async function deleteLiveInvite(tx: Tx, tokenHash: string, now: number): Promise<boolean> {
   const used = await tx.db
     .deleteFrom('user_invites')
-    .where('token_hash', '=', tokenHash)
+    .where((eb) => eb.or([eb('token_hash', '=', tokenHash), eb('mail_token_hash', '=', tokenHash)]))
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return Number(used.numDeletedRows) === 1;
@@ -512,6 +548,32 @@ export async function deleteLiveInvite(tx: Tx, tokenHash: string, now: number): 
 
 export async function insertPasswordReset(tx: Tx, row: Insertable<PasswordResetTable>): Promise<void> {
   await tx.db.insertInto('password_resets').values(row).execute();
+}
+
+/** The user of an unexpired reset, by its id (whether or not its mail is sent yet). */
+export async function selectLiveResetUserIdById(
+  { db }: Store,
+  id: string,
+  now: number,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('password_resets')
+    .select('user_id')
+    .where('id', '=', id)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
+/** Sets the hash of the token of an unexpired reset's link; false when it is gone (used, replaced) or expired. */
+export async function setResetToken(tx: Tx, id: string, tokenHash: string, now: number): Promise<boolean> {
+  const updated = await tx.db
+    .updateTable('password_resets')
+    .set({ token_hash: tokenHash })
+    .where('id', '=', id)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
 }
 
 /** The user of the unexpired reset link whose token has this hash. */

@@ -10,6 +10,7 @@ import { iso } from '../shared/time.js';
 import {
   deferEmailInsert,
   deleteMailAbout,
+  insertSendTimeEmail,
   selectEmailJobs,
   selectFailedEmails,
   selectUserMailLanguage,
@@ -57,9 +58,47 @@ export async function queueEmail(tx: Tx, email: NewEmail, now: number = Date.now
   return id;
 }
 
+/** A mail written only when the worker sends it (send-time.ts), from the row `ref` names. */
+export interface NewSendTimeEmail {
+  brandId: string;
+  /** What the mail is about; also names the renderer the worker asks for its text (SendTimeRenderers). */
+  kind: string;
+  recipient: string;
+  /** What the dashboard lists for it (a failed mail); the renderer words the sent subject anew. Never a secret. */
+  subject: string;
+  /** The row the mail is made from, e.g. a password reset's id. */
+  ref: string;
+}
+
 /**
- * The language of mails to a user: their own, else their brand's (else the one its country implies). Mails are
- * written when queued, so this is read in the write that queues them.
+ * Queues a mail whose text the worker writes when it sends it (see send-time.ts), so what it carries that must not
+ * be at rest (a one-time link) is never stored. Like queueEmail, sent only once the transaction has committed.
+ */
+export async function queueSendTimeEmail(
+  tx: Tx,
+  email: NewSendTimeEmail,
+  now: number = Date.now(),
+): Promise<string> {
+  const id = newId('email', now);
+  await insertSendTimeEmail(
+    tx,
+    {
+      id,
+      brand_id: email.brandId,
+      kind: email.kind,
+      recipient: email.recipient,
+      subject: email.subject,
+      send_time_ref: email.ref,
+    },
+    now,
+  );
+  tx.signalAfterCommit('email-outbox');
+  return id;
+}
+
+/**
+ * The language of mails to a user: their own, else their brand's (else the one its country implies). Read in the
+ * write that writes the mail: the one that queues it, or the worker's for a mail written when sent.
  */
 export async function userMailLocale(store: Store, userId: string): Promise<Locale> {
   const row = await selectUserMailLanguage(store, userId);
@@ -70,12 +109,15 @@ export async function userMailLocale(store: Store, userId: string): Promise<Loca
 /** Everything a worker needs to send one claimed mail. */
 export interface EmailJob {
   id: string;
+  kind: string;
   attempt: number;
   createdAt: number;
   recipient: string;
   subject: string;
   text: string;
   html: string;
+  /** Set for a mail written when it is sent (send-time.ts): its text and html are empty until then. */
+  sendTimeRef: string | null;
 }
 
 /** The claimed mails `owner` still holds. */
@@ -84,12 +126,14 @@ export async function loadEmailJobs(store: Store, owner: string, ids: string[]):
   const rows = await selectEmailJobs(store, owner, ids);
   return rows.map((r) => ({
     id: r.id,
+    kind: r.kind,
     attempt: r.attempt,
     createdAt: r.created_at,
     recipient: r.recipient,
     subject: r.subject,
     text: r.text,
     html: r.html,
+    sendTimeRef: r.send_time_ref,
   }));
 }
 

@@ -41,6 +41,37 @@ export function deferEmailInsert(
   ]);
 }
 
+/**
+ * Queues a mail written when it is sent (see send-time.ts): no text or html, the row it is made from in
+ * send_time_ref. Kysely: such mails are few (password resets, invitations), and none is queued with a lead.
+ */
+export async function insertSendTimeEmail(
+  tx: Tx,
+  email: Pick<
+    Selectable<EmailOutboxTable>,
+    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'send_time_ref'
+  >,
+  now: number,
+): Promise<void> {
+  await tx.db
+    .insertInto('email_outbox')
+    .values({
+      ...email,
+      text: '',
+      html: '',
+      status: 'pending',
+      attempt: 0,
+      next_attempt_at: now,
+      lease_owner: null,
+      lease_until: 0,
+      last_error: null,
+      last_attempt_at: null,
+      created_at: now,
+      sent_at: null,
+    })
+    .execute();
+}
+
 /** A user's language, their brand's and its country: what a mail to the user is written in. */
 export function selectUserMailLanguage(
   { db }: Store,
@@ -59,17 +90,40 @@ export const outboxQueue = leasedQueue('email_outbox');
 
 export type EmailJobRow = Pick<
   Selectable<EmailOutboxTable>,
-  'id' | 'attempt' | 'created_at' | 'recipient' | 'subject' | 'text' | 'html'
+  'id' | 'kind' | 'attempt' | 'created_at' | 'recipient' | 'subject' | 'text' | 'html' | 'send_time_ref'
 >;
 
 /** The mails of `ids` that `owner` still holds. */
 export function selectEmailJobs({ db }: Store, owner: string, ids: string[]): Promise<EmailJobRow[]> {
   return db
     .selectFrom('email_outbox')
-    .select(['id', 'attempt', 'created_at', 'recipient', 'subject', 'text', 'html'])
+    .select(['id', 'kind', 'attempt', 'created_at', 'recipient', 'subject', 'text', 'html', 'send_time_ref'])
     .where('id', 'in', ids)
     .where('lease_owner', '=', owner)
     .execute();
+}
+
+/** Whether `owner` still holds this pending mail under its lease. */
+export async function holdsEmail({ db }: Store, owner: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('email_outbox')
+    .select('id')
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes a pending mail `owner` holds (one that is no longer needed); false when the lease was lost. */
+export async function deleteClaimedEmail(tx: Tx, owner: string, id: string): Promise<boolean> {
+  const deleted = await tx.db
+    .deleteFrom('email_outbox')
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows) === 1;
 }
 
 /**

@@ -11,8 +11,9 @@ import {
   recordEmailAttempt,
   releaseEmailLease,
 } from './outbox.js';
-import { type MailSender, smtpSender } from './sender.js';
-import { mailLanguage } from './templates/layout.js';
+import { renderAtSendTime, type SendTimeRenderers } from './send-time.js';
+import { describeSendError, type MailSender, type SendResult, smtpSender } from './sender.js';
+import { mailLanguage, type RenderedMail } from './templates/layout.js';
 
 export type { EmailOutcome, MailMetrics } from '../platform/queue/outcomes.js';
 
@@ -27,6 +28,8 @@ export interface MailWorkerOptions {
   metrics?: MailMetrics;
   /** Mails sent at once by this instance. */
   concurrency?: number;
+  /** Who writes the mails that are written when sent (send-time.ts), by their kind. */
+  renderers?: SendTimeRenderers;
 }
 
 export class MailWorker extends LeasedQueueWorker<EmailJob> {
@@ -62,19 +65,49 @@ export class MailWorker extends LeasedQueueWorker<EmailJob> {
     return { claimed: ids.length, jobs: await loadEmailJobs(store, this.owner, ids) };
   }
 
+  /**
+   * The mail to send: as queued, or written now when it carries a one-time link (send-time.ts); null when there is
+   * nothing to send (no longer needed, or another worker has it).
+   */
+  private async compose(job: EmailJob): Promise<RenderedMail | null> {
+    if (job.sendTimeRef === null) return job;
+    const { store, log, renderers = {} } = this.options;
+    const sendTimeJob = { ...job, sendTimeRef: job.sendTimeRef };
+    const written = await renderAtSendTime(store, this.owner, sendTimeJob, renderers, Date.now());
+    if (written === 'dropped') {
+      log.info(
+        { emailId: job.id, kind: job.kind },
+        'mail worker: a mail is no longer needed (its link was used, replaced or withdrawn); it is not sent',
+      );
+    }
+    return typeof written === 'string' ? null : written;
+  }
+
   protected async run(job: EmailJob, signal: AbortSignal): Promise<void> {
     const { store, config, log } = this.options;
-    const result = await this.sender.send(
-      {
-        to: job.recipient,
-        subject: job.subject,
-        text: job.text,
-        html: job.html,
-        // Mails are written when queued; the HTML part says in which language.
-        language: mailLanguage(job.html),
-      },
-      signal,
-    );
+    let result: SendResult;
+    try {
+      const mail = await this.compose(job);
+      if (!mail) return;
+      result = await this.sender.send(
+        {
+          to: job.recipient,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          // The HTML part says in which language the mail is written.
+          language: mailLanguage(mail.html),
+        },
+        signal,
+      );
+    } catch (error) {
+      // Writing a send-time mail failed (the database, or no renderer on this instance): a failed attempt.
+      result = {
+        ok: false,
+        error: `the mail could not be written: ${describeSendError(error)}`,
+        permanent: false,
+      };
+    }
     if (!result.ok && signal.aborted && signal.reason instanceof Shutdown) {
       await releaseEmailLease(store, this.owner, job.id);
       return;

@@ -108,7 +108,7 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   },
   email_outbox: {
     ...ids('id', 'brand_id', 'kind', 'status', 'attempt', 'next_attempt_at', 'lease_owner', 'lease_until'),
-    ...ids('last_error', 'last_attempt_at', 'created_at', 'sent_at', 'lead_id'),
+    ...ids('last_error', 'last_attempt_at', 'created_at', 'sent_at', 'lead_id', 'send_time_ref'),
     // Mail about the person's leads and to their address is deleted.
     recipient: 'erased',
     subject: 'erased',
@@ -163,11 +163,11 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   sessions: ids('id', 'user_id', 'csrf_token', 'created_at', 'last_seen_at', 'expires_at'),
   // A staff sign-in's subject (their email or address), pruned after the window.
   sign_in_failures: ids('subject', 'at'),
-  password_resets: ids('token_hash', 'user_id', 'created_at', 'expires_at'),
+  password_resets: ids('id', 'token_hash', 'user_id', 'created_at', 'expires_at'),
   setup_tokens: ids('token_hash', 'created_at'),
   user_invites: {
     ...ids('token_hash', 'id', 'brand_id', 'email', 'email_normalized', 'role', 'invited_by'),
-    ...ids('created_at', 'expires_at'),
+    ...ids('created_at', 'expires_at', 'mail_token_hash'),
   },
   kysely_migration: ids('name', 'timestamp'),
   kysely_migration_lock: ids('id', 'is_locked'),

@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   webhookEndpoint: 'whk',
   invite: 'inv',
+  passwordReset: 'pwr',
   activity: 'act',
   webhookDelivery: 'whd',
   email: 'eml',

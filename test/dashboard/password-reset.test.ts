@@ -93,7 +93,7 @@ describe.each(dialects())('forgot password with email on, on %s', (dialect) => {
     expect(await outboxTo('Mail@Acme.example')).toEqual([{ kind: 'password_reset', status: 'sent' }]);
     const stored = await db().selectFrom('password_resets').selectAll().execute();
     expect(JSON.stringify(stored)).not.toContain(token);
-    const row = stored.find((r) => r.token_hash.length === 64)!;
+    const row = stored.find((r) => r.token_hash?.length === 64)!;
     expect(Number(row.expires_at) - Number(row.created_at)).toBe(60 * 60 * 1000);
   });
 
@@ -273,8 +273,18 @@ describe.each(dialects())('forgot password with email on, on %s', (dialect) => {
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       expect(textOf(refused.body)).toContain('Too many links were asked for');
     }
-    await waitFor(() => mailsTo('limit@acme.example').length >= 3, 'three mails');
-    expect(await outboxTo('limit@acme.example')).toHaveLength(3);
+    // Each request replaces the last link: a mail still queued when the next request came is dropped unsent (its
+    // link could no longer work), so one to three mails arrive, and the last one's link works.
+    await waitFor(
+      async () => (await outboxTo('limit@acme.example')).every((m) => m.status === 'sent'),
+      'the mails to be sent or dropped',
+    );
+    const sent = await outboxTo('limit@acme.example');
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(sent.length).toBeLessThanOrEqual(3);
+    await waitFor(() => mailsTo('limit@acme.example').length === sent.length, 'the sent mails');
+    const last = await mailedToken('limit@acme.example', sent.length);
+    expect((await (await visitor(ctx)).get(`/reset-password?token=${last}`)).statusCode).toBe(200);
 
     const network = await visitor(ctx);
     for (let i = 0; i < 10; i++) await ask(`net${i}@nowhere.example`, network);

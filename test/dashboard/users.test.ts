@@ -248,6 +248,68 @@ describe.each(dialects())('dashboard users on %s', (dialect) => {
     expect((await owner.post(`/dashboard/settings/users/invites/${id}/withdraw`)).statusCode).toBe(404);
   });
 
+  it('inviting an address that has an account with another brand answers exactly as for any other address', async () => {
+    await addUser(ctx.app, ctx.otherBrandId, 'elsewhere@other.example', 'owner');
+    /** What the admin sees when inviting `email` (answer, page, the invitation page), with what varies made neutral. */
+    const seen = async (email: string) => {
+      const posted = await owner.post('/dashboard/settings/users', { email, role: 'member' });
+      const location = String(posted.headers.location);
+      const id = /invited=(inv_[0-9a-z]{26})/.exec(location)?.[1] ?? 'none';
+      const page = posted.statusCode === 303 ? await owner.get(location) : posted;
+      const token = inviteToken(page.body) ?? 'none';
+      const join = await new Browser(ctx.app).get(`/invite?token=${token}`);
+      const neutral = (text: string) =>
+        text
+          .replaceAll(email, 'EMAIL')
+          .replaceAll(id, 'ID')
+          .replaceAll(token, 'TOKEN')
+          .replace(/name="_csrf" value="[^"]+"/g, 'name="_csrf"');
+      return {
+        answer: { status: posted.statusCode, location: neutral(location), body: neutral(posted.body) },
+        // The page up to the open invitations (whose expiry times may fall in different minutes).
+        page: neutral(textOf(page.body).split('Open invitations')[0]!),
+        join: { status: join.statusCode, body: neutral(join.body) },
+        token,
+      };
+    };
+    const fresh = await seen('nobody-yet@other.example');
+    const taken = await seen('elsewhere@other.example');
+    expect(fresh.answer.status).toBe(303);
+    expect(taken.answer).toEqual(fresh.answer);
+    expect(taken.page).toEqual(fresh.page);
+    expect(taken.join).toEqual(fresh.join);
+    expect(taken.join.status).toBe(200);
+    const invited = await ctx.app.deps.database.db
+      .selectFrom('user_invites')
+      .select('email')
+      .where('brand_id', '=', ctx.brandId)
+      .where('email', 'in', ['nobody-yet@other.example', 'elsewhere@other.example'])
+      .orderBy('email')
+      .execute();
+    expect(invited.map((i) => i.email)).toEqual(['elsewhere@other.example', 'nobody-yet@other.example']);
+
+    // Only whoever uses the link learns that the address has an account (one per address in the service):
+    // nothing is made, and the account elsewhere is untouched.
+    const holder = new Browser(ctx.app);
+    await holder.get(`/invite?token=${taken.token}`);
+    const accepted = await holder.post('/invite', {
+      token: taken.token,
+      password: 'a fresh long passphrase',
+      passwordConfirmation: 'a fresh long passphrase',
+    });
+    expect(accepted.statusCode).toBe(409);
+    expect(textOf(accepted.body)).toContain(
+      'Someone already has an account with this email. Sign in instead.',
+    );
+    const accounts = await ctx.app.deps.database.db
+      .selectFrom('users')
+      .select('brand_id')
+      .where('email_normalized', '=', 'elsewhere@other.example')
+      .execute();
+    expect(accounts).toEqual([{ brand_id: ctx.otherBrandId }]);
+    expect((await signedIn(ctx.app, 'elsewhere@other.example')).cookies.has('li_session')).toBe(true);
+  });
+
   it('removes a person after a confirmation step; their sessions end at once', async () => {
     await addUser(ctx.app, ctx.brandId, 'leaver@acme.example', 'member');
     const leaver = await signedIn(ctx.app, 'leaver@acme.example');

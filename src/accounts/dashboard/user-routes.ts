@@ -6,6 +6,7 @@ import { listFailedEmails } from '../../mail/outbox.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { doneNotice } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
+import { html } from '../../platform/web/html.js';
 import { originOf, pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { DomainError, type FieldError, ValidationError } from '../../shared/errors.js';
 import { type MessageKey, translator } from '../../shared/i18n/index.js';
@@ -24,7 +25,13 @@ import {
 } from '../users.js';
 import { flash, takeFlashed } from './flash.js';
 import { adminPage, hidden, userOf, userPage } from './session.js';
-import { inviteShownOnceNotice, removeConfirmPage, type UsersView, usersPage } from './views/users.js';
+import {
+  inviteEmailedNotice,
+  inviteShownOnceNotice,
+  removeConfirmPage,
+  type UsersView,
+  usersPage,
+} from './views/users.js';
 
 const USERS = '/dashboard/settings/users';
 
@@ -98,13 +105,18 @@ async function showUsers(deps: RouteDeps, request: FastifyRequest, reply: Fastif
   const tr = translator(user.locale);
   let message = doneNotice(request, tr, userMessages);
   let invited: UsersView['invited'];
-  // After "Add person" without a password (post, redirect, get): the invitation link once, then only a note.
+  // After "Add person" without a password (post, redirect, get): the invitation link once, then only a note; and,
+  // when email was on, that the invitation is emailed (queued: a mail that fails is listed under the users).
   const inviteId = text(request.query, 'invited');
   if (inviteId && isAdmin(user)) {
     const invite = (await listInvites(deps.database, user.brandId)).find((i) => i.id === inviteId);
     const url = invite ? await takeFlashed(deps.database, request, `invite:${invite.id}`) : null;
-    if (invite && url) invited = { email: invite.email, url };
-    else if (invite) message = inviteShownOnceNotice(tr, invite.email);
+    const emailed =
+      invite && text(request.query, 'emailed') === '1' ? inviteEmailedNotice(tr, invite.email) : undefined;
+    if (invite && url) {
+      invited = { email: invite.email, url };
+      message = emailed;
+    } else if (invite) message = html`${emailed ?? ''}${inviteShownOnceNotice(tr, invite.email)}`;
   }
   return renderUsers(deps, reply, user, { message, invited });
 }
@@ -136,7 +148,7 @@ async function addPerson(deps: RouteDeps, request: FastifyRequest, reply: Fastif
     });
     const url = `${originOf(request)}/invite?token=${invite.token}`;
     await flash(database, request, `invite:${invite.id}`, url);
-    return seeOther(reply, `${USERS}?invited=${invite.id}`);
+    return seeOther(reply, `${USERS}?invited=${invite.id}${invite.emailed ? '&emailed=1' : ''}`);
   } catch (error) {
     if (error instanceof ValidationError)
       return renderUsers(deps, reply, user, { values, errors: error.errors }, 422);

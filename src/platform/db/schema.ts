@@ -240,8 +240,12 @@ export interface SignInFailureTable {
 
 /** A "Forgot password" link that can still be used (see domain/password-resets.ts). */
 export interface PasswordResetTable {
-  /** SHA-256 of the token in the link; the token itself is only in the mail. */
-  token_hash: string;
+  id: string;
+  /**
+   * SHA-256 of the token in the link, set when the mail is sent (the token itself is only in the mail); null until
+   * then (2026112910).
+   */
+  token_hash: string | null;
   user_id: string;
   created_at: number;
   expires_at: number;
@@ -269,6 +273,8 @@ export interface UserInviteTable {
   invited_by: string;
   created_at: number;
   expires_at: number;
+  /** SHA-256 of the token of the emailed link, set when the mail is sent; null before (2026112910). */
+  mail_token_hash: Defaulted<string | null>;
 }
 
 export interface IdempotencyKeyTable {
@@ -393,6 +399,11 @@ export interface EmailOutboxTable {
   sent_at: number | null;
   /** The lead the mail is about (new-lead mail, receipt); null for other mail (2026112801). */
   lead_id: Defaulted<string | null>;
+  /**
+   * A mail written when it is sent: the row it is made from (`kind` names the writer); its text and html are empty
+   * here. Null: written when queued (2026112910).
+   */
+  send_time_ref: Defaulted<string | null>;
 }
 
 /** Every table, for Kysely. */

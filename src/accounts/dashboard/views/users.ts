@@ -224,3 +224,8 @@ export function removeConfirmPage(user: SessionUser, target: User): SafeHtml {
 export function inviteShownOnceNotice(tr: Translator, email: string): SafeHtml {
   return notice(tr.t('users.invited.shownOnce', { email }), 'info');
 }
+
+/** After inviting someone while email is on: their invitation mail is queued. */
+export function inviteEmailedNotice(tr: Translator, email: string): SafeHtml {
+  return notice(tr.t('users.invited.emailed', { email }));
+}
