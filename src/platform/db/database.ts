@@ -23,6 +23,7 @@ import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migration-files.js';
 import { PostgresTransactionRunner } from './pg-transaction.js';
 import type { Tables } from './schema.js';
+import { SearchThreads } from './search-threads.js';
 import { kyselyRunner, postgresRunner, type Runner, StatementCache, sqliteRunner } from './sql.js';
 import {
   assertOutsideWrite,
@@ -137,10 +138,12 @@ export function openSqlite(
   // total_changes(): rows this connection has changed (committed or not, so only read outside a transaction);
   // data_version: changes when any other connection or process commits. Two statements: the table-valued
   // pragma_data_version costs more than both together.
+  const searchThreads = file === ':memory:' ? undefined : new SearchThreads(file);
   const totalChanges = sqlite.prepare('select total_changes()').pluck();
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   return {
     ...outerHandle(db, 'sqlite', kyselyRunner(db, 'sqlite'), topics, mail),
+    searchThreads,
     write: (work) => {
       assertOutsideWrite('database.write');
       return theBatcher.run(work);
@@ -160,6 +163,7 @@ export function openSqlite(
         return result?.busy === 0;
       }),
     async close() {
+      await searchThreads?.close();
       await db.destroy();
     },
   };

@@ -7,7 +7,8 @@
 //   - its words, each somewhere in the document (AND: "Bakker Keizersgracht" finds Bakker Vastgoed's lead at the
 //     Keizersgracht). The indexes are by trigram, so a word needs 3 characters: a shorter word is searched
 //     together with the next one (or the one before) as one phrase, so "Jan de Vries" is "Jan" and "de Vries";
-//   - the query without its spaces, when it has any ("1015 CJ" finds 1015CJ, "5555 1234" a phone);
+//   - the query without its spaces, when it has any and is at most 32 characters long ("1015 CJ" finds 1015CJ,
+//     "5555 1234" a phone);
 //   - when it is written like a phone (digits, spaces, + - . / and parentheses only): its digits as written, and
 //     as the international number it is in the brand's country (06 1234 5678 and 0612 3 in NL are 316123…; the
 //     index holds phones as E.164 digits, which contain the national significant number too).
@@ -28,11 +29,18 @@ import { setImmediate as yieldEventLoop } from 'node:timers/promises';
 import { type RawBuilder, sql } from 'kysely';
 import { AsYouType } from 'libphonenumber-js/max';
 import { ValidationError } from '../../shared/errors.js';
+import { nextWindow, SEARCH_WINDOWS, type SearchThreads } from './search-threads.js';
 import { type Runner, type SqlBuilder, type StatementBudget, statement } from './sql.js';
 import type { Dialect } from './store.js';
 
 /** Trigram indexes need this many characters in a term. */
 export const MIN_TERM = 3;
+
+/**
+ * The query without its spaces is a reading only up to this length: it is there for postal codes, phone numbers
+ * and names typed with or without spaces, and as one long phrase it is the costliest thing FTS5 can be asked.
+ */
+const MAX_JOINED = 32;
 
 /** At most this many words in a query (after a repeated word is counted once). */
 export const MAX_SEARCH_WORDS = 8;
@@ -110,7 +118,7 @@ export function searchPlan(query: string, country: string | undefined): SearchPl
     }
   };
   add(words(text));
-  if (text.includes(' ')) add([text.replace(/ /g, '')]);
+  if (text.includes(' ') && [...text].length <= MAX_JOINED) add([text.replace(/ /g, '')]);
   if (looksLikePhone(text)) {
     const digits = text.replace(/\D/g, '');
     add([digits]);
@@ -162,6 +170,8 @@ type Part = string | { value: unknown };
 export type SearchStore = Runner & {
   readonly dialect: Dialect;
   readonly searchBudgetMs?: number | undefined;
+  /** SQLite with a database file: the threads its searches run on (search-threads.ts). */
+  readonly searchThreads?: SearchThreads | undefined;
 };
 
 /**
@@ -210,24 +220,18 @@ const BRAND_RANGE = statement(`select b.search_key << 32 as "start",
 const MATCH_WINDOW = statement(`select r.lead_id from lead_search s join lead_search_rows r on r.id = s.rowid
   where lead_search match ? and s.rowid >= ? and s.rowid < ?`);
 
-/** Rows per window to start with, and the bounds it adapts within (aiming at WINDOW_MS of work per window). */
-const FIRST_WINDOW = 4096;
-const MIN_WINDOW = 256;
-const MAX_WINDOW = 1 << 20;
-const WINDOW_MS = 8;
-
 /**
- * SQLite: the brand's matching lead ids, read window by window over the brand's rowid range. Between windows the
- * event loop runs whatever else waits (other brands' requests, the write batches); once the budget is spent the
- * search stops with SearchTooSlowError. Windows grow while they are quick and shrink when they are slow, so a
- * cheap search takes one or two statements and an expensive one yields every few milliseconds.
+ * SQLite: the brand's matching lead ids, read window by window over the brand's rowid range (SEARCH_WINDOWS), on
+ * a search thread when the database has them (a file), else here, yielding the event loop between windows. Past
+ * the budget the search stops with SearchTooSlowError.
  */
 async function sqliteMatches(
-  store: Runner,
+  store: SearchStore,
   brandId: string,
   plan: SearchPlan,
   budgetMs: number,
 ): Promise<Part[]> {
+  const began = performance.now();
   const range = (await store.all<{ start: number; last: number | null }>(BRAND_RANGE, [brandId]))[0];
   if (!range || range.last === null) return NOTHING.parts as Part[];
   // FTS5 query syntax: each term a quoted phrase (a quote doubled), which the trigram tokenizer matches as a
@@ -235,25 +239,38 @@ async function sqliteMatches(
   const match = plan
     .map((terms) => `(${terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ')})`)
     .join(' OR ');
-  const began = performance.now();
+  const found = store.searchThreads
+    ? await store.searchThreads.search(brandId, match, range.start, range.last, budgetMs)
+    : await inlineMatches(store, match, range.start, range.last, began + budgetMs);
+  if (found === 'slow') throw new SearchTooSlowError(budgetMs);
+  const ids = found;
+  if (!ids.length) return NOTHING.parts as Part[];
+  return ['select value from json_each(', { value: JSON.stringify(ids) }, ')'];
+}
+
+/** The windows on the event loop (an in-memory database), yielding between them; 'slow' past `deadline`. */
+async function inlineMatches(
+  store: Runner,
+  match: string,
+  start: number,
+  last: number,
+  deadline: number,
+): Promise<string[] | 'slow'> {
   const ids: string[] = [];
-  let window = FIRST_WINDOW;
-  for (let from = range.start; from <= range.last; ) {
-    const to = Math.min(from + window, range.last + 1);
+  let window = SEARCH_WINDOWS.first;
+  for (let from = start; from <= last; ) {
+    const to = Math.min(from + window, last + 1);
     const windowBegan = performance.now();
     for (const row of await store.all<{ lead_id: string }>(MATCH_WINDOW, [match, from, to]))
       ids.push(row.lead_id);
     from = to;
-    if (from > range.last) break;
+    if (from > last) break;
     const now = performance.now();
-    if (now - began > budgetMs) throw new SearchTooSlowError(budgetMs);
-    const took = now - windowBegan;
-    if (took < WINDOW_MS / 2) window = Math.min(window * 2, MAX_WINDOW);
-    else if (took > WINDOW_MS * 2) window = Math.max(Math.floor(window / 2), MIN_WINDOW);
+    if (now > deadline) return 'slow';
+    window = nextWindow(window, now - windowBegan, SEARCH_WINDOWS);
     await yieldEventLoop();
   }
-  if (!ids.length) return NOTHING.parts as Part[];
-  return ['select value from json_each(', { value: JSON.stringify(ids) }, ')'];
+  return ids;
 }
 
 /** Appends ` and <the lead l matches the search>` to a list or count query (the other filters stay outside). */

@@ -6,6 +6,7 @@
 // another write is part of that write. Using the outer handle (its db, all/run or write) inside a write throws at
 // once: on SQLite it would wait forever for the connection the write holds, on PostgreSQL it would run outside
 // the transaction.
+
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   CompiledQuery,
@@ -19,6 +20,7 @@ import type {
   QueryResult,
 } from 'kysely';
 import type { Tables } from './schema.js';
+import type { SearchThreads } from './search-threads.js';
 import { combinedInserts, type Runner, type Statement } from './sql.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -52,6 +54,8 @@ export interface Store extends Runner {
   readonly mail: MailSettings | null;
   /** How long one search may run (SEARCH_BUDGET_MS; see search.ts); absent: the default. */
   readonly searchBudgetMs?: number | undefined;
+  /** SQLite with a database file: the threads its searches run on (search-threads.ts); absent elsewhere. */
+  readonly searchThreads?: SearchThreads | undefined;
   /** The app's metrics, on a handle from withWriteMetrics and its transactions; absent elsewhere. */
   readonly metrics?: WriteMetrics;
   /** Kysely on this handle's connection (outside a write: the pool; in a write: its transaction). */
@@ -337,6 +341,9 @@ export function withWriteMetrics(database: Database, metrics: WriteMetrics): Dat
     },
     dialect: database.dialect,
     mail: database.mail,
+    // SEARCH_BUDGET_MS and SQLite's search threads reach search.ts through the app's handle too.
+    searchBudgetMs: database.searchBudgetMs,
+    searchThreads: database.searchThreads,
     inTransaction: false,
     metrics,
     all: (s, params) => database.all(s, params),
