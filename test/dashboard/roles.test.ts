@@ -19,7 +19,7 @@ const SETTINGS = '/dashboard/settings';
 const MEMBER_ALLOWED = [
   `GET ${SETTINGS}`,
   `GET ${SETTINGS}/users`,
-  `POST ${SETTINGS}/users/me/new-lead-emails`,
+  `POST ${SETTINGS}/account/new-lead-mail`,
   `GET ${SETTINGS}/account`,
   `POST ${SETTINGS}/account/password`,
   `POST ${SETTINGS}/account/language`,
