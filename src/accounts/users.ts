@@ -48,7 +48,7 @@ export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-strength.js
 /**
  * What a person may do. 'owner' is stored for the brand's admins (shown as "Admin"): API keys, webhooks, website
  * forms, people and settings, besides everything a member does. 'member': leads, work items and customers, and
- * their own "Email me new leads". A brand always keeps at least one admin.
+ * their own new-lead email. A brand always keeps at least one admin.
  */
 export type Role = 'owner' | 'member';
 

@@ -24,7 +24,7 @@ describe.each(dialects())('the daily new-lead summary on %s', (dialect) => {
   const dagelijks = 'dagelijks@acme.example';
   const everyOwner = 'every@acme.example';
   const quietDaily = 'daily@other.example';
-  const ids: Record<string, string> = {};
+  const ids = { daily: '', dagelijks: '', every: '', quiet: '' };
 
   beforeAll(async () => {
     smtp = await startSmtp();
@@ -59,13 +59,13 @@ describe.each(dialects())('the daily new-lead summary on %s', (dialect) => {
   const db = () => ctx.app.deps.database.db;
   /** A lead received at `iso` (API leads are stamped with the real time: moved onto the test's clock). */
   const leadAt = async (title: string, iso: string, fields: Record<string, unknown> = {}) => {
-    const lead = await ctx.createLead({ title, description: `About ${title}`, ...fields });
+    const id = String((await ctx.createLead({ title, description: `About ${title}`, ...fields })).id);
     await db()
       .updateTable('leads')
       .set({ received_at: at(iso) })
-      .where('id', '=', lead.id)
+      .where('id', '=', id)
       .execute();
-    return lead.id as string;
+    return id;
   };
   const summaries = () =>
     smtp.received.filter((m) => m.parsed.subject?.match(/new leads? for|nieuwe aanvra/));

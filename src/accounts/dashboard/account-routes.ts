@@ -71,34 +71,39 @@ export default async function accountRoutes(app: FastifyInstance, { deps }: { de
     return seeOther(reply, '/dashboard/settings/account?done=language-saved');
   });
 
-  app.post('/settings/account/password', { schema: hidden, config: userPage }, async (request, reply) => {
-    const user = userOf(request);
-    const body = request.body;
-    try {
-      const result = await changePassword(database, {
-        userId: user.userId,
-        sessionId: user.sessionId,
-        currentPassword: text(body, 'currentPassword'),
-        password: text(body, 'password'),
-        passwordConfirmation: text(body, 'passwordConfirmation'),
-      });
-      if (result.outcome === 'throttled') {
-        const seconds = result.retryAfterSeconds;
-        reply.header('Retry-After', String(seconds));
-        request.log.warn({ userId: user.userId }, 'password change throttled');
-        const message = notice(translator(user.locale).t('account.password.throttled', { seconds }), 'error');
-        const newLeadMail = await newLeadMailOf(deps, user);
-        return sendPage(reply, accountPage({ user, errors: [], message, newLeadMail }), 429);
-      }
-      request.log.info(
-        { userId: user.userId, signedOut: result.signedOut },
-        'password changed in the dashboard',
-      );
-      return seeOther(reply, '/dashboard/settings/account?done=password-changed');
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
+  app.post('/settings/account/password', { schema: hidden, config: userPage }, (request, reply) =>
+    changeOwnPassword(deps, request, reply),
+  );
+}
+
+// Each person changes their own password: other sessions end, this one stays.
+async function changeOwnPassword(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = userOf(request);
+  const body = request.body;
+  try {
+    const result = await changePassword(deps.database, {
+      userId: user.userId,
+      sessionId: user.sessionId,
+      currentPassword: text(body, 'currentPassword'),
+      password: text(body, 'password'),
+      passwordConfirmation: text(body, 'passwordConfirmation'),
+    });
+    if (result.outcome === 'throttled') {
+      const seconds = result.retryAfterSeconds;
+      reply.header('Retry-After', String(seconds));
+      request.log.warn({ userId: user.userId }, 'password change throttled');
+      const message = notice(translator(user.locale).t('account.password.throttled', { seconds }), 'error');
       const newLeadMail = await newLeadMailOf(deps, user);
-      return sendPage(reply, accountPage({ user, errors: error.errors, newLeadMail }), 422);
+      return sendPage(reply, accountPage({ user, errors: [], message, newLeadMail }), 429);
     }
-  });
+    request.log.info(
+      { userId: user.userId, signedOut: result.signedOut },
+      'password changed in the dashboard',
+    );
+    return seeOther(reply, '/dashboard/settings/account?done=password-changed');
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const newLeadMail = await newLeadMailOf(deps, user);
+    return sendPage(reply, accountPage({ user, errors: error.errors, newLeadMail }), 422);
+  }
 }
