@@ -112,6 +112,7 @@ export async function runNewLeadSummaries(store: Store, now: number): Promise<nu
   for (const reader of await selectSummaryReaders(store)) {
     const due = dueSummary(reader.time_zone, now);
     if (reader.new_lead_mail_at > due.end) continue;
+    if (reader.last_day !== null && reader.last_day >= due.day) continue;
     if (await queueSummary(store, reader, due, now)) queued++;
   }
   return queued;

@@ -1234,14 +1234,26 @@ export interface SummaryReaderRow {
   email: string;
   new_lead_mail_at: number;
   time_zone: string;
+  /** The latest day whose summary was handled for them, 'YYYY-MM-DD'; null: none yet. */
+  last_day: string | null;
 }
 
-/** The active users of every brand who chose the daily new-lead summary, oldest first. */
+/**
+ * The active users of every brand who chose the daily new-lead summary, oldest first, with the latest day done
+ * (one seek in the summaries' unique index each), so a run writes only for a day not yet done.
+ */
 export function selectSummaryReaders({ db }: Store): Promise<SummaryReaderRow[]> {
   return db
     .selectFrom('users as u')
     .innerJoin('brands as b', 'b.id', 'u.brand_id')
     .select(['u.id', 'u.brand_id', 'u.email', 'u.new_lead_mail_at', 'b.time_zone'])
+    .select((eb) =>
+      eb
+        .selectFrom('new_lead_summaries as s')
+        .select((sb) => sb.fn.max('s.day').as('day'))
+        .whereRef('s.user_id', '=', 'u.id')
+        .as('last_day'),
+    )
     .where('u.new_lead_mail', '=', 'daily')
     .where('u.disabled_at', 'is', null)
     .orderBy('u.created_at')
