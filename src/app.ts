@@ -68,6 +68,11 @@ export interface BuildOptions {
   storage?: ObjectStorage;
   /** Make scheduled backups (BACKUP_INTERVAL_MINUTES; default true, SQLite database files only). */
   backupSchedule?: boolean;
+  /**
+   * The time scheduled work goes by (ms since the epoch; default Date.now): which daily new-lead summary is due.
+   * Tests give a fixed one.
+   */
+  clock?: () => number;
 }
 
 export interface App extends FastifyInstance {
@@ -248,6 +253,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     worker: options.webhookWorker ?? true,
     mailWorker: options.mailWorker ?? true,
     backups: options.backupSchedule ?? true,
+    clock: options.clock ?? Date.now,
   });
   serveOpenApiDocument(app);
 

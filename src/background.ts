@@ -1,11 +1,17 @@
-// Work each instance does besides answering requests: sending webhooks and mail, forgetting old idempotency keys,
-// removing spam after 30 days and stored files that no attachment names, scheduled backups.
+// Work each instance does besides answering requests: sending webhooks and mail, the daily new-lead summaries,
+// forgetting old idempotency keys, removing spam after 30 days and stored files that no attachment names, scheduled
+// backups.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
 import { INVITATION_MAIL, renderInvitationMail } from './accounts/invites.js';
 import { PASSWORD_RESET_MAIL, renderPasswordResetMail } from './accounts/password-resets.js';
 import { sweepOrphans } from './attachments/attachments.js';
+import {
+  NEW_LEAD_SUMMARY_MAIL,
+  renderNewLeadSummary,
+  runNewLeadSummaries,
+} from './leads/new-lead-summary.js';
 import { purgeSpam } from './leads/spam.js';
 import type { SendTimeRenderers } from './mail/send-time.js';
 import { MailWorker } from './mail/worker.js';
@@ -20,15 +26,23 @@ declare module 'fastify' {
     deliveryWorker: DeliveryWorker | null;
     /** This instance's mail worker, or null when email is off or the app was built without one. */
     mailWorker: MailWorker | null;
+    /**
+     * The daily new-lead summaries, queued each minute by an instance with a mail worker (null without one): `run`
+     * queues those due now by the app's clock, and says how many.
+     */
+    newLeadSummaries: { run(): Promise<number> } | null;
   }
 }
 
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+/** How often each instance looks for daily new-lead summaries that are due: 08:00 is met within a minute. */
+const SUMMARY_INTERVAL_MS = 60 * 1000;
 
 /** Mails written only when they are sent, so their one-time links are never stored (src/mail/send-time.ts). */
 const SEND_TIME_RENDERERS: SendTimeRenderers = {
   [PASSWORD_RESET_MAIL]: renderPasswordResetMail,
   [INVITATION_MAIL]: renderInvitationMail,
+  [NEW_LEAD_SUMMARY_MAIL]: renderNewLeadSummary,
 };
 
 export default fp(
@@ -39,7 +53,14 @@ export default fp(
       worker,
       mailWorker: runMail,
       backups: runBackups = true,
-    }: { deps: RouteDeps; worker: boolean; mailWorker: boolean; backups?: boolean },
+      clock = Date.now,
+    }: {
+      deps: RouteDeps;
+      worker: boolean;
+      mailWorker: boolean;
+      backups?: boolean;
+      clock?: () => number;
+    },
   ) {
     const deliveryWorker = worker
       ? new DeliveryWorker({
@@ -78,6 +99,7 @@ export default fp(
       app.addHook('onReady', async () => mailWorker.start());
       app.addHook('preClose', async () => mailWorker.stop());
     }
+    app.decorate('newLeadSummaries', mailWorker ? newLeadSummaryJob(app, deps, clock) : null);
 
     const prune = async () => {
       await pruneIdempotencyKeys(deps.database).catch((error) =>
@@ -156,3 +178,35 @@ export default fp(
   // The workers count their outcomes on the metrics plugin's counters (app.meter).
   { name: 'background', dependencies: ['metrics'] },
 );
+
+/**
+ * Queues the daily new-lead summaries each minute and once on start (leads/new-lead-summary.ts): one run at a time,
+ * a failed run logged and tried again the next minute.
+ */
+function newLeadSummaryJob(app: FastifyInstance, deps: RouteDeps, clock: () => number) {
+  let running: Promise<number> | null = null;
+  const run = () => {
+    running ??= runNewLeadSummaries(deps.database, clock()).finally(() => {
+      running = null;
+    });
+    return running;
+  };
+  const tick = () =>
+    run()
+      .then((queued) => {
+        if (queued) app.log.info({ queued }, 'queued daily new-lead summaries');
+      })
+      .catch((error) =>
+        app.log.warn({ err: error }, 'could not queue the daily new-lead summaries; tried again in a minute'),
+      );
+  const timer = setInterval(tick, SUMMARY_INTERVAL_MS);
+  timer.unref();
+  app.addHook('onReady', async () => {
+    await tick();
+  });
+  app.addHook('preClose', async () => {
+    clearInterval(timer);
+    await running?.catch(() => undefined);
+  });
+  return { run };
+}

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { createApiKey, revokeApiKey, type Scope } from '../src/accounts/api-keys.js';
 import { createBrand } from '../src/accounts/brands.js';
-import { type App, buildApp } from '../src/app.js';
+import { type App, type BuildOptions, buildApp } from '../src/app.js';
 import { type Config, type DatabaseConfig, loadConfig } from '../src/platform/config.js';
 import { type Database, type DB, MIGRATION_LOCK_KEY, openDatabase } from '../src/platform/db/database.js';
 import { WINDOW_MS } from '../src/platform/rate-limit/limiter.js';
@@ -194,8 +194,13 @@ export function formPeople<V = string>(name: string, email: (n: number) => strin
 export async function createTestContext(
   dialect: TestDialect,
   overrides: Partial<Config> = {},
+  options: BuildOptions = {},
 ): Promise<TestContext> {
-  const app = await buildApp(testConfig(dialect, overrides), { logger: false, defaultMetrics: false });
+  const app = await buildApp(testConfig(dialect, overrides), {
+    logger: false,
+    defaultMetrics: false,
+    ...options,
+  });
   await app.ready();
   const database = app.deps.database;
   const db = database.db;

@@ -79,15 +79,31 @@ export async function brandHasUserWithEmail(
 export function selectActiveUsers(
   { db }: Store,
   brandId: string,
-): Promise<(UserRow & Pick<Selectable<UserTable>, 'notify_new_leads'>)[]> {
+): Promise<(UserRow & Pick<Selectable<UserTable>, 'new_lead_mail'>)[]> {
   return db
     .selectFrom('users')
-    .select([...USER_COLUMNS, 'notify_new_leads'])
+    .select([...USER_COLUMNS, 'new_lead_mail'])
     .where('brand_id', '=', brandId)
     .where('disabled_at', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+/** The new-lead email an active user of the brand chose; undefined when there is no such user. */
+export async function selectNewLeadMail(
+  { db }: Store,
+  brandId: string,
+  id: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('new_lead_mail')
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+  return row?.new_lead_mail;
 }
 
 export function selectActiveUser({ db }: Store, brandId: string, id: string): Promise<UserRow | undefined> {

@@ -48,7 +48,7 @@ export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-strength.js
 /**
  * What a person may do. 'owner' is stored for the brand's admins (shown as "Admin"): API keys, webhooks, website
  * forms, people and settings, besides everything a member does. 'member': leads, work items and customers, and
- * their own "Email me new leads". A brand always keeps at least one admin.
+ * their own new-lead email. A brand always keeps at least one admin.
  */
 export type Role = 'owner' | 'member';
 
@@ -68,10 +68,26 @@ export interface User {
   createdAt: string;
 }
 
+/**
+ * The new-lead email a user chose: a mail on every lead, one daily summary at 08:00 in the brand's time zone, or
+ * none. Until they choose: every lead for an admin, none for a member.
+ */
+export const NEW_LEAD_MAIL_CHOICES = ['every', 'daily', 'none'] as const;
+export type NewLeadMail = (typeof NEW_LEAD_MAIL_CHOICES)[number];
+
+export function isNewLeadMail(value: unknown): value is NewLeadMail {
+  return (NEW_LEAD_MAIL_CHOICES as readonly unknown[]).includes(value);
+}
+
+/** What a user gets until they choose: every lead for an admin (role 'owner'), none for a member. */
+export function defaultNewLeadMail(role: Role): NewLeadMail {
+  return role === 'owner' ? 'every' : 'none';
+}
+
 /** A user as the brand's list of people shows them, with their settings. */
 export interface ListedUser extends User {
-  /** "Email me new leads". */
-  notifyNewLeads: boolean;
+  /** The new-lead email they chose. */
+  newLeadMail: NewLeadMail;
 }
 
 /**
@@ -156,8 +172,8 @@ export async function prepareUser(input: NewUser & { language: Locale }) {
     role: input.role ?? 'owner',
     created_at: Date.now(),
     disabled_at: null,
-    // Owners hear of new leads unless they turn it off; members only when they turn it on.
-    notify_new_leads: (input.role ?? 'owner') === 'owner' ? 1 : 0,
+    // Owners hear of every new lead until they choose otherwise; members of none until they choose.
+    new_lead_mail: defaultNewLeadMail(input.role ?? 'owner'),
     language: input.language,
   };
 }
@@ -199,7 +215,10 @@ export function toUser(row: q.UserRow): User {
 /** The brand's users, oldest first (the first admin leads the list). */
 export async function listUsers(store: Store, brandId: string): Promise<ListedUser[]> {
   const rows = await q.selectActiveUsers(store, brandId);
-  return rows.map((row) => ({ ...toUser(row), notifyNewLeads: row.notify_new_leads === 1 }));
+  return rows.map((row) => ({
+    ...toUser(row),
+    newLeadMail: isNewLeadMail(row.new_lead_mail) ? row.new_lead_mail : 'none',
+  }));
 }
 
 export async function findUser(store: Store, brandId: string, id: string): Promise<User> {
@@ -270,17 +289,38 @@ export async function setUserRole(store: Store, brandId: string, id: string, rol
   });
 }
 
-/** Turns a user's "Email me new leads" on or off. */
-export async function setNotifyNewLeads(
+/** The new-lead email a user of the brand chose (NotFoundError when there is no such active user). */
+export async function findNewLeadMail(store: Store, brandId: string, userId: string): Promise<NewLeadMail> {
+  const value = await q.selectNewLeadMail(store, brandId, userId);
+  if (value === undefined) throw new NotFoundError(`No user with id ${userId}`);
+  return isNewLeadMail(value) ? value : 'none';
+}
+
+/**
+ * Sets the new-lead email a user chose (their own, on Settings > Your account); ValidationError for anything but
+ * every, daily or none. `now` is kept with it: a daily summary is due only for a day whose 08:00 comes after it.
+ */
+export async function setNewLeadMail(
   store: Store,
   brandId: string,
   userId: string,
-  on: boolean,
-): Promise<void> {
+  value: unknown,
+  now: number = Date.now(),
+): Promise<NewLeadMail> {
+  if (!isNewLeadMail(value)) {
+    throw new ValidationError([
+      {
+        field: 'newLeadMail',
+        message: 'must be every, daily or none',
+        text: { key: 'account.newLeadMail.choose' },
+      },
+    ]);
+  }
   const updated = await store.write((tx) =>
-    q.updateUser(tx, brandId, userId, { notify_new_leads: on ? 1 : 0 }, { onlyActive: true }),
+    q.updateUser(tx, brandId, userId, { new_lead_mail: value, new_lead_mail_at: now }, { onlyActive: true }),
   );
   if (!updated) throw new NotFoundError(`No user with id ${userId}`);
+  return value;
 }
 
 /** Sets a user's display name (their own, on Settings > Users); empty clears it. */

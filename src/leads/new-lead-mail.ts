@@ -1,6 +1,7 @@
-// "New lead" mails: on each new lead, one mail to every user of its brand who has "Email me new leads" on, queued
-// in the lead's own transaction, each in that user's language, and the receipt of a form with auto-reply, in the
-// form's language. What the mails say is in mail/templates/ (new-lead.ts, receipt.ts); this reads the lead and its
+// "New lead" mails: on each new lead, one mail to every user of its brand who chose "every lead" (never to the user
+// who typed it in), queued in the lead's own transaction, each in that user's language, with Reply-To the customer's
+// email when they gave one; and the receipt of a form with auto-reply, in the form's language. Users who chose the
+// daily summary hear of it at 08:00 (new-lead-summary.ts). What the mails say is in mail/templates/ (new-lead.ts, receipt.ts); this reads the lead and its
 // recipients and queues them.
 
 import { leadAttachments } from '../attachments/attachments.js';
@@ -11,8 +12,12 @@ import { receiptMail } from '../mail/templates/receipt.js';
 import type { Tx } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { defaultBrandLocale, type Locale } from '../shared/i18n/index.js';
+import { isValidEmail } from '../shared/values.js';
 import type { Submitted } from './input.js';
 import { selectMailLead, selectNewLeadRecipients } from './queries.js';
+
+/** Where a user chooses their new-lead email (every lead, a daily summary, none): the mails' footers link it. */
+export const NEW_LEAD_MAIL_SETTINGS = '/dashboard/settings/account#new-lead-mail';
 
 /**
  * Queues the mails a new lead causes, in the caller's transaction (so the mails exist exactly when the lead does):
@@ -26,10 +31,13 @@ export async function queueNewLeadEmails(
   now: number = Date.now(),
 ): Promise<number> {
   if (!tx.mail) return 0;
-  const recipients = await selectNewLeadRecipients(tx, brandId);
   const lead = await selectMailLead(tx, brandId, leadId);
   if (!lead) throw new NotFoundError(`No lead with id ${leadId}`);
+  // Whoever typed the lead in knows of it already.
+  const recipients = (await selectNewLeadRecipients(tx, brandId)).filter((r) => r.id !== lead.source_user_id);
   const submitted = JSON.parse(lead.submitted) as Partial<Submitted>;
+  // Reply goes to the customer, when they gave an email.
+  const replyTo = submitted.email && isValidEmail(submitted.email) ? submitted.email : null;
   // Files that came with it are named, never attached (the dashboard link shows them).
   const files = recipients.length ? (await leadAttachments(tx, leadId)).map((a) => a.fileName) : [];
   let queued = 0;
@@ -48,15 +56,20 @@ export async function queueNewLeadEmails(
         timeZone: lead.time_zone,
         receivedAt: lead.created_at,
         title: lead.title,
+        description: lead.description,
         priority: lead.priority,
         contact: submitted,
         link: `${tx.mail.publicUrl}/dashboard/leads/${leadId}`,
-        settingsLink: `${tx.mail.publicUrl}/dashboard/settings/users`,
+        settingsLink: `${tx.mail.publicUrl}${NEW_LEAD_MAIL_SETTINGS}`,
         files,
       });
       messages.set(locale, message);
     }
-    await queueEmail(tx, { brandId, kind: 'new_lead', recipient: recipient.email, leadId, ...message }, now);
+    await queueEmail(
+      tx,
+      { brandId, kind: 'new_lead', recipient: recipient.email, leadId, replyTo, ...message },
+      now,
+    );
     queued++;
   }
   if (lead.auto_reply === 1 && submitted.email) {

@@ -15,6 +15,7 @@ import type {
   LeadActivityTable,
   LeadNoteTable,
   LeadTable,
+  Tables,
 } from '../platform/db/schema.js';
 import { appendSearch, brandSearch } from '../platform/db/search.js';
 import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
@@ -912,11 +913,11 @@ export function selectLeadDetailRowsWithSpam(store: Runner, id: string): Promise
 // New-lead mails (run in every create when mail is on: kept as the create's other statements, b837174)
 
 const MAIL_RECIPIENTS = statement(
-  'select email, language from users where brand_id = ? and notify_new_leads = 1 and disabled_at is null ' +
+  "select id, email, language from users where brand_id = ? and new_lead_mail = 'every' and disabled_at is null " +
     'order by created_at, id',
 );
 const MAIL_LEAD = statement(
-  'select l.title, l.description, l.priority, l.submitted, l.created_at, b.name as brand_name, ' +
+  'select l.title, l.description, l.priority, l.submitted, l.created_at, l.source_user_id, b.name as brand_name, ' +
     'b.default_country, b.time_zone, b.language as brand_language, f.auto_reply, f.language as form_language ' +
     'from leads l ' +
     'join brands b on b.id = l.brand_id left join forms f on f.id = l.source_form_id ' +
@@ -926,7 +927,7 @@ const MAIL_LEAD = statement(
 /** What a new lead's mails say of it, its brand and its form. */
 export type MailLeadRow = Pick<
   Selectable<LeadTable>,
-  'title' | 'description' | 'priority' | 'submitted' | 'created_at'
+  'title' | 'description' | 'priority' | 'submitted' | 'created_at' | 'source_user_id'
 > &
   Pick<Selectable<BrandTable>, 'default_country' | 'time_zone'> & {
     brand_name: string;
@@ -938,12 +939,12 @@ export type MailLeadRow = Pick<
     form_language: string | null;
   };
 
-/** The brand's active users who want a mail on each new lead, oldest user first: email and language. */
+/** The brand's active users who want a mail on each new lead, oldest user first: id, email and language. */
 export function selectNewLeadRecipients(
   tx: Tx,
   brandId: string,
-): Promise<{ email: string; language: string }[]> {
-  return tx.all<{ email: string; language: string }>(MAIL_RECIPIENTS, [brandId]);
+): Promise<{ id: string; email: string; language: string }[]> {
+  return tx.all<{ id: string; email: string; language: string }>(MAIL_RECIPIENTS, [brandId]);
 }
 
 export async function selectMailLead(
@@ -1222,4 +1223,148 @@ export async function selectEarliestCreated(tx: Tx, ids: readonly string[]): Pro
     .where('id', 'in', ids)
     .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
+}
+
+// Daily new-lead summaries (new-lead-summary.ts)
+
+/** A user who chose the daily summary, with their brand's time zone. */
+export interface SummaryReaderRow {
+  id: string;
+  brand_id: string;
+  email: string;
+  new_lead_mail_at: number;
+  time_zone: string;
+  /** The latest day whose summary was handled for them, 'YYYY-MM-DD'; null: none yet. */
+  last_day: string | null;
+}
+
+/**
+ * The active users of every brand who chose the daily new-lead summary, oldest first, with the latest day done
+ * (one seek in the summaries' unique index each), so a run writes only for a day not yet done.
+ */
+export function selectSummaryReaders({ db }: Store): Promise<SummaryReaderRow[]> {
+  return db
+    .selectFrom('users as u')
+    .innerJoin('brands as b', 'b.id', 'u.brand_id')
+    .select(['u.id', 'u.brand_id', 'u.email', 'u.new_lead_mail_at', 'b.time_zone'])
+    .select((eb) =>
+      eb
+        .selectFrom('new_lead_summaries as s')
+        .select((sb) => sb.fn.max('s.day').as('day'))
+        .whereRef('s.user_id', '=', 'u.id')
+        .as('last_day'),
+    )
+    .where('u.new_lead_mail', '=', 'daily')
+    .where('u.disabled_at', 'is', null)
+    .orderBy('u.created_at')
+    .orderBy('u.id')
+    .execute();
+}
+
+/**
+ * Claims a user's summary of a day: inserts its row unless one is there (the unique user and day). True when this
+ * call inserted it: of several instances claiming at once, exactly one does.
+ */
+export async function insertSummaryUnlessDone(
+  tx: Tx,
+  row: Insertable<Tables['new_lead_summaries']>,
+): Promise<boolean> {
+  const inserted = await tx.db
+    .insertInto('new_lead_summaries')
+    .values(row)
+    .onConflict((oc) => oc.columns(['user_id', 'day']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** A summary's row with its reader and brand: what its mail is written from. */
+export interface SummaryRow {
+  id: string;
+  brand_id: string;
+  user_id: string;
+  day: string;
+  window_start: number;
+  window_end: number;
+  language: string;
+  new_lead_mail: string;
+  disabled_at: number | null;
+  brand_name: string;
+  brand_language: string;
+  default_country: string;
+  time_zone: string;
+}
+
+export function selectSummary({ db }: Store, id: string): Promise<SummaryRow | undefined> {
+  return db
+    .selectFrom('new_lead_summaries as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .select([
+      's.id',
+      's.brand_id',
+      's.user_id',
+      's.day',
+      's.window_start',
+      's.window_end',
+      'u.language',
+      'u.new_lead_mail',
+      'u.disabled_at',
+      'b.name as brand_name',
+      'b.language as brand_language',
+      'b.default_country',
+      'b.time_zone',
+    ])
+    .where('s.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** What a summary lists of a lead. */
+export type SummaryLeadRow = Pick<
+  Selectable<LeadTable>,
+  'id' | 'title' | 'description' | 'priority' | 'submitted' | 'received_at' | 'attachment_count'
+>;
+
+/**
+ * The brand's leads a user's summary lists: received in [start, end), not spam, not erased, not typed in by the
+ * user; in the order they came in, at most `limit`.
+ */
+function summaryLeads(db: Kysely<Tables>, brandId: string, userId: string, start: number, end: number) {
+  return db
+    .selectFrom('leads')
+    .where('brand_id', '=', brandId)
+    .where('received_at', '>=', start)
+    .where('received_at', '<', end)
+    .where('spam', '=', 0)
+    .where('erased_at', 'is', null)
+    .where((eb) => eb.or([eb('source_user_id', 'is', null), eb('source_user_id', '!=', userId)]));
+}
+
+export async function countSummaryLeads(
+  { db }: Store,
+  brandId: string,
+  userId: string,
+  start: number,
+  end: number,
+): Promise<number> {
+  const row = await summaryLeads(db, brandId, userId, start, end)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function selectSummaryLeads(
+  { db }: Store,
+  brandId: string,
+  userId: string,
+  start: number,
+  end: number,
+  limit: number,
+): Promise<SummaryLeadRow[]> {
+  return summaryLeads(db, brandId, userId, start, end)
+    .select(['id', 'title', 'description', 'priority', 'submitted', 'received_at', 'attachment_count'])
+    .orderBy('received_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }

@@ -32,6 +32,8 @@ export interface NewEmail {
   html: string;
   /** The lead the mail is about, if any: an erasure of its data deletes the mail. */
   leadId?: string;
+  /** Where a reply goes (the customer's email on a new-lead mail); absent: to the sender. */
+  replyTo?: string | null;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function queueEmail(tx: Tx, email: NewEmail, now: number = Date.now
       text: email.text,
       html: email.html,
       lead_id: email.leadId ?? null,
+      reply_to: email.replyTo ?? null,
     },
     now,
   );
@@ -118,6 +121,8 @@ export interface EmailJob {
   html: string;
   /** Set for a mail written when it is sent (send-time.ts): its text and html are empty until then. */
   sendTimeRef: string | null;
+  /** The mail's Reply-To, or null. */
+  replyTo: string | null;
 }
 
 /** The claimed mails `owner` still holds. */
@@ -134,6 +139,7 @@ export async function loadEmailJobs(store: Store, owner: string, ids: string[]):
     text: r.text,
     html: r.html,
     sendTimeRef: r.send_time_ref,
+    replyTo: r.reply_to,
   }));
 }
 

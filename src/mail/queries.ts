@@ -14,8 +14,8 @@ import type { Store, Tx } from '../platform/db/store.js';
 // data-modifying CTEs, which is built from statement texts (combinedInserts; commit b837174).
 const INSERT_EMAIL = statement(
   'insert into email_outbox (id, brand_id, kind, recipient, subject, text, html, lead_id, status, attempt, ' +
-    'next_attempt_at, lease_owner, lease_until, last_error, last_attempt_at, created_at, sent_at) ' +
-    "values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, 0, null, null, ?, null)",
+    'next_attempt_at, lease_owner, lease_until, last_error, last_attempt_at, created_at, sent_at, reply_to) ' +
+    "values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, 0, null, null, ?, null, ?)",
 );
 
 /** Queues the insert of a pending mail, due `now`, with the caller's write (Tx.defer). */
@@ -23,7 +23,7 @@ export function deferEmailInsert(
   tx: Tx,
   email: Pick<
     Selectable<EmailOutboxTable>,
-    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'text' | 'html' | 'lead_id'
+    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'text' | 'html' | 'lead_id' | 'reply_to'
   >,
   now: number,
 ): Promise<void> {
@@ -38,6 +38,7 @@ export function deferEmailInsert(
     email.lead_id,
     now,
     now,
+    email.reply_to,
   ]);
 }
 
@@ -90,14 +91,34 @@ export const outboxQueue = leasedQueue('email_outbox');
 
 export type EmailJobRow = Pick<
   Selectable<EmailOutboxTable>,
-  'id' | 'kind' | 'attempt' | 'created_at' | 'recipient' | 'subject' | 'text' | 'html' | 'send_time_ref'
+  | 'id'
+  | 'kind'
+  | 'attempt'
+  | 'created_at'
+  | 'recipient'
+  | 'subject'
+  | 'text'
+  | 'html'
+  | 'send_time_ref'
+  | 'reply_to'
 >;
 
 /** The mails of `ids` that `owner` still holds. */
 export function selectEmailJobs({ db }: Store, owner: string, ids: string[]): Promise<EmailJobRow[]> {
   return db
     .selectFrom('email_outbox')
-    .select(['id', 'kind', 'attempt', 'created_at', 'recipient', 'subject', 'text', 'html', 'send_time_ref'])
+    .select([
+      'id',
+      'kind',
+      'attempt',
+      'created_at',
+      'recipient',
+      'subject',
+      'text',
+      'html',
+      'send_time_ref',
+      'reply_to',
+    ])
     .where('id', 'in', ids)
     .where('lease_owner', '=', owner)
     .execute();

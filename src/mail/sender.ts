@@ -10,6 +10,8 @@ export interface OutgoingMail {
   html: string;
   /** The mail's language (nl, en): sent as its Content-Language. */
   language?: string | null;
+  /** Sent as its Reply-To when set. */
+  replyTo?: string | null;
 }
 
 export interface SendResult {
@@ -60,9 +62,15 @@ export function smtpSender(config: MailConfig): MailSender {
   return {
     async send(mail, signal) {
       try {
-        const { language, ...message } = mail;
+        const { language, replyTo, ...message } = mail;
         const headers = language ? { 'Content-Language': language } : {};
-        await transport.sendMail({ from: config.from, ...message, headers, signal });
+        await transport.sendMail({
+          from: config.from,
+          ...message,
+          ...(replyTo ? { replyTo } : {}),
+          headers,
+          signal,
+        });
         return { ok: true, error: null, permanent: false };
       } catch (error) {
         const e = error as SmtpError;

@@ -114,6 +114,8 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
     subject: 'erased',
     text: 'erased',
     html: 'erased',
+    // The customer's email on a new-lead mail: deleted with the mail about their lead.
+    reply_to: 'erased',
   },
   idempotency_keys: {
     ...ids('key_id', 'idempotency_key', 'state', 'claim_token', 'response_status', 'created_at'),
@@ -141,7 +143,7 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   },
   users: {
     ...ids('id', 'brand_id', 'email', 'email_normalized', 'password_hash', 'role', 'created_at'),
-    ...ids('disabled_at', 'notify_new_leads', 'name', 'language'),
+    ...ids('disabled_at', 'new_lead_mail', 'new_lead_mail_at', 'name', 'language'),
   },
   api_keys: {
     ...ids('id', 'brand_id', 'name', 'display_prefix', 'key_hash', 'scopes', 'created_at', 'created_by'),
@@ -163,6 +165,8 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   sessions: ids('id', 'user_id', 'csrf_token', 'created_at', 'last_seen_at', 'expires_at'),
   // A staff sign-in's subject (their email or address), pruned after the window.
   sign_in_failures: ids('subject', 'at'),
+  // Which daily new-lead summaries were handled: ids and times only; the mail is written when sent, from the leads.
+  new_lead_summaries: ids('id', 'brand_id', 'user_id', 'day', 'window_start', 'window_end', 'created_at'),
   password_resets: ids('id', 'token_hash', 'user_id', 'created_at', 'expires_at'),
   setup_tokens: ids('token_hash', 'created_at'),
   user_invites: {

@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   form: 'frm',
   note: 'not',
   attachment: 'att',
+  newLeadSummary: 'nls',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

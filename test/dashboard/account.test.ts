@@ -190,3 +190,43 @@ describe.each(dialects())('changing your own password on %s', (dialect) => {
     expect(left).toEqual([]);
   });
 });
+
+describe.each(dialects())('choosing your own new-lead email on %s', (dialect) => {
+  const ctx = useTestContext(dialect);
+  const CHOOSE = '/dashboard/settings/account/new-lead-mail';
+  const choiceOf = async (email: string) =>
+    (
+      await ctx.app.deps.database.db
+        .selectFrom('users')
+        .select('new_lead_mail')
+        .where('email', '=', email)
+        .executeTakeFirstOrThrow()
+    ).new_lead_mail;
+
+  it('shows admins every lead and members none checked, and saves each person their own choice only', async () => {
+    await addUser(ctx.app, ctx.brandId, 'choice-admin@acme.example', 'owner');
+    await addUser(ctx.app, ctx.brandId, 'choice-member@acme.example', 'member');
+    const admin = await signedIn(ctx.app, 'choice-admin@acme.example');
+    const member = await signedIn(ctx.app, 'choice-member@acme.example');
+    expect((await admin.get(PAGE)).body).toContain('name="newLeadMail" value="every" checked');
+    const page = await member.get(PAGE);
+    expect(page.body).toContain('name="newLeadMail" value="none" checked');
+    expect(page.body).toContain(`<form method="post" action="${CHOOSE}" novalidate>`);
+    // Email is off here: the page says so, and the choice is kept for when it is on.
+    expect(textOf(page.body)).toContain('Email is off on this server');
+
+    const res = await member.post(CHOOSE, { newLeadMail: 'daily' });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`${PAGE}?done=new-lead-mail-saved`);
+    const after = await member.get(`${PAGE}?done=new-lead-mail-saved`);
+    expect(after.body).toContain('name="newLeadMail" value="daily" checked');
+    expect(textOf(after.body)).toContain('Your choice of new-lead email is saved.');
+    expect(await choiceOf('choice-member@acme.example')).toBe('daily');
+    expect(await choiceOf('choice-admin@acme.example')).toBe('every');
+
+    const bad = await member.post(CHOOSE, { newLeadMail: 'hourly' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('<p class="error" id="newLeadMail-error">');
+    expect(await choiceOf('choice-member@acme.example')).toBe('daily');
+  });
+});

@@ -159,7 +159,12 @@ describe.each(dialects())('accounts and webhooks in Dutch on %s', (dialect) => {
     expect(textOf(weak.body)).not.toContain('too easy');
 
     const users = await browser.get('/dashboard/settings/users');
-    expectToContain(textOf(users.body), ['Gebruikers', 'Medewerker', 'Mail me nieuwe aanvragen']);
+    expectToContain(textOf(users.body), [
+      'Gebruikers',
+      'Medewerker',
+      'Mail over nieuwe aanvragen',
+      'Geen Wijzig je mail over nieuwe aanvragen',
+    ]);
   });
 
   it('changes the brand’s language on Settings > Brand; new invitations default to it', async () => {

@@ -115,7 +115,7 @@ export async function addUser(
     role,
     created_at: Date.now(),
     disabled_at: null,
-    notify_new_leads: role === 'owner' ? 1 : 0,
+    new_lead_mail: role === 'owner' ? 'every' : 'none',
     language: 'en',
   };
   await app.deps.database.db.insertInto('users').values(row).execute();

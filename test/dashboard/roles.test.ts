@@ -19,7 +19,7 @@ const SETTINGS = '/dashboard/settings';
 const MEMBER_ALLOWED = [
   `GET ${SETTINGS}`,
   `GET ${SETTINGS}/users`,
-  `POST ${SETTINGS}/users/me/new-lead-emails`,
+  `POST ${SETTINGS}/account/new-lead-mail`,
   `GET ${SETTINGS}/account`,
   `POST ${SETTINGS}/account/password`,
   `POST ${SETTINGS}/account/language`,
@@ -272,7 +272,7 @@ describe.each(dialects())('roles on %s', (dialect: TestDialect) => {
     const users = await member.get(`${SETTINGS}/users`);
     expect(users.statusCode).toBe(200);
     const text = textOf(users.body);
-    expect(text).toMatch(/fitter@acme\.example \(you\) Member .* Off Turn on new-lead emails for you/);
+    expect(text).toMatch(/fitter@acme\.example \(you\) Member .* None Change your new-lead email/);
     expect(text).toMatch(/boss@acme\.example Admin/);
     expect(text).toContain('Admins add, change and remove people.');
     expect(users.body).not.toContain('invited-planner@acme.example');

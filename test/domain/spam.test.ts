@@ -47,7 +47,7 @@ describe.each(dialects())('spam in the domain on %s', (dialect) => {
         role: 'owner',
         created_at: Date.now(),
         disabled_at: null,
-        notify_new_leads: 1,
+        new_lead_mail: 'every',
         language: 'en',
       })
       .execute();

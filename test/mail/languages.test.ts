@@ -89,7 +89,8 @@ describe.each(dialects())('mails in the reader’s language on %s', (dialect) =>
     const dutch = await addUser(ctx.app, brandId, dutchUser, 'owner');
     await addUser(ctx.app, brandId, englishUser, 'owner');
     await database.db.updateTable('users').set({ language: 'nl' }).where('id', '=', dutch.id).execute();
-    typist = dutch;
+    // Whoever types a lead in gets no mail about it (issue 30): a third user types them.
+    typist = await addUser(ctx.app, brandId, 'typist@devries.example', 'member');
     const api = apiClient(ctx.app, key);
     const newForm = async (language: 'nl' | 'en') => {
       const res = await api.post('/v1/forms', {
@@ -142,13 +143,13 @@ describe.each(dialects())('mails in the reader’s language on %s', (dialect) =>
       'Prioriteit: Spoed\n',
       `Ontvangen:  ${received}\n`,
       `Bekijk de aanvraag in het dashboard:\n${PUBLIC_URL}/dashboard/leads/${lead.id}\n`,
-      `Je krijgt deze mail omdat “Mail me bij nieuwe aanvragen” voor je aan staat. Zet het uit onder Instellingen > Gebruikers: ${PUBLIC_URL}/dashboard/settings/users`,
+      `Je krijgt deze mail omdat je hebt gekozen voor een mail bij elke nieuwe aanvraag. Wijzig dat onder Instellingen > Je account: ${PUBLIC_URL}/dashboard/settings/account#new-lead-mail`,
     ]) {
       expect(nl.text).toContain(line);
     }
     expect(nl.html).toContain('>Aanvraag openen</a>');
     expect(nl.html).toContain(
-      `<a href="${PUBLIC_URL}/dashboard/settings/users" style="color:#59636e">Zet het uit onder Instellingen &gt; Gebruikers</a>.`,
+      `<a href="${PUBLIC_URL}/dashboard/settings/account#new-lead-mail" style="color:#59636e">Wijzig dat onder Instellingen &gt; Je account</a>.`,
     );
     expect(received).toMatch(/^(ma|di|wo|do|vr|za|zo) \d{1,2} [a-z]{3,4}\.? \d{4}, \d\d:\d\d$/);
     expectNoEnglish(dutch);

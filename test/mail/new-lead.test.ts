@@ -26,7 +26,7 @@ describe.each(dialects())('new-lead emails on %s', (dialect) => {
     const quiet = await addUser(ctx.app, ctx.brandId, quietOwner, 'owner');
     await ctx.app.deps.database.db
       .updateTable('users')
-      .set({ notify_new_leads: 0 })
+      .set({ new_lead_mail: 'none' })
       .where('id', '=', quiet.id)
       .execute();
     await addUser(ctx.app, ctx.otherBrandId, otherOwner, 'owner');
@@ -114,7 +114,7 @@ describe.each(dialects())('new-lead emails on %s', (dialect) => {
     expect(res.statusCode).toBe(201);
     // The other brand's owner has it on: one mail, to them only.
     await waitFor(() => smtp.to(otherOwner).length === 1, 'the other brand owner mail');
-    await db().updateTable('users').set({ notify_new_leads: 0 }).where('email', '=', otherOwner).execute();
+    await db().updateTable('users').set({ new_lead_mail: 'none' }).where('email', '=', otherOwner).execute();
     const again = await ctx.app.inject({
       method: 'POST',
       url: '/v1/leads',

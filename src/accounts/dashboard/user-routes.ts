@@ -19,7 +19,6 @@ import {
   LastAdminError,
   listUsers,
   removeUser,
-  setNotifyNewLeads,
   setUserName,
   setUserRole,
 } from '../users.js';
@@ -41,8 +40,6 @@ const userMessages: Record<string, MessageKey> = {
   'made-admin': 'users.notice.madeAdmin',
   'made-member': 'users.notice.madeMember',
   withdrawn: 'users.notice.withdrawn',
-  'new-lead-emails-on': 'users.notice.newLeadEmailsOn',
-  'new-lead-emails-off': 'users.notice.newLeadEmailsOff',
   'name-saved': 'users.notice.nameSaved',
 };
 
@@ -201,22 +198,6 @@ async function changeRole(deps: RouteDeps, request: FastifyRequest, reply: Fasti
   return seeOther(reply, `${USERS}?done=${role === 'owner' ? 'made-admin' : 'made-member'}`);
 }
 
-// Each person switches their own "Email me new leads"; nobody switches someone else's.
-async function switchNewLeadEmails(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
-  const user = userOf(request);
-  const notify = text(request.body, 'notify');
-  if (notify !== 'on' && notify !== 'off') {
-    const page = errorPage(
-      { title: 'error.badRequest.title', message: 'users.error.chooseOnOff' },
-      user,
-      user.locale,
-    );
-    return sendPage(reply, page, 400);
-  }
-  await setNotifyNewLeads(deps.database, user.brandId, user.userId, notify === 'on');
-  return seeOther(reply, `${USERS}?done=new-lead-emails-${notify}`);
-}
-
 // Each person sets their own display name; nobody sets someone else's.
 async function setOwnName(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const user = userOf(request);
@@ -243,9 +224,6 @@ export default async function userRoutes(app: FastifyInstance, { deps }: { deps:
   });
   app.post('/settings/users/:id/remove', admin, (request, reply) => removePerson(deps, request, reply));
   app.post('/settings/users/:id/role', admin, (request, reply) => changeRole(deps, request, reply));
-  app.post('/settings/users/me/new-lead-emails', user, (request, reply) =>
-    switchNewLeadEmails(deps, request, reply),
-  );
   app.post('/settings/users/me/name', user, (request, reply) => setOwnName(deps, request, reply));
   app.post('/settings/users/invites/:id/withdraw', admin, async (request, reply) => {
     const signedIn = userOf(request);

@@ -1,9 +1,9 @@
-// The "new lead" mail to the brand's users who have "Email me new leads" on: what they need to call back (title,
-// customer, phone, email, address, priority, when it came in, the names of its photos and files, never the files
-// themselves) and the dashboard link; never a key, a secret or anything the brand did not receive. Written in the reader's language (informal, as the dashboard).
+// The "new lead" mail to the brand's users who chose a mail on every lead: what they need to call back (title, the
+// description of the problem, customer, phone, email, address, priority, when it came in, the names of its photos
+// and files, never the files themselves) and the dashboard link; never a key, a secret or anything the brand did not receive. Written in the reader's language (informal, as the dashboard).
 import { html } from '../../platform/web/html.js';
 import { richText } from '../../platform/web/messages.js';
-import { type Locale, type MessageKey, translator } from '../../shared/i18n/index.js';
+import { type Locale, type MessageKey, type Translator, translator } from '../../shared/i18n/index.js';
 import { formatPhone } from '../../shared/phone.js';
 import type { Detail, MailContact, RenderedMail } from './layout.js';
 import { detailLines, detailTable, linkButton, mailDocument, oneLine, shownDetails } from './layout.js';
@@ -19,12 +19,14 @@ export interface NewLeadMailData {
   /** When the lead came in (ms since the epoch). */
   receivedAt: number;
   title: string;
+  /** The problem as the customer (or whoever typed it in) described it; null or empty: none. */
+  description?: string | null | undefined;
   priority: string;
   /** The contact and address as submitted with the lead. */
   contact: MailContact;
   /** The lead in the dashboard. */
   link: string;
-  /** Where the reader turns these mails off. */
+  /** Where the reader chooses these mails (every lead, a daily summary, none). */
   settingsLink: string;
   /** The names of the photos and files that came with it (listed, never attached). */
   files?: readonly string[];
@@ -37,9 +39,15 @@ const PRIORITY_LABELS: Record<string, MessageKey> = {
   urgent: 'mail.priority.urgent',
 };
 
-export function newLeadMail(mail: NewLeadMailData): RenderedMail {
-  const tr = translator(mail.locale);
-  const s = mail.contact;
+/** What a new-lead mail, and each lead of a daily summary, says of a lead besides its title and description. */
+export type LeadDetailsData = Pick<
+  NewLeadMailData,
+  'brandCountry' | 'timeZone' | 'receivedAt' | 'priority' | 'contact' | 'files'
+>;
+
+/** The lead's details that have a value: customer, phone, email, address, priority, received, files. */
+export function leadDetails(tr: Translator, lead: LeadDetailsData): Detail[] {
+  const s = lead.contact;
   const customer =
     s.customerName && s.companyName
       ? tr.t('mail.newLead.customerWithCompany', { name: s.customerName, company: s.companyName })
@@ -47,17 +55,23 @@ export function newLeadMail(mail: NewLeadMailData): RenderedMail {
   const street = [s.street, s.streetNumber, s.streetNumberAddition].filter(Boolean).join(' ');
   const place = [s.postalCode, s.city].filter(Boolean).join(' ');
   const address = [street, place, s.country].filter(Boolean).join(', ');
-  const priorityKey = PRIORITY_LABELS[mail.priority];
-  const shown = shownDetails([
+  const priorityKey = PRIORITY_LABELS[lead.priority];
+  return shownDetails([
     [tr.t('mail.detail.customer'), customer],
-    [tr.t('mail.detail.phone'), s.phone ? formatPhone(s.phone, mail.brandCountry) : ''],
+    [tr.t('mail.detail.phone'), s.phone ? formatPhone(s.phone, lead.brandCountry) : ''],
     [tr.t('mail.detail.email'), s.email ?? ''],
     [tr.t('mail.detail.address'), address],
-    [tr.t('mail.detail.priority'), priorityKey ? tr.t(priorityKey) : mail.priority],
-    [tr.t('mail.detail.received'), tr.dateTime(mail.receivedAt, mail.timeZone)],
-    [tr.t('mail.detail.files'), (mail.files ?? []).map(oneLine).join(', ')],
+    [tr.t('mail.detail.priority'), priorityKey ? tr.t(priorityKey) : lead.priority],
+    [tr.t('mail.detail.received'), tr.dateTime(lead.receivedAt, lead.timeZone)],
+    [tr.t('mail.detail.files'), (lead.files ?? []).map(oneLine).join(', ')],
   ] satisfies Detail[]);
+}
+
+export function newLeadMail(mail: NewLeadMailData): RenderedMail {
+  const tr = translator(mail.locale);
+  const shown = leadDetails(tr, mail);
   const title = oneLine(mail.title);
+  const description = mail.description?.trim() ?? '';
   const heading = tr.t('mail.newLead.heading', { brand: mail.brandName });
   const subject = tr.t('mail.newLead.subject', { title });
 
@@ -66,6 +80,7 @@ export function newLeadMail(mail: NewLeadMailData): RenderedMail {
     '',
     title,
     '',
+    ...(description ? [description, ''] : []),
     ...detailLines(shown),
     '',
     tr.t('mail.newLead.openInDashboard'),
@@ -78,7 +93,12 @@ export function newLeadMail(mail: NewLeadMailData): RenderedMail {
 
   const card = html`<p style="margin:0 0 4px;color:#59636e;font-size:14px">${heading}</p>
 <h1 style="margin:0 0 16px;font-size:22px;line-height:1.3">${title}</h1>
-${detailTable(shown)}
+${
+  description
+    ? html`<p style="margin:0 0 16px;white-space:pre-line">${description}</p>
+`
+    : ''
+}${detailTable(shown)}
 ${linkButton(mail.link, tr.t('mail.newLead.button'), '0')}`;
   const footer = richText(tr, 'mail.newLead.footer.html', {
     link: (inner) => html`<a href="${mail.settingsLink}" style="color:#59636e">${inner}</a>`,

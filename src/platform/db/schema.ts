@@ -25,8 +25,13 @@ export interface UserTable {
   role: string;
   created_at: number;
   disabled_at: number | null;
-  /** 1: "Email me new leads" (on for owners, off for members, until they choose). */
-  notify_new_leads: number;
+  /**
+   * The new-lead email they chose: 'every' (each lead), 'daily' (a summary at 08:00 in the brand's time zone) or
+   * 'none'; 'every' for owners and 'none' for members until they choose (2026113005).
+   */
+  new_lead_mail: Defaulted<string>;
+  /** When they last chose their new-lead email (0: never); a daily summary is due only after it. */
+  new_lead_mail_at: Defaulted<number>;
   /** Display name (assignee, history); null: the email stands in. */
   name: Defaulted<string | null>;
   /** 'nl' | 'en': the dashboard and the mails this user reads (the brand's until they choose). */
@@ -404,6 +409,21 @@ export interface EmailOutboxTable {
    * here. Null: written when queued (2026112910).
    */
   send_time_ref: Defaulted<string | null>;
+  /** The mail's Reply-To (the customer's email on a new-lead mail); null: none (2026113005). */
+  reply_to: Defaulted<string | null>;
+}
+
+/** The daily new-lead summaries handled: one row per user and day, claimed by its insert (2026113005). */
+export interface NewLeadSummaryTable {
+  id: string;
+  brand_id: string;
+  user_id: string;
+  /** The brand's calendar day whose 08:00 ends the window, 'YYYY-MM-DD'. */
+  day: string;
+  /** The leads listed came in from window_start (inclusive) to window_end (exclusive). */
+  window_start: number;
+  window_end: number;
+  created_at: number;
 }
 
 /** Every table, for Kysely. */
@@ -415,6 +435,7 @@ export interface Tables {
   addresses: AddressTable;
   customer_activity: CustomerActivityTable;
   leads: LeadTable;
+  new_lead_summaries: NewLeadSummaryTable;
   lead_status_history: LeadStatusHistoryTable;
   lead_activity: LeadActivityTable;
   lead_notes: LeadNoteTable;

@@ -1,15 +1,16 @@
-// Settings > Your account: who you are signed in as, the language you read lead-intake in, and changing your own
-// password.
+// Settings > Your account: who you are signed in as, the language you read lead-intake in, the new-lead email you
+// get (every lead, a daily summary, none), and changing your own password.
 
-import { csrfField, errorFor, errorSummary, field } from '../../../platform/web/components.js';
+import { csrfField, errorFor, errorSummary, errorText, field } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { settingsPage } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
-import { type Locale, translator } from '../../../shared/i18n/index.js';
+import { type Locale, type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
 import type { SessionUser } from '../../sessions.js';
-import { isAdmin } from '../../users.js';
+import { isAdmin, NEW_LEAD_MAIL_CHOICES, type NewLeadMail } from '../../users.js';
 import { languageSelect, newPasswordFields, newPasswordLabels } from './auth.js';
+import { NEW_LEAD_MAIL_PATH } from './email.js';
 
 export interface AccountView {
   user: SessionUser;
@@ -17,6 +18,39 @@ export interface AccountView {
   message?: SafeHtml | undefined;
   /** The language form's value and error, when it was just sent with a problem. */
   language?: { value: Locale; error: FieldError | undefined } | undefined;
+  /** The new-lead email they chose, whether email is on, and the form's error when it was just sent wrong. */
+  newLeadMail: { value: NewLeadMail; emailOn: boolean; error?: FieldError | undefined };
+}
+
+const CHOICE_LABELS: Record<NewLeadMail, MessageKey> = {
+  every: 'account.newLeadMail.every',
+  daily: 'account.newLeadMail.daily',
+  none: 'account.newLeadMail.none',
+};
+
+/** The new-lead email card: the three choices as radio buttons, the one they have checked. */
+function newLeadMailCard(tr: Translator, user: SessionUser, choice: AccountView['newLeadMail']): SafeHtml {
+  const legend = tr.t('account.newLeadMail.legend');
+  const error = choice.error;
+  return html`<section class="card narrow" id="new-lead-mail" aria-labelledby="new-lead-mail-title">
+  <h2 id="new-lead-mail-title">${tr.t('account.newLeadMail.title')}</h2>
+  ${choice.emailOn ? '' : html`<p class="hint">${tr.t('account.newLeadMail.emailOff')}</p>`}
+  <form method="post" action="${NEW_LEAD_MAIL_PATH}" novalidate>
+    ${csrfField(user.csrfToken)}
+    <fieldset id="field-newLeadMail" aria-describedby="newLeadMail-hint${error ? ' newLeadMail-error' : ''}"${error ? html` class="field-invalid"` : ''}>
+      <legend>${legend}</legend>
+      <p class="hint" id="newLeadMail-hint">${tr.t('account.newLeadMail.hint')}</p>
+      ${error ? html`<p class="error" id="newLeadMail-error">${errorText(tr, error, legend)}</p>` : ''}
+      ${NEW_LEAD_MAIL_CHOICES.map(
+        (value) => html`<div class="check">
+        <input type="radio" id="newLeadMail-${value}" name="newLeadMail" value="${value}"${choice.value === value ? html` checked` : ''}>
+        <label for="newLeadMail-${value}">${tr.t(CHOICE_LABELS[value], { timeZone: user.timeZone })}</label>
+      </div>`,
+      )}
+    </fieldset>
+    <button type="submit" class="button button-primary">${tr.t('account.newLeadMail.submit')}</button>
+  </form>
+</section>`;
 }
 
 export function accountPage(view: AccountView): SafeHtml {
@@ -49,6 +83,7 @@ export function accountPage(view: AccountView): SafeHtml {
     <button type="submit" class="button button-primary">${tr.t('account.language.submit')}</button>
   </form>
 </section>
+${newLeadMailCard(tr, user, view.newLeadMail)}
 <section class="card narrow" aria-labelledby="password-title">
   <h2 id="password-title">${tr.t('account.password.title')}</h2>
   <p class="hint">${tr.t('account.password.hint')}</p>

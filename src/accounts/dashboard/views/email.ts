@@ -1,14 +1,16 @@
-// Email on Settings > Users: whether email is on (and who mails come from), each person's "Email me new leads"
-// with a switch for the signed-in person's own, and the brand's mails that could not be sent.
+// Email on Settings > Users: whether email is on (and who mails come from), each person's new-lead email (every
+// lead, a daily summary, none) with a link to the signed-in person's own choice, and the brand's mails that could
+// not be sent.
 import type { FailedEmail } from '../../../mail/outbox.js';
-import { csrfField, time } from '../../../platform/web/components.js';
+import { time } from '../../../platform/web/components.js';
 import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { richText } from '../../../platform/web/messages.js';
-import type { Translator } from '../../../shared/i18n/index.js';
+import type { MessageKey, Translator } from '../../../shared/i18n/index.js';
 import type { SessionUser } from '../../sessions.js';
-import type { ListedUser } from '../../users.js';
+import type { ListedUser, NewLeadMail } from '../../users.js';
 
-export const NEW_LEAD_EMAILS_PATH = '/dashboard/settings/users/me/new-lead-emails';
+/** Where each person chooses their own new-lead email (Settings > Your account). */
+export const NEW_LEAD_MAIL_PATH = '/dashboard/settings/account/new-lead-mail';
 
 export interface EmailView {
   /** MAIL_FROM when email is on; null when it is off. */
@@ -17,17 +19,21 @@ export interface EmailView {
   failed: FailedEmail[];
 }
 
-/** The "Email me new leads" cell of one person: on or off, and for the signed-in person a button to switch it. */
+const CHOICE_LABELS: Record<NewLeadMail, MessageKey> = {
+  every: 'users.newLeadEmails.every',
+  daily: 'users.newLeadEmails.daily',
+  none: 'users.newLeadEmails.none',
+};
+
+/**
+ * The new-lead email cell of one person: what they chose (every lead, a daily summary, none), and for the
+ * signed-in person a link to where they change it. Nobody changes someone else's.
+ */
 export function newLeadEmailsCell(tr: Translator, viewer: SessionUser, person: ListedUser): SafeHtml {
-  const state = tr.t(person.notifyNewLeads ? 'users.newLeadEmails.on' : 'users.newLeadEmails.off');
+  const state = tr.t(CHOICE_LABELS[person.newLeadMail]);
   if (person.id !== viewer.userId) return html`${state}`;
-  const next = person.notifyNewLeads ? 'off' : 'on';
   const hidden = (inner: SafeHtml) => html`<span class="visually-hidden">${inner}</span>`;
-  return html`<form method="post" action="${NEW_LEAD_EMAILS_PATH}">
-    ${csrfField(viewer.csrfToken)}
-    <input type="hidden" name="notify" value="${next}">
-    ${state} <button type="submit" class="button button-quiet">${richText(tr, next === 'on' ? 'users.newLeadEmails.turnOn' : 'users.newLeadEmails.turnOff', { hidden })}</button>
-  </form>`;
+  return html`${state} <a href="/dashboard/settings/account#new-lead-mail">${richText(tr, 'users.newLeadEmails.change', { hidden })}</a>`;
 }
 
 /** Headed "Notifications", not "Email": the add-person form's field is labelled Email. */
