@@ -3,10 +3,9 @@
 // form's language. What the mails say is in mail/templates/ (new-lead.ts, receipt.ts); this reads the lead and its
 // recipients and queues them.
 
-import { createHash } from 'node:crypto';
 import { leadAttachments } from '../attachments/attachments.js';
 import { queueEmail } from '../mail/outbox.js';
-import { countReceipt } from '../mail/queries.js';
+import { receiptAllowed } from '../mail/receipts.js';
 import { mailLocale, type RenderedMail } from '../mail/templates/layout.js';
 import { newLeadMail } from '../mail/templates/new-lead.js';
 import { receiptMail } from '../mail/templates/receipt.js';
@@ -16,31 +15,10 @@ import { defaultBrandLocale, type Locale } from '../shared/i18n/index.js';
 import type { Submitted } from './input.js';
 import { selectMailLead, selectNewLeadRecipients } from './queries.js';
 
-/** Receipts one brand sends one address in a UTC day, at most; further posts with that address get none. */
-export const RECEIPTS_PER_RECIPIENT_PER_DAY = 3;
-const DAY_MS = 24 * 60 * 60 * 1000;
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/**
- * Whether the brand may send this address another receipt today, counting this one: anyone can type anyone's
- * address into a form, so a receipt must not become a way to mail a stranger over and over from the brand's
- * sender. Counted in the database (receipt_counts, the address hashed), so every instance shares the count. Spam
- * (a filled honeypot) never gets here: it queues no mail at all.
- */
-async function receiptAllowed(tx: Tx, brandId: string, email: string, now: number): Promise<boolean> {
-  const count = await countReceipt(tx, {
-    brandId,
-    recipientHash: createHash('sha256').update(email.trim().toLowerCase()).digest('hex'),
-    day: dayOf(now),
-    pruneBefore: dayOf(now - DAY_MS),
-  });
-  return count <= RECEIPTS_PER_RECIPIENT_PER_DAY;
-}
-
 /**
  * Queues the mails a new lead causes, in the caller's transaction (so the mails exist exactly when the lead does):
  * the "new lead" mail to each user of the brand who wants it, and, for a lead from a form with auto-reply on, the
- * receipt to the customer when they gave an email (at most RECEIPTS_PER_RECIPIENT_PER_DAY a day to one address).
+ * receipt to the customer when they gave an email (at most a few a day to one address: mail/receipts.ts).
  * Does nothing when email is off. Returns how many were queued.
  */
 export async function queueNewLeadEmails(

@@ -17,6 +17,7 @@ import type { RateLimiter } from '../../platform/rate-limit/limiter.js';
 import { requestLocale } from '../../platform/web/messages.js';
 import { type FieldError, type FieldErrorText, ValidationError } from '../../shared/errors.js';
 import { isLocale, type Locale, translator } from '../../shared/i18n/index.js';
+import { hasUrlControl } from '../../shared/text.js';
 import { CAPTCHA_PROVIDER_INFO } from '../captcha.js';
 import { backLink, findPublicForm, type PublicForm } from '../forms.js';
 import { typedValues } from '../submission.js';
@@ -172,7 +173,11 @@ async function readMultipart(
       }
       continue;
     }
-    const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+    // A field part must have a name (RFC 7578); one without is a broken body (a 400), as a missing boundary is.
+    if (typeof part.fieldname !== 'string' || part.fieldname === '') {
+      throw new MalformedUploadError('a field part has no name');
+    }
+    const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value ?? '');
     fieldBytes += Buffer.byteLength(part.fieldname) + Buffer.byteLength(value);
     if (part.valueTruncated || fieldBytes > FIELDS_MAX_BYTES) throw tooLarge();
     const before = body[part.fieldname];
@@ -349,7 +354,9 @@ function answer(
  * the post came from (its Referer) when that is on an allowed origin, so the thank-you page can link back to it.
  */
 function thanksLocation(request: FastifyRequest, form: PublicForm, locale: Locale): string {
-  if (form.redirectUrl) return form.redirectUrl;
+  // A redirectUrl with a control character (saved before they were refused) would break the answer after the
+  // lead is stored: the thank-you page is the safe way out.
+  if (form.redirectUrl && !hasUrlControl(form.redirectUrl)) return form.redirectUrl;
   const query = new URLSearchParams();
   if (locale !== form.language) query.set('lang', locale);
   const back = backLink(form, request.headers.referer);
