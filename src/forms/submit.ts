@@ -1,8 +1,8 @@
 // A post to a website form, from the form's id to its outcome: the form looked up, the post's origin checked, the
 // per-address rate limit counted, the fields read (honeypot, captcha token, consent, extra fields, attribution),
 // the captcha verified, the form's hourly budget spent (only now, so invalid posts cannot spend it) and the lead
-// created. The route (api/public.ts) only adapts HTTP: it reads
-// the request into a FormPost and answers each outcome as a redirect, a page or JSON.
+// created. The route (api/public.ts) only adapts HTTP: it reads the request into a FormPost and answers each
+// outcome as a redirect, a page or JSON.
 import type { ReceivedFile } from '../attachments/upload.js';
 import { createLead } from '../leads/create.js';
 import type { CaptchaConfig } from '../platform/config.js';

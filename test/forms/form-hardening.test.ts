@@ -84,6 +84,8 @@ describe.each(dialects())('broken multipart posts on %s', (dialect) => {
         { url: `/f/${formId}`, headers: { origin: SITE }, json: false },
         { url: `/f/${formId}`, headers: { origin: SITE, accept: 'application/json' }, json: true },
         { url: `/v1/leads/${leadId}/attachments`, headers: { 'x-api-key': key }, json: true },
+        // The API's form endpoints take JSON only: a multipart body, broken or not, is a 415.
+        { url: '/v1/forms', headers: { 'x-api-key': key }, json: true },
       ];
       for (const target of targets) {
         const logged = logs.lines.length;
