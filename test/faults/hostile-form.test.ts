@@ -170,7 +170,7 @@ describe.each(dialects())('hostile posts to a website form on %s', (dialect) => 
       ),
       { numRuns: RUNS.bodies },
     );
-  });
+  }, 120_000);
 
   // ---- broken multipart ----
 
@@ -222,7 +222,7 @@ describe.each(dialects())('hostile posts to a website form on %s', (dialect) => 
       ),
       { numRuns: RUNS.brokenMultipart },
     );
-  });
+  }, 120_000);
 
   it('answers odd content types and raw bytes without a 5xx', async () => {
     const types = [
@@ -263,7 +263,7 @@ describe.each(dialects())('hostile posts to a website form on %s', (dialect) => 
       ),
       { numRuns: RUNS.rawBodies },
     );
-  });
+  }, 120_000);
 
   it('sent the generated posts', () => {
     expect(sent).toBeGreaterThanOrEqual(RUNS.bodies + RUNS.brokenMultipart + RUNS.rawBodies);
