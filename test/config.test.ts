@@ -146,6 +146,18 @@ describe('CAPTCHA_VERIFY_URL_<PROVIDER>', () => {
   });
 });
 
+describe('URLs in the environment with control characters', () => {
+  it.each(['\r', '\n', '\t', '\u0000', '\u0085'])(
+    'refuses %j inside a verify URL, naming the variable',
+    (c) => {
+      const value = `https://verify.example.com/a${c}b`;
+      expect(() => loadConfig({ CAPTCHA_VERIFY_URL_HCAPTCHA: value })).toThrow(
+        /^CAPTCHA_VERIFY_URL_HCAPTCHA must not contain control characters/,
+      );
+    },
+  );
+});
+
 describe('RATE_LIMIT_FORM_POSTS_PER_HOUR', () => {
   it('defaults to 300 posts an hour per form and takes a whole number', () => {
     expect(loadConfig({}).rateLimit.formPostsPerHour).toBe(300);

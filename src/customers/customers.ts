@@ -4,6 +4,13 @@
 // email, or else to one with the same phone that has no email yet (which then gains it); one without an email
 // links to the customer with that phone (the one with the latest lead). Otherwise a customer is created. Linking
 // fills the customer's empty fields and never overwrites a filled one; a company name makes it a business.
+//
+// Except for an anonymous post (a website form: no key, no signed-in user, so anyone can send anything): it never
+// adds a way to reach the customer. Linked to an existing customer (by email or by phone), it never fills that
+// customer's email or phone: else a stranger could put their own email on a phone-only customer (or their phone
+// on an email-only one) and be sent what the office sends that customer. It fills only the empty first name,
+// last name and company name. What it sent is kept on the lead all the same (its `submitted`), for the office to
+// copy over by hand once they know it is right (docs/website-forms.md, "Customers").
 import { type Static, Type } from '@sinclair/typebox';
 import { takeAdvisoryLocks } from '../platform/db/advisory-locks.js';
 import type { Runner } from '../platform/db/sql.js';
@@ -233,9 +240,13 @@ export async function linkCustomer(
   brandId: string,
   input: ContactInput,
   now: number,
-  /** locked: the caller took this contact's locks already (contactLockKeys). */
-  options: { quiet?: boolean; locked?: boolean } = {},
+  /**
+   * locked: the caller took this contact's locks already (contactLockKeys). anonymous: a website form's post, which
+   * never adds an email or phone to an existing customer (see the top of this file).
+   */
+  options: { quiet?: boolean; locked?: boolean; anonymous?: boolean } = {},
 ): Promise<LinkedCustomer> {
+  const fill = options.anonymous ? ANONYMOUS_FILL : ALL_FILL;
   const email = customerEmailKey(input);
   if (!options.locked) await lockContacts(tx, [{ brandId, email, phone: input.phone }]);
   for (let round = 0; round < 2; round++) {
@@ -255,9 +266,9 @@ export async function linkCustomer(
       if (options.quiet) return { id: existing, created: false, changed: [] };
       // Only spam had this customer so far: to the outside it is new (customer.created), filled from this lead.
       if (!(await announced(tx, existing, ''))) {
-        return announceQuietCustomer(tx, brandId, existing, input, now, '');
+        return announceQuietCustomer(tx, brandId, existing, input, now, '', fill);
       }
-      return fillCustomer(tx, brandId, existing, input, now);
+      return fillCustomer(tx, brandId, existing, input, now, fill);
     }
 
     // The row comes back whole (returning), so customer.created needs no read of it.
@@ -277,19 +288,26 @@ export async function readCustomer(r: Pick<Store, 'all'>, brandId: string, id: s
   return toCustomer(row);
 }
 
-/** Fills the customer's empty contact fields from the submission; company name makes it a business. */
+/** The contact fields a submission may fill on an existing customer: all of them, or an anonymous post's. */
+type Fillable = ReadonlySet<ContactField>;
+const ALL_FILL: Fillable = new Set(CONTACT.map(({ field }) => field));
+/** No email, no phone: nothing that reaches the customer (the rule at the top of this file). */
+const ANONYMOUS_FILL: Fillable = new Set<ContactField>(['name', 'firstName', 'lastName', 'companyName']);
+
+/** Fills the customer's empty contact fields (those `fillable`) from the submission; company name makes it a business. */
 async function fillCustomer(
   tx: Tx,
   brandId: string,
   id: string,
   input: ContactInput,
   now: number,
+  fillable: Fillable,
 ): Promise<LinkedCustomer> {
   const current = await readCustomer(tx, brandId, id);
   const fill: Partial<Contact> = {};
   for (const { field, input: from } of CONTACT) {
     const value = input[from];
-    if (value !== null && current[field] === null) fill[field] = value;
+    if (value !== null && current[field] === null && fillable.has(field)) fill[field] = value;
   }
   const changed = await updateCustomer(tx, brandId, current, fill, now);
   const contact = { ...contactOf(current), ...fill };
@@ -515,15 +533,17 @@ export async function linkReleasedCustomer(
   input: ContactInput,
   leadId: string,
   now: number,
+  options: { anonymous?: boolean } = {},
 ): Promise<LinkedCustomer> {
   const linked = await linkCustomer(tx, brandId, input, now, { quiet: true });
-  return announceQuietCustomer(tx, brandId, linked.id, input, now, leadId);
+  const fill = options.anonymous ? ANONYMOUS_FILL : ALL_FILL;
+  return announceQuietCustomer(tx, brandId, linked.id, input, now, leadId, fill);
 }
 
 /**
  * A real lead (new, or spam released) for a customer that may so far have had only spam: if so, the customer is
- * filled in without an event and announced with customer.created, as a new customer; otherwise it is filled in as
- * usual (customer.updated naming the fields).
+ * filled in without an event and announced with customer.created, as a new customer (nobody knew it yet, so this
+ * lead fills it whole); otherwise its `fillable` fields are filled in as usual (customer.updated naming them).
  */
 async function announceQuietCustomer(
   tx: Tx,
@@ -532,10 +552,11 @@ async function announceQuietCustomer(
   input: ContactInput,
   now: number,
   exceptLeadId: string,
+  fillable: Fillable,
 ): Promise<LinkedCustomer> {
   // Two real leads for the same quiet customer, found by different keys, must not both announce it.
   await lockCustomer(tx, id);
-  if (await announced(tx, id, exceptLeadId)) return fillCustomer(tx, brandId, id, input, now);
+  if (await announced(tx, id, exceptLeadId)) return fillCustomer(tx, brandId, id, input, now, fillable);
   const current = await readCustomer(tx, brandId, id);
   const set: Record<string, unknown> = {};
   for (const { field, column, input: from } of CONTACT) {

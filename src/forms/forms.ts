@@ -9,7 +9,7 @@ import { type FieldError, type FieldErrorText, NotFoundError, ValidationError } 
 import { isLocale, type Locale } from '../shared/i18n/index.js';
 import { newId } from '../shared/ids.js';
 import { type Page, type SortOrder, toPage } from '../shared/paging.js';
-import { isBlank } from '../shared/text.js';
+import { hasUrlControl, isBlank, URL_CONTROL_MESSAGE } from '../shared/text.js';
 import { iso } from '../shared/time.js';
 import {
   DEFAULT_FIELDS,
@@ -100,6 +100,7 @@ export const RESERVED_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const CONTROL_CHARACTERS: FieldErrorText = { key: 'validation.controlCharacters' };
 
 /**
  * The origin (scheme://host[:port]) a value names, or an error message (and what it says to people). https, or
@@ -109,6 +110,7 @@ export function parseOrigin(value: unknown): { origin: string } | { error: strin
   if (typeof value !== 'string' || !value.trim()) {
     return { error: 'must be a non-empty string', text: { key: 'validation.required' } };
   }
+  if (hasUrlControl(value)) return { error: URL_CONTROL_MESSAGE, text: CONTROL_CHARACTERS };
   let url: URL;
   try {
     url = new URL(value.trim());
@@ -247,7 +249,10 @@ export function parseFormInput(input: FormInput, creating: boolean): Changes {
   if (input.redirectUrl !== undefined) {
     const value = input.redirectUrl;
     if (value === null) out.redirect_url = null;
-    else if (typeof value !== 'string' || value.length > MAX_URL || !isAbsoluteHttpUrl(value.trim())) {
+    else if (typeof value === 'string' && hasUrlControl(value)) {
+      // Refused as sent: the URL parser would drop a CR or LF, and the stored URL would then break the redirect.
+      errors.push({ field: 'redirectUrl', message: URL_CONTROL_MESSAGE, text: CONTROL_CHARACTERS });
+    } else if (typeof value !== 'string' || value.length > MAX_URL || !isAbsoluteHttpUrl(value.trim())) {
       errors.push({
         field: 'redirectUrl',
         message: 'must be an absolute http(s) URL or null',

@@ -1,7 +1,8 @@
 // A post to a website form, from the form's id to its outcome: the form looked up, the post's origin checked, the
-// per-address and per-form rate limits counted, the fields read (honeypot, captcha token, consent, extra fields,
-// attribution), the captcha verified and the lead created. The route (api/public.ts) only adapts HTTP: it reads
-// the request into a FormPost and answers each outcome as a redirect, a page or JSON.
+// per-address rate limit counted, the fields read (honeypot, captcha token, consent, extra fields, attribution),
+// the captcha verified, the form's hourly budget spent (only now, so invalid posts cannot spend it) and the lead
+// created. The route (api/public.ts) only adapts HTTP: it reads the request into a FormPost and answers each
+// outcome as a redirect, a page or JSON.
 import type { ReceivedFile } from '../attachments/upload.js';
 import { createLead } from '../leads/create.js';
 import type { CaptchaConfig } from '../platform/config.js';
@@ -118,23 +119,36 @@ function originRefusal(
   };
 }
 
-/**
- * Counted where the API's limits are (Redis when configured): per client address and form each minute, then per
- * form each hour from every address together. A post over the minute limit uses none of the hour's.
- */
-async function rateLimit(
-  deps: SubmitDeps,
-  form: PublicForm,
-  ip: string,
-): Promise<{ retryAfterSeconds: number; message: string; text: FieldErrorText } | undefined> {
-  const refused = (resetMs: number, key: FieldErrorText['key'], message: (wait: string) => string) => {
-    const retryAfterSeconds = Math.max(1, Math.ceil(resetMs / 1000));
-    return {
-      retryAfterSeconds,
-      message: message(waitText(retryAfterSeconds)),
-      text: { key, values: waitValues(retryAfterSeconds) },
-    };
+type Refusal = { retryAfterSeconds: number; message: string; text: FieldErrorText };
+
+const refused = (resetMs: number, key: FieldErrorText['key'], message: (wait: string) => string): Refusal => {
+  const retryAfterSeconds = Math.max(1, Math.ceil(resetMs / 1000));
+  return {
+    retryAfterSeconds,
+    message: message(waitText(retryAfterSeconds)),
+    text: { key, values: waitValues(retryAfterSeconds) },
   };
+};
+
+const hourRefusal = (resetMs: number) =>
+  refused(
+    resetMs,
+    'publicForm.error.rateLimited.perForm',
+    (wait) => `This form has taken as many posts as it can this hour; try again in ${wait}.`,
+  );
+
+/**
+ * The hour budgets of a form (counted where the API's limits are: Redis when configured): real posts, and spam (a
+ * filled honeypot) apart, so a robot filling the honeypot can never spend what the form keeps for people.
+ */
+const hourBucket = (form: PublicForm, spam: boolean) => `${spam ? 'form-spam-hour' : 'form-hour'}:${form.id}`;
+
+/**
+ * Before the body is read: the per-address limit counts every post (valid or not, with or without a captcha);
+ * the form's hour budget is only looked at, so a form whose hour is full refuses before any file is streamed. A
+ * post over the minute limit uses none of the hour's.
+ */
+async function admissionLimit(deps: SubmitDeps, form: PublicForm, ip: string): Promise<Refusal | undefined> {
   const perAddress = await deps.limiter.hit(`form:${form.id}:${ip}`, deps.postsPerMinute);
   if (!perAddress.allowed) {
     return refused(
@@ -143,15 +157,17 @@ async function rateLimit(
       (wait) => `Too many posts to this form from your address; try again in ${wait}.`,
     );
   }
-  const perForm = await deps.limiter.hit(`form-hour:${form.id}`, deps.postsPerHour, undefined, HOUR_MS);
-  if (!perForm.allowed) {
-    return refused(
-      perForm.resetMs,
-      'publicForm.error.rateLimited.perForm',
-      (wait) => `This form has taken as many posts as it can this hour; try again in ${wait}.`,
-    );
-  }
-  return undefined;
+  const hour = await deps.limiter.peek(hourBucket(form, false), deps.postsPerHour, undefined, HOUR_MS);
+  return hour.allowed ? undefined : hourRefusal(hour.resetMs);
+}
+
+/**
+ * The hour budget, spent only by a post that passed validation and the captcha (a stranger's invalid posts, or
+ * posts without a good token, cost nothing of it). Spam has a budget of its own of the same size.
+ */
+async function spendHour(deps: SubmitDeps, form: PublicForm, spam: boolean): Promise<Refusal | undefined> {
+  const hour = await deps.limiter.hit(hourBucket(form, spam), deps.postsPerHour, undefined, HOUR_MS);
+  return hour.allowed ? undefined : hourRefusal(hour.resetMs);
 }
 
 /** Stores the post as a lead of the form's brand, source 'form' (spam too: it is kept, marked as spam). */
@@ -211,7 +227,7 @@ export async function admitPost(
   }
   const crossOrigin =
     post.origin !== undefined && form.allowedOrigins.includes(post.origin) ? post.origin : undefined;
-  const limited = await rateLimit(deps, form, post.ip);
+  const limited = await admissionLimit(deps, form, post.ip);
   if (limited) return { outcome: 'rate_limited', form, crossOrigin, ...limited };
   return { outcome: 'admitted', form, crossOrigin };
 }
@@ -256,6 +272,8 @@ export async function completePost(
     if (!verdict.ok)
       return { outcome: 'invalid', form, crossOrigin, error: new ValidationError([verdict.error]) };
   }
+  const overHour = await spendHour(deps, form, submission.spam);
+  if (overHour) return { outcome: 'rate_limited', form, crossOrigin, ...overHour };
   const lead = await storeLead(deps, form, submission, post.files ?? []);
   return { outcome: 'created', form, crossOrigin, lead };
 }

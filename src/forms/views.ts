@@ -34,7 +34,9 @@ const OWN_LABEL_KEYS: Record<string, MessageKey> = {
  * the business wrote it); an unknown (extra) field by its name.
  */
 export function formFieldLabel(tr: Translator, name: string, form?: Pick<Form, 'questions'>): string {
-  const key = LEAD_LABEL_KEYS[name] ?? OWN_LABEL_KEYS[name];
+  // Own keys only: a field a post names "constructor" or "toString" must not find Object.prototype's.
+  const own = (table: Record<string, MessageKey>) => (Object.hasOwn(table, name) ? table[name] : undefined);
+  const key = own(LEAD_LABEL_KEYS) ?? own(OWN_LABEL_KEYS);
   if (key) return tr.t(key);
   return form?.questions.find((q) => q.key === name)?.label ?? name;
 }

@@ -81,7 +81,14 @@ export function createLead(store: Store, origin: LeadSource, input: LeadInput): 
     const country = input.country ?? brand.default_country;
     const form = origin.form;
     const spam = form?.spam === true;
-    const customer = await linkCustomer(tx, origin.brandId, input, now, { quiet: spam, locked: true });
+    // A website form's post is anonymous: it never adds an email or phone to an existing customer
+    // (customers/customers.ts); what it sent stays on the lead (`submitted`).
+    const anonymous = form !== undefined && origin.keyId === null && origin.user === undefined;
+    const customer = await linkCustomer(tx, origin.brandId, input, now, {
+      quiet: spam,
+      locked: true,
+      anonymous,
+    });
     const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
       newCustomer: customer.inserted,
     });

@@ -6,6 +6,7 @@
 
 import { leadAttachments } from '../attachments/attachments.js';
 import { queueEmail } from '../mail/outbox.js';
+import { receiptAllowed } from '../mail/receipts.js';
 import { mailLocale, type RenderedMail } from '../mail/templates/layout.js';
 import { newLeadMail } from '../mail/templates/new-lead.js';
 import { receiptMail } from '../mail/templates/receipt.js';
@@ -22,7 +23,8 @@ export const NEW_LEAD_MAIL_SETTINGS = '/dashboard/settings/account#new-lead-mail
 /**
  * Queues the mails a new lead causes, in the caller's transaction (so the mails exist exactly when the lead does):
  * the "new lead" mail to each user of the brand who wants it, and, for a lead from a form with auto-reply on, the
- * receipt to the customer when they gave an email. Does nothing when email is off. Returns how many were queued.
+ * receipt to the customer when they gave an email (at most a few a day to one address: mail/receipts.ts).
+ * Does nothing when email is off. Returns how many were queued.
  */
 export async function queueNewLeadEmails(
   tx: Tx,
@@ -72,7 +74,7 @@ export async function queueNewLeadEmails(
     );
     queued++;
   }
-  if (lead.auto_reply === 1 && submitted.email) {
+  if (lead.auto_reply === 1 && submitted.email && (await receiptAllowed(tx, brandId, submitted.email, now))) {
     const receipt = receiptMail({
       locale: mailLocale([lead.form_language], brandLocale),
       brandName: lead.brand_name,

@@ -106,7 +106,17 @@ export function releaseSpam(
   return store.write(async (tx) => {
     const lead = await updateSpamReleased(tx, brandId, id, now);
     if (!lead) throw new NotFoundError(`No spam lead with id ${id}`);
-    const customer = await linkReleasedCustomer(tx, brandId, contactOf(submittedOf(lead.submitted)), id, now);
+    // Spam only ever comes from website forms: the anonymous rule holds when a person releases it too.
+    const customer = await linkReleasedCustomer(
+      tx,
+      brandId,
+      contactOf(submittedOf(lead.submitted)),
+      id,
+      now,
+      {
+        anonymous: true,
+      },
+    );
     if (customer.id !== lead.customer_id) {
       const address = await selectAddressPlace(tx, lead.address_id);
       const moved = await findOrCreateAddress(

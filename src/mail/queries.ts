@@ -216,3 +216,26 @@ export async function deleteMailAbout(
     .execute();
   return rows.length;
 }
+
+/**
+ * Counts one receipt to a recipient (its address's hash) on a UTC day for the brand and returns the day's count
+ * with it: one atomic upsert, so instances sharing the database never both take the last one. Counts of days
+ * before `pruneBefore` (every brand's) are removed first.
+ */
+export async function countReceipt(
+  tx: Tx,
+  row: { brandId: string; recipientHash: string; day: string; pruneBefore: string },
+): Promise<number> {
+  await tx.db.deleteFrom('receipt_counts').where('day', '<', row.pruneBefore).execute();
+  const counted = await tx.db
+    .insertInto('receipt_counts')
+    .values({ brand_id: row.brandId, recipient_hash: row.recipientHash, day: row.day, count: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['brand_id', 'recipient_hash', 'day'])
+        .doUpdateSet((eb) => ({ count: eb(eb.ref('receipt_counts.count'), '+', 1) })),
+    )
+    .returning('count')
+    .executeTakeFirstOrThrow();
+  return Number(counted.count);
+}

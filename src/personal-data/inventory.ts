@@ -157,6 +157,8 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   },
   // A refused post's origin (a web site) and a count per day.
   form_refusals: ids('form_id', 'origin', 'day', 'count', 'last_at'),
+  // Receipts counted per recipient and day: a SHA-256 of the address, not the address, and gone after a day.
+  receipt_counts: ids('brand_id', 'recipient_hash', 'day', 'count'),
   webhook_endpoints: {
     ...ids('id', 'brand_id', 'url', 'description', 'events', 'secret', 'previous_secret'),
     ...ids('previous_secret_expires_at', 'enabled', 'failing_since', 'last_success_at', 'disabled_at'),

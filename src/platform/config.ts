@@ -1,6 +1,7 @@
 // Reads and validates the environment once; everything else receives the frozen result.
 import net from 'node:net';
 import path from 'node:path';
+import { hasUrlControl } from '../shared/text.js';
 
 export type DatabaseConfig = (
   | { dialect: 'sqlite'; file: string }
@@ -291,6 +292,9 @@ function mailConfig(env: Env): MailConfig | null {
 function httpUrl(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
+  if (hasUrlControl(raw.trim())) {
+    throw new ConfigError(`${name} must not contain control characters (such as line breaks)`);
+  }
   let url: URL | undefined;
   try {
     url = new URL(raw.trim());

@@ -14,3 +14,19 @@ const BLANK = /^[\s\u0085\p{Cf}\p{Default_Ignorable_Code_Point}]*$/u;
 export function isBlank(value: string): boolean {
   return BLANK.test(value);
 }
+
+// C0 controls (NUL, tab, CR, LF, …), DEL and C1 controls (U+0080–U+009F).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point of this check
+const URL_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * True when a URL as sent holds a control character (CR, LF, NUL, tab, any other C0 or C1 control). The URL
+ * parser would silently drop tabs and line breaks and keep the rest percent-encoded, so such a value is refused
+ * as sent, before any trimming or parsing: a URL setting is stored and used exactly as it was checked.
+ */
+export function hasUrlControl(value: string): boolean {
+  return URL_CONTROL.test(value);
+}
+
+/** What a refused URL with a control character says (the API's English); people read validation.controlCharacters. */
+export const URL_CONTROL_MESSAGE = 'must not contain control characters (such as line breaks)';

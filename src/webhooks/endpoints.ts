@@ -4,6 +4,7 @@ import type { Store } from '../platform/db/store.js';
 import { DomainError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { type Page, type SortOrder, toPage } from '../shared/paging.js';
+import { hasUrlControl, URL_CONTROL_MESSAGE } from '../shared/text.js';
 import { iso } from '../shared/time.js';
 import { EVENT_TYPES, type EventType, isEventType } from './events.js';
 import {
@@ -98,6 +99,9 @@ async function parseInput(
     if (creating) errors.push({ field: 'url', message: 'is required' });
   } else if (typeof input.url !== 'string' || !input.url.trim()) {
     errors.push({ field: 'url', message: 'must be a non-empty string' });
+  } else if (hasUrlControl(input.url)) {
+    // Checked before the trim, which would take a trailing CR or LF away unseen.
+    errors.push({ field: 'url', message: URL_CONTROL_MESSAGE });
   } else if (input.url.trim().length > MAX_URL_LENGTH) {
     errors.push({ field: 'url', message: `must be at most ${MAX_URL_LENGTH} characters` });
   } else {

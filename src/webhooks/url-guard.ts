@@ -1,6 +1,7 @@
 // SSRF guard for webhook URLs: which schemes and hosts are allowed, and which addresses a URL may resolve to.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { hasUrlControl, URL_CONTROL_MESSAGE } from '../shared/text.js';
 
 export interface UrlPolicy {
   /** http:// to 127.0.0.1, localhost or ::1 only (local development). */
@@ -113,6 +114,8 @@ export function isPublicAddress(address: string): boolean {
 
 /** Scheme, host and form: everything that can be said about a URL without resolving it. */
 export function parseWebhookUrl(raw: string, policy: UrlPolicy): URL {
+  // The parser would drop a CR, LF or tab silently: refused as sent instead.
+  if (hasUrlControl(raw)) throw new UrlRefusedError(URL_CONTROL_MESSAGE);
   let url: URL;
   try {
     url = new URL(raw);
@@ -160,10 +163,10 @@ export async function resolveAllowedAddress(
   }
   if (!addresses.length) throw new UrlRefusedError(`host ${url.hostname} has no addresses`);
   if (!policy.allowPrivate) {
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused) {
+    // The rule that refused, never the address: what an internal name resolves to is not for the caller to learn.
+    if (addresses.some((a) => !isPublicAddress(a.address))) {
       throw new UrlRefusedError(
-        `resolves to ${refused.address}, which is not a public address (loopback, private, link-local and similar addresses are refused)`,
+        'resolves to a private address (loopback, private, link-local and similar addresses are refused)',
       );
     }
   }

@@ -177,7 +177,7 @@ describe.each(dialects())('/v1/webhook-endpoints on %s', (dialect) => {
       const res = await post(url);
       expect(res.statusCode, url).toBe(422);
       expect(res.json().errors[0].field).toBe('url');
-      expect(res.json().errors[0].message, url).toMatch(/not a public address/);
+      expect(res.json().errors[0].message, url).toMatch(/^resolves to a private address/);
     }
     const unresolvable = await post('https://no-such-host.invalid/hook');
     expect(unresolvable.statusCode).toBe(422);

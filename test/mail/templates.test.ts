@@ -74,7 +74,7 @@ describe('the mail templates in Dutch', () => {
       description: null,
       contact: { phone: '+32470123456' },
     });
-    expect(mail.subject).toBe('Wij hebben uw aanvraag ontvangen: Lekkage');
+    expect(mail.subject).toBe('Uw aanvraag bij De Vries is ontvangen');
     expect(mail.text.startsWith('Geachte heer, mevrouw,\n\nHartelijk dank voor uw aanvraag.')).toBe(true);
     // A Belgian number in a Dutch brand: international.
     expect(mail.text).toContain('Telefoon: +32 470 12 34 56\n');

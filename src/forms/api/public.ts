@@ -17,6 +17,7 @@ import type { RateLimiter } from '../../platform/rate-limit/limiter.js';
 import { requestLocale } from '../../platform/web/messages.js';
 import { type FieldError, type FieldErrorText, ValidationError } from '../../shared/errors.js';
 import { isLocale, type Locale, translator } from '../../shared/i18n/index.js';
+import { hasUrlControl } from '../../shared/text.js';
 import { CAPTCHA_PROVIDER_INFO } from '../captcha.js';
 import { backLink, findPublicForm, type PublicForm } from '../forms.js';
 import { typedValues } from '../submission.js';
@@ -172,7 +173,11 @@ async function readMultipart(
       }
       continue;
     }
-    const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+    // A field part must have a name (RFC 7578); one without is a broken body (a 400), as a missing boundary is.
+    if (typeof part.fieldname !== 'string' || part.fieldname === '') {
+      throw new MalformedUploadError('a field part has no name');
+    }
+    const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value ?? '');
     fieldBytes += Buffer.byteLength(part.fieldname) + Buffer.byteLength(value);
     if (part.valueTruncated || fieldBytes > FIELDS_MAX_BYTES) throw tooLarge();
     const before = body[part.fieldname];
@@ -189,7 +194,7 @@ function submitSchema() {
     tags: ['Forms'],
     summary: 'Post a website form (no API key)',
     description:
-      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields, and files: every file part is an attachment of the new lead whatever its field name, with the limits and refusals of Upload a lead’s photos and files — a 422 naming `attachments` and the file for a bad type, a file too big or too many, a 413 over the total; the text fields keep the 64 KiB body limit together) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the posted `country`, else the brand’s; `country` as a code or the country’s Dutch or English name). The form’s `fields` marked required must be filled in (a 422 names each one left empty); when the form shows both email and phone and requires neither, at least one of them (else a 422 naming both). Answers to the form’s `questions` are kept in `extraFields` under their keys (a select’s answer must be one of its options, a ticked checkbox is kept as "yes"; a required one left empty is a 422 naming its key). Other unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address and 300 an hour from all addresses together (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts, and form or multipart posts that ask for JSON (`Accept: application/json` without `text/html`: a page’s script sending `new FormData(form)` with its photos), with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
+      'The public endpoint a website form posts to: `application/x-www-form-urlencoded`, `multipart/form-data` (fields, and files: every file part is an attachment of the new lead whatever its field name, with the limits and refusals of Upload a lead’s photos and files — a 422 naming `attachments` and the file for a bad type, a file too big or too many, a 413 over the total; the text fields keep the 64 KiB body limit together) or `application/json`, with the lead fields of Create a lead (phone also in the national format of the posted `country`, else the brand’s; `country` as a code or the country’s Dutch or English name). The form’s `fields` marked required must be filled in (a 422 names each one left empty); when the form shows both email and phone and requires neither, at least one of them (else a 422 naming both). Answers to the form’s `questions` are kept in `extraFields` under their keys (a select’s answer must be one of its options, a ticked checkbox is kept as "yes"; a required one left empty is a 422 naming its key). Other unknown fields are kept as `extraFields` (at most 20, each at most 1,000 characters), utm_*/referrer/landingPage as `attribution`. The `Origin` (or `Referer`) must be one of the form’s allowed origins or this service’s own, else 403. A form with a captcha needs the provider’s token in its usual field (`cf-turnstile-response` for Turnstile, `h-captcha-response` for hCaptcha, `g-recaptcha-response` for reCAPTCHA), in form and JSON posts alike; it is checked with the provider once the fields are valid, and a missing or refused token, or a provider that does not answer within 5 s, is a 422 naming `captcha` (nothing is stored; the person may send again). A filled honeypot is answered like success, without a captcha check. Per form, at most 10 posts a minute from one client address (every post counts) and 300 an hour from all addresses together (only posts the form takes count: valid fields and an accepted captcha; honeypot spam has an hour of its own) (by default; `RATE_LIMIT_FORM_POSTS_PER_MINUTE`, `RATE_LIMIT_FORM_POSTS_PER_HOUR`), then 429 with `Retry-After`. Form posts are answered with a 303 (success) or HTML pages; JSON posts, and form or multipart posts that ask for JSON (`Accept: application/json` without `text/html`: a page’s script sending `new FormData(form)` with its photos), with 201 `{ id, status, receivedAt }` or problem+json, and CORS headers for allowed origins. The pages, and the `message` of each entry in a 422’s `errors`, are in the form’s `language` (or `?lang=nl|en`); the problem’s `type`, `title`, `detail` and each entry’s `field` stay the API’s.',
     security: [],
     params: FormParams,
     consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
@@ -349,7 +354,9 @@ function answer(
  * the post came from (its Referer) when that is on an allowed origin, so the thank-you page can link back to it.
  */
 function thanksLocation(request: FastifyRequest, form: PublicForm, locale: Locale): string {
-  if (form.redirectUrl) return form.redirectUrl;
+  // A redirectUrl with a control character (saved before they were refused) would break the answer after the
+  // lead is stored: the thank-you page is the safe way out.
+  if (form.redirectUrl && !hasUrlControl(form.redirectUrl)) return form.redirectUrl;
   const query = new URLSearchParams();
   if (locale !== form.language) query.set('lang', locale);
   const back = backLink(form, request.headers.referer);

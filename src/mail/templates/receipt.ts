@@ -64,7 +64,8 @@ ${detailTable(shown, ';white-space:pre-line')}
 <p style="margin:0 0 16px">${closing}</p>
 <p style="margin:0">${regards}<br>${mail.brandName}</p>`;
   return {
-    subject: tr.t('mail.receipt.subject', { title }),
+    // Nothing the poster typed goes in the subject: a receipt must not carry a stranger's message to an inbox.
+    subject: tr.t('mail.receipt.subject', { brand: mail.brandName }),
     text,
     html: mailDocument(mail.locale, tr.t('mail.receipt.documentTitle', { brand: mail.brandName }), card),
   };

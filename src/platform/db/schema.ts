@@ -362,6 +362,16 @@ export interface FormRefusalTable {
   last_at: number;
 }
 
+/** Receipts (auto-replies) queued per brand, recipient and UTC day (migrations/2026112915); pruned after a day. */
+export interface ReceiptCountTable {
+  brand_id: string;
+  /** SHA-256 (hex) of the recipient's lower-case address. */
+  recipient_hash: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  count: number;
+}
+
 export interface WebhookDeliveryTable {
   id: string;
   endpoint_id: string;
@@ -453,4 +463,5 @@ export interface Tables {
   email_outbox: EmailOutboxTable;
   forms: FormTable;
   form_refusals: FormRefusalTable;
+  receipt_counts: ReceiptCountTable;
 }

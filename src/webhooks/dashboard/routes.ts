@@ -59,6 +59,7 @@ const URL_REFUSALS: [prefix: string, key: MessageKey][] = [
   ['must not contain a #fragment', 'webhooks.url.fragment'],
   ['host ', 'webhooks.url.unreachable'],
   ['resolves to ', 'webhooks.url.notPublic'],
+  ['must not contain control characters', 'validation.controlCharacters'],
 ];
 
 function textOf(error: FieldError): FieldErrorText | undefined {

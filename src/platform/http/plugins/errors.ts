@@ -131,7 +131,11 @@ export default fp(
               : status === 415
                 ? 'unsupported_media_type'
                 : 'bad_request';
-        request.log.info({ err: error }, 'client error');
+        // The client's mistake, not the service's: its name, code and message, never a stack.
+        request.log.info(
+          { error: { type: error.name, code: error.code, message: error.message } },
+          'client error',
+        );
         return sendProblem(request, reply, code, error.message, {}, status);
       }
       if (status === 503) {
