@@ -34,14 +34,14 @@ import type { Stage, Status } from './states.js';
 
 // Create
 
-const BRAND = statement('select default_country from brands where id = ?');
+const BRAND = statement('select default_country, default_priority from brands where id = ?');
 /**
  * PostgreSQL: the brand's country, the submission's contact locks (see linkCustomer) and the brand's enabled
  * webhook endpoints (what its events are delivered to), in one round trip (b837174: a create in 5 statements
  * instead of 12).
  */
 const BRAND_LOCKING = statement(
-  'select b.default_country, ' +
+  'select b.default_country, b.default_priority, ' +
     `(select count(*) from (${ADVISORY_LOCKS_SQL}) as locks) as locked, ` +
     "(select coalesce(json_agg(json_build_object('id', e.id, 'events', e.events)), '[]') " +
     'from webhook_endpoints e where e.brand_id = b.id and e.enabled = 1) as endpoints from brands b where b.id = ?',
@@ -56,12 +56,15 @@ export async function selectBrandTakingContactLocks(
   tx: Tx,
   brandId: string,
   lockKeys: readonly string[],
-): Promise<{ default_country: string; endpoints?: SubscribedEndpoint[] } | undefined> {
+): Promise<
+  { default_country: string; default_priority: string | null; endpoints?: SubscribedEndpoint[] } | undefined
+> {
   const pg = tx.dialect === 'postgres';
-  const [brand] = await tx.all<{ default_country: string; endpoints?: SubscribedEndpoint[] }>(
-    pg ? BRAND_LOCKING : BRAND,
-    pg ? [lockKeys, brandId] : [brandId],
-  );
+  const [brand] = await tx.all<{
+    default_country: string;
+    default_priority: string | null;
+    endpoints?: SubscribedEndpoint[];
+  }>(pg ? BRAND_LOCKING : BRAND, pg ? [lockKeys, brandId] : [brandId]);
   return brand;
 }
 

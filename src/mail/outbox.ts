@@ -118,6 +118,8 @@ export interface EmailJob {
   html: string;
   /** Set for a mail written when it is sent (send-time.ts): its text and html are empty until then. */
   sendTimeRef: string | null;
+  /** The display name of its From: the brand's mail sender name, else its name (Settings > Brand). */
+  senderName: string | null;
 }
 
 /** The claimed mails `owner` still holds. */
@@ -134,6 +136,7 @@ export async function loadEmailJobs(store: Store, owner: string, ids: string[]):
     text: r.text,
     html: r.html,
     sendTimeRef: r.send_time_ref,
+    senderName: r.sender_name,
   }));
 }
 

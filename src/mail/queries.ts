@@ -91,15 +91,20 @@ export const outboxQueue = leasedQueue('email_outbox');
 export type EmailJobRow = Pick<
   Selectable<EmailOutboxTable>,
   'id' | 'kind' | 'attempt' | 'created_at' | 'recipient' | 'subject' | 'text' | 'html' | 'send_time_ref'
->;
+> & {
+  /** The brand's mail sender name, else its name: the display name of the mail's From. */
+  sender_name: string | null;
+};
 
-/** The mails of `ids` that `owner` still holds. */
+/** The mails of `ids` that `owner` still holds, with their brand's sender name. */
 export function selectEmailJobs({ db }: Store, owner: string, ids: string[]): Promise<EmailJobRow[]> {
   return db
-    .selectFrom('email_outbox')
-    .select(['id', 'kind', 'attempt', 'created_at', 'recipient', 'subject', 'text', 'html', 'send_time_ref'])
-    .where('id', 'in', ids)
-    .where('lease_owner', '=', owner)
+    .selectFrom('email_outbox as o')
+    .leftJoin('brands as b', 'b.id', 'o.brand_id')
+    .select(['o.id', 'o.kind', 'o.attempt', 'o.created_at', 'o.recipient', 'o.subject', 'o.text', 'o.html'])
+    .select(['o.send_time_ref', (eb) => eb.fn.coalesce('b.mail_sender_name', 'b.name').as('sender_name')])
+    .where('o.id', 'in', ids)
+    .where('o.lease_owner', '=', owner)
     .execute();
 }
 

@@ -62,7 +62,7 @@ describe.each(dialects())('"Email me new leads" on %s', (dialect) => {
     expect(text).toMatch(/owner@acme\.example \(you\) Admin .* On Turn off new-lead emails for you/);
     expect(text).toMatch(/member@acme\.example Member .* Off(?! Turn on)/);
     expect(page.body.match(new RegExp(`action="${TOGGLE}"`, 'g'))).toHaveLength(1);
-    expect(text).toContain('Email is on . Mails come from Acme Leads <leads@acme.example> .');
+    expect(text).toContain('Email is on . Mails come from Acme Plumbing <leads@acme.example> .');
 
     const own = textOf((await member.get('/dashboard/settings/users')).body);
     expect(own).toMatch(/member@acme\.example \(you\) Member .* Off Turn on new-lead emails for you/);
