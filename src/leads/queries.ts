@@ -1226,3 +1226,20 @@ export async function selectEarliestCreated(tx: Tx, ids: readonly string[]): Pro
     .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
 }
+
+/** The brand's first lead that came in through a website form, spam aside (the "Get started" checklist). */
+export function selectFirstFormLead(
+  { db }: Store,
+  brandId: string,
+): Promise<{ id: string; title: string; customer_id: string; source_form_id: string | null } | undefined> {
+  return db
+    .selectFrom('leads')
+    .select(['id', 'title', 'customer_id', 'source_form_id'])
+    .where('brand_id', '=', brandId)
+    .where('source_form_id', 'is not', null)
+    .where('spam', '=', 0)
+    .where('erased_at', 'is', null)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}

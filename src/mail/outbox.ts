@@ -13,6 +13,7 @@ import {
   insertSendTimeEmail,
   selectEmailJobs,
   selectFailedEmails,
+  selectLatestMailOfKind,
   selectUserMailLanguage,
   updateClaimedEmail,
 } from './queries.js';
@@ -234,4 +235,28 @@ export function dropMailAbout(
     leadIds,
     recipients.map((r) => r.toLowerCase()),
   );
+}
+
+/** The brand's newest mail of a kind, as the dashboard tells it; undefined when there is none. */
+export interface LatestMail {
+  recipient: string;
+  status: EmailStatus;
+  lastError: string | null;
+  /** When it was sent, else queued. */
+  at: string;
+}
+
+export async function latestMailOfKind(
+  store: Store,
+  brandId: string,
+  kind: string,
+): Promise<LatestMail | undefined> {
+  const row = await selectLatestMailOfKind(store, brandId, kind);
+  if (!row) return undefined;
+  return {
+    recipient: row.recipient,
+    status: row.status,
+    lastError: row.last_error,
+    at: iso(Number(row.sent_at ?? row.created_at)),
+  };
 }

@@ -200,3 +200,23 @@ export async function deleteMailAbout(
     .execute();
   return rows.length;
 }
+
+/** The brand's newest mail of a kind (the "Get started" checklist: did the new-lead mail go out?). */
+export function selectLatestMailOfKind(
+  { db }: Store,
+  brandId: string,
+  kind: string,
+): Promise<
+  | Pick<Selectable<EmailOutboxTable>, 'recipient' | 'status' | 'last_error' | 'sent_at' | 'created_at'>
+  | undefined
+> {
+  return db
+    .selectFrom('email_outbox')
+    .select(['recipient', 'status', 'last_error', 'sent_at', 'created_at'])
+    .where('brand_id', '=', brandId)
+    .where('kind', '=', kind)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
