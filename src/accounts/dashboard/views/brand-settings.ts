@@ -8,8 +8,8 @@ import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { settingsPage } from '../../../platform/web/layout.js';
 import { countryChoices } from '../../../shared/countries.js';
 import type { FieldError } from '../../../shared/errors.js';
-import { isLocale, type Translator, translator } from '../../../shared/i18n/index.js';
-import { PRIORITIES } from '../../../shared/priorities.js';
+import { isLocale, type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
+import { PRIORITIES, type Priority } from '../../../shared/priorities.js';
 import { timeZoneNames } from '../../../shared/time-zones.js';
 import { MAX_SENDER_NAME, RETENTION_CHOICES } from '../../brands.js';
 import type { SessionUser } from '../../sessions.js';
@@ -112,6 +112,13 @@ export function backupsSection(tr: Translator, status: BackupStatus, zone: strin
 </section>`;
 }
 
+const PRIORITY_KEYS: Record<Priority, MessageKey> = {
+  low: 'lead.priority.low',
+  medium: 'lead.priority.medium',
+  high: 'lead.priority.high',
+  urgent: 'lead.priority.urgent',
+};
+
 /** One labelled field with its hint and error; `control` gets the describedby and invalid attributes. */
 function field(
   tr: Translator,
@@ -162,7 +169,7 @@ function companySection(view: BrandSettingsView, tr: Translator, labels: Record<
       labels.defaultPriority!,
       tr.t('brand.defaultPriority.hint'),
       (a) => html`<select ${a}>
-        ${PRIORITIES.map((p) => html`<option value="${p}"${p === values.defaultPriority ? html` selected` : ''}>${tr.t(`lead.priority.${p}`)}</option>`)}
+        ${PRIORITIES.map((p) => html`<option value="${p}"${p === values.defaultPriority ? html` selected` : ''}>${tr.t(PRIORITY_KEYS[p])}</option>`)}
       </select>`,
     )}
     <button type="submit" class="button button-primary">${tr.t('brand.save')}</button>
