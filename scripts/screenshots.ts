@@ -1,6 +1,7 @@
 // The README's screenshots: the main pages in Dutch, at desktop and phone sizes, in Debian's Chromium
 // (playwright-core) against the real server on a temporary SQLite file with a plumber's week of data.
-// Run: npm run screenshots (writes docs/screenshots/*.png).
+// Run: npm run screenshots (writes docs/screenshots/*.png); `npm run screenshots -- --only start,brand` takes only
+// those pages (names as in `shots` below, plus sign-in and lead-photos).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,16 @@ const OUT = path.resolve('docs/screenshots');
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const PASSWORD = 'Kraanwater-Zuid-2026!';
 
+/** The pages to take: all, or those `--only a,b` names. */
+function wanted(): (name: string) => boolean {
+  const at = process.argv.indexOf('--only');
+  if (at === -1) return () => true;
+  const names = new Set((process.argv[at + 1] ?? '').split(','));
+  return (name) => names.has(name);
+}
+
 async function main(): Promise<void> {
+  const take = wanted();
   mkdirSync(OUT, { recursive: true });
   const dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-shots-'));
   const app = await buildApp(
@@ -102,7 +112,7 @@ async function main(): Promise<void> {
       });
       const page = await context.newPage();
       await page.goto(`${base}/sign-in`);
-      await page.screenshot({ path: path.join(OUT, `nl-sign-in-${size}.png`) });
+      if (take('sign-in')) await page.screenshot({ path: path.join(OUT, `nl-sign-in-${size}.png`) });
       await page.fill('input[name="email"]', 'kantoor@devries.example');
       await page.fill('input[name="password"]', PASSWORD);
       await Promise.all([page.waitForURL(/\/dashboard\//), page.click('button[type="submit"]')]);
@@ -112,15 +122,20 @@ async function main(): Promise<void> {
         ['new-lead', '/dashboard/leads/new'],
         ['planning', '/dashboard/planning'],
         ['form', `/f/${form.id}`],
+        // Get started, as a business sees it with its form made and its first website lead in.
+        ['start', '/dashboard/start'],
+        ['brand', '/dashboard/settings/brand'],
       ];
-      for (const [name, url] of shots) {
+      for (const [name, url] of shots.filter(([name]) => take(name))) {
         await page.goto(base + url);
         await page.screenshot({ path: path.join(OUT, `nl-${name}-${size}.png`) });
       }
       // The lead page's photos: the thumbnails the customer's photos became, and the field to add more.
-      await page.goto(`${base}/dashboard/leads/${photoLeadId}`);
-      await page.locator('#files img').last().waitFor();
-      await page.locator('#files').screenshot({ path: path.join(OUT, `nl-lead-photos-${size}.png`) });
+      if (take('lead-photos')) {
+        await page.goto(`${base}/dashboard/leads/${photoLeadId}`);
+        await page.locator('#files img').last().waitFor();
+        await page.locator('#files').screenshot({ path: path.join(OUT, `nl-lead-photos-${size}.png`) });
+      }
       await context.close();
     }
   } finally {

@@ -2,6 +2,7 @@ import type { Store } from '../platform/db/store.js';
 import { type FieldError, ValidationError } from '../shared/errors.js';
 import { defaultBrandLocale, isLocale, type Locale } from '../shared/i18n/index.js';
 import { newId } from '../shared/ids.js';
+import { isPriority, PRIORITIES, type Priority } from '../shared/priorities.js';
 import { isBlank } from '../shared/text.js';
 import { iso } from '../shared/time.js';
 import { canonicalTimeZone, defaultTimeZone } from '../shared/time-zones.js';
@@ -18,6 +19,12 @@ export interface Brand {
   language: Locale;
   /** Retention: leads untouched this many months are erased; null keeps everything (the default). */
   retentionMonths: number | null;
+  /** The display name in the From of its mails, as set; null: its name (see mailSenderName). */
+  mailSenderName: string | null;
+  /** A new lead's priority when none is given (API, website forms, the dashboard). */
+  defaultPriority: Priority;
+  /** When an admin put the "Get started" checklist away; null while it shows. */
+  firstRunDismissedAt: string | null;
   createdAt: string;
 }
 
@@ -29,6 +36,9 @@ function toBrand(row: q.BrandRow): Brand {
     timeZone: row.time_zone,
     language: isLocale(row.language) ? row.language : 'en',
     retentionMonths: row.retention_months === null ? null : Number(row.retention_months),
+    mailSenderName: row.mail_sender_name ?? null,
+    defaultPriority: isPriority(row.default_priority) ? row.default_priority : 'medium',
+    firstRunDismissedAt: row.first_run_dismissed_at == null ? null : iso(Number(row.first_run_dismissed_at)),
     createdAt: iso(row.created_at),
   };
 }
@@ -111,6 +121,9 @@ export async function createBrand(store: Store, input: BrandInput): Promise<Bran
     language,
     created_at: Date.now(),
     retention_months: null,
+    mail_sender_name: null,
+    default_priority: null,
+    first_run_dismissed_at: null,
   };
   await store.write((tx) => q.insertBrand(tx, row));
   return toBrand(row);
@@ -125,45 +138,142 @@ export async function findBrand(store: Store, id: string): Promise<Brand | undef
   return row ? toBrand(row) : undefined;
 }
 
-/** Sets the brand's time zone (Settings > Brand); ValidationError naming timeZone when it is no zone. */
-export async function setBrandTimeZone(store: Store, brandId: string, value: unknown): Promise<string> {
-  const zone = parseTimeZone(value);
-  await store.write((tx) => q.updateBrand(tx, brandId, { time_zone: zone }));
-  return zone;
-}
+const MAX_NAME = 200;
+/** The longest mail sender name: a From display name that stays on one line in every mail program. */
+export const MAX_SENDER_NAME = 100;
 
-/**
- * Sets the brand's language (Settings > Brand): what its new users and website forms default to. People and forms
- * that have a language keep theirs. ValidationError naming language when it is neither nl nor en.
- */
-export async function setBrandLanguage(store: Store, brandId: string, value: unknown): Promise<Locale> {
-  const language = parseLanguage(value);
-  await store.write((tx) => q.updateBrand(tx, brandId, { language }));
-  return language;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point of this check
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** A required one-line text, trimmed: empty, too long or holding a control character is an error. */
+function oneLine(
+  errors: FieldError[],
+  field: string,
+  value: unknown,
+  max: number,
+  required: boolean,
+): string | null {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (value !== null && value !== undefined && typeof value !== 'string') {
+    errors.push({ field, message: 'must be a string', text: { key: 'validation.invalid' } });
+  } else if (isBlank(text)) {
+    if (required) errors.push({ field, message: 'is required', text: { key: 'validation.required' } });
+    return null;
+  } else if (CONTROL.test(text)) {
+    errors.push({
+      field,
+      message: 'must not contain control characters',
+      text: { key: 'validation.controlCharacters' },
+    });
+  } else if (text.length > max) {
+    errors.push({
+      field,
+      message: `must be at most ${max} characters`,
+      text: { key: 'validation.tooLong', values: { max } },
+    });
+  } else return text;
+  return null;
 }
 
 /** The retention periods Settings offers, in months. */
 export const RETENTION_CHOICES = [6, 12, 18, 24, 36, 60, 84] as const;
 export const RETENTION_MESSAGE = `must be off or a number of months: ${RETENTION_CHOICES.join(', ')}`;
+export const PRIORITY_MESSAGE = `must be one of ${PRIORITIES.join(', ')}`;
 
-/**
- * Sets the brand's retention (Settings > Brand): "off" (or empty) keeps everything, else one of
- * RETENTION_CHOICES months. ValidationError naming retentionMonths otherwise.
- */
-export async function setBrandRetention(
-  store: Store,
-  brandId: string,
-  value: unknown,
-): Promise<number | null> {
+/** "off" (or empty) keeps everything, else one of RETENTION_CHOICES months; undefined when it is neither. */
+function parseRetention(value: unknown): number | null | undefined {
   const text =
     typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined;
-  let months: number | null;
-  if (text === '' || text === 'off') months = null;
-  else if (text !== undefined && (RETENTION_CHOICES as readonly number[]).includes(Number(text)))
-    months = Number(text);
-  else throw new ValidationError([{ field: 'retentionMonths', message: RETENTION_MESSAGE }]);
-  await store.write((tx) => q.updateBrand(tx, brandId, { retention_months: months }));
-  return months;
+  if (text === '' || text === 'off') return null;
+  if (text !== undefined && (RETENTION_CHOICES as readonly number[]).includes(Number(text)))
+    return Number(text);
+  return undefined;
+}
+
+/** What Settings > Brand may change; what is left out stays as it is. */
+export interface BrandSettingsInput {
+  name?: unknown;
+  /** ISO 3166-1 alpha-2 (any case). */
+  country?: unknown;
+  timeZone?: unknown;
+  /** nl or en. */
+  language?: unknown;
+  /** Empty or null: the brand's name again. */
+  mailSenderName?: unknown;
+  defaultPriority?: unknown;
+  /** "off", or one of RETENTION_CHOICES months. */
+  retentionMonths?: unknown;
+}
+
+/**
+ * Changes the brand's settings (Settings > Brand): every given field is checked first and nothing is stored
+ * unless all are right (ValidationError naming each wrong one); then all are stored in one write.
+ */
+export async function updateBrandSettings(
+  store: Store,
+  brandId: string,
+  input: BrandSettingsInput,
+): Promise<void> {
+  const errors: FieldError[] = [];
+  const set: Parameters<typeof q.updateBrand>[2] = {};
+  const given = (value: unknown) => value !== undefined;
+  if (given(input.name)) {
+    const name = oneLine(errors, 'name', input.name, MAX_NAME, true);
+    if (name !== null) set.name = name;
+  }
+  if (given(input.country)) {
+    const country = typeof input.country === 'string' ? normalizeCountry(input.country.trim()) : null;
+    if (country) set.default_country = country;
+    else
+      errors.push({
+        field: 'country',
+        message: 'must be an ISO 3166-1 alpha-2 country code such as "NL"',
+        text: { key: 'brand.country.invalid' },
+      });
+  }
+  if (given(input.timeZone)) {
+    const zone = canonicalTimeZone(input.timeZone);
+    if (zone) set.time_zone = zone;
+    else errors.push({ field: 'timeZone', message: TIME_ZONE_MESSAGE, text: TIME_ZONE_TEXT });
+  }
+  if (given(input.language)) {
+    const language =
+      typeof input.language === 'string' ? input.language.trim().toLowerCase() : input.language;
+    if (isLocale(language)) set.language = language;
+    else errors.push({ field: 'language', message: LANGUAGE_MESSAGE, text: LANGUAGE_TEXT });
+  }
+  if (given(input.mailSenderName)) {
+    const before = errors.length;
+    const name = oneLine(errors, 'mailSenderName', input.mailSenderName, MAX_SENDER_NAME, false);
+    if (errors.length === before) set.mail_sender_name = name;
+  }
+  if (given(input.defaultPriority)) {
+    const priority =
+      typeof input.defaultPriority === 'string' ? input.defaultPriority.trim().toLowerCase() : null;
+    if (isPriority(priority)) set.default_priority = priority;
+    else
+      errors.push({
+        field: 'defaultPriority',
+        message: PRIORITY_MESSAGE,
+        text: { key: 'brand.priority.invalid' },
+      });
+  }
+  if (given(input.retentionMonths)) {
+    const months = parseRetention(input.retentionMonths);
+    if (months !== undefined) set.retention_months = months;
+    else errors.push({ field: 'retentionMonths', message: RETENTION_MESSAGE });
+  }
+  if (errors.length) throw new ValidationError(errors);
+  if (Object.keys(set).length) await store.write((tx) => q.updateBrand(tx, brandId, set));
+}
+
+/** The display name in the From of the brand's mails: the one set, else the brand's name. */
+export const mailSenderName = (brand: Pick<Brand, 'name' | 'mailSenderName'>): string =>
+  brand.mailSenderName ?? brand.name;
+
+/** Puts the dashboard's "Get started" checklist away for the whole brand. */
+export async function dismissFirstRun(store: Store, brandId: string, now = Date.now()): Promise<void> {
+  await store.write((tx) => q.updateBrand(tx, brandId, { first_run_dismissed_at: now }));
 }
 
 /** The brands with retention on, and their months (the retention run). */

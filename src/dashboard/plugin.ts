@@ -30,6 +30,7 @@ import { DomainError, NotFoundError } from '../shared/errors.js';
 import type { MessageKey } from '../shared/i18n/index.js';
 import webhookRoutes from '../webhooks/dashboard/routes.js';
 import searchRoutes from './search-routes.js';
+import startRoutes from './start-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -163,6 +164,7 @@ async function dashboardPages(scope: FastifyInstance, { deps }: { deps: RouteDep
   await scope.register(leadRoutes, { deps });
   await scope.register(customerRoutes, { deps });
   await scope.register(searchRoutes, { deps });
+  await scope.register(startRoutes, { deps });
   await scope.register(customerMergeRoutes, { deps });
   await scope.register(personalDataRoutes, { deps });
   await scope.register(settingsRoutes, { deps });
@@ -205,6 +207,7 @@ const ADMIN_TASKS: [prefix: string, what: MessageKey][] = [
   ['/dashboard/settings/forms', 'error.adminOnly.task.forms'],
   ['/dashboard/settings/users', 'error.adminOnly.task.users'],
   ['/dashboard/settings/brand', 'error.adminOnly.task.brand'],
+  ['/dashboard/start', 'error.adminOnly.task.start'],
 ];
 
 /** What an admin-only page is for, in words that finish "Only an admin can …". */

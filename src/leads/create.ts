@@ -8,6 +8,7 @@ import { linkCustomer, submissionLockKeys } from '../customers/customers.js';
 import type { Store } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import { isPriority } from '../shared/priorities.js';
 import { iso } from '../shared/time.js';
 import { knowEndpoints } from '../webhooks/deliveries.js';
 import { recordEvent } from '../webhooks/events.js';
@@ -68,14 +69,18 @@ function actorOf(origin: LeadSource): Actor | null {
  * Creates customer (or links), address (or links), lead and its lead.created event in one transaction, and
  * resolves once that has committed (or, given a Tx, as part of that transaction).
  */
-export function createLead(store: Store, origin: LeadSource, input: LeadInput): Promise<CreatedLead> {
+export function createLead(store: Store, origin: LeadSource, given: LeadInput): Promise<CreatedLead> {
   return store.write(async (tx) => {
     const brand = await selectBrandTakingContactLocks(
       tx,
       origin.brandId,
-      submissionLockKeys(origin.brandId, input),
+      submissionLockKeys(origin.brandId, given),
     );
     if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
+    // No priority given: the brand's default (Settings > Brand), medium when it has none.
+    const priority =
+      given.priority ?? (isPriority(brand.default_priority) ? brand.default_priority : 'medium');
+    const input = { ...given, priority };
     if (brand.endpoints) knowEndpoints(tx, origin.brandId, brand.endpoints);
     const now = Date.now();
     const country = input.country ?? brand.default_country;

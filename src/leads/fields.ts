@@ -241,7 +241,8 @@ export const LEAD_FIELD_TABLE = {
     maxLength: 10,
     format: 'priority',
     alwaysSet: true,
-    description: 'low, medium, high or urgent; defaults to medium.',
+    description:
+      "low, medium, high or urgent; when left out, the brand's default priority (Settings > Brand; medium unless an admin changed it), or a website form's default.",
     label: 'lead.field.priority',
     half: true,
     example: 'high',
@@ -325,9 +326,9 @@ export const formLabelKey = (name: LeadFieldName): MessageKey =>
 export const officeLabel = (tr: Translator, name: LeadFieldName): string => tr.t(officeLabelKey(name));
 export const formLabel = (tr: Translator, name: LeadFieldName): string => tr.t(formLabelKey(name));
 
-/** The value a field takes in a lead's input (parseLeadInput): required ones are there, priority defaults. */
+/** The value a field takes in a lead's input (parseLeadInput): required ones are there; priority null: the brand's. */
 type InputValueOf<F> = F extends { format: 'priority' }
-  ? Priority
+  ? Priority | null
   : F extends { required: true }
     ? string
     : string | null;
@@ -349,7 +350,7 @@ export function bodySchemaOf(f: LeadFieldSpec): TSchema {
   const base = { description: `${f.description} (${f.group})`, maxLength: f.maxLength };
   const schema =
     f.format === 'priority'
-      ? Type.String({ ...base, enum: [...PRIORITIES], default: 'medium' })
+      ? Type.String({ ...base, enum: [...PRIORITIES] })
       : f.format === 'email'
         ? Type.String({ ...base, format: 'email' })
         : f.format === 'phone'

@@ -53,6 +53,7 @@ export {
 } from './planning.js';
 export {
   countLeads,
+  firstFormLead,
   getLead,
   type LeadCount,
   type LeadListQuery,

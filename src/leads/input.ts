@@ -35,7 +35,7 @@ const FIELD_NAMES = new Set<string>(LEAD_FIELDS.map((f) => f.name));
 
 /**
  * A lead body as parseLeadInput leaves it: trimmed, empty optional fields null, the phone in E.164, the country
- * upper case (null: the brand's default), the priority defaulted to medium.
+ * upper case (null: the brand's default), the priority null when none was given (createLead takes the brand's).
  */
 export type LeadInput = LeadFieldValues;
 
@@ -64,7 +64,7 @@ export function parseLeadInput(body: unknown): LeadInput {
   }
   const out = parseFields(source, LEAD_FIELDS, errors);
   if (errors.length) throw new ValidationError(errors);
-  return { ...(out as unknown as LeadInput), priority: (out.priority as Priority | null) ?? 'medium' };
+  return { ...(out as unknown as LeadInput), priority: (out.priority as Priority | null) ?? null };
 }
 
 /**

@@ -35,14 +35,14 @@ import type { Stage, Status } from './states.js';
 
 // Create
 
-const BRAND = statement('select default_country from brands where id = ?');
+const BRAND = statement('select default_country, default_priority from brands where id = ?');
 /**
  * PostgreSQL: the brand's country, the submission's contact locks (see linkCustomer) and the brand's enabled
  * webhook endpoints (what its events are delivered to), in one round trip (b837174: a create in 5 statements
  * instead of 12).
  */
 const BRAND_LOCKING = statement(
-  'select b.default_country, ' +
+  'select b.default_country, b.default_priority, ' +
     `(select count(*) from (${ADVISORY_LOCKS_SQL}) as locks) as locked, ` +
     "(select coalesce(json_agg(json_build_object('id', e.id, 'events', e.events)), '[]') " +
     'from webhook_endpoints e where e.brand_id = b.id and e.enabled = 1) as endpoints from brands b where b.id = ?',
@@ -57,12 +57,15 @@ export async function selectBrandTakingContactLocks(
   tx: Tx,
   brandId: string,
   lockKeys: readonly string[],
-): Promise<{ default_country: string; endpoints?: SubscribedEndpoint[] } | undefined> {
+): Promise<
+  { default_country: string; default_priority: string | null; endpoints?: SubscribedEndpoint[] } | undefined
+> {
   const pg = tx.dialect === 'postgres';
-  const [brand] = await tx.all<{ default_country: string; endpoints?: SubscribedEndpoint[] }>(
-    pg ? BRAND_LOCKING : BRAND,
-    pg ? [lockKeys, brandId] : [brandId],
-  );
+  const [brand] = await tx.all<{
+    default_country: string;
+    default_priority: string | null;
+    endpoints?: SubscribedEndpoint[];
+  }>(pg ? BRAND_LOCKING : BRAND, pg ? [lockKeys, brandId] : [brandId]);
   return brand;
 }
 
@@ -1367,4 +1370,21 @@ export function selectSummaryLeads(
     .orderBy('id')
     .limit(limit)
     .execute();
+}
+
+/** The brand's first lead that came in through a website form, spam aside (the "Get started" checklist). */
+export function selectFirstFormLead(
+  { db }: Store,
+  brandId: string,
+): Promise<{ id: string; title: string; customer_id: string; source_form_id: string | null } | undefined> {
+  return db
+    .selectFrom('leads')
+    .select(['id', 'title', 'customer_id', 'source_form_id'])
+    .where('brand_id', '=', brandId)
+    .where('source_form_id', 'is not', null)
+    .where('spam', '=', 0)
+    .where('erased_at', 'is', null)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
 }

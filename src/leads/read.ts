@@ -12,6 +12,7 @@ import {
   countMatching,
   type LeadFilters,
   type PageWindow,
+  selectFirstFormLead,
   selectLeadDetailRows,
   selectLeadDetailRowsWithSpam,
   selectListPage,
@@ -208,4 +209,15 @@ export async function getLead(
     ),
     attachments: await leadAttachments(store, id),
   };
+}
+
+/** The brand's first lead from a website form (spam and erased ones aside), for the "Get started" checklist. */
+export async function firstFormLead(
+  store: Store,
+  brandId: string,
+): Promise<{ id: string; title: string; customerId: string; formId: string } | undefined> {
+  const row = await selectFirstFormLead(store, brandId);
+  return row
+    ? { id: row.id, title: row.title, customerId: row.customer_id, formId: row.source_form_id ?? '' }
+    : undefined;
 }

@@ -5,8 +5,7 @@ export const WORK_ITEM_STATUSES = ['scheduled', 'planned', 'in_progress', 'compl
 export const ALL_STATUSES = [...LEAD_STATUSES, ...WORK_ITEM_STATUSES, 'cancelled'] as const;
 export type Status = (typeof ALL_STATUSES)[number];
 
-export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
-export type Priority = (typeof PRIORITIES)[number];
+export { PRIORITIES, type Priority } from '../shared/priorities.js';
 
 /**
  * Where leads come from: "website" through the API (spec), "form" through a website form; typed in the dashboard,

@@ -13,6 +13,7 @@ import {
   insertSendTimeEmail,
   selectEmailJobs,
   selectFailedEmails,
+  selectLatestMailOfKind,
   selectUserMailLanguage,
   updateClaimedEmail,
 } from './queries.js';
@@ -123,6 +124,8 @@ export interface EmailJob {
   sendTimeRef: string | null;
   /** The mail's Reply-To, or null. */
   replyTo: string | null;
+  /** The display name of its From: the brand's mail sender name, else its name (Settings > Brand). */
+  senderName: string | null;
 }
 
 /** The claimed mails `owner` still holds. */
@@ -140,6 +143,7 @@ export async function loadEmailJobs(store: Store, owner: string, ids: string[]):
     html: r.html,
     sendTimeRef: r.send_time_ref,
     replyTo: r.reply_to,
+    senderName: r.sender_name,
   }));
 }
 
@@ -237,4 +241,28 @@ export function dropMailAbout(
     leadIds,
     recipients.map((r) => r.toLowerCase()),
   );
+}
+
+/** The brand's newest mail of a kind, as the dashboard tells it; undefined when there is none. */
+export interface LatestMail {
+  recipient: string;
+  status: EmailStatus;
+  lastError: string | null;
+  /** When it was sent, else queued. */
+  at: string;
+}
+
+export async function latestMailOfKind(
+  store: Store,
+  brandId: string,
+  kind: string,
+): Promise<LatestMail | undefined> {
+  const row = await selectLatestMailOfKind(store, brandId, kind);
+  if (!row) return undefined;
+  return {
+    recipient: row.recipient,
+    status: row.status,
+    lastError: row.last_error,
+    at: iso(Number(row.sent_at ?? row.created_at)),
+  };
 }

@@ -101,26 +101,21 @@ export type EmailJobRow = Pick<
   | 'html'
   | 'send_time_ref'
   | 'reply_to'
->;
+> & {
+  /** The brand's mail sender name, else its name: the display name of the mail's From. */
+  sender_name: string | null;
+};
 
-/** The mails of `ids` that `owner` still holds. */
+/** The mails of `ids` that `owner` still holds, with their brand's sender name. */
 export function selectEmailJobs({ db }: Store, owner: string, ids: string[]): Promise<EmailJobRow[]> {
   return db
-    .selectFrom('email_outbox')
-    .select([
-      'id',
-      'kind',
-      'attempt',
-      'created_at',
-      'recipient',
-      'subject',
-      'text',
-      'html',
-      'send_time_ref',
-      'reply_to',
-    ])
-    .where('id', 'in', ids)
-    .where('lease_owner', '=', owner)
+    .selectFrom('email_outbox as o')
+    .leftJoin('brands as b', 'b.id', 'o.brand_id')
+    .select(['o.id', 'o.kind', 'o.attempt', 'o.created_at', 'o.recipient', 'o.subject', 'o.text', 'o.html'])
+    .select(['o.send_time_ref', 'o.reply_to'])
+    .select((eb) => eb.fn.coalesce('b.mail_sender_name', 'b.name').as('sender_name'))
+    .where('o.id', 'in', ids)
+    .where('o.lease_owner', '=', owner)
     .execute();
 }
 
@@ -238,4 +233,24 @@ export async function countReceipt(
     .returning('count')
     .executeTakeFirstOrThrow();
   return Number(counted.count);
+}
+
+/** The brand's newest mail of a kind (the "Get started" checklist: did the new-lead mail go out?). */
+export function selectLatestMailOfKind(
+  { db }: Store,
+  brandId: string,
+  kind: string,
+): Promise<
+  | Pick<Selectable<EmailOutboxTable>, 'recipient' | 'status' | 'last_error' | 'sent_at' | 'created_at'>
+  | undefined
+> {
+  return db
+    .selectFrom('email_outbox')
+    .select(['recipient', 'status', 'last_error', 'sent_at', 'created_at'])
+    .where('brand_id', '=', brandId)
+    .where('kind', '=', kind)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }

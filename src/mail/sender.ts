@@ -5,6 +5,8 @@ import type { MailConfig } from '../platform/config.js';
 
 export interface OutgoingMail {
   to: string;
+  /** The display name of the From (the brand's sender name); null or absent: MAIL_FROM as it is. */
+  senderName?: string | null;
   subject: string;
   text: string;
   html: string;
@@ -25,6 +27,27 @@ export interface SendResult {
 export interface MailSender {
   send(mail: OutgoingMail, signal: AbortSignal): Promise<SendResult>;
   close(): void;
+}
+
+/**
+ * The From of a mail: MAIL_FROM's address with the brand's sender name as its display name, or MAIL_FROM as it is
+ * when there is no name. Nodemailer quotes and encodes the name, so one with commas, quotes or accents stays whole.
+ */
+export function fromHeader(
+  mailFrom: string,
+  senderName?: string | null,
+): string | { name: string; address: string } {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a header holds no control character
+  const name = senderName?.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  if (!name) return mailFrom;
+  const address = /<([^<>]*)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom;
+  return { name, address: address.trim() };
+}
+
+/** The From as people read it: "Jansen Installaties <leads@example.com>" (the dashboard shows it). */
+export function fromText(mailFrom: string, senderName?: string | null): string {
+  const from = fromHeader(mailFrom, senderName);
+  return typeof from === 'string' ? from : `${from.name} <${from.address}>`;
 }
 
 /** What nodemailer puts on its errors (see NodemailerError in its types). */
@@ -62,10 +85,10 @@ export function smtpSender(config: MailConfig): MailSender {
   return {
     async send(mail, signal) {
       try {
-        const { language, replyTo, ...message } = mail;
+        const { language, replyTo, senderName, ...message } = mail;
         const headers = language ? { 'Content-Language': language } : {};
         await transport.sendMail({
-          from: config.from,
+          from: fromHeader(config.from, senderName),
           ...message,
           ...(replyTo ? { replyTo } : {}),
           headers,

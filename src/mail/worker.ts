@@ -92,6 +92,7 @@ export class MailWorker extends LeasedQueueWorker<EmailJob> {
       result = await this.sender.send(
         {
           to: job.recipient,
+          senderName: job.senderName,
           subject: mail.subject,
           text: mail.text,
           html: mail.html,

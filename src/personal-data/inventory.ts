@@ -138,6 +138,8 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   // The business's own settings and staff: no customer's data.
   brands: {
     ...ids('id', 'name', 'default_country', 'created_at', 'time_zone', 'language', 'retention_months'),
+    // Migration 2026113010: the mail sender name, default priority and when "Get started" was dismissed.
+    ...ids('mail_sender_name', 'default_priority', 'first_run_dismissed_at'),
     // SQLite only: the brand's rowid range in the search index (migration 2026112901).
     ...ids('search_key'),
   },

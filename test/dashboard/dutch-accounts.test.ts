@@ -76,10 +76,11 @@ describe.each(dialects())('accounts and webhooks in Dutch on %s', (dialect) => {
       .executeTakeFirstOrThrow();
     expect(brand.language).toBe('nl');
     expect(await languageOf('eigenaar@bakker.example')).toBe('nl');
-    const welcome = await browser.get('/dashboard/settings/api-keys?welcome=1');
+    expect(done.headers.location).toBe('/dashboard/start?done=welcome');
+    const welcome = await browser.get('/dashboard/start?done=welcome');
     expect(welcome.body).toContain('<html lang="nl">');
-    expect(textOf(welcome.body)).toContain('Bakker Loodgieters is ingesteld.');
-    expect(textOf(welcome.body)).toContain('API-sleutels');
+    expect(textOf(welcome.body)).toContain('Bakker Loodgieters staat klaar.');
+    expect(textOf(welcome.body)).toContain('Zet je websiteformulier klaar');
   });
 
   it('shows sign-in in Dutch or English by Accept-Language, and ?lang= switches and is remembered', async () => {

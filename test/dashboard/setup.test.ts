@@ -60,10 +60,16 @@ describe.each(dialects())('first-run setup on %s', (dialect) => {
 
     const done = await browser.post('/setup', setupForm(tokenOf(first)));
     expect(done.statusCode).toBe(303);
-    expect(done.headers.location).toBe('/dashboard/settings/api-keys?welcome=1');
-    const welcome = await browser.get('/dashboard/settings/api-keys?welcome=1');
+    // Setup leads to "Get started", the website form first (issue 30), not to API keys.
+    expect(done.headers.location).toBe('/dashboard/start?done=welcome');
+    const welcome = await browser.get('/dashboard/start?done=welcome');
     expect(welcome.statusCode).toBe(200);
-    expect(textOf(welcome.body)).toContain('Jansen Installaties is set up');
+    expectToContain(textOf(welcome.body), [
+      'Jansen Installaties is set up.',
+      'Get started',
+      'Set up your website form',
+      '0 of 4 steps done.',
+    ]);
 
     const brand = await ctx.app.deps.database.db
       .selectFrom('brands')

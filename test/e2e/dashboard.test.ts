@@ -103,7 +103,7 @@ describe.skipIf(!withChromium)('the dashboard in Chromium', () => {
     await page.getByLabel('Password', { exact: true }).fill(OWNER.password);
     await page.getByLabel('Password again').fill(OWNER.password);
     await page.getByRole('button', { name: 'Create company and account' }).click();
-    await page.waitForURL(`${base}/dashboard/settings/api-keys?welcome=1`);
+    await page.waitForURL(`${base}/dashboard/start?done=welcome`);
     await waitForText('[role=status]', 'Acme Plumbing is set up');
 
     const again = await page.goto(setupUrl);

@@ -129,6 +129,7 @@ describe.each(dialects())('pages in each language on %s', (dialect) => {
         '/dashboard/settings/users',
         '/dashboard/settings/brand',
         '/dashboard/settings/account',
+        '/dashboard/start',
         '/dashboard/no-such-page',
       ];
       for (const url of urls) {

@@ -63,7 +63,7 @@ describe.each(dialects())('choosing the new-lead email on %s', (dialect) => {
     expect(text).toMatch(/owner@acme\.example \(you\) Admin .* Every lead Change your new-lead email/);
     expect(text).toMatch(/member@acme\.example Member .* None(?! Change)/);
     expect(page.body.match(/href="\/dashboard\/settings\/account#new-lead-mail"/g)).toHaveLength(1);
-    expect(text).toContain('Email is on . Mails come from Acme Leads <leads@acme.example> .');
+    expect(text).toContain('Email is on . Mails come from Acme Plumbing <leads@acme.example> .');
     expect(page.body).not.toContain(`action="${CHOOSE}"`);
 
     const own = textOf((await member.get('/dashboard/settings/users')).body);

@@ -77,7 +77,7 @@ describe.each(dialects())('a mail that keeps failing on %s', (dialect) => {
     const page = await browser.get('/dashboard/settings/users');
     expect(page.statusCode).toBe(200);
     const text = textOf(page.body);
-    expect(text).toContain('Email is on . Mails come from Acme Leads <leads@acme.example> .');
+    expect(text).toContain('Email is on . Mails come from Acme Plumbing <leads@acme.example> .');
     expect(text).toContain('Mails that could not be sent');
     expect(text).toMatch(
       /owner@acme\.example New lead: Never <arrives> EMESSAGE: 451 Try again later \w{3}, \d/,

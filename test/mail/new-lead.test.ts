@@ -65,7 +65,7 @@ describe.each(dialects())('new-lead emails on %s', (dialect) => {
 
     const [mail] = smtp.to(owner);
     const { parsed } = mail!;
-    expect(parsed.from?.value).toEqual([{ name: 'Acme Leads', address: 'leads@acme.example' }]);
+    expect(parsed.from?.value).toEqual([{ name: 'Acme Plumbing', address: 'leads@acme.example' }]);
     expect(mail!.user).toBe('mailer');
     const link = `${PUBLIC_URL}/dashboard/leads/${lead.id}`;
     const text = parsed.text ?? '';

@@ -83,7 +83,7 @@ async function postSetup(
     });
     log.info({ userId: user.id, brandId: user.brandId }, 'first-run setup completed');
     await startSession(database, request, reply, user.id);
-    return seeOther(reply, '/dashboard/settings/api-keys?welcome=1');
+    return seeOther(reply, '/dashboard/start?done=welcome');
   } catch (error) {
     if (error instanceof SetupClosedError) {
       if (!(await isSetupPending(database))) return notFound(request, reply);

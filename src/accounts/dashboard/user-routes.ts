@@ -3,6 +3,7 @@
 // see the mails that could not be sent.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listFailedEmails } from '../../mail/outbox.js';
+import { fromText } from '../../mail/sender.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { doneNotice } from '../../platform/web/components.js';
 import { errorPage } from '../../platform/web/error-pages.js';
@@ -10,6 +11,7 @@ import { html } from '../../platform/web/html.js';
 import { originOf, pathParam, seeOther, sendPage, text } from '../../platform/web/http.js';
 import { DomainError, type FieldError, ValidationError } from '../../shared/errors.js';
 import { type MessageKey, translator } from '../../shared/i18n/index.js';
+import { findBrand, mailSenderName } from '../brands.js';
 import { createInvite, listInvites, parseRole, withdrawInvite } from '../invites.js';
 import type { SessionUser } from '../sessions.js';
 import {
@@ -80,16 +82,18 @@ async function renderUsers(
   const { database } = deps;
   // Members see the people and their own switch; invitations and mails that failed are for admins.
   const admin = isAdmin(user);
-  const [users, invites, failed] = await Promise.all([
+  const [users, invites, failed, brand] = await Promise.all([
     listUsers(database, user.brandId),
     admin ? listInvites(database, user.brandId) : [],
     admin ? listFailedEmails(database, user.brandId) : [],
+    findBrand(database, user.brandId),
   ]);
+  const mail = deps.config.mail;
   const view: UsersView = {
     user,
     users,
     invites,
-    email: { from: deps.config.mail?.from ?? null, failed },
+    email: { from: mail && brand ? fromText(mail.from, mailSenderName(brand)) : null, failed },
     values: { email: '', role: 'member', name: '' },
     errors: [],
     ...extra,

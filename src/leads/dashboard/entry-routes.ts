@@ -160,10 +160,17 @@ async function customerMatch(deps: RouteDeps, request: FastifyRequest, reply: Fa
 export default async function leadEntryRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   app.get('/leads/new', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
-    const defaultCountry = await brandCountry(deps, user);
+    const brand = await findBrand(deps.database, user.brandId);
+    if (!brand) throw new NotFoundError(`No brand with id ${user.brandId}`);
+    const { defaultCountry, defaultPriority } = brand;
     return sendPage(
       reply,
-      newLeadPage({ user, defaultCountry, values: newLeadValues(defaultCountry), errors: [] }),
+      newLeadPage({
+        user,
+        defaultCountry,
+        values: newLeadValues(defaultCountry, defaultPriority),
+        errors: [],
+      }),
     );
   });
   app.post('/leads/new', { schema: hidden, config: userPage }, (request, reply) =>

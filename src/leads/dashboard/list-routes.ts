@@ -1,7 +1,10 @@
 // The leads and work-items lists: search, filters, paging and the "1–25 of 312" count; the leads list with its
 // charts and the spam count.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { findBrand } from '../../accounts/brands.js';
 import { hidden, userOf, userPage } from '../../accounts/dashboard/session.js';
+import type { SessionUser } from '../../accounts/sessions.js';
+import { isAdmin } from '../../accounts/users.js';
 import type { RouteDeps } from '../../platform/http/deps.js';
 import { originOf, sendPage } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
@@ -98,8 +101,19 @@ async function list(
     stats,
     spamCount,
     publicUrl: originOf(request),
+    firstRun: await firstRunShown(deps, user, result),
   });
   return sendPage(reply, page, errors.length ? 422 : 200);
+}
+
+/** An admin's empty lead list leads to "Get started" until the brand hides it. */
+async function firstRunShown(
+  deps: RouteDeps,
+  user: SessionUser,
+  result: Page<AnyListItem>,
+): Promise<boolean> {
+  if (result.data.length || !isAdmin(user)) return false;
+  return (await findBrand(deps.database, user.brandId))?.firstRunDismissedAt === null;
 }
 
 export default async function listRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {

@@ -14,6 +14,12 @@ export interface BrandTable {
   language: Defaulted<string>;
   /** Months after which untouched open or cancelled leads are erased; null keeps everything (2026112801). */
   retention_months: Defaulted<number | null>;
+  /** The display name in the From of the brand's mails; null: its name (2026113010). */
+  mail_sender_name: Defaulted<string | null>;
+  /** 'low' | 'medium' | 'high' | 'urgent': a new lead's priority when none is given; null: medium (2026113010). */
+  default_priority: Defaulted<string | null>;
+  /** When an admin dismissed the dashboard's "Get started" checklist; null: shown (2026113010). */
+  first_run_dismissed_at: Defaulted<number | null>;
 }
 
 export interface UserTable {

@@ -165,9 +165,9 @@ export interface NewLeadView {
   errors: readonly FieldError[];
 }
 
-/** The fields' values of an empty new lead: phone call, medium priority, the brand's country. */
-export function newLeadValues(defaultCountry: string): Record<string, string> {
-  return { source: 'phone', priority: 'medium', country: defaultCountry };
+/** The fields' values of an empty new lead: phone call, the brand's default priority and country. */
+export function newLeadValues(defaultCountry: string, defaultPriority = 'medium'): Record<string, string> {
+  return { source: 'phone', priority: defaultPriority, country: defaultCountry };
 }
 
 function sourceChoice(state: FormState): SafeHtml {

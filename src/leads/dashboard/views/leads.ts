@@ -100,6 +100,8 @@ export interface LeadListView {
   /** Spam held back (the lead list links to it). */
   spamCount?: number | undefined;
   publicUrl: string;
+  /** An admin whose brand has not hidden "Get started": the empty list leads there first. */
+  firstRun?: boolean;
 }
 
 const FILTER_LABELS: Record<string, MessageKey> = {
@@ -254,6 +256,7 @@ function emptyState(tr: Translator, view: LeadListView): SafeHtml {
   }
   return html`<div class="empty">
   <h2>${tr.t('leads.empty.title')}</h2>
+  ${view.firstRun ? html`<p class="empty-start">${richText(tr, 'leads.empty.start', { link: (inner) => html`<a class="button button-primary" href="/dashboard/start">${inner}</a>` })}</p>` : ''}
   <p>${
     isAdmin(view.user)
       ? richText(tr, 'leads.empty.howAdmin', {
