@@ -88,7 +88,7 @@ describe.each(dialects())('the new-lead mail on %s', (dialect) => {
     expect(mails.flatMap((m) => m.to).sort()).toEqual([dutch, owner, typist]);
     for (const { parsed } of mails) {
       expect(parsed.replyTo?.value).toEqual([{ address: 'kees@klant.example', name: '' }]);
-      expect(parsed.from?.value).toEqual([{ name: 'Acme Leads', address: 'leads@acme.example' }]);
+      expect(parsed.from?.value).toEqual([{ name: 'Acme Plumbing', address: 'leads@acme.example' }]);
     }
     const english = smtp.to(owner).find((m) => m.parsed.subject === 'New lead: Leaking ceiling')!.parsed;
     expect(english.text).toContain(

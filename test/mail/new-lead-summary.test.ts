@@ -135,7 +135,7 @@ describe.each(dialects())('the daily new-lead summary on %s', (dialect) => {
       expect(body).not.toContain(left);
     }
     expect(String(mail?.parsed.html)).toContain('About First in the window');
-    expect(mail?.parsed.from?.value).toEqual([{ name: 'Acme Leads', address: 'leads@acme.example' }]);
+    expect(mail?.parsed.from?.value).toEqual([{ name: 'Acme Plumbing', address: 'leads@acme.example' }]);
 
     // In Dutch for the Dutch member, who also sees the lead the other user typed in.
     const [nl] = summaryTo(dagelijks);
