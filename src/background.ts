@@ -7,6 +7,7 @@ import { INVITATION_MAIL, renderInvitationMail } from './accounts/invites.js';
 import { PASSWORD_RESET_MAIL, renderPasswordResetMail } from './accounts/password-resets.js';
 import { sweepOrphans } from './attachments/attachments.js';
 import { purgeSpam } from './leads/spam.js';
+import { renderVisitNotice, VISIT_NOTICE_MAIL } from './leads/visit-notices.js';
 import type { SendTimeRenderers } from './mail/send-time.js';
 import { MailWorker } from './mail/worker.js';
 import { runRetention } from './personal-data/retention.js';
@@ -29,6 +30,7 @@ const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 const SEND_TIME_RENDERERS: SendTimeRenderers = {
   [PASSWORD_RESET_MAIL]: renderPasswordResetMail,
   [INVITATION_MAIL]: renderInvitationMail,
+  [VISIT_NOTICE_MAIL]: renderVisitNotice,
 };
 
 export default fp(

@@ -111,6 +111,7 @@ export async function createBrand(store: Store, input: BrandInput): Promise<Bran
     language,
     created_at: Date.now(),
     retention_months: null,
+    visit_notices: 1,
   };
   await store.write((tx) => q.insertBrand(tx, row));
   return toBrand(row);

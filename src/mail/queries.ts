@@ -49,7 +49,7 @@ export async function insertSendTimeEmail(
   tx: Tx,
   email: Pick<
     Selectable<EmailOutboxTable>,
-    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'send_time_ref'
+    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'send_time_ref' | 'lead_id'
   >,
   now: number,
 ): Promise<void> {
@@ -194,4 +194,17 @@ export async function deleteMailAbout(
     .returning('id')
     .execute();
   return rows.length;
+}
+
+/** Whether a pending mail of this kind about this lead waits that no worker has claimed. */
+export async function selectUnclaimedEmail(tx: Tx, kind: string, leadId: string): Promise<boolean> {
+  const row = await tx.db
+    .selectFrom('email_outbox')
+    .select('id')
+    .where('lead_id', '=', leadId)
+    .where('kind', '=', kind)
+    .where('status', '=', 'pending')
+    .where('lease_owner', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -10,6 +10,8 @@ export interface OutgoingMail {
   html: string;
   /** The mail's language (nl, en): sent as its Content-Language. */
   language?: string | null;
+  /** An iCalendar invitation: a text/calendar alternative with its method, and the same as an invite.ics file. */
+  calendar?: { method: 'REQUEST' | 'CANCEL'; content: string } | undefined;
 }
 
 export interface SendResult {
@@ -60,9 +62,23 @@ export function smtpSender(config: MailConfig): MailSender {
   return {
     async send(mail, signal) {
       try {
-        const { language, ...message } = mail;
+        const { language, calendar, ...message } = mail;
         const headers = language ? { 'Content-Language': language } : {};
-        await transport.sendMail({ from: config.from, ...message, headers, signal });
+        // Calendar apps take the text/calendar part with its method (Gmail, Outlook, Apple Mail); the attachment
+        // is for those that only open files.
+        const invitation = calendar
+          ? {
+              icalEvent: { method: calendar.method, filename: 'invite.ics', content: calendar.content },
+              attachments: [
+                {
+                  filename: 'invite.ics',
+                  content: calendar.content,
+                  contentType: `application/ics; method=${calendar.method}`,
+                },
+              ],
+            }
+          : {};
+        await transport.sendMail({ from: config.from, ...message, ...invitation, headers, signal });
         return { ok: true, error: null, permanent: false };
       } catch (error) {
         const e = error as SmtpError;

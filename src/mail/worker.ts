@@ -97,6 +97,7 @@ export class MailWorker extends LeasedQueueWorker<EmailJob> {
           html: mail.html,
           // The HTML part says in which language the mail is written.
           language: mailLanguage(mail.html),
+          calendar: mail.calendar,
         },
         signal,
       );

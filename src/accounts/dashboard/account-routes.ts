@@ -6,6 +6,7 @@ import { doneNotice, notice } from '../../platform/web/components.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
 import { isLocale, type MessageKey, translator } from '../../shared/i18n/index.js';
+import { calendarFeeds, type FeedScope } from '../calendar-feeds.js';
 import { changePassword } from '../passwords.js';
 import { setUserLanguage } from '../users.js';
 import { hidden, userOf, userPage } from './session.js';
@@ -14,6 +15,7 @@ import { accountPage } from './views/account.js';
 const doneMessages: Record<string, MessageKey> = {
   'password-changed': 'account.notice.passwordChanged',
   'language-saved': 'account.notice.languageSaved',
+  'calendar-rotated': 'account.notice.calendarRotated',
 };
 
 export default async function accountRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
@@ -22,7 +24,17 @@ export default async function accountRoutes(app: FastifyInstance, { deps }: { de
   app.get('/settings/account', { schema: hidden, config: userPage }, async (request, reply) => {
     const user = userOf(request);
     const message = doneNotice(request, translator(user.locale), doneMessages);
-    return sendPage(reply, accountPage({ user, errors: [], message }));
+    const calendars = await calendarFeeds(database, user.userId, deps.config.publicUrl);
+    return sendPage(reply, accountPage({ user, errors: [], message, calendars }));
+  });
+
+  // "New link": the feed gets a new address; the old one answers 404 from now on.
+  app.post('/settings/account/calendar', { schema: hidden, config: userPage }, async (request, reply) => {
+    const user = userOf(request);
+    const scope: FeedScope = text(request.body, 'feed') === 'brand' ? 'brand' : 'mine';
+    await calendarFeeds(database, user.userId, deps.config.publicUrl, scope);
+    request.log.info({ userId: user.userId, feed: scope }, 'calendar feed address replaced');
+    return seeOther(reply, '/dashboard/settings/account?done=calendar-rotated#calendar-title');
   });
 
   // The user's own language: this page after the redirect, and every page and mail after it, speak it.

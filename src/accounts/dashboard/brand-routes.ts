@@ -8,6 +8,7 @@ import { seeOther, sendPage, text } from '../../platform/web/http.js';
 import { type FieldError, ValidationError } from '../../shared/errors.js';
 import { isLocale, type Locale, translator } from '../../shared/i18n/index.js';
 import { findBrand, setBrandLanguage, setBrandRetention, setBrandTimeZone } from '../brands.js';
+import { visitNoticesOn } from '../calendar-feeds.js';
 import { adminPage, hidden, userOf } from './session.js';
 import { brandSettingsPage } from './views/brand-settings.js';
 
@@ -31,9 +32,19 @@ export default async function brandRoutes(app: FastifyInstance, { deps }: { deps
     const language = await brandLanguage(user.brandId);
     const backups = await deps.backups.status();
     const retention = await retentionView(deps, user.brandId);
+    const visitNotices = await visitNoticesOn(deps.database, user.brandId);
     return sendPage(
       reply,
-      brandSettingsPage({ user, timeZone: user.timeZone, language, errors: [], message, backups, retention }),
+      brandSettingsPage({
+        user,
+        timeZone: user.timeZone,
+        language,
+        errors: [],
+        message,
+        backups,
+        retention,
+        visitNotices,
+      }),
     );
   });
 

@@ -5,6 +5,7 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { isAdmin } from '../users.js';
 import apiKeyRoutes from './api-key-routes.js';
 import brandRoutes from './brand-routes.js';
+import visitNoticeRoutes from './visit-notice-routes.js';
 import { hidden, userOf, userPage } from './session.js';
 import userRoutes from './user-routes.js';
 
@@ -16,4 +17,5 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
   await app.register(apiKeyRoutes, { deps });
   await app.register(userRoutes, { deps });
   await app.register(brandRoutes, { deps });
+  await app.register(visitNoticeRoutes, { deps });
 }

@@ -6,7 +6,8 @@ import { html, type SafeHtml } from '../../../platform/web/html.js';
 import { settingsPage } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
-import { type Locale, translator } from '../../../shared/i18n/index.js';
+import { type Locale, type Translator, translator } from '../../../shared/i18n/index.js';
+import type { FeedLinks, FeedScope } from '../../calendar-feeds.js';
 import type { SessionUser } from '../../sessions.js';
 import { isAdmin } from '../../users.js';
 import { languageSelect, newPasswordFields, newPasswordLabels } from './auth.js';
@@ -17,6 +18,48 @@ export interface AccountView {
   message?: SafeHtml | undefined;
   /** The language form's value and error, when it was just sent with a problem. */
   language?: { value: Locale; error: FieldError | undefined } | undefined;
+  /** The addresses of the user's calendar feeds (absent on a page re-shown after a failed form). */
+  calendars?: { mine: FeedLinks; brand?: FeedLinks } | undefined;
+}
+
+/** One feed: its two addresses to copy, and "New link". */
+function feedBlock(tr: Translator, csrfToken: string, scope: FeedScope, label: string, links: FeedLinks): SafeHtml {
+  const id = `calendar-${scope}`;
+  return html`<div class="calendar-feed">
+  <h3 id="${id}-title">${label}</h3>
+  <div class="field">
+    <label for="${id}-webcal">${tr.t('account.calendar.subscribe')}</label>
+    <p><a href="${links.webcal}">${links.webcal}</a></p>
+    <input id="${id}-webcal" type="text" readonly value="${links.webcal}">
+  </div>
+  <div class="field">
+    <label for="${id}-url">${tr.t('account.calendar.download')}</label>
+    <input id="${id}-url" type="text" readonly value="${links.url}">
+  </div>
+  <form method="post" action="/dashboard/settings/account/calendar">
+    ${csrfField(csrfToken)}
+    <input type="hidden" name="feed" value="${scope}">
+    <p class="hint" id="${id}-rotate-hint">${tr.t('account.calendar.rotateHint')}</p>
+    <button type="submit" class="button" aria-describedby="${id}-title ${id}-rotate-hint">${tr.t('account.calendar.rotate')}</button>
+  </form>
+</div>`;
+}
+
+/** Settings > Your account > Calendar: the feeds of the user's visits and, for an admin, of the brand's. */
+function calendarSection(view: AccountView): SafeHtml {
+  const { user, calendars } = view;
+  if (!calendars) return html``;
+  const tr = translator(user.locale);
+  return html`<section class="card narrow" aria-labelledby="calendar-title">
+  <h2 id="calendar-title">${tr.t('account.calendar.title')}</h2>
+  <p class="hint">${tr.t('account.calendar.hint')}</p>
+  ${feedBlock(tr, user.csrfToken, 'mine', tr.t('account.calendar.mine'), calendars.mine)}
+  ${
+    calendars.brand
+      ? feedBlock(tr, user.csrfToken, 'brand', tr.t('account.calendar.brand', { brand: user.brandName }), calendars.brand)
+      : ''
+  }
+</section>`;
 }
 
 export function accountPage(view: AccountView): SafeHtml {
@@ -68,6 +111,7 @@ export function accountPage(view: AccountView): SafeHtml {
     ${newPasswordFields(tr, errors, newPasswordLabels(tr))}
     <button type="submit" class="button button-primary">${tr.t('account.password.submit')}</button>
   </form>
-</section>`,
+</section>
+${calendarSection(view)}`,
   });
 }

@@ -11,6 +11,7 @@ import { timeZoneNames } from '../../../shared/time-zones.js';
 import { RETENTION_CHOICES } from '../../brands.js';
 import type { SessionUser } from '../../sessions.js';
 import { languageSelect } from './auth.js';
+import { visitNoticesSection } from './visit-notices.js';
 
 export interface BrandSettingsView {
   user: SessionUser;
@@ -24,6 +25,8 @@ export interface BrandSettingsView {
   backups: BackupStatus;
   /** Retention: the months shown selected, and what the next run would erase (null: off). */
   retention: { months: number | null; next: { cutoff: number; leads: number } | null };
+  /** Customers' visit notices on (views/visit-notices.ts); absent: the card is not shown. */
+  visitNotices?: boolean | undefined;
 }
 
 /** Settings > Brand's retention card: the period, and what the next run will do. */
@@ -140,6 +143,7 @@ export function brandSettingsPage(view: BrandSettingsView): SafeHtml {
   </form>
 </section>
 ${retentionSection(view, tr)}
+${view.visitNotices === undefined ? '' : visitNoticesSection(tr, view.user.csrfToken, view.visitNotices)}
 ${backupsSection(tr, view.backups, view.user.timeZone)}`,
   });
 }
