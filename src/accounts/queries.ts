@@ -668,7 +668,10 @@ export function selectCalendarTokens(
   { db }: Store,
   userId: string,
 ): Promise<
-  | Pick<Selectable<UserTable>, 'id' | 'brand_id' | 'role' | 'email' | 'calendar_token' | 'brand_calendar_token'>
+  | Pick<
+      Selectable<UserTable>,
+      'id' | 'brand_id' | 'role' | 'email' | 'calendar_token' | 'brand_calendar_token'
+    >
   | undefined
 > {
   return db

@@ -5,13 +5,18 @@
 import ical, {
   type ICalCalendar,
   ICalCalendarMethod,
-  ICalEventStatus,
   type ICalEventData,
+  ICalEventStatus,
 } from 'ical-generator';
 import type { Store } from '../platform/db/store.js';
 import { type Locale, translator } from '../shared/i18n/index.js';
 import { formatPhone } from '../shared/phone.js';
-import { type CalendarVisitRow, selectCalendarVisitRows, selectNoticeBrand, selectNoticeUser } from './queries.js';
+import {
+  type CalendarVisitRow,
+  selectCalendarVisitRows,
+  selectNoticeBrand,
+  selectNoticeUser,
+} from './queries.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How far back a feed goes, and how long it keeps a cancelled visit. */
@@ -66,7 +71,12 @@ export interface FeedOwner {
  * cancelled one kept as STATUS:CANCELLED for 30 days after its cancellation. Another user's visits are never in a
  * user's own feed. Refreshed hourly (REFRESH-INTERVAL and X-PUBLISHED-TTL).
  */
-export async function visitFeed(store: Store, owner: FeedOwner, publicUrl: string, now: number): Promise<string> {
+export async function visitFeed(
+  store: Store,
+  owner: FeedOwner,
+  publicUrl: string,
+  now: number,
+): Promise<string> {
   const brand = await selectNoticeBrand(store, owner.brandId);
   const user = await selectNoticeUser(store, owner.brandId, owner.userId);
   if (!brand || !user) throw new Error(`No active user ${owner.userId} of brand ${owner.brandId}`);

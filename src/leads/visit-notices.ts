@@ -105,7 +105,13 @@ async function tellAssignee(
     customerName: row.customer_name,
     link: `${tx.mail.publicUrl.replace(/\/+$/, '')}/dashboard/leads/${row.id}`,
   });
-  await queueEmail(tx, { brandId, kind: VISIT_ASSIGNED_MAIL, recipient: user.email, leadId: row.id, ...mail });
+  await queueEmail(tx, {
+    brandId,
+    kind: VISIT_ASSIGNED_MAIL,
+    recipient: user.email,
+    leadId: row.id,
+    ...mail,
+  });
 }
 
 /** What a notice tells: the kind and the start it names. */
@@ -174,7 +180,12 @@ export async function renderVisitNotice(tx: Tx, ref: string, now: number): Promi
     address: visitAddress(row),
     calendar: {
       method,
-      content: visitInvitation(row, { method, start: told.start, brandName: brand.name, from: tx.mail?.from }),
+      content: visitInvitation(row, {
+        method,
+        start: told.start,
+        brandName: brand.name,
+        from: tx.mail?.from,
+      }),
     },
   });
 }

@@ -5,9 +5,9 @@ import type { RouteDeps } from '../../platform/http/deps.js';
 import { isAdmin } from '../users.js';
 import apiKeyRoutes from './api-key-routes.js';
 import brandRoutes from './brand-routes.js';
-import visitNoticeRoutes from './visit-notice-routes.js';
 import { hidden, userOf, userPage } from './session.js';
 import userRoutes from './user-routes.js';
+import visitNoticeRoutes from './visit-notice-routes.js';
 
 export default async function settingsRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   // Admins start at API keys; members at Users, the one settings page they use (their new-lead emails).

@@ -42,14 +42,23 @@ export function visitNoticeMail(mail: VisitNoticeData): RenderedMail {
     ? tr.t('mail.receipt.greeting', { name: oneLine(mail.customerName) })
     : tr.t('mail.receipt.greetingNoName');
   const intro = tr.t(`mail.visit.${mail.kind}.intro`, { brand: mail.brandName, when });
-  const closing = tr.t(
-    mail.kind === 'cancelled' ? 'mail.visit.cancelled.closing' : 'mail.visit.closing',
-    { brand: mail.brandName },
-  );
+  const closing = tr.t(mail.kind === 'cancelled' ? 'mail.visit.cancelled.closing' : 'mail.visit.closing', {
+    brand: mail.brandName,
+  });
   const regards = tr.t('mail.receipt.regards');
-  const text = [greeting, '', intro, '', ...detailLines(shown), '', closing, '', regards, mail.brandName, ''].join(
-    '\n',
-  );
+  const text = [
+    greeting,
+    '',
+    intro,
+    '',
+    ...detailLines(shown),
+    '',
+    closing,
+    '',
+    regards,
+    mail.brandName,
+    '',
+  ].join('\n');
   const card = html`<p style="margin:0 0 12px">${greeting}</p>
 <p style="margin:0 0 16px">${intro}</p>
 ${detailTable(shown, ';white-space:pre-line')}

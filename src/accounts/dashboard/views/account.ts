@@ -23,7 +23,13 @@ export interface AccountView {
 }
 
 /** One feed: its two addresses to copy, and "New link". */
-function feedBlock(tr: Translator, csrfToken: string, scope: FeedScope, label: string, links: FeedLinks): SafeHtml {
+function feedBlock(
+  tr: Translator,
+  csrfToken: string,
+  scope: FeedScope,
+  label: string,
+  links: FeedLinks,
+): SafeHtml {
   const id = `calendar-${scope}`;
   return html`<div class="calendar-feed">
   <h3 id="${id}-title">${label}</h3>
@@ -56,7 +62,13 @@ function calendarSection(view: AccountView): SafeHtml {
   ${feedBlock(tr, user.csrfToken, 'mine', tr.t('account.calendar.mine'), calendars.mine)}
   ${
     calendars.brand
-      ? feedBlock(tr, user.csrfToken, 'brand', tr.t('account.calendar.brand', { brand: user.brandName }), calendars.brand)
+      ? feedBlock(
+          tr,
+          user.csrfToken,
+          'brand',
+          tr.t('account.calendar.brand', { brand: user.brandName }),
+          calendars.brand,
+        )
       : ''
   }
 </section>`;
