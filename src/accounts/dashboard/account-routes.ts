@@ -6,9 +6,10 @@ import { doneNotice, notice } from '../../platform/web/components.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
 import { isLocale, type MessageKey, translator } from '../../shared/i18n/index.js';
-import { calendarFeeds, type FeedScope } from '../calendar-feeds.js';
+import { calendarFeeds } from '../calendar-feeds.js';
 import { changePassword } from '../passwords.js';
 import { setUserLanguage } from '../users.js';
+import calendarLinkRoutes from './calendar-link-routes.js';
 import { hidden, userOf, userPage } from './session.js';
 import { accountPage } from './views/account.js';
 
@@ -28,14 +29,7 @@ export default async function accountRoutes(app: FastifyInstance, { deps }: { de
     return sendPage(reply, accountPage({ user, errors: [], message, calendars }));
   });
 
-  // "New link": the feed gets a new address; the old one answers 404 from now on.
-  app.post('/settings/account/calendar', { schema: hidden, config: userPage }, async (request, reply) => {
-    const user = userOf(request);
-    const scope: FeedScope = text(request.body, 'feed') === 'brand' ? 'brand' : 'mine';
-    await calendarFeeds(database, user.userId, deps.config.publicUrl, scope);
-    request.log.info({ userId: user.userId, feed: scope }, 'calendar feed address replaced');
-    return seeOther(reply, '/dashboard/settings/account?done=calendar-rotated#calendar-title');
-  });
+  await app.register(calendarLinkRoutes, { deps });
 
   // The user's own language: this page after the redirect, and every page and mail after it, speak it.
   app.post('/settings/account/language', { schema: hidden, config: userPage }, async (request, reply) => {

@@ -32,20 +32,9 @@ export default async function brandRoutes(app: FastifyInstance, { deps }: { deps
     const language = await brandLanguage(user.brandId);
     const backups = await deps.backups.status();
     const retention = await retentionView(deps, user.brandId);
+    const view = { user, timeZone: user.timeZone, language, errors: [], message, backups, retention };
     const visitNotices = await visitNoticesOn(deps.database, user.brandId);
-    return sendPage(
-      reply,
-      brandSettingsPage({
-        user,
-        timeZone: user.timeZone,
-        language,
-        errors: [],
-        message,
-        backups,
-        retention,
-        visitNotices,
-      }),
-    );
+    return sendPage(reply, brandSettingsPage({ ...view, visitNotices }));
   });
 
   // Each section's form sends its own field; what is not sent stays as it is.

@@ -2,12 +2,23 @@
 // or is cancelled, in the brand's language, formally ("u"), with the day and time in the brand's time zone and the
 // invitation as iCalendar; and to the colleague a visit is given to or moved for, in their own language.
 import { html } from '../../platform/web/html.js';
-import { type Locale, translator } from '../../shared/i18n/index.js';
+import { type Locale, type MessageKey, translator } from '../../shared/i18n/index.js';
 import type { Detail, MailCalendar, RenderedMail } from './layout.js';
 import { detailLines, detailTable, linkButton, mailDocument, oneLine, shownDetails } from './layout.js';
 
 /** What the notice says happened: the visit got its date, was moved, or was cancelled. */
 export type VisitNoticeKind = 'planned' | 'moved' | 'cancelled';
+
+const NOTICE_WORDS = {
+  planned: { subject: 'mail.visit.planned.subject', intro: 'mail.visit.planned.intro' },
+  moved: { subject: 'mail.visit.moved.subject', intro: 'mail.visit.moved.intro' },
+  cancelled: { subject: 'mail.visit.cancelled.subject', intro: 'mail.visit.cancelled.intro' },
+} as const satisfies Record<VisitNoticeKind, { subject: MessageKey; intro: MessageKey }>;
+
+const COLLEAGUE_WORDS = {
+  assigned: { subject: 'mail.visitColleague.assigned.subject', intro: 'mail.visitColleague.assigned.intro' },
+  moved: { subject: 'mail.visitColleague.moved.subject', intro: 'mail.visitColleague.moved.intro' },
+} as const satisfies Record<string, { subject: MessageKey; intro: MessageKey }>;
 
 export interface VisitNoticeData {
   locale: Locale;
@@ -41,7 +52,7 @@ export function visitNoticeMail(mail: VisitNoticeData): RenderedMail {
   const greeting = mail.customerName
     ? tr.t('mail.receipt.greeting', { name: oneLine(mail.customerName) })
     : tr.t('mail.receipt.greetingNoName');
-  const intro = tr.t(`mail.visit.${mail.kind}.intro`, { brand: mail.brandName, when });
+  const intro = tr.t(NOTICE_WORDS[mail.kind].intro, { brand: mail.brandName, when });
   const closing = tr.t(mail.kind === 'cancelled' ? 'mail.visit.cancelled.closing' : 'mail.visit.closing', {
     brand: mail.brandName,
   });
@@ -65,7 +76,7 @@ ${detailTable(shown, ';white-space:pre-line')}
 <p style="margin:0 0 16px">${closing}</p>
 <p style="margin:0">${regards}<br>${mail.brandName}</p>`;
   return {
-    subject: tr.t(`mail.visit.${mail.kind}.subject`, { title, when }),
+    subject: tr.t(NOTICE_WORDS[mail.kind].subject, { title, when }),
     text,
     html: mailDocument(mail.locale, tr.t('mail.visit.documentTitle', { brand: mail.brandName }), card),
     calendar: mail.calendar,
@@ -102,14 +113,14 @@ export function visitAssignedMail(mail: VisitAssignedData): RenderedMail {
     [tr.t('mail.visit.customer'), mail.customerName],
     [tr.t('mail.detail.address'), mail.address],
   ] satisfies Detail[]);
-  const intro = tr.t(`mail.visitColleague.${mail.kind}.intro`, { who: mail.byName, when });
+  const intro = tr.t(COLLEAGUE_WORDS[mail.kind].intro, { who: mail.byName, when });
   const open = tr.t('mail.visit.open');
   const text = [intro, '', ...detailLines(shown), '', `${open}: ${mail.link}`, ''].join('\n');
   const card = html`<p style="margin:0 0 16px">${intro}</p>
 ${detailTable(shown, ';white-space:pre-line')}
 ${linkButton(mail.link, open, '16px')}`;
   return {
-    subject: tr.t(`mail.visitColleague.${mail.kind}.subject`, { title, when }),
+    subject: tr.t(COLLEAGUE_WORDS[mail.kind].subject, { title, when }),
     text,
     html: mailDocument(mail.locale, title, card),
   };

@@ -35,7 +35,7 @@ function feedBlock(
   <h3 id="${id}-title">${label}</h3>
   <div class="field">
     <label for="${id}-webcal">${tr.t('account.calendar.subscribe')}</label>
-    <p><a href="${links.webcal}">${links.webcal}</a></p>
+    <p><a href="${links.webcal}"><code>${links.webcal}</code></a></p>
     <input id="${id}-webcal" type="text" readonly value="${links.webcal}">
   </div>
   <div class="field">
