@@ -33,9 +33,9 @@ function feedBlock(
   const id = `calendar-${scope}`;
   return html`<div class="calendar-feed">
   <h3 id="${id}-title">${label}</h3>
+  <p><a class="button button-primary" href="${links.webcal}" aria-describedby="${id}-title">${tr.t('account.calendar.open')}</a></p>
   <div class="field">
     <label for="${id}-webcal">${tr.t('account.calendar.subscribe')}</label>
-    <p><a href="${links.webcal}"><code>${links.webcal}</code></a></p>
     <input id="${id}-webcal" type="text" readonly value="${links.webcal}">
   </div>
   <div class="field">
