@@ -137,7 +137,7 @@ describe.each(dialects())('visit notices on %s', (dialect) => {
       'the move mails',
     );
     const moved = smtp.to(customer)[1]!.parsed;
-    expect(moved.subject).toMatch(/^Appointment moved: Boiler service, now /);
+    expect(moved.subject).toMatch(/^Appointment changed: Boiler service, /);
     const update = invitation(moved);
     expect(update.events[0]!.uid).toBe(`${id}@lead-intake`);
     expect(update.events[0]!.start.getTime()).toBe(later.getTime());
@@ -164,7 +164,7 @@ describe.each(dialects())('visit notices on %s', (dialect) => {
     const browser = await signedIn(ctx.app, owner.email);
     const page = textOf((await browser.get(`/dashboard/leads/${id}`)).body);
     expect(page).toContain('Customer told of the visit of');
-    expect(page).toContain('Customer told the visit moved to');
+    expect(page).toContain('Customer told of the changed visit, now');
     expect(page).toContain('is cancelled');
   });
 
