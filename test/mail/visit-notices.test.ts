@@ -217,6 +217,33 @@ describe.each(dialects())('visit notices on %s', (dialect) => {
     ctx.app.mailWorker!.start();
   });
 
+  it('a notice the server first refuses is retried and sent once, with one line on the timeline', async () => {
+    const customer = 'retry@example.com';
+    const id = (await ctx.createLead({ title: 'Retried', email: customer })).id as string;
+    smtp.answer = 'try-later';
+    try {
+      const res = await ctx.api.patch(`/v1/leads/${id}`, {
+        status: 'scheduled',
+        scheduledFor: dayAhead(12).toISOString(),
+      });
+      expect(res.statusCode).toBe(200);
+      await waitFor(async () => (await noticesOf(id))[0]?.attempt, 'a refused attempt');
+    } finally {
+      smtp.answer = 'accept';
+    }
+    await waitFor(() => smtp.to(customer).length === 1, 'the notice');
+    await settled(id);
+    expect(smtp.to(customer)).toHaveLength(1);
+    expect(invitation(smtp.to(customer)[0]!.parsed).method).toBe('REQUEST');
+    const lines = await db()
+      .selectFrom('lead_activity')
+      .select('kind')
+      .where('lead_id', '=', id)
+      .where('kind', '=', 'visit_notice_sent')
+      .execute();
+    expect(lines).toHaveLength(1);
+  });
+
   it('the brand can turn notices off; the assignee who planned it themselves is not mailed', async () => {
     const browser = await signedIn(ctx.app, owner.email);
     const page = await browser.get('/dashboard/settings/brand');
