@@ -193,5 +193,15 @@ describe.each(dialects())('calendar feeds on %s', (dialect) => {
       .set({ role: 'owner' })
       .where('id', '=', owner.id)
       .execute();
+    // A disabled user's feed answers 404.
+    const leaver = await addUser(ctx.app, ctx.brandId, 'leaver@acme.example', 'member');
+    const [leaversFeed] = await accountLinks(leaver.email);
+    expect((await feed(leaversFeed!)).statusCode).toBe(200);
+    await ctx.app.deps.database.db
+      .updateTable('users')
+      .set({ disabled_at: Date.now() })
+      .where('id', '=', leaver.id)
+      .execute();
+    expect((await feed(leaversFeed!)).statusCode).toBe(404);
   });
 });
