@@ -36,7 +36,14 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const dir = mkdtempSync(path.join(tmpdir(), 'lead-intake-shots-'));
   const app = await buildApp(
-    loadConfig({ DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }),
+    loadConfig({
+      DATA_DIR: dir,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      // The address links are made with (the account page's calendar feeds).
+      PUBLIC_URL: 'https://leads.devries.example',
+    }),
     {
       logger: false,
       defaultMetrics: false,
@@ -130,6 +137,9 @@ async function main(): Promise<void> {
         await page.goto(base + url);
         await page.screenshot({ path: path.join(OUT, `nl-${name}-${size}.png`) });
       }
+      // Settings > Your account, whole: the calendar feeds' addresses (webcal and https) and "Nieuwe link".
+      await page.goto(`${base}/dashboard/settings/account`);
+      await page.screenshot({ path: path.join(OUT, `nl-account-${size}.png`), fullPage: true });
       // The lead page's photos: the thumbnails the customer's photos became, and the field to add more.
       if (take('lead-photos')) {
         await page.goto(`${base}/dashboard/leads/${photoLeadId}`);

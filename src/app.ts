@@ -14,6 +14,7 @@ import customerRoutes from './customers/api/customers.js';
 import dashboardPlugin from './dashboard/plugin.js';
 import formRoutes from './forms/api/forms.js';
 import publicFormRoutes from './forms/api/public.js';
+import calendarRoutes from './leads/api/calendar.js';
 import exportRoutes from './leads/api/exports.js';
 import leadRoutes from './leads/api/leads.js';
 import noteRoutes from './leads/api/notes.js';
@@ -112,7 +113,7 @@ function needing<O extends FastifyPluginOptions>(
 
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
   // The database carries "email is on" to the domain, which queues mail in its transactions.
-  const mail = config.mail ? { publicUrl: config.publicUrl } : null;
+  const mail = config.mail ? { publicUrl: config.publicUrl, from: config.mail.from } : null;
   const opened = options.database ?? openDatabase(config.database, config.sqliteSynchronous, mail);
   const ownsDatabase = !options.database;
   if (options.migrate !== false) {
@@ -248,6 +249,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(needing(['auth'], 'webhook-endpoint-routes', webhookEndpointRoutes), { deps });
   await app.register(needing(['auth'], 'form-routes', formRoutes), { deps });
   await app.register(publicFormRoutes, { deps, limiter });
+  await app.register(calendarRoutes, { deps });
   await app.register(background, {
     deps,
     worker: options.webhookWorker ?? true,

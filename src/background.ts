@@ -13,6 +13,7 @@ import {
   runNewLeadSummaries,
 } from './leads/new-lead-summary.js';
 import { purgeSpam } from './leads/spam.js';
+import { renderVisitNotice, VISIT_NOTICE_MAIL } from './leads/visit-notices.js';
 import type { SendTimeRenderers } from './mail/send-time.js';
 import { MailWorker } from './mail/worker.js';
 import { runRetention } from './personal-data/retention.js';
@@ -43,6 +44,7 @@ const SEND_TIME_RENDERERS: SendTimeRenderers = {
   [PASSWORD_RESET_MAIL]: renderPasswordResetMail,
   [INVITATION_MAIL]: renderInvitationMail,
   [NEW_LEAD_SUMMARY_MAIL]: renderNewLeadSummary,
+  [VISIT_NOTICE_MAIL]: renderVisitNotice,
 };
 
 export default fp(

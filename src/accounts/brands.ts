@@ -124,6 +124,7 @@ export async function createBrand(store: Store, input: BrandInput): Promise<Bran
     mail_sender_name: null,
     default_priority: null,
     first_run_dismissed_at: null,
+    visit_notices: 1,
   };
   await store.write((tx) => q.insertBrand(tx, row));
   return toBrand(row);

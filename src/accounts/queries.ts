@@ -674,3 +674,68 @@ export async function deleteFlashesMentioning(tx: Tx, values: readonly string[])
     .where(mentionsAny('payload', values, true))
     .execute();
 }
+
+// Calendar feeds (calendar-feeds.ts)
+
+export type CalendarTokenColumn = 'calendar_token' | 'brand_calendar_token';
+
+/** The user's feed tokens, role and brand (any user, disabled too: the caller decides). */
+export function selectCalendarTokens(
+  { db }: Store,
+  userId: string,
+): Promise<
+  | Pick<
+      Selectable<UserTable>,
+      'id' | 'brand_id' | 'role' | 'email' | 'calendar_token' | 'brand_calendar_token'
+    >
+  | undefined
+> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'brand_id', 'role', 'email', 'calendar_token', 'brand_calendar_token'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Sets one of the user's feed tokens; `onlyIfNull`: unless one was set meanwhile (false then). */
+export async function updateCalendarToken(
+  tx: Tx,
+  userId: string,
+  column: CalendarTokenColumn,
+  token: string,
+  onlyIfNull: boolean,
+): Promise<boolean> {
+  let query = tx.db
+    .updateTable('users')
+    .set({ [column]: token })
+    .where('id', '=', userId);
+  if (onlyIfNull) query = query.where(column, 'is', null);
+  const updated = await query.executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** The active user whose feed this token opens, and which feed. */
+export async function selectCalendarTokenOwner(
+  { db }: Store,
+  token: string,
+): Promise<{ id: string; brand_id: string; role: string; column: CalendarTokenColumn } | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'brand_id', 'role', 'calendar_token'])
+    .where((eb) => eb.or([eb('calendar_token', '=', token), eb('brand_calendar_token', '=', token)]))
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const column = row.calendar_token === token ? 'calendar_token' : 'brand_calendar_token';
+  return { id: row.id, brand_id: row.brand_id, role: row.role, column };
+}
+
+/** Whether the brand sends its customers visit notices (Settings > Brand). */
+export async function selectVisitNoticesOn({ db }: Store, brandId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('brands')
+    .select('visit_notices')
+    .where('id', '=', brandId)
+    .executeTakeFirst();
+  return row?.visit_notices === 1;
+}

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { calendarFeeds } from '../accounts/calendar-feeds.js';
 import { findPasswordOwner, resetPasswordDirectly } from '../accounts/passwords.js';
 import { createUser, MAX_NAME_LENGTH, MIN_PASSWORD_LENGTH, parseUserName } from '../accounts/users.js';
 import { isLocale } from '../shared/i18n/index.js';
@@ -20,7 +21,11 @@ export const USERS_HELP = `Usage:
       Set a new password for a dashboard user, without email and without the old one (an email address
       belongs to one user across all brands). The same rules as create; the password is read the same way:
         printf '%s\n' "$PASSWORD" | lead-intake users reset-password --email owner@example.com
-      The user is signed out everywhere, and their failed sign-ins and reset links are cleared.`;
+      The user is signed out everywhere, and their failed sign-ins and reset links are cleared.
+  lead-intake users calendar-url --email EMAIL [--rotate] [--json]
+      Print the address of the user's calendar feed of the visits assigned to them (PUBLIC_URL, then
+      /calendar/TOKEN.ics), to subscribe to in a calendar app. --rotate gives it a new address first: the
+      old one stops working at once. --json prints { "url" }.`;
 
 export function usersCommand(argv: string[], io: Io): Promise<number> {
   return runGroup(
@@ -29,6 +34,7 @@ export function usersCommand(argv: string[], io: Io): Promise<number> {
     {
       create: createCommand,
       'reset-password': resetPasswordCommand,
+      'calendar-url': calendarUrlCommand,
     },
     argv,
     io,
@@ -147,6 +153,36 @@ const resetPasswordCommand = command(
     });
     const sessions = result.signedOut === 1 ? '1 session' : `${result.signedOut} sessions`;
     io.out(`Password changed for ${result.owner.email} (${result.owner.id}); signed out of ${sessions}.`);
+    return 0;
+  },
+);
+
+const calendarUrlCommand = command(
+  {
+    name: 'users calendar-url',
+    help: USERS_HELP,
+    options: {
+      email: { type: 'string' },
+      rotate: { type: 'boolean', default: false },
+      json: JSON_FLAG,
+    },
+  },
+  async ({ values }, io) => {
+    const email = values.email?.trim();
+    if (!email) throw new UsageError(`--email is required.\n\n${USERS_HELP}`);
+    if (!isValidEmail(email)) throw new UsageError(`--email must be a valid email address, got "${email}".`);
+    const url = await withDatabase(async (database, config) => {
+      const owner = await findPasswordOwner(database, { email });
+      if (!owner) throw new UsageError(`No user with email ${email}.`);
+      const feeds = await calendarFeeds(
+        database,
+        owner.id,
+        config.publicUrl,
+        values.rotate ? 'mine' : undefined,
+      );
+      return feeds.mine.url;
+    });
+    io.out(values.json ? JSON.stringify({ url }) : url);
     return 0;
   },
 );

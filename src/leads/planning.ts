@@ -17,6 +17,7 @@ import { getLead } from './read.js';
 import { DETAIL_PROJECTION, type LeadDetail } from './shape.js';
 import { ALL_STATUSES, allowedTransitions, isStatus, type Status } from './states.js';
 import { changeLeadStatus } from './status-change.js';
+import { type VisitChange, visitChanged } from './visit-notices.js';
 
 export const MIN_DURATION_MINUTES = 15;
 export const MAX_DURATION_MINUTES = 1440;
@@ -193,6 +194,7 @@ export function patchLead(
     };
     const changed = PLAN_FIELDS.filter((f) => given.includes(f) && next[COLUMN[f]] !== current[COLUMN[f]]);
     await updatePlan(tx, brandId, id, current.status, next);
+    if (changed.length) await visitChanged(tx, brandId, id, visitChangeOf(changed, next), actor);
     if (patch.status) return (await changeLeadStatus(tx, brandId, id, patch.status, actor)).lead;
     if (!changed.length) return getLead(tx, brandId, id);
     const now = Date.now();
@@ -201,6 +203,16 @@ export function patchLead(
     await recordEvent(tx, brandId, 'lead.updated', { lead, changed }, now);
     return lead;
   });
+}
+
+/** What a change of the plan fields means for the visit (visit-notices.ts). */
+function visitChangeOf(changed: PlanField[], next: { scheduled_for: number | null }): VisitChange {
+  const timed = changed.includes('scheduledFor') || changed.includes('durationMinutes');
+  return {
+    moved: timed && next.scheduled_for !== null,
+    cancelled: changed.includes('scheduledFor') && next.scheduled_for === null,
+    reassigned: changed.includes('assigneeId'),
+  };
 }
 
 async function isActiveUser(tx: Tx, brandId: string, userId: string): Promise<boolean> {

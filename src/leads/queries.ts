@@ -1388,3 +1388,142 @@ export function selectFirstFormLead(
     .limit(1)
     .executeTakeFirst();
 }
+
+// Calendar feeds and visit notices (visit-calendar.ts, visit-notices.ts)
+
+/** One more on the visit's SEQUENCE, in the write that changes it. */
+export async function bumpVisitSequence(tx: Tx, id: string): Promise<void> {
+  await tx.db
+    .updateTable('leads')
+    .set((eb) => ({ visit_sequence: eb('visit_sequence', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A visit as a calendar shows it, and what its customer was last told of it. */
+export interface CalendarVisitRow {
+  id: string;
+  brand_id: string;
+  title: string;
+  status: string;
+  spam: number;
+  scheduled_for: number | null;
+  duration_minutes: number | null;
+  assignee_id: string | null;
+  updated_at: number;
+  visit_sequence: number;
+  visit_notice_sequence: number | null;
+  visit_notice_ref: string | null;
+  visit_notice_kind: string | null;
+  visit_notice_start: number | null;
+  customer_name: string;
+  customer_email: string | null;
+  customer_phone: string | null;
+  street: string;
+  street_number: string | null;
+  street_number_addition: string | null;
+  postal_code: string;
+  city: string;
+}
+
+function calendarVisits({ db }: Store) {
+  return db
+    .selectFrom('leads as l')
+    .innerJoin('customers as c', 'c.id', 'l.customer_id')
+    .innerJoin('addresses as a', 'a.id', 'l.address_id')
+    .select([
+      'l.id',
+      'l.brand_id',
+      'l.title',
+      'l.status',
+      'l.spam',
+      'l.scheduled_for',
+      'l.duration_minutes',
+      'l.assignee_id',
+      'l.updated_at',
+      'l.visit_sequence',
+      'l.visit_notice_sequence',
+      'l.visit_notice_ref',
+      'l.visit_notice_kind',
+      'l.visit_notice_start',
+      'c.name as customer_name',
+      'c.email as customer_email',
+      'c.phone as customer_phone',
+      'a.street',
+      'a.street_number',
+      'a.street_number_addition',
+      'a.postal_code',
+      'a.city',
+    ]);
+}
+
+/**
+ * A feed's visits: the brand's work items planned from `from` on (one assignee's when given), and those cancelled
+ * (changed) since `cancelledSince` that still have a time; spam never. Earliest first, at most `limit`.
+ */
+export async function selectCalendarVisitRows(
+  store: Store,
+  brandId: string,
+  query: { from: number; cancelledSince: number; assigneeId?: string; limit: number },
+): Promise<CalendarVisitRow[]> {
+  let q = calendarVisits(store)
+    .where('l.brand_id', '=', brandId)
+    .where('l.spam', '=', 0)
+    .where('l.scheduled_for', '>=', query.from)
+    .where((eb) =>
+      eb.or([
+        eb('l.stage', '=', 'work'),
+        eb.and([eb('l.status', '=', 'cancelled'), eb('l.updated_at', '>=', query.cancelledSince)]),
+      ]),
+    );
+  if (query.assigneeId !== undefined) q = q.where('l.assignee_id', '=', query.assigneeId);
+  return (await q
+    .orderBy('l.scheduled_for')
+    .orderBy('l.id')
+    .limit(query.limit)
+    .execute()) as CalendarVisitRow[];
+}
+
+/** One lead's visit, its row locked for the rest of the write (the mail worker's check against a change). */
+export async function selectCalendarVisitLocked(tx: Tx, id: string): Promise<CalendarVisitRow | undefined> {
+  await lockLead(tx, id);
+  return (await calendarVisits(tx).where('l.id', '=', id).executeTakeFirst()) as CalendarVisitRow | undefined;
+}
+
+/** What the customer was just told of the visit. */
+export async function updateVisitNotice(
+  tx: Tx,
+  id: string,
+  told: { sequence: number; ref: string; kind: string; start: number },
+): Promise<void> {
+  await tx.db
+    .updateTable('leads')
+    .set({
+      visit_notice_sequence: told.sequence,
+      visit_notice_ref: told.ref,
+      visit_notice_kind: told.kind,
+      visit_notice_start: told.start,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The brand's name, language, country, time zone and visit-notice setting: what a visit notice is written with. */
+export function selectNoticeBrand({ db }: Store, brandId: string) {
+  return db
+    .selectFrom('brands')
+    .select(['name', 'language', 'default_country', 'time_zone', 'visit_notices'])
+    .where('id', '=', brandId)
+    .executeTakeFirst();
+}
+
+/** A user's address, name and language: the colleague told of a visit given to them. */
+export function selectNoticeUser({ db }: Store, brandId: string, userId: string) {
+  return db
+    .selectFrom('users')
+    .select(['email', 'name', 'language'])
+    .where('id', '=', userId)
+    .where('brand_id', '=', brandId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+}

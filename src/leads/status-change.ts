@@ -15,6 +15,7 @@ import {
   type Status,
   stageOf,
 } from './states.js';
+import { visitChanged } from './visit-notices.js';
 
 /** Most a cancellation's reason may be (characters, after trimming). */
 export const MAX_REASON_LENGTH = 500;
@@ -110,6 +111,8 @@ export function changeLeadStatus(
     }
     const last = await selectLastHistorySeq(tx, id);
     await insertHistory(tx, id, last + 1, to, now, actor, reason);
+    // A cancelled visit: its SEQUENCE moves, and the customer told of it hears (visit-notices.ts).
+    if (to === 'cancelled') await visitChanged(tx, brandId, id, { cancelled: true }, actor);
     // Read before commit: the row lock held since the update means this is exactly the state this change made.
     const lead = await getLead(tx, brandId, id);
     await recordEvent(tx, brandId, 'lead.status_changed', { lead, from, to }, now);

@@ -21,6 +21,7 @@ import {
   updateLeadRow,
 } from './queries.js';
 import { getLead } from './read.js';
+import { visitChanged } from './visit-notices.js';
 
 /** The job's own fields an edit may change (the field table's editedOn 'lead'), by their API names. */
 export const EDITABLE_JOB_FIELDS = leadFieldsWhere({ group: 'job', editedOn: 'lead' });
@@ -143,6 +144,10 @@ export function updateLead(
     const updatedAt = Math.max(now, Date.parse(lead.updatedAt) + 1);
     await updateLeadRow(tx, brandId, id, { ...set, updated_at: updatedAt });
     if (oldAddressId) await deleteUnusedCustomers(tx, { customerIds: [], addressIds: [oldAddressId] });
+    // A visit's place or title changed: its SEQUENCE moves; a new address is news to the customer.
+    if (addressChanged.length || changed.includes('title')) {
+      await visitChanged(tx, brandId, id, { addressChanged: addressChanged.length > 0 }, actor);
+    }
     await insertActivity(tx, {
       id: newId('activity', now),
       lead_id: id,

@@ -14,6 +14,7 @@ import {
   selectEmailJobs,
   selectFailedEmails,
   selectLatestMailOfKind,
+  selectUnclaimedEmail,
   selectUserMailLanguage,
   updateClaimedEmail,
 } from './queries.js';
@@ -72,6 +73,8 @@ export interface NewSendTimeEmail {
   subject: string;
   /** The row the mail is made from, e.g. a password reset's id. */
   ref: string;
+  /** The lead the mail is about, if any: an erasure of its data deletes the mail. */
+  leadId?: string;
 }
 
 /**
@@ -93,11 +96,20 @@ export async function queueSendTimeEmail(
       recipient: email.recipient,
       subject: email.subject,
       send_time_ref: email.ref,
+      lead_id: email.leadId ?? null,
     },
     now,
   );
   tx.signalAfterCommit('email-outbox');
   return id;
+}
+
+/**
+ * Whether a mail of this kind about this lead is queued and not yet taken by a worker: a later change then needs
+ * no mail of its own, that one being written when it is sent (a visit notice tells the latest).
+ */
+export function unclaimedEmailQueued(tx: Tx, kind: string, leadId: string): Promise<boolean> {
+  return selectUnclaimedEmail(tx, kind, leadId);
 }
 
 /**

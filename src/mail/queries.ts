@@ -50,7 +50,7 @@ export async function insertSendTimeEmail(
   tx: Tx,
   email: Pick<
     Selectable<EmailOutboxTable>,
-    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'send_time_ref'
+    'id' | 'brand_id' | 'kind' | 'recipient' | 'subject' | 'send_time_ref' | 'lead_id'
   >,
   now: number,
 ): Promise<void> {
@@ -253,4 +253,17 @@ export function selectLatestMailOfKind(
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
+}
+
+/** Whether a pending mail of this kind about this lead waits that no worker has claimed. */
+export async function selectUnclaimedEmail(tx: Tx, kind: string, leadId: string): Promise<boolean> {
+  const row = await tx.db
+    .selectFrom('email_outbox')
+    .select('id')
+    .where('lead_id', '=', leadId)
+    .where('kind', '=', kind)
+    .where('status', '=', 'pending')
+    .where('lease_owner', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -14,6 +14,8 @@ export interface OutgoingMail {
   language?: string | null;
   /** Sent as its Reply-To when set. */
   replyTo?: string | null;
+  /** An iCalendar invitation: a text/calendar alternative with its method, and the same as an invite.ics file. */
+  calendar?: { method: 'REQUEST' | 'CANCEL'; content: string } | undefined;
 }
 
 export interface SendResult {
@@ -85,12 +87,27 @@ export function smtpSender(config: MailConfig): MailSender {
   return {
     async send(mail, signal) {
       try {
-        const { language, replyTo, senderName, ...message } = mail;
+        const { language, replyTo, senderName, calendar, ...message } = mail;
         const headers = language ? { 'Content-Language': language } : {};
+        // Calendar apps take the text/calendar part with its method (Gmail, Outlook, Apple Mail); the attachment
+        // is for those that only open files.
+        const invitation = calendar
+          ? {
+              icalEvent: { method: calendar.method, filename: 'invite.ics', content: calendar.content },
+              attachments: [
+                {
+                  filename: 'invite.ics',
+                  content: calendar.content,
+                  contentType: `application/ics; method=${calendar.method}`,
+                },
+              ],
+            }
+          : {};
         await transport.sendMail({
           from: fromHeader(config.from, senderName),
           ...message,
           ...(replyTo ? { replyTo } : {}),
+          ...invitation,
           headers,
           signal,
         });

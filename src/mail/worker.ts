@@ -99,6 +99,7 @@ export class MailWorker extends LeasedQueueWorker<EmailJob> {
           // The HTML part says in which language the mail is written.
           language: mailLanguage(mail.html),
           replyTo: job.replyTo,
+          calendar: mail.calendar,
         },
         signal,
       );

@@ -47,6 +47,10 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
     ),
     ...ids('source_key_id', 'source_key_name', 'source_form_id', 'source_form_name'),
     ...ids('source_user_id', 'source_user_name', 'assignee_id', 'spam'),
+    // Calendar and visit notices (2026120101): counters and the outbox row that told the customer.
+    ...ids('visit_sequence', 'visit_notice_sequence', 'visit_notice_ref', 'visit_notice_kind'),
+    // The start the customer was last told of: planning, like scheduled_for.
+    visit_notice_start: 'kept',
     title: 'kept',
     category: 'kept',
     priority: 'kept',
@@ -140,12 +144,17 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
     ...ids('id', 'name', 'default_country', 'created_at', 'time_zone', 'language', 'retention_months'),
     // Migration 2026113010: the mail sender name, default priority and when "Get started" was dismissed.
     ...ids('mail_sender_name', 'default_priority', 'first_run_dismissed_at'),
+    // Settings > Brand: customers' visit notices on or off (2026120101).
+    ...ids('visit_notices'),
     // SQLite only: the brand's rowid range in the search index (migration 2026112901).
     ...ids('search_key'),
   },
   users: {
     ...ids('id', 'brand_id', 'email', 'email_normalized', 'password_hash', 'role', 'created_at'),
     ...ids('disabled_at', 'new_lead_mail', 'new_lead_mail_at', 'name', 'language'),
+    // The secrets of the user's calendar feeds (2026120101): staff's, no customer's data; in clear on purpose
+    // (docs/calendar.md, "The feed's token").
+    ...ids('calendar_token', 'brand_calendar_token'),
   },
   api_keys: {
     ...ids('id', 'brand_id', 'name', 'display_prefix', 'key_hash', 'scopes', 'created_at', 'created_by'),

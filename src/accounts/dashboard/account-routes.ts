@@ -6,9 +6,11 @@ import { doneNotice, notice } from '../../platform/web/components.js';
 import { seeOther, sendPage, text } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
 import { isLocale, type MessageKey, translator } from '../../shared/i18n/index.js';
+import { calendarFeeds } from '../calendar-feeds.js';
 import { changePassword } from '../passwords.js';
 import type { SessionUser } from '../sessions.js';
 import { findNewLeadMail, setNewLeadMail, setUserLanguage } from '../users.js';
+import calendarLinkRoutes from './calendar-link-routes.js';
 import { hidden, userOf, userPage } from './session.js';
 import { type AccountView, accountPage } from './views/account.js';
 
@@ -16,6 +18,7 @@ const doneMessages: Record<string, MessageKey> = {
   'password-changed': 'account.notice.passwordChanged',
   'language-saved': 'account.notice.languageSaved',
   'new-lead-mail-saved': 'account.notice.newLeadMailSaved',
+  'calendar-rotated': 'account.notice.calendarRotated',
 };
 
 /** The new-lead email card's state: the user's choice, and whether email is on. */
@@ -48,12 +51,15 @@ export default async function accountRoutes(app: FastifyInstance, { deps }: { de
     const user = userOf(request);
     const message = doneNotice(request, translator(user.locale), doneMessages);
     const newLeadMail = await newLeadMailOf(deps, user);
-    return sendPage(reply, accountPage({ user, errors: [], message, newLeadMail }));
+    const calendars = await calendarFeeds(database, user.userId, deps.config.publicUrl);
+    return sendPage(reply, accountPage({ user, errors: [], message, newLeadMail, calendars }));
   });
 
   app.post('/settings/account/new-lead-mail', { schema: hidden, config: userPage }, (request, reply) =>
     chooseNewLeadMail(deps, request, reply),
   );
+
+  await app.register(calendarLinkRoutes, { deps });
 
   // The user's own language: this page after the redirect, and every page and mail after it, speak it.
   app.post('/settings/account/language', { schema: hidden, config: userPage }, async (request, reply) => {

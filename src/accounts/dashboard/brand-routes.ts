@@ -8,6 +8,7 @@ import { seeOther, sendPage, text } from '../../platform/web/http.js';
 import { ValidationError } from '../../shared/errors.js';
 import { translator } from '../../shared/i18n/index.js';
 import { type Brand, type BrandSettingsInput, findBrand, updateBrandSettings } from '../brands.js';
+import { visitNoticesOn } from '../calendar-feeds.js';
 import type { SessionUser } from '../sessions.js';
 import { adminPage, hidden, userOf } from './session.js';
 import { type BrandValues, brandSettingsPage } from './views/brand-settings.js';
@@ -50,6 +51,7 @@ async function page(
     errors: [],
     backups: await deps.backups.status(),
     retention: await retentionView(deps, user.brandId),
+    visitNotices: await visitNoticesOn(deps.database, user.brandId),
     ...extra,
   });
 }

@@ -7,6 +7,7 @@ import apiKeyRoutes from './api-key-routes.js';
 import brandRoutes from './brand-routes.js';
 import { hidden, userOf, userPage } from './session.js';
 import userRoutes from './user-routes.js';
+import visitNoticeRoutes from './visit-notice-routes.js';
 
 export default async function settingsRoutes(app: FastifyInstance, { deps }: { deps: RouteDeps }) {
   // Admins start at API keys; members at Users, the one settings page they use (their new-lead emails).
@@ -16,4 +17,5 @@ export default async function settingsRoutes(app: FastifyInstance, { deps }: { d
   await app.register(apiKeyRoutes, { deps });
   await app.register(userRoutes, { deps });
   await app.register(brandRoutes, { deps });
+  await app.register(visitNoticeRoutes, { deps });
 }

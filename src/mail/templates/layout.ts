@@ -9,6 +9,14 @@ export interface RenderedMail {
   subject: string;
   text: string;
   html: string;
+  /** An iCalendar invitation sent with it (a visit notice): as a text/calendar part and an .ics attachment. */
+  calendar?: MailCalendar | undefined;
+}
+
+/** An iCalendar object a mail carries, and its iTIP method (RFC 5546): REQUEST or CANCEL. */
+export interface MailCalendar {
+  method: 'REQUEST' | 'CANCEL';
+  content: string;
 }
 
 /** The contact and address of a lead as submitted: every field may be missing. */

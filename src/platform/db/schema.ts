@@ -20,6 +20,8 @@ export interface BrandTable {
   default_priority: Defaulted<string | null>;
   /** When an admin dismissed the dashboard's "Get started" checklist; null: shown (2026113010). */
   first_run_dismissed_at: Defaulted<number | null>;
+  /** 1: customers get visit notices when email is on (2026120101). */
+  visit_notices: Defaulted<number>;
 }
 
 export interface UserTable {
@@ -42,6 +44,9 @@ export interface UserTable {
   name: Defaulted<string | null>;
   /** 'nl' | 'en': the dashboard and the mails this user reads (the brand's until they choose). */
   language: string;
+  /** The secret of their calendar feed of their visits, and (admins) of all the brand's (2026120101). */
+  calendar_token: Defaulted<string | null>;
+  brand_calendar_token: Defaulted<string | null>;
 }
 
 export interface ApiKeyTable {
@@ -123,6 +128,13 @@ export interface LeadTable {
   duration_minutes: Defaulted<number | null>;
   /** The user of the brand who does it; null: nobody yet. */
   assignee_id: Defaulted<string | null>;
+  /** The visit's iCalendar SEQUENCE: one more at each change of it (2026120101). */
+  visit_sequence: Defaulted<number>;
+  /** What the customer was last told of the visit: its sequence, the mail's ref, the start (2026120101). */
+  visit_notice_sequence: Defaulted<number | null>;
+  visit_notice_ref: Defaulted<string | null>;
+  visit_notice_kind: Defaulted<string | null>;
+  visit_notice_start: Defaulted<number | null>;
   /** JSON text: the contact and address as submitted (see Submitted in domain/lead-input.ts). */
   submitted: string;
   /** The form a lead came in through (source "form"), and its name then. */

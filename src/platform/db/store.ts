@@ -36,6 +36,8 @@ export type Topic = 'webhook-deliveries' | 'email-outbox';
 export interface MailSettings {
   /** Base of the links in mails (PUBLIC_URL). */
   publicUrl: string;
+  /** MAIL_FROM as given: a visit notice's invitation names its address as the organizer. */
+  from?: string | undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ import { settingsPage } from '../../../platform/web/layout.js';
 import { richText } from '../../../platform/web/messages.js';
 import type { FieldError } from '../../../shared/errors.js';
 import { type Locale, type MessageKey, type Translator, translator } from '../../../shared/i18n/index.js';
+import type { FeedLinks, FeedScope } from '../../calendar-feeds.js';
 import type { SessionUser } from '../../sessions.js';
 import { isAdmin, NEW_LEAD_MAIL_CHOICES, type NewLeadMail } from '../../users.js';
 import { languageSelect, newPasswordFields, newPasswordLabels } from './auth.js';
@@ -20,6 +21,8 @@ export interface AccountView {
   language?: { value: Locale; error: FieldError | undefined } | undefined;
   /** The new-lead email they chose, whether email is on, and the form's error when it was just sent wrong. */
   newLeadMail: { value: NewLeadMail; emailOn: boolean; error?: FieldError | undefined };
+  /** The addresses of the user's calendar feeds (absent on a page re-shown after a failed form). */
+  calendars?: { mine: FeedLinks; brand?: FeedLinks } | undefined;
 }
 
 const CHOICE_LABELS: Record<NewLeadMail, MessageKey> = {
@@ -50,6 +53,58 @@ function newLeadMailCard(tr: Translator, user: SessionUser, choice: AccountView[
     </fieldset>
     <button type="submit" class="button button-primary">${tr.t('account.newLeadMail.submit')}</button>
   </form>
+</section>`;
+}
+
+/** One feed: its two addresses to copy, and "New link". */
+function feedBlock(
+  tr: Translator,
+  csrfToken: string,
+  scope: FeedScope,
+  label: string,
+  links: FeedLinks,
+): SafeHtml {
+  const id = `calendar-${scope}`;
+  return html`<div class="calendar-feed">
+  <h3 id="${id}-title">${label}</h3>
+  <p><a class="button button-primary" href="${links.webcal}" aria-describedby="${id}-title">${tr.t('account.calendar.open')}</a></p>
+  <div class="field">
+    <label for="${id}-webcal">${tr.t('account.calendar.subscribe')}</label>
+    <input id="${id}-webcal" type="text" readonly value="${links.webcal}">
+  </div>
+  <div class="field">
+    <label for="${id}-url">${tr.t('account.calendar.download')}</label>
+    <input id="${id}-url" type="text" readonly value="${links.url}">
+  </div>
+  <form method="post" action="/dashboard/settings/account/calendar">
+    ${csrfField(csrfToken)}
+    <input type="hidden" name="feed" value="${scope}">
+    <p class="hint" id="${id}-rotate-hint">${tr.t('account.calendar.rotateHint')}</p>
+    <button type="submit" class="button" aria-describedby="${id}-title ${id}-rotate-hint">${tr.t('account.calendar.rotate')}</button>
+  </form>
+</div>`;
+}
+
+/** Settings > Your account > Calendar: the feeds of the user's visits and, for an admin, of the brand's. */
+function calendarSection(view: AccountView): SafeHtml {
+  const { user, calendars } = view;
+  if (!calendars) return html``;
+  const tr = translator(user.locale);
+  return html`<section class="card narrow" aria-labelledby="calendar-title">
+  <h2 id="calendar-title">${tr.t('account.calendar.title')}</h2>
+  <p class="hint">${tr.t('account.calendar.hint')}</p>
+  ${feedBlock(tr, user.csrfToken, 'mine', tr.t('account.calendar.mine'), calendars.mine)}
+  ${
+    calendars.brand
+      ? feedBlock(
+          tr,
+          user.csrfToken,
+          'brand',
+          tr.t('account.calendar.brand', { brand: user.brandName }),
+          calendars.brand,
+        )
+      : ''
+  }
 </section>`;
 }
 
@@ -103,6 +158,7 @@ ${newLeadMailCard(tr, user, view.newLeadMail)}
     ${newPasswordFields(tr, errors, newPasswordLabels(tr))}
     <button type="submit" class="button button-primary">${tr.t('account.password.submit')}</button>
   </form>
-</section>`,
+</section>
+${calendarSection(view)}`,
   });
 }

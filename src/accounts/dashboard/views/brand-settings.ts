@@ -14,6 +14,7 @@ import { timeZoneNames } from '../../../shared/time-zones.js';
 import { MAX_SENDER_NAME, RETENTION_CHOICES } from '../../brands.js';
 import type { SessionUser } from '../../sessions.js';
 import { languageSelect } from './auth.js';
+import { visitNoticesSection } from './visit-notices.js';
 
 /** What the fields show: the brand's settings, or what was just sent. */
 export interface BrandValues {
@@ -36,6 +37,8 @@ export interface BrandSettingsView {
   backups: BackupStatus;
   /** Retention: the months shown selected, and what the next run would erase (null: off). */
   retention: { months: number | null; next: { cutoff: number; leads: number } | null };
+  /** Customers' visit notices on (views/visit-notices.ts); absent: the card is not shown. */
+  visitNotices?: boolean | undefined;
 }
 
 /** Settings > Brand's retention card: the period, and what the next run will do. */
@@ -223,6 +226,7 @@ ${companySection(view, tr, labels)}
   </form>
 </section>
 ${retentionSection(view, tr)}
+${view.visitNotices === undefined ? '' : visitNoticesSection(tr, view.user.csrfToken, view.visitNotices)}
 ${backupsSection(tr, view.backups, view.user.timeZone)}`,
   });
 }

@@ -36,7 +36,21 @@ function byWho(tr: Translator, actor: Actor | null): HtmlValue {
     : html`<span class="feed-who muted" title="${tr.t('lead.feed.unrecordedHint')}">${tr.t('lead.feed.unrecorded')}</span>`;
 }
 
-function activityText(tr: Translator, entry: LeadActivity): string {
+const NOTICE_TEXT = {
+  planned: 'lead.activity.visitNoticeSent',
+  moved: 'lead.activity.visitNoticeMoved',
+  cancelled: 'lead.activity.visitNoticeCancelled',
+} as const satisfies Record<string, MessageKey>;
+
+/** A visit notice the mail worker sent the customer (leads/visit-notices.ts): what it told, the time it named. */
+function visitNoticeText(tr: Translator, entry: LeadActivity, zone: string): string {
+  const notice = String(entry.detail.notice) as keyof typeof NOTICE_TEXT;
+  const key = Object.hasOwn(NOTICE_TEXT, notice) ? NOTICE_TEXT[notice] : NOTICE_TEXT.planned;
+  return tr.t(key, { when: tr.dateTime(String(entry.detail.start), zone) });
+}
+
+function activityText(tr: Translator, entry: LeadActivity, zone = 'UTC'): string {
+  if (entry.kind === 'visit_notice_sent') return visitNoticeText(tr, entry, zone);
   if (entry.kind === 'customer_details_applied') {
     const fields = Array.isArray(entry.detail.changed) ? fieldWords(tr, entry.detail.changed) : '';
     return fields
@@ -57,7 +71,13 @@ interface FeedEntry {
   item: SafeHtml;
 }
 
-function feedEntries(tr: Translator, lead: LeadDetail, notes: Note[], activity: LeadActivity[]): FeedEntry[] {
+function feedEntries(
+  tr: Translator,
+  lead: LeadDetail,
+  notes: Note[],
+  activity: LeadActivity[],
+  zone = 'UTC',
+): FeedEntry[] {
   const entries: FeedEntry[] = [
     ...lead.statusHistory.map((entry, i) => ({
       at: entry.at,
@@ -78,7 +98,12 @@ function feedEntries(tr: Translator, lead: LeadDetail, notes: Note[], activity: 
       at: entry.at,
       order: i,
       kind: 'activity' as const,
-      item: html`<li class="feed-activity"><p class="feed-meta"><strong>${activityText(tr, entry)}</strong> <span aria-hidden="true">·</span> ${time(entry.at)} <span aria-hidden="true">·</span> ${byWho(tr, entry.actor)}</p></li>`,
+      // A visit notice is the mail worker's doing: no person to name.
+      item: html`<li class="feed-activity"><p class="feed-meta"><strong>${activityText(tr, entry, zone)}</strong> <span aria-hidden="true">·</span> ${time(entry.at)}${
+        entry.kind === 'visit_notice_sent'
+          ? ''
+          : html` <span aria-hidden="true">·</span> ${byWho(tr, entry.actor)}`
+      }</p></li>`,
     })),
     // Notes come newest first; their order within a millisecond is their position from the end.
     ...notes.map((note, i) => ({
@@ -137,7 +162,7 @@ export function timelineSection(options: {
 }): SafeHtml {
   const { lead, filter } = options;
   const tr = translator(options.user.locale);
-  const entries = feedEntries(tr, lead, options.notes, options.activity).filter(
+  const entries = feedEntries(tr, lead, options.notes, options.activity, options.user.timeZone).filter(
     (e) =>
       filter === 'all' ||
       (filter === 'notes' ? e.kind === 'note' : e.kind === 'change' || e.kind === 'activity'),
