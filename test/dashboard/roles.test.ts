@@ -20,6 +20,7 @@ const MEMBER_ALLOWED = [
   `GET ${SETTINGS}`,
   `GET ${SETTINGS}/users`,
   `POST ${SETTINGS}/account/new-lead-mail`,
+  `POST ${SETTINGS}/account/calendar`,
   `GET ${SETTINGS}/account`,
   `POST ${SETTINGS}/account/password`,
   `POST ${SETTINGS}/account/language`,
