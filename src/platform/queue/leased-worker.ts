@@ -83,6 +83,18 @@ export abstract class LeasedQueueWorker<Job extends { id: string }> {
     this.stopped();
   }
 
+  /**
+   * Stops claiming and aborts every job in progress at once (with a Shutdown reason), so each hands its row back:
+   * a forced shutdown (a second SIGTERM, the hard deadline), whatever the job is waiting on.
+   */
+  async abort(): Promise<void> {
+    this.running = false;
+    this.wake();
+    const pending = [...this.inFlight.values()];
+    for (const p of pending) p.controller.abort(new Shutdown('shutting down now'));
+    await Promise.all(pending.map((p) => p.done));
+  }
+
   private async loop(): Promise<void> {
     const { name, queue, concurrency, pollIntervalMs, log } = this.settings;
     while (this.running) {
