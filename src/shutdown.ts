@@ -3,6 +3,7 @@
 // that checks /readyz stops sending here; then no new connections, in-flight requests finish (answered with
 // Connection: close), the workers stop claiming and hand back what they hold, the database closes, exit 0.
 // A second signal, or the hard deadline, ends it anyway: jobs are aborted and handed back, exit 1.
+import net from 'node:net';
 import type { App } from './app.js';
 
 /** How long finishing may take after the drain before the process exits anyway. */
@@ -11,6 +12,41 @@ export const FINISH_LIMIT_MS = 10_000;
 const HAND_BACK_LIMIT_MS = 2000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** After the drain, a connection with no request for this long is closed (the client left it open). */
+const IDLE_CLOSE_MS = 1000;
+
+/**
+ * The server's connections, and whether each is busy. Node's own closing of idle connections also closes one whose
+ * client has just sent a request that is not read yet (a connection accepted a moment ago, a keep-alive request on
+ * its way), and the client gets a reset; this closes only connections that have been quiet for a while.
+ */
+function trackConnections(app: App) {
+  const connections = new Map<net.Socket, { active: number; idleSince: number }>();
+  app.server.on('connection', (socket: net.Socket) => {
+    connections.set(socket, { active: 0, idleSince: Date.now() });
+    socket.once('close', () => connections.delete(socket));
+  });
+  app.server.on('request', (request, response) => {
+    const state = connections.get(request.socket);
+    if (!state) return;
+    state.active++;
+    response.once('close', () => {
+      state.active--;
+      state.idleSince = Date.now();
+    });
+  });
+  return {
+    get size() {
+      return connections.size;
+    },
+    closeQuiet(now = Date.now()) {
+      for (const [socket, state] of connections) {
+        if (state.active === 0 && now - state.idleSince >= IDLE_CLOSE_MS) socket.destroy();
+      }
+    },
+  };
+}
 
 export interface ShutdownOptions {
   drainMs: number;
@@ -23,6 +59,7 @@ export function handleShutdownSignals(app: App, options: ShutdownOptions): void 
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const workers = () => [app.deliveryWorker, app.mailWorker].filter((w) => w !== null);
   let phase: 'serving' | 'draining' | 'finishing' | 'forced' = 'serving';
+  const connections = trackConnections(app);
 
   // Whatever a request or a job is waiting on (a mail server that stopped answering, a receiver that holds the
   // connection): cut the connections, abort the jobs so their rows go back to the queue, and leave.
@@ -50,20 +87,23 @@ export function handleShutdownSignals(app: App, options: ShutdownOptions): void 
     if (phase !== 'draining') return;
     phase = 'finishing';
     app.log.info({}, 'shutting down: no new connections; finishing in-flight requests and jobs');
-    // Node closes idle keep-alive connections when the server closes; a connection whose response was already
-    // under way when the drain began goes once that response is done.
-    const connectionsClosed = new Promise<void>((resolve) => app.server.close(() => resolve()));
-    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    // Stop listening without Node's closing of idle connections (see trackConnections); every answer now says
+    // Connection: close, and a connection quiet for IDLE_CLOSE_MS is closed.
+    net.Server.prototype.close.call(app.server);
+    const connectionsClosed = (async () => {
+      while (connections.size > 0) {
+        connections.closeQuiet();
+        await sleep(100);
+      }
+    })();
     try {
       await Promise.all([connectionsClosed, ...workers().map((w) => w.stop())]);
-      clearInterval(idle);
       if (phase !== 'finishing') return;
       // The rest: periodic jobs and backups stop, the database closes.
       await app.close();
       clearTimeout(deadline);
       if (phase === 'finishing') exit(0);
     } catch (error) {
-      clearInterval(idle);
       app.log.error({ err: error }, 'error during shutdown');
       if (phase === 'finishing') exit(1);
     }

@@ -373,6 +373,8 @@ export interface WebhookDeliveryTable {
   error: string | null;
   last_attempt_at: number | null;
   created_at: number;
+  /** Claims in a row whose holder died with the lease (2026120110); parked at PARK_AFTER_CRASHES. */
+  crashes: Defaulted<number>;
 }
 
 /** Mails to send: queued in the transaction that causes them, sent by a worker under a lease. */
@@ -404,6 +406,8 @@ export interface EmailOutboxTable {
    * here. Null: written when queued (2026112910).
    */
   send_time_ref: Defaulted<string | null>;
+  /** Claims in a row whose holder died with the lease (2026120110); parked at PARK_AFTER_CRASHES. */
+  crashes: Defaulted<number>;
 }
 
 /** Every table, for Kysely. */

@@ -23,7 +23,7 @@ export interface LeaseRow {
 }
 
 /** An SMTP server that greets, answers EHLO and then says nothing more, keeping the connection open. */
-async function silentSmtp() {
+export async function silentSmtp() {
   const sockets = new Set<net.Socket>();
   let mailFrom = 0;
   const server = net.createServer((socket) => {
