@@ -33,6 +33,7 @@ import { sendFrameworkError } from './platform/http/framework-errors.js';
 import { registerJsonBody } from './platform/http/json-body.js';
 import { setNotFoundHandler, trackRoutes } from './platform/http/not-found.js';
 import authPlugin from './platform/http/plugins/auth.js';
+import drainPlugin from './platform/http/plugins/drain.js';
 import errorsPlugin from './platform/http/plugins/errors.js';
 import httpConventions from './platform/http/plugins/http-conventions.js';
 import metricsPlugin, { AppMetrics } from './platform/http/plugins/metrics.js';
@@ -223,12 +224,13 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     maxInFlight: config.maxInFlight,
     maxEventLoopDelayMs: config.maxEventLoopDelayMs,
   });
+  await app.register(drainPlugin);
   await registerOpenApi(app, config);
   const failedKeys = new FailedKeyLimit(limiter, config.rateLimit.failedAuthPerMinute);
   await app.register(rateLimitPlugin, { limiter, config, failedKeys });
   await app.register(authPlugin, { resolver: keys, failedKeys });
 
-  await app.register(needing(['metrics'], 'operation-routes', operationRoutes), {
+  await app.register(needing(['metrics', 'drain'], 'operation-routes', operationRoutes), {
     deps,
     readinessDetails: [() => limiter.status(), () => ({ attachmentStorage: deps.storage.describe() })],
   });

@@ -1,8 +1,9 @@
-// Process entry: read config, build the app, listen, and shut down gracefully on SIGTERM/SIGINT.
+// Process entry: read config, build the app, listen, and drain before shutting down on SIGTERM/SIGINT.
 import { buildApp } from './app.js';
 import { finishInterruptedRestore, sweepStaleBackups } from './platform/backup/archive.js';
 import { type DataDirLock, lockShared } from './platform/backup/lock.js';
 import { type Config, loadConfig } from './platform/config.js';
+import { handleShutdownSignals } from './shutdown.js';
 
 export async function serve(config: Readonly<Config> = loadConfig()): Promise<void> {
   // With SQLite the server holds the DATA_DIR lock for its lifetime (the OS drops it if the process dies), so a
@@ -18,27 +19,8 @@ export async function serve(config: Readonly<Config> = loadConfig()): Promise<vo
   const app = await buildApp(config);
   if (swept.length) app.log.warn({ removed: swept }, 'removed what interrupted backups left behind');
   app.addHook('onClose', async () => lock?.release());
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // Hard stop if something hangs: exit within 10 s whatever happens.
-    const timer = setTimeout(() => {
-      app.log.error('shutdown took longer than 10 s; exiting');
-      process.exit(1);
-    }, 10_000);
-    timer.unref();
-    try {
-      await app.close();
-      process.exit(0);
-    } catch (error) {
-      app.log.error({ err: error }, 'error during shutdown');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // SIGTERM/SIGINT drain first, then close (src/shutdown.ts).
+  handleShutdownSignals(app, { drainMs: config.shutdownDrainMs });
   const address = await app.listen({ host: config.host, port: config.port });
   // With PORT=0 the real port is only known now; PUBLIC_URL, when set, is what people should open.
   const base = config.publicUrlExplicit ? config.publicUrl : address;

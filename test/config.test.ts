@@ -15,6 +15,19 @@ describe('RESPONSE_CACHE_MB', () => {
   });
 });
 
+describe('SHUTDOWN_DRAIN_MS', () => {
+  it('defaults to 5 s and takes 0 to 300000 ms', () => {
+    expect(loadConfig({}).shutdownDrainMs).toBe(5000);
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs).toBe(0);
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '15000' }).shutdownDrainMs).toBe(15_000);
+  });
+
+  it.each(['-1', '2.5', 'soon', '300001'])('refuses %s with an error naming the setting', (value) => {
+    expect(() => loadConfig({ SHUTDOWN_DRAIN_MS: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ SHUTDOWN_DRAIN_MS: value })).toThrow(/SHUTDOWN_DRAIN_MS/);
+  });
+});
+
 describe('COMPRESSION and ETAGS', () => {
   it('are on unless switched off', () => {
     expect(loadConfig({})).toMatchObject({ compression: true, etags: true });

@@ -50,9 +50,9 @@ function readyRoute(app: FastifyInstance, deps: RouteDeps, readinessDetails: Rea
       schema: {
         operationId: 'ready',
         tags: ['Operations'],
-        summary: 'Readiness: the database answers',
+        summary: 'Readiness: the database answers and the instance is not shutting down',
         description:
-          'Answers 200 when the database answers within 2 s, else 503 with Retry-After. `checks` adds details of other parts (e.g. Redis), which never fail the probe. Public: no API key.',
+          'Answers 200 when the database answers within 2 s, else 503 with Retry-After. From SIGTERM on it answers 503 at once while the instance serves on for SHUTDOWN_DRAIN_MS, so a load balancer stops sending to it. `checks` adds details of other parts (e.g. Redis), which never fail the probe. Public: no API key.',
         security: [],
         response: { 200: { ...Ready, description: 'Ready to serve.' }, ...errorResponses([503]) },
       },
@@ -60,6 +60,16 @@ function readyRoute(app: FastifyInstance, deps: RouteDeps, readinessDetails: Rea
     async (request, reply) => {
       const checks: Record<string, string> = {};
       for (const detail of readinessDetails) Object.assign(checks, detail());
+      if (app.drain.draining) {
+        reply.header('Retry-After', '5');
+        return sendProblem(
+          request,
+          reply,
+          'service_unavailable',
+          'The server is shutting down; send requests to another instance.',
+          { checks },
+        );
+      }
       try {
         await deps.database.ping(2000);
         return { status: 'ready', database: 'ok', checks };

@@ -200,6 +200,8 @@ export async function recordEmailAttempt(
       last_attempt_at: outcome.at,
       sent_at: outcome.ok ? outcome.at : null,
       lease_owner: null,
+      // It ran to a result: its holder did not die with it.
+      crashes: 0,
       lease_until: 0,
     }),
   );

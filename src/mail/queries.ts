@@ -87,7 +87,7 @@ export function selectUserMailLanguage(
 }
 
 /** The outbox as a leased queue: due mails claimed by a worker, and its gauges. */
-export const outboxQueue = leasedQueue('email_outbox');
+export const outboxQueue = leasedQueue('email_outbox', 'last_error');
 
 export type EmailJobRow = Pick<
   Selectable<EmailOutboxTable>,

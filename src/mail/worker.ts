@@ -3,7 +3,12 @@
 // after a commit that queued mail, otherwise polling.
 import type { MailConfig } from '../platform/config.js';
 import type { Store } from '../platform/db/store.js';
-import { LeasedQueueWorker, Shutdown, type WorkerLog } from '../platform/queue/leased-worker.js';
+import {
+  LeasedQueueWorker,
+  MAX_LEASE_MS,
+  Shutdown,
+  type WorkerLog,
+} from '../platform/queue/leased-worker.js';
 import {
   type EmailJob,
   loadEmailJobs,
@@ -39,6 +44,8 @@ export class MailWorker extends LeasedQueueWorker<EmailJob> {
   constructor(private readonly options: MailWorkerOptions) {
     // A send is cut off after this long (connecting, greeting and commands each have the configured timeout).
     const sendLimitMs = options.config.timeoutMs * 3;
+    // Renewed while a send runs (see MAX_LEASE_MS): another instance takes the row over only when this one stopped.
+    const leaseMs = Math.min(sendLimitMs * 2 + 1000, MAX_LEASE_MS);
     super({
       name: 'mail worker',
       queue: 'the email outbox',
@@ -48,10 +55,14 @@ export class MailWorker extends LeasedQueueWorker<EmailJob> {
       pollIntervalMs: options.config.pollIntervalMs,
       log: options.log,
       jobLimitMs: sendLimitMs,
+      leaseMs,
     });
-    // Long enough to cover the send and recording its result, so no other worker takes the row meanwhile.
-    this.leaseMs = sendLimitMs * 2 + 1000;
+    this.leaseMs = leaseMs;
     this.sender = smtpSender(options.config);
+  }
+
+  protected renewLeases(ids: string[]): Promise<void> {
+    return outboxQueue.renew(this.options.store, this.owner, ids, this.leaseMs, Date.now());
   }
 
   protected override stopped(): void {

@@ -106,12 +106,13 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   },
   webhook_deliveries: {
     ...ids('id', 'endpoint_id', 'event_id', 'attempt', 'status', 'next_attempt_at', 'lease_owner'),
-    ...ids('lease_until', 'response_status', 'duration_ms', 'last_attempt_at', 'created_at'),
+    ...ids('lease_until', 'response_status', 'duration_ms', 'last_attempt_at', 'created_at', 'crashes'),
     // The receiver's error text (status line, connection error): not the event.
     error: 'none',
   },
   email_outbox: {
     ...ids('id', 'brand_id', 'kind', 'status', 'attempt', 'next_attempt_at', 'lease_owner', 'lease_until'),
+    ...ids('crashes'),
     ...ids('last_error', 'last_attempt_at', 'created_at', 'sent_at', 'lead_id', 'send_time_ref'),
     // Mail about the person's leads and to their address is deleted.
     recipient: 'erased',

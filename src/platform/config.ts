@@ -27,6 +27,8 @@ export interface Config {
   /** How long a resolved API key is trusted before it is looked up again (revocation delay). */
   keyCacheTtlMs: number;
   requestTimeoutMs: number;
+  /** After SIGTERM: how long /readyz answers 503 while requests are still served, before new connections stop. */
+  shutdownDrainMs: number;
   /** SQLite's synchronous pragma: FULL makes every acknowledged commit survive power loss. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /**
@@ -429,6 +431,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     metricsToken: env.METRICS_TOKEN || undefined,
     keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 5000, 0, 300_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 5000, 0, 300_000),
     sqliteSynchronous: sync,
     trustProxy: trustProxy(env),
     rateLimit: {

@@ -255,6 +255,8 @@ export async function recordAttempt(
         error: outcome.error,
         last_attempt_at: outcome.at,
         lease_owner: null,
+        // It ran to a result: its holder did not die with it.
+        crashes: 0,
         lease_until: 0,
       });
       // Roll the endpoint change back too: this attempt does not count.

@@ -316,7 +316,7 @@ export async function selectDeliveryEventId(
 }
 
 /** Webhook deliveries as a leased queue: due deliveries claimed by a worker, and its gauges. */
-export const deliveryQueue = leasedQueue('webhook_deliveries');
+export const deliveryQueue = leasedQueue('webhook_deliveries', 'error');
 
 /** A claimed delivery with its event and its endpoint's URL and secrets. */
 export type DeliveryJobRow = Pick<Selectable<WebhookDeliveryTable>, 'id' | 'attempt' | 'created_at'> & {

@@ -1,7 +1,12 @@
 // The delivery worker: every instance runs one. It leases due rows from the queue, sends them, records the result.
 import type { WebhookConfig } from '../platform/config.js';
 import type { Store } from '../platform/db/store.js';
-import { LeasedQueueWorker, Shutdown, type WorkerLog } from '../platform/queue/leased-worker.js';
+import {
+  LeasedQueueWorker,
+  MAX_LEASE_MS,
+  Shutdown,
+  type WorkerLog,
+} from '../platform/queue/leased-worker.js';
 import {
   abandonDelivery,
   type DeliveryJob,
@@ -43,6 +48,9 @@ export class DeliveryWorker extends LeasedQueueWorker<DeliveryJob> {
   private readonly leaseMs: number;
 
   constructor(private readonly options: WorkerOptions) {
+    // Long enough to cover a send (bounded by the timeout) and recording its result, at most MAX_LEASE_MS; renewed
+    // while the send runs, so another instance takes the row over only when this one has stopped.
+    const leaseMs = Math.min(options.config.timeoutMs * 2 + 1000, MAX_LEASE_MS);
     super({
       name: 'webhook worker',
       queue: 'the delivery queue',
@@ -51,9 +59,13 @@ export class DeliveryWorker extends LeasedQueueWorker<DeliveryJob> {
       concurrency: options.concurrency ?? 16,
       pollIntervalMs: options.config.pollIntervalMs,
       log: options.log,
+      leaseMs,
     });
-    // Long enough to cover the send (bounded by the timeout) and recording its result.
-    this.leaseMs = options.config.timeoutMs * 2 + 1000;
+    this.leaseMs = leaseMs;
+  }
+
+  protected renewLeases(ids: string[]): Promise<void> {
+    return deliveryQueue.renew(this.options.store, this.owner, ids, this.leaseMs, Date.now());
   }
 
   protected async claim(limit: number) {

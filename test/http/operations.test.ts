@@ -164,6 +164,42 @@ describe.each(dialects())('operational endpoints on %s', (dialect) => {
         await dispose();
       }
     });
+
+    it('answers 503 at once while draining, and every answer then closes its connection', async () => {
+      const app = await buildApp(testConfig(dialect), {
+        database: ctx.app.deps.database,
+        migrate: false,
+        logger: false,
+        defaultMetrics: false,
+        webhookWorker: false,
+        mailWorker: false,
+        backupSchedule: false,
+      });
+      try {
+        await app.ready();
+        const before = await app.inject({ method: 'GET', url: '/readyz' });
+        expect(before.statusCode).toBe(200);
+        expect(before.headers.connection).not.toBe('close');
+        app.drain.start();
+        const ready = await app.inject({ method: 'GET', url: '/readyz' });
+        expect(ready.statusCode).toBe(503);
+        expect(Number(ready.headers['retry-after'])).toBeGreaterThan(0);
+        expect(ready.json()).toMatchObject({ type: 'https://lead-intake.dev/errors/service-unavailable' });
+        expect(ready.json().detail).toMatch(/shutting down/);
+        // Everything else is still served, with Connection: close; /healthz stays 200.
+        const health = await app.inject({ method: 'GET', url: '/healthz' });
+        expect(health.statusCode).toBe(200);
+        const list = await app.inject({
+          method: 'GET',
+          url: '/v1/leads',
+          headers: { 'x-api-key': ctx.keys.full },
+        });
+        expect(list.statusCode).toBe(200);
+        expect(list.headers.connection).toBe('close');
+      } finally {
+        await app.close();
+      }
+    });
   });
 
   describe('GET /metrics', () => {

@@ -353,6 +353,21 @@ class FolderProvider implements MigrationProvider {
   }
 }
 
+/** The migrations the schema has had (Kysely's kysely_migration table); none before the first. */
+async function appliedMigrations(database: Database, schema?: string): Promise<string[]> {
+  const table =
+    database.dialect === 'postgres' && schema
+      ? sql`${sql.id(schema)}.kysely_migration`
+      : sql`kysely_migration`;
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(database.db);
+    return rows.map((r) => r.name);
+  } catch {
+    // No table yet: a new database.
+    return [];
+  }
+}
+
 // Arbitrary constant: the session-level advisory lock every instance takes before migrating.
 export const MIGRATION_LOCK_KEY = 7_310_512_026;
 
@@ -363,6 +378,12 @@ export const MIGRATION_LOCK_KEY = 7_310_512_026;
 export async function migrate(database: Database, schema?: string): Promise<string[]> {
   const { db, dialect } = database;
   const run = async (): Promise<string[]> => {
+    // A schema a newer release has migrated (a rolling deploy: expand first, so this release still runs on it;
+    // docs/operations.md, "Migrations during a rolling deploy"): nothing to do here, and nothing to refuse.
+    const known = Object.keys(await new FolderProvider(dialect).getMigrations());
+    const newest = known[known.length - 1] ?? '';
+    const applied = await appliedMigrations(database, schema);
+    if (applied.some((name) => name > newest)) return [];
     const migrator = new Migrator({
       db,
       provider: new FolderProvider(dialect),

@@ -13,6 +13,7 @@ interface LeasedColumns {
   lease_owner: string | null;
   lease_until: number;
   created_at: number;
+  crashes: number;
 }
 
 /** The tables that are leased queues: those with the leased columns. */
@@ -21,18 +22,29 @@ export type LeasedTable = {
 }[keyof Tables];
 
 /** Both tables have the leased columns; one view of them keeps each query below a single typed one. */
-function leased(store: Store): Kysely<Record<LeasedTable, LeasedColumns>> {
-  return store.db as unknown as Kysely<Record<LeasedTable, LeasedColumns>>;
+function leased(store: Store): Kysely<Record<LeasedTable, LeasedColumns & Record<string, unknown>>> {
+  return store.db as unknown as Kysely<Record<LeasedTable, LeasedColumns & Record<string, unknown>>>;
 }
 
 /**
- * Leases up to `limit` due rows of `table` to `owner`. One conditional UPDATE: a row is taken only while nobody
- * holds it, so two workers never get the same row. PostgreSQL skips rows another worker is taking right now
- * instead of waiting for it; SQLite runs one writer at a time anyway.
+ * A row whose holder died with the lease this many times in a row (SIGKILL, a crash, out of memory while running it)
+ * is parked: failed, with the reason, instead of being taken up again and killing the next worker.
+ */
+export const PARK_AFTER_CRASHES = 3;
+
+/** The reason a parked row records. */
+export const PARKED_REASON = `parked: the instance running it stopped ${PARK_AFTER_CRASHES} times in a row before it finished`;
+
+/**
+ * Leases up to `limit` due rows of `table` to `owner`. A row is taken only while nobody holds it, so two workers
+ * never get the same row: PostgreSQL locks the rows it reads and skips rows another worker is taking right now;
+ * SQLite runs one writer at a time anyway. A due row that still names a holder was left by one that died: its
+ * `crashes` count goes up, and at PARK_AFTER_CRASHES it is parked (`errorColumn` says why) instead of taken.
  */
 export function claimDueRows(
   store: Store,
   table: LeasedTable,
+  errorColumn: string,
   owner: string,
   limit: number,
   leaseMs: number,
@@ -40,26 +52,73 @@ export function claimDueRows(
 ): Promise<string[]> {
   return store.write(async (tx) => {
     const db = leased(tx);
-    const due = forUpdateSkipLocked(
+    const due = await forUpdateSkipLocked(
       tx,
       db
         .selectFrom(table)
-        .select('id')
+        .select(['id', 'lease_owner', 'crashes'])
         .where('status', '=', 'pending')
         .where('next_attempt_at', '<=', now)
         .where('lease_until', '<', now)
         .orderBy('next_attempt_at')
         .limit(limit),
-    );
+    ).execute();
+    if (!due.length) return [];
+    const died = due.filter((r) => r.lease_owner !== null);
+    const parked = died.filter((r) => Number(r.crashes) + 1 >= PARK_AFTER_CRASHES).map((r) => r.id);
+    if (died.length) {
+      await db
+        .updateTable(table)
+        .set((eb) => ({ crashes: eb('crashes', '+', 1) }))
+        .where(
+          'id',
+          'in',
+          died.map((r) => r.id),
+        )
+        .execute();
+    }
+    if (parked.length) {
+      await db
+        .updateTable(table)
+        .set({ status: 'failed', lease_owner: null, lease_until: 0, [errorColumn]: PARKED_REASON })
+        .where('id', 'in', parked)
+        .execute();
+    }
+    const take = due.map((r) => r.id).filter((id) => !parked.includes(id));
+    if (!take.length) return [];
     const rows = await db
       .updateTable(table)
       .set({ lease_owner: owner, lease_until: now + leaseMs })
-      .where('id', 'in', due)
+      .where('id', 'in', take)
       .where('status', '=', 'pending')
       .where('lease_until', '<', now)
       .returning('id')
       .execute();
     return rows.map((r) => r.id);
+  });
+}
+
+/**
+ * Extends `owner`'s leases on the given rows that are still pending (a worker's heartbeat for the jobs it is running):
+ * a live worker keeps its rows however long a send takes, and a dead one's rows are free once the lease ends.
+ */
+export async function renewLeases(
+  store: Store,
+  table: LeasedTable,
+  owner: string,
+  ids: string[],
+  leaseMs: number,
+  now: number,
+): Promise<void> {
+  if (!ids.length) return;
+  await store.write(async (tx) => {
+    await leased(tx)
+      .updateTable(table)
+      .set({ lease_until: now + leaseMs })
+      .where('id', 'in', ids)
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 'pending')
+      .execute();
   });
 }
 
@@ -87,17 +146,22 @@ export async function queueStats(store: Store, table: LeasedTable, now: number):
   };
 }
 
-/** One leased queue's claim and gauges, bound to its table. */
+/** One leased queue's claim, heartbeat and gauges, bound to its table. */
 export interface LeasedQueue {
   /** Leases up to `limit` due rows to `owner` (see claimDueRows). */
   claimDue(store: Store, owner: string, limit: number, leaseMs: number, now: number): Promise<string[]>;
+  /** Extends `owner`'s leases on `ids` (see renewLeases). */
+  renew(store: Store, owner: string, ids: string[], leaseMs: number, now: number): Promise<void>;
   /** Rows waiting to be sent (due, or waiting for a retry) and the age of the oldest: the queue's gauges. */
   stats(store: Store, now: number): Promise<QueueStats>;
 }
 
-export function leasedQueue(table: LeasedTable): LeasedQueue {
+/** `errorColumn`: where the table records why a row failed (a parked row's reason goes there). */
+export function leasedQueue(table: LeasedTable, errorColumn: string): LeasedQueue {
   return {
-    claimDue: (store, owner, limit, leaseMs, now) => claimDueRows(store, table, owner, limit, leaseMs, now),
+    claimDue: (store, owner, limit, leaseMs, now) =>
+      claimDueRows(store, table, errorColumn, owner, limit, leaseMs, now),
+    renew: (store, owner, ids, leaseMs, now) => renewLeases(store, table, owner, ids, leaseMs, now),
     stats: (store, now) => queueStats(store, table, now),
   };
 }

@@ -406,6 +406,8 @@ export interface WebhookDeliveryTable {
   error: string | null;
   last_attempt_at: number | null;
   created_at: number;
+  /** Claims in a row whose holder died with the lease (2026120110); parked at PARK_AFTER_CRASHES. */
+  crashes: Defaulted<number>;
 }
 
 /** Mails to send: queued in the transaction that causes them, sent by a worker under a lease. */
@@ -439,6 +441,8 @@ export interface EmailOutboxTable {
   send_time_ref: Defaulted<string | null>;
   /** The mail's Reply-To (the customer's email on a new-lead mail); null: none (2026113005). */
   reply_to: Defaulted<string | null>;
+  /** Claims in a row whose holder died with the lease (2026120110); parked at PARK_AFTER_CRASHES. */
+  crashes: Defaulted<number>;
 }
 
 /** The daily new-lead summaries handled: one row per user and day, claimed by its insert (2026113005). */

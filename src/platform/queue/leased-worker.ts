@@ -23,9 +23,18 @@ export interface LeasedWorkerSettings {
   concurrency: number;
   pollIntervalMs: number;
   log: WorkerLog;
-  /** A job still running after this long is aborted (its own limit, well within the lease). */
+  /** A job still running after this long is aborted (its own limit). */
   jobLimitMs?: number;
+  /** How long a claim holds a row without renewal (at most MAX_LEASE_MS). */
+  leaseMs: number;
 }
+
+/**
+ * The longest lease on a claimed row. The worker renews the leases of the jobs it runs every third of its lease, so a
+ * send may take longer; a worker that died (SIGKILL, a crash, a lost machine) renews nothing, and its rows are taken
+ * over by another instance when the lease ends: within the lease (at most this) and one poll.
+ */
+export const MAX_LEASE_MS = 30_000;
 
 export abstract class LeasedQueueWorker<Job extends { id: string }> {
   /** Written into lease_owner: which process holds a row, for anyone reading the table. */
@@ -36,11 +45,15 @@ export abstract class LeasedQueueWorker<Job extends { id: string }> {
   private wakeSleeper: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
   private failing = false;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(private readonly settings: LeasedWorkerSettings) {}
 
   /** Leases up to `limit` due rows to this worker; returns how many were claimed and the jobs to run. */
   protected abstract claim(limit: number): Promise<{ claimed: number; jobs: Job[] }>;
+
+  /** Extends this worker's leases on the rows of the jobs it is running (a heartbeat; see MAX_LEASE_MS). */
+  protected abstract renewLeases(ids: string[]): Promise<void>;
 
   /** Runs one job and records its result (or, aborted by stop(), hands its row back). */
   protected abstract run(job: Job, signal: AbortSignal): Promise<void>;
@@ -52,6 +65,14 @@ export abstract class LeasedQueueWorker<Job extends { id: string }> {
     if (this.running) return;
     this.running = true;
     this.loopDone = this.loop();
+    this.heartbeat = setInterval(() => {
+      const ids = [...this.inFlight.keys()];
+      if (!ids.length) return;
+      this.renewLeases(ids).catch((error) =>
+        this.settings.log.warn({ err: error }, `${this.settings.name}: could not renew its leases`),
+      );
+    }, this.settings.leaseMs / 3);
+    this.heartbeat.unref();
   }
 
   /** Look for due rows now rather than at the next poll (called right after a commit that queued some). */
@@ -80,7 +101,20 @@ export abstract class LeasedQueueWorker<Job extends { id: string }> {
       for (const p of this.inFlight.values()) p.controller.abort(new Shutdown('shutting down'));
       await Promise.all([...this.inFlight.values()].map((p) => p.done));
     }
+    clearInterval(this.heartbeat);
     this.stopped();
+  }
+
+  /**
+   * Stops claiming and aborts every job in progress at once (with a Shutdown reason), so each hands its row back:
+   * a forced shutdown (a second SIGTERM, the hard deadline), whatever the job is waiting on.
+   */
+  async abort(): Promise<void> {
+    this.running = false;
+    this.wake();
+    const pending = [...this.inFlight.values()];
+    for (const p of pending) p.controller.abort(new Shutdown('shutting down now'));
+    await Promise.all(pending.map((p) => p.done));
   }
 
   private async loop(): Promise<void> {

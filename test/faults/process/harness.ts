@@ -126,11 +126,13 @@ export class ServerProcess {
 
   static async start(
     storage: Storage,
-    options: { port?: number; env?: Record<string, string> } = {},
+    options: { port?: number; env?: Record<string, string>; root?: string } = {},
   ): Promise<ServerProcess> {
     const port = options.port ?? (await freePort());
-    const child = spawn(process.execPath, [BIN, 'serve'], {
-      cwd: ROOT,
+    // `root`: another checkout of lead-intake, built (the previous release, in the rolling-deploy test).
+    const root = options.root ?? ROOT;
+    const child = spawn(process.execPath, [path.join(root, 'bin/lead-intake.js'), 'serve'], {
+      cwd: root,
       env: serviceEnv(storage, { PORT: String(port), ...options.env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
