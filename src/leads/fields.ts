@@ -242,7 +242,7 @@ export const LEAD_FIELD_TABLE = {
     format: 'priority',
     alwaysSet: true,
     description:
-      "low, medium, high or urgent; when left out, the brand's default priority (Settings > Brand; medium unless an admin changed it), or a website form's default.",
+      "low, medium, high or urgent; defaults to `medium`, or to the brand's default priority when an admin set one (Settings > Brand), or to a website form's default.",
     label: 'lead.field.priority',
     half: true,
     example: 'high',
