@@ -19,6 +19,7 @@ import { MailWorker } from './mail/worker.js';
 import { runRetention } from './personal-data/retention.js';
 import { pruneIdempotencyKeys } from './platform/db/idempotency.js';
 import type { RouteDeps } from './platform/http/deps.js';
+import { PeriodicJob } from './platform/queue/periodic-job.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 
 declare module 'fastify' {
@@ -131,12 +132,20 @@ export default fp(
         app.log.error({ err: error }, 'the retention run failed; it is tried again in 10 minutes'),
       );
     };
-    const timer = setInterval(prune, PRUNE_INTERVAL_MS);
-    timer.unref();
-    app.addHook('onReady', async () => {
-      await prune();
+    // One instance runs the round every 10 minutes (its lease in job_leases); another takes over if it dies.
+    const cleanUp = new PeriodicJob({
+      store: deps.database,
+      name: 'clean-up',
+      intervalMs: PRUNE_INTERVAL_MS,
+      run: prune,
+      log: app.log,
+      clock,
     });
-    app.addHook('preClose', async () => clearInterval(timer));
+    app.addHook('onReady', async () => {
+      await cleanUp.tick();
+      cleanUp.start();
+    });
+    app.addHook('preClose', async () => cleanUp.stop());
 
     // Scheduled backups (SQLite with a database file; BACKUP_INTERVAL_MINUTES=0 turns them off).
     const backups = deps.backups;

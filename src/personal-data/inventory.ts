@@ -171,6 +171,8 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   form_refusals: ids('form_id', 'origin', 'day', 'count', 'last_at'),
   // Receipts counted per recipient and day: a SHA-256 of the address, not the address, and gone after a day.
   receipt_counts: ids('brand_id', 'recipient_hash', 'day', 'count'),
+  // Which instance runs a periodic job and when it is next due (2026120111): no person's data.
+  job_leases: ids('name', 'owner', 'lease_until', 'next_run_at'),
   webhook_endpoints: {
     ...ids('id', 'brand_id', 'url', 'description', 'events', 'secret', 'previous_secret'),
     ...ids('previous_secret_expires_at', 'enabled', 'failing_since', 'last_success_at', 'disabled_at'),

@@ -195,7 +195,7 @@ describe.each(dialects())('dashboard spam on %s', (dialect) => {
     expect(res.body).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });
 
-  it('an instance that starts removes spam older than 30 days, and only that', async () => {
+  it('an instance that starts runs the due clean-up round: spam older than 30 days goes, and only that', async () => {
     const old = await post({ title: 'Old spam' });
     const young = await post({ title: 'Young spam' });
     const oldReal = await post({ title: 'Old real lead', _gotcha: '' });
@@ -209,6 +209,8 @@ describe.each(dialects())('dashboard spam on %s', (dialect) => {
     await age(old.id, 31);
     await age(young.id, 29);
     await age(oldReal.id, 31);
+    // The round is due again (the first instance ran it when it started; one instance runs it per round).
+    await db().updateTable('job_leases').set({ next_run_at: 0 }).where('name', '=', 'clean-up').execute();
 
     const instance = await buildApp(ctx.app.deps.config, {
       database: ctx.app.deps.database,

@@ -165,3 +165,72 @@ export function leasedQueue(table: LeasedTable, errorColumn: string): LeasedQueu
     stats: (store, now) => queueStats(store, table, now),
   };
 }
+
+// ---- Periodic jobs (job_leases, migration 2026120111) ------------------------------------------------------------
+// A periodic job (the clean-up round) runs on one instance at a time: the one that takes its row's lease while the
+// job is due. It renews the lease while it runs and, when done, frees it and sets when the job is next due. An
+// instance that dies while running leaves a lease that runs out, and the job, still due, is taken by another.
+
+/**
+ * Takes the lease of job `name` for `owner` until `now + leaseMs` when the job is due (`next_run_at <= now`) and
+ * nobody holds it. One conditional upsert: of several instances trying at once, exactly one gets it. True when
+ * this call got it.
+ */
+export async function claimJobLease(
+  store: Store,
+  name: string,
+  owner: string,
+  leaseMs: number,
+  now: number,
+): Promise<boolean> {
+  return store.write(async (tx) => {
+    const row = await tx.db
+      .insertInto('job_leases')
+      .values({ name, owner, lease_until: now + leaseMs, next_run_at: 0 })
+      .onConflict((oc) =>
+        oc
+          .column('name')
+          .doUpdateSet({ owner, lease_until: now + leaseMs })
+          .where('job_leases.lease_until', '<', now)
+          .where('job_leases.next_run_at', '<=', now),
+      )
+      .returning('name')
+      .executeTakeFirst();
+    return row !== undefined;
+  });
+}
+
+/** Extends `owner`'s lease of job `name` to `until`; false when it no longer holds it. */
+export async function renewJobLease(
+  store: Store,
+  name: string,
+  owner: string,
+  until: number,
+): Promise<boolean> {
+  return store.write(async (tx) => {
+    const result = await tx.db
+      .updateTable('job_leases')
+      .set({ lease_until: until })
+      .where('name', '=', name)
+      .where('owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  });
+}
+
+/** Frees `owner`'s lease of job `name` and sets when the job is next due. */
+export async function finishJobLease(
+  store: Store,
+  name: string,
+  owner: string,
+  nextRunAt: number,
+): Promise<void> {
+  await store.write(async (tx) => {
+    await tx.db
+      .updateTable('job_leases')
+      .set({ owner: null, lease_until: 0, next_run_at: nextRunAt })
+      .where('name', '=', name)
+      .where('owner', '=', owner)
+      .execute();
+  });
+}

@@ -445,6 +445,14 @@ export interface EmailOutboxTable {
   crashes: Defaulted<number>;
 }
 
+/** A periodic job's lease: who runs it now, until when, and when it is next due (2026120111; lease.ts). */
+export interface JobLeaseTable {
+  name: string;
+  owner: string | null;
+  lease_until: Defaulted<number>;
+  next_run_at: Defaulted<number>;
+}
+
 /** The daily new-lead summaries handled: one row per user and day, claimed by its insert (2026113005). */
 export interface NewLeadSummaryTable {
   id: string;
@@ -468,6 +476,7 @@ export interface Tables {
   customer_activity: CustomerActivityTable;
   leads: LeadTable;
   new_lead_summaries: NewLeadSummaryTable;
+  job_leases: JobLeaseTable;
   lead_status_history: LeadStatusHistoryTable;
   lead_activity: LeadActivityTable;
   lead_notes: LeadNoteTable;
