@@ -3,6 +3,7 @@
 // Connection: close, leased jobs go back and the process exits 0, without losing an acknowledged lead. A second
 // SIGTERM, or the hard deadline, ends it anyway, whatever a worker waits on.
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -205,6 +206,64 @@ describe.each(faultDialects())('SIGTERM under load on %s', (dialect) => {
       await peers.close();
     }
   }, 60_000);
+
+  it('finishes a long CSV export that is being read when SIGTERM comes, then exits 0', async () => {
+    const storage = newStorage(dialect);
+    storages.push(storage);
+    const { key } = await seedBrandAndKey(storage);
+    const server = await ServerProcess.start(storage, { env: { SHUTDOWN_DRAIN_MS: '1000' } });
+    // 4,000 leads of 4 KB each: an export of about 18 MB, far more than the sockets' buffers hold.
+    const leads = 4000;
+    let next = 0;
+    const create = async () => {
+      while (next < leads) {
+        const n = next++;
+        const body = JSON.stringify({
+          ...leadBody('export', n),
+          description: `${'Lekkage '.repeat(500)}${n}`,
+        });
+        const created = await request(`${server.url}/v1/leads`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body,
+        });
+        expect(created.status).toBe(201);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, create));
+    // A reader that stops after the first chunk, so the export waits on the socket when the signal comes.
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http
+        .get(`${server.url}/v1/exports/leads.csv`, { headers: { 'x-api-key': key }, agent: false }, resolve)
+        .on('error', reject);
+    });
+    expect(res.statusCode).toBe(200);
+    // Paused in the first chunk's handler: a chunk emitted before a later pause() would have no listener.
+    const chunks: Buffer[] = [
+      await new Promise<Buffer>((resolve) =>
+        res.once('data', (chunk: Buffer) => {
+          res.pause();
+          resolve(chunk);
+        }),
+      ),
+    ];
+    server.kill('SIGTERM');
+    // Past the drain: no new connections, the export still in flight.
+    await sleep(2000);
+    expect(await connects(server.port)).toBe(false);
+    expect(server.child.exitCode).toBeNull();
+    const complete = new Promise<boolean>((resolve) => {
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve(true));
+      res.on('error', () => resolve(false));
+    });
+    res.resume();
+    expect(await complete).toBe(true);
+    const lines = Buffer.concat(chunks).toString('utf8').trimEnd().split(/\r?\n/);
+    // The header and one line a lead (no field here holds a line break).
+    expect(lines.length).toBe(leads + 1);
+    expect(await server.exited, server.log).toEqual({ code: 0, signal: null });
+  }, 120_000);
 
   it('ends at the hard deadline (SHUTDOWN_DRAIN_MS + 10 s) when a request never finishes (exit 1)', async () => {
     const storage = newStorage(dialect);
