@@ -2,6 +2,7 @@
 // are still served for SHUTDOWN_DRAIN_MS, then new connections are refused, in-flight requests finish with
 // Connection: close, leased jobs go back and the process exits 0, without losing an acknowledged lead. A second
 // SIGTERM, or the hard deadline, ends it anyway, whatever a worker waits on.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -282,4 +283,56 @@ describe.each(faultDialects())('SIGTERM under load on %s', (dialect) => {
     expect(tookMs).toBeLessThan(500 + 10_000 + 3000);
     expect(await inspectStorage(storage)).toMatchObject(CLEAN_STORAGE);
   }, 60_000);
+});
+
+describe('SIGTERM during a scheduled backup (SQLite)', () => {
+  const storages: Storage[] = [];
+  afterAll(async () => {
+    for (const storage of storages) await dropStorage(storage);
+  });
+
+  it('lets the running backup finish into a whole archive, leaves nothing half made, and exits 0', async () => {
+    const storage = newStorage('sqlite');
+    storages.push(storage);
+    const { key } = await seedBrandAndKey(storage);
+    // With no archive yet, the first scheduled backup starts one interval (here a minute) after the start.
+    const server = await ServerProcess.start(storage, {
+      env: { SHUTDOWN_DRAIN_MS: '500', BACKUP_INTERVAL_MINUTES: '1' },
+    });
+    // About 12 MB of leads, so the backup (paced, to spare the server's disk) takes a while.
+    let next = 0;
+    const create = async () => {
+      while (next < 3000) {
+        const n = next++;
+        const body = JSON.stringify({
+          ...leadBody('backup', n),
+          description: `${'Lekkage '.repeat(500)}${n}`,
+        });
+        const created = await request(`${server.url}/v1/leads`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body,
+        });
+        expect(created.status).toBe(201);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, create));
+    const staging = () => fs.readdirSync(storage.dataDir).filter((name) => name.startsWith('.backup-'));
+    const backupDir = path.join(storage.dataDir, 'backups');
+    const inBackupDir = () => (fs.existsSync(backupDir) ? fs.readdirSync(backupDir) : []);
+    // The backup has begun when its staging folder appears.
+    for (const deadline = Date.now() + 90_000; !staging().length && Date.now() < deadline; ) await sleep(10);
+    expect(staging(), server.log).toHaveLength(1);
+    server.kill('SIGTERM');
+    expect(await server.exited, server.log).toEqual({ code: 0, signal: null });
+    // Whole: one archive, no staging folder, no partial archive; the archive reads to its end and holds the database.
+    expect(staging()).toEqual([]);
+    const archives = inBackupDir().filter((name) => name.endsWith('.tar.gz'));
+    expect(inBackupDir().filter((name) => name.includes('.partial-'))).toEqual([]);
+    expect(archives).toHaveLength(1);
+    const listing = execFileSync('tar', ['-tzf', path.join(backupDir, archives[0] as string)], {
+      encoding: 'utf8',
+    });
+    expect(listing).toMatch(/lead-intake\.sqlite/);
+  }, 180_000);
 });
