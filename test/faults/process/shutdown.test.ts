@@ -57,6 +57,24 @@ function startSlowPost(port: number, key: string, body: string) {
   };
 }
 
+/** `count` leads of about 4 KB each (a long description), created over 8 connections; each must be a 201. */
+async function createLargeLeads(url: string, key: string, count: number, tag: string): Promise<void> {
+  let next = 0;
+  const create = async () => {
+    while (next < count) {
+      const n = next++;
+      const body = JSON.stringify({ ...leadBody(tag, n), description: `${'Lekkage '.repeat(500)}${n}` });
+      const created = await request(`${url}/v1/leads`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body,
+      });
+      expect(created.status).toBe(201);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, create));
+}
+
 function connects(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -215,23 +233,7 @@ describe.each(faultDialects())('SIGTERM under load on %s', (dialect) => {
     const server = await ServerProcess.start(storage, { env: { SHUTDOWN_DRAIN_MS: '1000' } });
     // 4,000 leads of 4 KB each: an export of about 18 MB, far more than the sockets' buffers hold.
     const leads = 4000;
-    let next = 0;
-    const create = async () => {
-      while (next < leads) {
-        const n = next++;
-        const body = JSON.stringify({
-          ...leadBody('export', n),
-          description: `${'Lekkage '.repeat(500)}${n}`,
-        });
-        const created = await request(`${server.url}/v1/leads`, {
-          method: 'POST',
-          headers: { 'x-api-key': key, 'content-type': 'application/json' },
-          body,
-        });
-        expect(created.status).toBe(201);
-      }
-    };
-    await Promise.all(Array.from({ length: 8 }, create));
+    await createLargeLeads(server.url, key, leads, 'export');
     // A reader that stops after the first chunk, so the export waits on the socket when the signal comes.
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
       http
@@ -300,23 +302,7 @@ describe('SIGTERM during a scheduled backup (SQLite)', () => {
       env: { SHUTDOWN_DRAIN_MS: '500', BACKUP_INTERVAL_MINUTES: '1' },
     });
     // About 12 MB of leads, so the backup (paced, to spare the server's disk) takes a while.
-    let next = 0;
-    const create = async () => {
-      while (next < 3000) {
-        const n = next++;
-        const body = JSON.stringify({
-          ...leadBody('backup', n),
-          description: `${'Lekkage '.repeat(500)}${n}`,
-        });
-        const created = await request(`${server.url}/v1/leads`, {
-          method: 'POST',
-          headers: { 'x-api-key': key, 'content-type': 'application/json' },
-          body,
-        });
-        expect(created.status).toBe(201);
-      }
-    };
-    await Promise.all(Array.from({ length: 8 }, create));
+    await createLargeLeads(server.url, key, 3000, 'backup');
     const staging = () => fs.readdirSync(storage.dataDir).filter((name) => name.startsWith('.backup-'));
     const backupDir = path.join(storage.dataDir, 'backups');
     const inBackupDir = () => (fs.existsSync(backupDir) ? fs.readdirSync(backupDir) : []);
