@@ -115,7 +115,14 @@ function needing<O extends FastifyPluginOptions>(
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<App> {
   // The database carries "email is on" to the domain, which queues mail in its transactions.
   const mail = config.mail ? { publicUrl: config.publicUrl, from: config.mail.from } : null;
-  const opened = options.database ?? openDatabase(config.database, config.sqliteSynchronous, mail);
+  const opened =
+    options.database ??
+    openDatabase(
+      config.database,
+      config.sqliteSynchronous,
+      mail,
+      new URL('./write-worker.js', import.meta.url),
+    );
   const ownsDatabase = !options.database;
   if (options.migrate !== false) {
     await migrate(opened, config.database.dialect === 'postgres' ? config.database.schema : undefined);

@@ -328,3 +328,22 @@ describe('SEARCH_BUDGET_MS', () => {
     }
   });
 });
+
+describe('SQLITE_WRITE_THREAD', () => {
+  it('defaults to on, takes on or off, and means nothing on PostgreSQL', () => {
+    const sqlite = (env: Record<string, string>) => {
+      const { database } = loadConfig(env);
+      return database.dialect === 'sqlite' ? database.writeThread : 'postgres';
+    };
+    expect(sqlite({})).toBe(true);
+    expect(sqlite({ SQLITE_WRITE_THREAD: 'off' })).toBe(false);
+    expect(sqlite({ SQLITE_WRITE_THREAD: 'ON' })).toBe(true);
+    expect(sqlite({ DATABASE_URL: 'postgres://x@127.0.0.1/db', SQLITE_WRITE_THREAD: 'off' })).toBe(
+      'postgres',
+    );
+  });
+
+  it('refuses anything else with an error naming the setting', () => {
+    expect(() => loadConfig({ SQLITE_WRITE_THREAD: 'yes' })).toThrow(/SQLITE_WRITE_THREAD must be on or off/);
+  });
+});

@@ -5,7 +5,7 @@ import { type Attachment, recordAttachments } from '../attachments/attachments.j
 import type { ReceivedFile } from '../attachments/upload.js';
 import { findOrCreateAddress } from '../customers/addresses.js';
 import { linkCustomer, submissionLockKeys } from '../customers/customers.js';
-import type { Store } from '../platform/db/store.js';
+import { type Store, type Tx, writeProcedure } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { isPriority } from '../shared/priorities.js';
@@ -70,147 +70,153 @@ function actorOf(origin: LeadSource): Actor | null {
  * resolves once that has committed (or, given a Tx, as part of that transaction).
  */
 export function createLead(store: Store, origin: LeadSource, given: LeadInput): Promise<CreatedLead> {
-  return store.write(async (tx) => {
-    const brand = await selectBrandTakingContactLocks(
-      tx,
-      origin.brandId,
-      submissionLockKeys(origin.brandId, given),
-    );
-    if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
-    // No priority given: the brand's default (Settings > Brand), medium when it has none.
-    const priority =
-      given.priority ?? (isPriority(brand.default_priority) ? brand.default_priority : 'medium');
-    const input = { ...given, priority };
-    if (brand.endpoints) knowEndpoints(tx, origin.brandId, brand.endpoints);
-    const now = Date.now();
-    const country = input.country ?? brand.default_country;
-    const form = origin.form;
-    const spam = form?.spam === true;
-    // A website form's post is anonymous: it never adds an email or phone to an existing customer
-    // (customers/customers.ts); what it sent stays on the lead (`submitted`).
-    const anonymous = form !== undefined && origin.keyId === null && origin.user === undefined;
-    const customer = await linkCustomer(tx, origin.brandId, input, now, {
-      quiet: spam,
-      locked: true,
-      anonymous,
-    });
-    const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
-      newCustomer: customer.inserted,
-    });
-    const id = newId('lead', now);
-    const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
-      id,
-      brand_id: origin.brandId,
-      customer_id: customer.id,
-      address_id: address.id,
-      status: 'request',
-      stage: 'lead',
-      source: origin.source,
-      source_key_id: origin.keyId,
-      source_key_name: origin.keyName,
-      received_at: now,
-      created_at: now,
-      updated_at: now,
-      scheduled_at: null,
-      submitted: JSON.stringify(submittedOf(input)),
-      source_form_id: form?.id ?? null,
-      source_form_name: form?.name ?? null,
-      spam: spam ? 1 : 0,
-      extra_fields: form?.extraFields ? JSON.stringify(form.extraFields) : null,
-      attribution: form?.attribution ? JSON.stringify(form.attribution) : null,
-      consent: form?.consent ? JSON.stringify(form.consent) : null,
-      source_user_id: origin.user?.id ?? null,
-      source_user_name: origin.user?.name ?? null,
-      list_json: null,
-    };
-    // The lead as a read of it would give it, from what the create knows (the row such a read would map, mapped
-    // the same way): lead.created carries it and its list item is stored with it (list-json.ts), with no read
-    // back. Spam is in no list and no event; a quiet link knows no contact.
-    const contact = customer.contact;
-    const row: Record<string, unknown> | undefined =
-      spam || !contact
-        ? undefined
-        : {
-            ...Object.fromEntries(
-              INPUT_COLUMNS.map((c) => [DETAIL_ALIAS_OF_COLUMN.get(c.column)!, input[c.input]]),
-            ),
-            id,
-            brandId: origin.brandId,
-            customerId: customer.id,
-            addressId: address.id,
-            status: 'request',
-            source: origin.source,
-            receivedAt: now,
-            createdAt: now,
-            updatedAt: now,
-            sourceKeyName: origin.keyName,
-            scheduledAt: null,
-            scheduledFor: null,
-            durationMinutes: null,
-            'assignee.id': null,
-            'assignee.name': null,
-            submitted: own.submitted,
-            sourceFormId: own.source_form_id,
-            sourceFormName: own.source_form_name,
-            sourceUserId: own.source_user_id,
-            sourceUserName: own.source_user_name,
-            extraFields: own.extra_fields,
-            attribution: own.attribution,
-            consent: own.consent,
-            ...Object.fromEntries(Object.entries(contact).map(([k, v]) => [`customer.${k}`, v])),
-            'customer.id': customer.id,
-            ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
-            attachmentCount: origin.files?.received.length ?? 0,
-          };
-    if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));
-    await insertLead(tx, [...OWN_COLUMNS.map((c) => own[c]), ...INPUT_COLUMNS.map((c) => input[c.input])]);
-    await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
-    let attachments: Attachment[] = [];
-    if (origin.files?.received.length) {
-      const { received, source, maxPerLead } = origin.files;
-      // Their attachment.created events follow lead.created below; spam (kept with its files) writes none.
-      attachments = await recordAttachments(tx, { brandId: origin.brandId, leadId: id }, received, {
-        source,
-        maxPerLead,
-        now,
-        quiet: true,
-      });
-      await updateAttachmentCount(tx, id, attachments.length);
-    }
-    tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
-    if (!spam) {
-      if (!row) throw new Error('a lead that is not spam is linked to a customer whose contact is known');
-      const actor = actorOf(origin);
-      const lead: LeadDetail = {
-        ...DETAIL_PROJECTION.map(row),
-        statusHistory: [
-          {
-            status: 'request',
-            at: iso(now),
-            actor: actor && { type: actor.type, id: actor.id, name: actor.name },
-            reason: null,
-          },
-        ],
-        attachments,
-      };
-      await recordEvent(tx, origin.brandId, 'lead.created', { lead }, now);
-      for (const attachment of attachments) {
-        await recordEvent(tx, origin.brandId, 'attachment.created', { attachment }, now);
-      }
-      await queueNewLeadEmails(tx, origin.brandId, id, now);
-    }
-    return {
-      id,
-      brandId: origin.brandId,
-      customerId: customer.id,
-      addressId: address.id,
-      title: input.title,
-      description: input.description,
-      status: 'request',
-      priority: input.priority,
-      source: origin.source,
-      receivedAt: iso(now),
-      createdAt: iso(now),
-    };
+  const work = (tx: Tx) => createLeadIn(tx, origin, given);
+  // Files came with it: their records carry what only this thread has (streams, storage). Otherwise the create
+  // may run whole on SQLite's write thread (src/write-worker.ts).
+  if (origin.files?.received.length) return store.write(work);
+  return writeProcedure(store, 'createLead', { origin, input: given }, work);
+}
+
+/** createLead's write, in the transaction `tx`. */
+export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput): Promise<CreatedLead> {
+  const brand = await selectBrandTakingContactLocks(
+    tx,
+    origin.brandId,
+    submissionLockKeys(origin.brandId, given),
+  );
+  if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
+  // No priority given: the brand's default (Settings > Brand), medium when it has none.
+  const priority = given.priority ?? (isPriority(brand.default_priority) ? brand.default_priority : 'medium');
+  const input = { ...given, priority };
+  if (brand.endpoints) knowEndpoints(tx, origin.brandId, brand.endpoints);
+  const now = Date.now();
+  const country = input.country ?? brand.default_country;
+  const form = origin.form;
+  const spam = form?.spam === true;
+  // A website form's post is anonymous: it never adds an email or phone to an existing customer
+  // (customers/customers.ts); what it sent stays on the lead (`submitted`).
+  const anonymous = form !== undefined && origin.keyId === null && origin.user === undefined;
+  const customer = await linkCustomer(tx, origin.brandId, input, now, {
+    quiet: spam,
+    locked: true,
+    anonymous,
   });
+  const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
+    newCustomer: customer.inserted,
+  });
+  const id = newId('lead', now);
+  const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
+    id,
+    brand_id: origin.brandId,
+    customer_id: customer.id,
+    address_id: address.id,
+    status: 'request',
+    stage: 'lead',
+    source: origin.source,
+    source_key_id: origin.keyId,
+    source_key_name: origin.keyName,
+    received_at: now,
+    created_at: now,
+    updated_at: now,
+    scheduled_at: null,
+    submitted: JSON.stringify(submittedOf(input)),
+    source_form_id: form?.id ?? null,
+    source_form_name: form?.name ?? null,
+    spam: spam ? 1 : 0,
+    extra_fields: form?.extraFields ? JSON.stringify(form.extraFields) : null,
+    attribution: form?.attribution ? JSON.stringify(form.attribution) : null,
+    consent: form?.consent ? JSON.stringify(form.consent) : null,
+    source_user_id: origin.user?.id ?? null,
+    source_user_name: origin.user?.name ?? null,
+    list_json: null,
+  };
+  // The lead as a read of it would give it, from what the create knows (the row such a read would map, mapped
+  // the same way): lead.created carries it and its list item is stored with it (list-json.ts), with no read
+  // back. Spam is in no list and no event; a quiet link knows no contact.
+  const contact = customer.contact;
+  const row: Record<string, unknown> | undefined =
+    spam || !contact
+      ? undefined
+      : {
+          ...Object.fromEntries(
+            INPUT_COLUMNS.map((c) => [DETAIL_ALIAS_OF_COLUMN.get(c.column)!, input[c.input]]),
+          ),
+          id,
+          brandId: origin.brandId,
+          customerId: customer.id,
+          addressId: address.id,
+          status: 'request',
+          source: origin.source,
+          receivedAt: now,
+          createdAt: now,
+          updatedAt: now,
+          sourceKeyName: origin.keyName,
+          scheduledAt: null,
+          scheduledFor: null,
+          durationMinutes: null,
+          'assignee.id': null,
+          'assignee.name': null,
+          submitted: own.submitted,
+          sourceFormId: own.source_form_id,
+          sourceFormName: own.source_form_name,
+          sourceUserId: own.source_user_id,
+          sourceUserName: own.source_user_name,
+          extraFields: own.extra_fields,
+          attribution: own.attribution,
+          consent: own.consent,
+          ...Object.fromEntries(Object.entries(contact).map(([k, v]) => [`customer.${k}`, v])),
+          'customer.id': customer.id,
+          ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
+          attachmentCount: origin.files?.received.length ?? 0,
+        };
+  if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));
+  await insertLead(tx, [...OWN_COLUMNS.map((c) => own[c]), ...INPUT_COLUMNS.map((c) => input[c.input])]);
+  await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
+  let attachments: Attachment[] = [];
+  if (origin.files?.received.length) {
+    const { received, source, maxPerLead } = origin.files;
+    // Their attachment.created events follow lead.created below; spam (kept with its files) writes none.
+    attachments = await recordAttachments(tx, { brandId: origin.brandId, leadId: id }, received, {
+      source,
+      maxPerLead,
+      now,
+      quiet: true,
+    });
+    await updateAttachmentCount(tx, id, attachments.length);
+  }
+  tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
+  if (!spam) {
+    if (!row) throw new Error('a lead that is not spam is linked to a customer whose contact is known');
+    const actor = actorOf(origin);
+    const lead: LeadDetail = {
+      ...DETAIL_PROJECTION.map(row),
+      statusHistory: [
+        {
+          status: 'request',
+          at: iso(now),
+          actor: actor && { type: actor.type, id: actor.id, name: actor.name },
+          reason: null,
+        },
+      ],
+      attachments,
+    };
+    await recordEvent(tx, origin.brandId, 'lead.created', { lead }, now);
+    for (const attachment of attachments) {
+      await recordEvent(tx, origin.brandId, 'attachment.created', { attachment }, now);
+    }
+    await queueNewLeadEmails(tx, origin.brandId, id, now);
+  }
+  return {
+    id,
+    brandId: origin.brandId,
+    customerId: customer.id,
+    addressId: address.id,
+    title: input.title,
+    description: input.description,
+    status: 'request',
+    priority: input.priority,
+    source: origin.source,
+    receivedAt: iso(now),
+    createdAt: iso(now),
+  };
 }

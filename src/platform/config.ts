@@ -4,7 +4,12 @@ import path from 'node:path';
 import { hasUrlControl } from '../shared/text.js';
 
 export type DatabaseConfig = (
-  | { dialect: 'sqlite'; file: string }
+  | {
+      dialect: 'sqlite';
+      file: string;
+      /** Writes on a thread of their own (SQLITE_WRITE_THREAD, default on; write-thread.ts). */
+      writeThread?: boolean;
+    }
   | { dialect: 'postgres'; url: string; schema: string; poolMax: number }
 ) & {
   /** How long one search may run before it is stopped with a 422 (SEARCH_BUDGET_MS, default 2000). */
@@ -410,7 +415,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 2, 1000),
     };
   } else {
-    database = { dialect: 'sqlite', file: path.join(dataDir, 'lead-intake.sqlite') };
+    const thread = (env.SQLITE_WRITE_THREAD || 'on').toLowerCase();
+    if (thread !== 'on' && thread !== 'off') throw new ConfigError('SQLITE_WRITE_THREAD must be on or off');
+    database = {
+      dialect: 'sqlite',
+      file: path.join(dataDir, 'lead-intake.sqlite'),
+      writeThread: thread === 'on',
+    };
   }
   database.searchBudgetMs = integer(env, 'SEARCH_BUDGET_MS', 2000, 50, 60_000);
   const sync = (env.SQLITE_SYNCHRONOUS || 'FULL').toUpperCase();

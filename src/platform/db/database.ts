@@ -25,6 +25,7 @@ import { PostgresTransactionRunner } from './pg-transaction.js';
 import type { Tables } from './schema.js';
 import { SearchThreads } from './search-threads.js';
 import { kyselyRunner, postgresRunner, type Runner, StatementCache, sqliteRunner } from './sql.js';
+import { openSqliteConnection } from './sqlite-connection.js';
 import {
   assertOutsideWrite,
   type Database,
@@ -41,6 +42,7 @@ import {
   Transaction,
 } from './store.js';
 import { SqliteWriteBatcher } from './write-batch.js';
+import { SqliteWriteThread } from './write-thread.js';
 
 export type { Database, DB, Dialect, MailSettings, Store, Tx } from './store.js';
 
@@ -56,15 +58,25 @@ function loadPg(): typeof pg {
   return pgModule;
 }
 
-/** `mail`: the email settings the database and its transactions carry for domain code (null: email is off). */
+/**
+ * `mail`: the email settings the database and its transactions carry for domain code (null: email is off).
+ * `writeThread`: on SQLite with a database file, the module of the thread the writes run on (the app's
+ * write-worker; write-thread.ts), unless the config turns it off; without it, writes run on the event loop.
+ */
 export function openDatabase(
   config: DatabaseConfig,
   sqliteSynchronous: 'FULL' | 'NORMAL' = 'FULL',
   mail: MailSettings | null = null,
+  writeThread?: URL,
 ): Database {
   const database =
     config.dialect === 'sqlite'
-      ? openSqlite(config.file, sqliteSynchronous, mail)
+      ? openSqlite(
+          config.file,
+          sqliteSynchronous,
+          mail,
+          config.writeThread === false ? undefined : writeThread,
+        )
       : openPostgres(config, mail);
   // Read by search.ts from whichever handle a search is given (the database or a transaction made from it).
   return config.searchBudgetMs === undefined
@@ -89,16 +101,9 @@ export function openSqlite(
   file: string,
   synchronous: 'FULL' | 'NORMAL' = 'FULL',
   mail: MailSettings | null = null,
+  writeThread?: URL,
 ): Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma(`synchronous = ${synchronous}`);
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  // Deleted and overwritten content is zeroed in the pages, so an erasure leaves no readable bytes behind
-  // (issue 28; its cost on a create: bench/README.md "Personal data").
-  sqlite.pragma('secure_delete = ON');
+  const sqlite = openSqliteConnection(file, synchronous);
   const cache = new StatementCache(sqlite);
   const db = new Kysely<Tables>({
     dialect: new GuardedSqliteDialect({
@@ -106,6 +111,64 @@ export function openSqlite(
     }),
   });
   const topics = new Topics();
+  // An in-memory database cannot be opened twice: its writes stay on the event loop.
+  const thread =
+    writeThread && file !== ':memory:'
+      ? new SqliteWriteThread(writeThread, { file, synchronous, mail }, topics, mail)
+      : undefined;
+  const theBatcher = thread ? undefined : groupCommitter(db, cache, topics, mail);
+  // total_changes(): rows this connection has changed (committed or not, so only read outside a transaction);
+  // data_version: changes when any other connection or process commits. Two statements: the table-valued
+  // pragma_data_version costs more than both together.
+  const searchThreads = file === ':memory:' ? undefined : new SearchThreads(file);
+  const totalChanges = sqlite.prepare('select total_changes()').pluck();
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  return {
+    ...outerHandle(db, 'sqlite', kyselyRunner(db, 'sqlite'), topics, mail),
+    searchThreads,
+    writeThread: thread,
+    write: (work) => {
+      assertOutsideWrite('database.write');
+      return thread ? thread.write(work) : theBatcher!.run(work);
+    },
+    procedure: (name, args, work, metrics) => {
+      assertOutsideWrite('database.write');
+      return thread ? thread.procedure(name, args, work, metrics) : theBatcher!.run(work);
+    },
+    version() {
+      if (sqlite.inTransaction) return undefined;
+      return `${totalChanges.get() as number}.${dataVersion.get() as number}`;
+    },
+    async ping() {
+      sqlite.prepare('select 1').get();
+    },
+    // Under the writing connection's lock, so no write batch has a transaction open on it meanwhile.
+    forgetOverwritten: () =>
+      thread
+        ? thread.checkpoint()
+        : db.connection().execute(async () => {
+            if (file === ':memory:') return true;
+            const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+            return result?.busy === 0;
+          }),
+    async close() {
+      await searchThreads?.close();
+      await thread?.close();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * Group commit on a SQLite connection (write-batch.ts). `db` is Kysely on the same connection: the batch holds its
+ * connection lock while it runs.
+ */
+export function groupCommitter(
+  db: DB,
+  cache: StatementCache,
+  topics: Topics,
+  mail: MailSettings | null,
+): SqliteWriteBatcher {
   // The Kysely instance a write's tx.db is: the same better-sqlite3 handle, without the connection lock the
   // batch already holds. Built once; it refuses to run while no batch holds the lock.
   let batcher: SqliteWriteBatcher | undefined;
@@ -134,39 +197,7 @@ export function openSqlite(
   });
   const runner = sqliteRunner(cache);
   batcher = new SqliteWriteBatcher(db, cache, () => new Transaction(runner, () => held, topics, mail));
-  const theBatcher = batcher;
-  // total_changes(): rows this connection has changed (committed or not, so only read outside a transaction);
-  // data_version: changes when any other connection or process commits. Two statements: the table-valued
-  // pragma_data_version costs more than both together.
-  const searchThreads = file === ':memory:' ? undefined : new SearchThreads(file);
-  const totalChanges = sqlite.prepare('select total_changes()').pluck();
-  const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  return {
-    ...outerHandle(db, 'sqlite', kyselyRunner(db, 'sqlite'), topics, mail),
-    searchThreads,
-    write: (work) => {
-      assertOutsideWrite('database.write');
-      return theBatcher.run(work);
-    },
-    version() {
-      if (sqlite.inTransaction) return undefined;
-      return `${totalChanges.get() as number}.${dataVersion.get() as number}`;
-    },
-    async ping() {
-      sqlite.prepare('select 1').get();
-    },
-    // Under Kysely's connection lock, so no write batch has a transaction open on the connection meanwhile.
-    forgetOverwritten: () =>
-      db.connection().execute(async () => {
-        if (file === ':memory:') return true;
-        const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-        return result?.busy === 0;
-      }),
-    async close() {
-      await searchThreads?.close();
-      await db.destroy();
-    },
-  };
+  return batcher;
 }
 
 /** The parts of the outer handle every dialect shares: Kysely, statements and topics, refused inside a write. */

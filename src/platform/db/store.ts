@@ -22,6 +22,7 @@ import type {
 import type { Tables } from './schema.js';
 import type { SearchThreads } from './search-threads.js';
 import { combinedInserts, type Runner, type Statement } from './sql.js';
+import type { SqliteWriteThread } from './write-thread.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type DB = Kysely<Tables>;
@@ -91,6 +92,19 @@ export interface Tx extends Store {
 
 /** The opened database: a Store plus its life cycle. */
 export interface Database extends Store {
+  /** SQLite with a database file: the thread its writes run on (write-thread.ts); absent elsewhere. */
+  readonly writeThread?: SqliteWriteThread | undefined;
+  /**
+   * A write the database may run whole elsewhere, by name (SQLite's write thread runs these procedures itself:
+   * write-thread-worker.ts); `work` is the same write as a callback, which every other database runs as write()
+   * does. `metrics`: what its commit hooks count goes there. Absent: write(work). Call through writeProcedure.
+   */
+  procedure?<T>(
+    name: string,
+    args: unknown,
+    work: (tx: Tx) => Promise<T>,
+    metrics?: WriteMetrics,
+  ): Promise<T>;
   /**
    * A token that changes whenever committed data may have changed, by this process or any other; undefined when
    * that cannot be known cheaply (PostgreSQL, where other instances write unseen; SQLite while a transaction is
@@ -292,7 +306,7 @@ export class Transaction implements Tx {
 }
 
 /** A write's transaction as seen through withWriteMetrics: the same transaction, carrying the app's metrics. */
-class MeteredTx implements Tx {
+export class MeteredTx implements Tx {
   readonly inTransaction = true as const;
 
   constructor(
@@ -346,17 +360,36 @@ export function withWriteMetrics(database: Database, metrics: WriteMetrics): Dat
     // SEARCH_BUDGET_MS and SQLite's search threads reach search.ts through the app's handle too.
     searchBudgetMs: database.searchBudgetMs,
     searchThreads: database.searchThreads,
+    writeThread: database.writeThread,
     inTransaction: false,
     metrics,
     all: (s, params) => database.all(s, params),
     run: (s, params) => database.run(s, params),
     write: (work) => database.write((tx) => work(new MeteredTx(tx, metrics))),
+    procedure: (name, args, work) =>
+      writeProcedure(database, name, args, (tx) => work(new MeteredTx(tx, metrics)), metrics),
     listen: (topic, fn) => database.listen(topic, fn),
     version: () => database.version(),
     ping: (timeoutMs) => database.ping(timeoutMs),
     forgetOverwritten: () => database.forgetOverwritten(),
     close: () => database.close(),
   };
+}
+
+/**
+ * Runs a named write (Database.procedure) on a database that can run it elsewhere, else `work` as store.write
+ * does (on a Tx: in that transaction). `args` must survive a structured clone (plain data).
+ */
+export function writeProcedure<T>(
+  store: Store,
+  name: string,
+  args: unknown,
+  work: (tx: Tx) => Promise<T>,
+  metrics?: WriteMetrics,
+): Promise<T> {
+  const database = store as Partial<Database>;
+  if (store.inTransaction || !database.procedure) return store.write(work);
+  return database.procedure(name, args, work, metrics);
 }
 
 const NESTED =

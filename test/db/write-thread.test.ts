@@ -1,0 +1,164 @@
+// SQLite's writes on a thread of their own when the database is a file (src/platform/db/write-thread.ts, issue 33):
+// creates run whole on the thread, every other write sends its statements there, and a write's promise resolves
+// only once its group has committed. The event loop's own connection reads, and sees only committed data.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLead } from '../../src/leads/create.js';
+import { statement } from '../../src/platform/db/sql.js';
+import { NotFoundError } from '../../src/shared/errors.js';
+import { validLead } from '../helpers.js';
+import { useTestContext } from '../test-context.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-intake-write-thread-'));
+const file = path.join(dir, 'lead-intake.sqlite');
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const countLeads = statement('select count(*) as n from leads where brand_id = ?');
+
+describe('the write thread (SQLite, a database file)', () => {
+  const ctx = useTestContext('sqlite', { database: { dialect: 'sqlite', file } });
+  const database = () => ctx.app.deps.database;
+  const thread = () => {
+    const t = database().writeThread;
+    if (!t) throw new Error('no write thread');
+    return t;
+  };
+
+  it('runs a create whole on the thread; the 201 comes once the lead is on disk', async () => {
+    const before = { ...thread().sent };
+    const lead = await ctx.createLead({ title: 'Kraan lekt' });
+    expect(thread().sent.procedures).toBe(before.procedures + 1);
+    // Another connection, as another process would open it, finds the lead committed.
+    const other = new SQLite(file, { readonly: true });
+    try {
+      const row = other.prepare('select title from leads where id = ?').get(lead.id) as { title: string };
+      expect(row.title).toBe('Kraan lekt');
+    } finally {
+      other.close();
+    }
+    const read = await ctx.api.get(`/v1/leads/${lead.id}`);
+    expect(read.statusCode).toBe(200);
+    expect(read.json().title).toBe('Kraan lekt');
+  });
+
+  it('takes creates that arrive together as one group, each answered with its own lead', async () => {
+    const bodies = Array.from({ length: 40 }, (_, n) => validLead({ title: `Samen ${n}` }));
+    const responses = await Promise.all(bodies.map((body) => ctx.api.post('/v1/leads', body)));
+    expect(responses.map((r) => r.statusCode)).toEqual(bodies.map(() => 201));
+    const titles = responses.map((r) => r.json().title);
+    expect(titles).toEqual(bodies.map((b) => b.title));
+    expect(new Set(responses.map((r) => r.json().id)).size).toBe(40);
+    const list = await ctx.api.get('/v1/leads?limit=100');
+    const listed = new Set(list.json().data.map((l: { id: string }) => l.id));
+    for (const r of responses) expect(listed.has(r.json().id)).toBe(true);
+  });
+
+  it('counts a create made on the thread in the metrics, as one made here', async () => {
+    const count = async () => {
+      const text = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith('lead_intake_leads_created_total{') && l.includes('source="website"'));
+      return Number(line?.split(' ').at(-1) ?? 0);
+    };
+    const before = await count();
+    await ctx.createLead();
+    await ctx.createLead();
+    expect(await count()).toBe(before + 2);
+  });
+
+  it('runs other writes from here, statement by statement, in the same groups', async () => {
+    const lead = await ctx.createLead();
+    const before = thread().sent.remote;
+    await ctx.setStatus(String(lead.id), 'quoted');
+    const body = validLead({ title: 'Eenmaal' });
+    const idempotent = await ctx.api.post('/v1/leads', body, { idempotencyKey: 'write-thread-once' });
+    expect(idempotent.statusCode).toBe(201);
+    const again = await ctx.api.post('/v1/leads', body, {
+      idempotencyKey: 'write-thread-once',
+    });
+    expect(again.json().id).toBe(idempotent.json().id);
+    expect(thread().sent.remote).toBeGreaterThan(before);
+    const read = (await ctx.api.get(`/v1/leads/${lead.id}`)).json();
+    expect(read.status).toBe('quoted');
+    expect(read.statusHistory.map((h: { status: string }) => h.status)).toEqual(['request', 'quoted']);
+  });
+
+  it('raises a failed create as its own error class, and stores nothing of it', async () => {
+    const before = (await database().all<{ n: number }>(countLeads, [ctx.brandId]))[0]!.n;
+    const failing = createLead(
+      database(),
+      { brandId: 'brd_00000000000000000000000000', source: 'api', keyId: null, keyName: null },
+      { ...validLead(), priority: 'medium' } as never,
+    );
+    // The creates beside it in the same group are kept.
+    const kept = Promise.all([ctx.createLead(), ctx.createLead()]);
+    await expect(failing).rejects.toBeInstanceOf(NotFoundError);
+    await kept;
+    const after = (await database().all<{ n: number }>(countLeads, [ctx.brandId]))[0]!.n;
+    expect(after).toBe(before + 2);
+  });
+
+  it("keeps SQLite's error code on a statement refused on the thread", async () => {
+    const lead = await ctx.createLead();
+    const duplicate = database().write((tx) =>
+      tx.run(statement('insert into lead_status_history (lead_id, seq, status, at) values (?, 1, ?, ?)'), [
+        lead.id,
+        'request',
+        Date.now(),
+      ]),
+    );
+    const error = await duplicate.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SQLite.SqliteError);
+    expect((error as { code: string }).code).toMatch(/^SQLITE_CONSTRAINT/);
+  });
+
+  it('never shows a write to readers before its group has committed', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const marker = `ongezien-${Date.now()}`;
+    const inserted = statement('update leads set title = ? where id = ?');
+    const lead = await ctx.createLead({ title: 'Zichtbaar' });
+    const writing = database().write(async (tx) => {
+      await tx.run(inserted, [marker, lead.id]);
+      await gate;
+    });
+    // The write has run its statement on the thread and waits, its transaction open.
+    for (let n = 0; n < 50 && thread().sent.remote === 0; n++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    const during = await ctx.api.get(`/v1/leads/${lead.id}`);
+    expect(during.json().title).toBe('Zichtbaar');
+    release();
+    await writing;
+    expect((await ctx.api.get(`/v1/leads/${lead.id}`)).json().title).toBe(marker);
+  });
+
+  it('empties the WAL between groups when asked (an erasure)', async () => {
+    await ctx.createLead();
+    expect(await database().forgetOverwritten()).toBe(true);
+    expect(fs.statSync(`${file}-wal`).size).toBe(0);
+    // And goes on writing afterwards.
+    await ctx.createLead();
+  });
+});
+
+describe('SQLITE_WRITE_THREAD=off (SQLite, a database file)', () => {
+  const offFile = path.join(dir, 'off.sqlite');
+  const ctx = useTestContext('sqlite', {
+    database: { dialect: 'sqlite', file: offFile, writeThread: false },
+  });
+
+  it('writes on the event loop, with the same results', async () => {
+    expect(ctx.app.deps.database.writeThread).toBeUndefined();
+    const lead = await ctx.createLead({ title: 'Zonder draad' });
+    expect((await ctx.api.get(`/v1/leads/${lead.id}`)).json().title).toBe('Zonder draad');
+  });
+});
