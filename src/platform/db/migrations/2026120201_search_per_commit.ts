@@ -22,9 +22,14 @@ import { body, JOINS } from './2026112320_search.js';
  * both, and the code that flushes (search-index.ts) only reads the view.
  *
  * The update triggers skip a pending lead (the flush reads its state as the commit leaves it, so rewriting it
- * would index it twice); the delete trigger drops its mark, so a lead deleted before the flush is never indexed.
+ * would index it twice); the delete trigger drops its mark with its row, so a lead deleted before the flush is never
+ * indexed and a new lead may take its rowid (the brand's highest + 1) in the same group.
  *
  * PostgreSQL: its statement-level insert trigger costs no savepoint flush; no change.
+ *
+ * Expand only (docs/operations.md, "Migrations during a rolling deploy"): a table, a view and triggers; nothing the
+ * previous release reads or writes is taken. But a previous release running on this schema (a rollback) does not
+ * flush: the leads it creates stay unsearchable until this release's next commit or start indexes them.
  */
 export function migration(dialect: Dialect) {
   return {
