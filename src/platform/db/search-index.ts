@@ -13,7 +13,9 @@
 import type SQLite from 'better-sqlite3';
 import { type Runner, statement } from './sql.js';
 
-// The documents come from the migration's view (the same document the update triggers write); in rowid order.
+// The documents come from the migration's view (the same document the update triggers write), in rowid order: FTS5
+// also writes out a segment whenever a rowid is not above the last one it was given in the transaction, and a group's
+// leads of several brands arrive in no order across their brands' ranges.
 const INDEX_TEXT =
   'insert into lead_search (rowid, body) select id, body from lead_search_pending_documents order by id';
 const CLEAR_TEXT = 'delete from lead_search_pending';

@@ -43,9 +43,10 @@ async function upSqlite(db: Kysely<unknown>): Promise<void> {
   const exec = (text: string) => sql.raw(text).execute(db);
   const doc = body('sqlite');
   await exec('create table lead_search_pending (id integer primary key)');
-  // Driven by the marks (a handful of rows), each lead by its primary key.
+  // Driven by the marks (a handful of rows), each lead by its primary key; `id` is the mark's, so ordering by it
+  // is the marks' own order (no sort).
   await exec(`create view lead_search_pending_documents (id, body) as
-    select r.id, ${doc} from lead_search_pending p cross join lead_search_rows r on r.id = p.id
+    select p.id, ${doc} from lead_search_pending p cross join lead_search_rows r on r.id = p.id
       cross join leads l on l.id = r.lead_id ${JOINS}`);
   for (const name of ['insert', 'lead', 'delete', 'customer', 'address']) {
     await exec(`drop trigger lead_search_${name}`);
