@@ -7,6 +7,7 @@ import { renderMissingListJson } from '../src/leads/list-json.js';
 import type { DatabaseConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import type { Tables as Schema } from '../src/platform/db/schema.js';
+import { indexPendingLeads } from '../src/platform/db/search-index.js';
 import type { Storage } from './processes.js';
 
 /** Seeded leads are received one second apart from this instant on. */
@@ -162,6 +163,9 @@ export async function seedLeads(storage: Storage, brandId: string, from: number,
       if (pg) await sql`set statement_timeout = 0`.execute(db);
       await insertRows(db, brandId, from, to, pg);
     });
+    // SQLite: leads inserted with our own SQL are only numbered and marked for the search index; they are indexed
+    // by a write's commit (src/platform/db/search-index.ts), here in one statement.
+    if (!pg) await database.write((tx) => indexPendingLeads(tx));
     // Written around the service, so their list items are rendered here, as after an import (list-json.ts).
     await renderMissingListJson(database, { batch: 5000 });
     // Rendering updated every row: on PostgreSQL the old versions stay until a vacuum, which autovacuum would do

@@ -1,8 +1,10 @@
 // Where a create's database time goes, statement by statement: times every statement in process (app.inject,
 // one create at a time, so each PostgreSQL statement is a full round trip) and prints each SQL text's time per
-// create, most first. The measured floor of a create's storage work on this machine.
+// create, most first. The measured floor of a create's storage work on this machine. --concurrency N sends N
+// creates at once, in waves: on SQLite they share a group commit (write-batch.ts), which shows what a group's
+// shared work (the COMMIT, the search index's one flush) costs per create.
 //
-//   npx tsx bench/statement-costs.ts [--db sqlite|postgres] [--count 2000]
+//   npx tsx bench/statement-costs.ts [--db sqlite|postgres] [--count 2000] [--concurrency 1]
 // PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL (a schema of its own, dropped afterwards).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -19,10 +21,15 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/platform/config.js';
 
 const { values: flags } = parseArgs({
-  options: { db: { type: 'string', default: 'sqlite' }, count: { type: 'string', default: '2000' } },
+  options: {
+    db: { type: 'string', default: 'sqlite' },
+    count: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '1' },
+  },
 });
 const dialect = flags.db === 'postgres' ? 'postgres' : 'sqlite';
 const n = Number(flags.count);
+const concurrency = Math.max(1, Number(flags.concurrency));
 const totals = new Map<string, { ns: bigint; calls: number }>();
 const add = (text: string, start: bigint) => {
   const t = totals.get(text) ?? { ns: 0n, calls: 0 };
@@ -87,7 +94,7 @@ try {
   });
   totals.clear();
   const started = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) {
+  const create = async (i: number) => {
     const res = await app.inject({
       method: 'POST',
       url: '/v1/leads',
@@ -108,12 +115,15 @@ try {
       },
     });
     if (res.statusCode !== 201) throw new Error(res.body);
+  };
+  for (let i = 0; i < n; i += concurrency) {
+    await Promise.all(Array.from({ length: Math.min(concurrency, n - i) }, (_, k) => create(i + k)));
   }
   const wall = Number(process.hrtime.bigint() - started) / 1e6;
   const rows = [...totals].sort((a, b) => Number(b[1].ns - a[1].ns));
   const sum = rows.reduce((s, [, t]) => s + Number(t.ns), 0) / 1e6;
   console.log(
-    `${dialect}: ${n} creates one at a time: ${(wall / n).toFixed(3)} ms each, of which statements ${(sum / n).toFixed(3)} ms (${rows.length} texts)`,
+    `${dialect}: ${n} creates ${concurrency === 1 ? 'one' : concurrency} at a time: ${(wall / n).toFixed(3)} ms each, of which statements ${(sum / n).toFixed(3)} ms (${rows.length} texts)`,
   );
   for (const [text, t] of rows.slice(0, 20)) {
     console.log(

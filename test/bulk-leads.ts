@@ -2,6 +2,7 @@
 // series (a recursive CTE on SQLite, generate_series on PostgreSQL), straight into the tables, not through the API.
 import { sql } from 'kysely';
 import type { Database } from '../src/platform/db/database.js';
+import { indexPendingLeads } from '../src/platform/db/search-index.js';
 
 /** Bulk leads are received one second apart from this instant on: lead n at BULK_EPOCH + n s. */
 export const BULK_EPOCH = Date.parse('2025-01-01T00:00:00.000Z');
@@ -60,4 +61,7 @@ export async function insertBulkLeads(database: Database, brandId: string, bulk:
         from ${series(bulk.count)}`.execute(db);
     if (pg) await sql`reset statement_timeout`.execute(db);
   });
+  // SQLite: leads inserted with our own SQL are only numbered and marked for the search index; they are indexed
+  // by a write's commit (src/platform/db/search-index.ts), here in one statement.
+  if (!pg) await database.write((tx) => indexPendingLeads(tx));
 }

@@ -136,6 +136,9 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   // and, on SQLite, compacted so no older segment keeps the words.
   lead_search: { body: 'erased', lead_id: 'none', brand_id: 'none' },
   lead_search_rows: ids('id', 'lead_id'),
+  // SQLite (2026120201): the rowids of leads whose document the commit is still to write; emptied at every
+  // commit and by a lead's delete. Its documents are a view (lead_search_pending_documents): nothing stored.
+  lead_search_pending: ids('id'),
   lead_search_data: { id: 'none', block: 'erased' },
   lead_search_idx: { segid: 'none', term: 'erased', pgno: 'none' },
   lead_search_docsize: { id: 'none', sz: 'none', origin: 'none' },

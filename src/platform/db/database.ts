@@ -23,6 +23,7 @@ import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migration-files.js';
 import { PostgresTransactionRunner } from './pg-transaction.js';
 import type { Tables } from './schema.js';
+import { indexPendingLeads } from './search-index.js';
 import { SearchThreads } from './search-threads.js';
 import { kyselyRunner, postgresRunner, type Runner, StatementCache, sqliteRunner } from './sql.js';
 import { openSqliteConnection } from './sqlite-connection.js';
@@ -355,9 +356,12 @@ export function overKysely(db: DB, dialect: Dialect, mail: MailSettings | null =
     listen: (topic, fn) => topics.listen(topic, fn),
     async write(work) {
       let tx: Transaction | undefined;
-      const result = await db.transaction().execute((trx) => {
+      const result = await db.transaction().execute(async (trx) => {
         tx = new Transaction(kyselyRunner(trx, dialect), () => trx, topics, mail);
-        return work(tx);
+        const value = await work(tx);
+        // SQLite: this write's new leads into the search index before it commits (search-index.ts).
+        await indexPendingLeads(tx);
+        return value;
       });
       tx?.committed();
       return result;
@@ -424,7 +428,12 @@ export async function migrate(database: Database, schema?: string): Promise<stri
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   };
-  if (dialect === 'sqlite') return run();
+  if (dialect === 'sqlite') {
+    const applied = await run();
+    // Leads a migration, or an earlier run that inserted them with its own SQL, left unindexed (search-index.ts).
+    await database.write((tx) => indexPendingLeads(tx));
+    return applied;
+  }
 
   return db.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);

@@ -7,6 +7,7 @@
 // change, a conflict) is undone alone and rejected, while the others go on. No promise resolves before COMMIT
 // returns: a caller acknowledges a write only once it is on disk.
 import type SQLite from 'better-sqlite3';
+import { pendingLeadIndexer } from './search-index.js';
 import type { StatementCache } from './sql.js';
 import { type DB, enterWrites, inWriteScope, leaveWrites, type Transaction, type Tx } from './store.js';
 
@@ -30,6 +31,7 @@ export class SqliteWriteBatcher {
     'begin' | 'savepoint' | 'release' | 'rollbackTo' | 'commit',
     SQLite.Statement
   >;
+  private readonly indexPendingLeads: () => number;
 
   constructor(
     private readonly db: DB,
@@ -46,6 +48,7 @@ export class SqliteWriteBatcher {
       rollbackTo: prepare('ROLLBACK TO write'),
       commit: prepare('COMMIT'),
     };
+    this.indexPendingLeads = pendingLeadIndexer(this.handle);
   }
 
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -108,6 +111,8 @@ export class SqliteWriteBatcher {
           job.reject(error);
         }
       }
+      // The group's new leads into the search index, outside every savepoint: one FTS5 flush per commit.
+      this.indexPendingLeads();
       c.commit.run();
     } catch (error) {
       if (h.inTransaction) h.exec('ROLLBACK');
