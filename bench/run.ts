@@ -5,6 +5,8 @@
 //   npm run bench -- --db sqlite --duration 2 --warmup 1 --connections 1,32 --growth 1000,20000   a quick smoke run
 //   npm run bench -- --profile create-distinct --db sqlite   CPU profile of the service under one scenario
 //   npm run bench -- --peers strapi --db sqlite --scenarios none --growth off --conventions off   against Strapi 5
+//   npm run bench -- --scenarios none --growth off --conventions off --before ../bench-before --duration 8 --warmup 2
+//                                                   creates against an earlier commit, crowds, 1M leads (creates.ts)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
