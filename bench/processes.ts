@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
-const BIN = path.join(ROOT, 'bin/lead-intake.js');
+/** The service's entry point in a checkout: this one, or an earlier commit's built checkout (--before). */
+const binOf = (root: string) => path.join(root, 'bin/lead-intake.js');
 
 function hasTaskset(): boolean {
   try {
@@ -21,6 +22,32 @@ function hasTaskset(): boolean {
 /** With taskset and two or more cores: servers on the last core, this process (the load generator) on core 0. */
 export const pinning = hasTaskset() && os.cpus().length >= 2;
 const serverCore = String(os.cpus().length - 1);
+
+/**
+ * Where the servers (service and ceiling) may run: `last`, the last core only (the load generator keeps core 0 to
+ * itself), or `all`, every core, so a service that moves work to a second thread (SQLite writes on a worker) can
+ * use a second core; the load generator stays on core 0 either way. Set once, before any server starts.
+ */
+export type ServiceCpus = 'last' | 'all';
+let serviceCpus: ServiceCpus = 'last';
+export function setServiceCpus(setting: ServiceCpus): void {
+  serviceCpus = setting;
+}
+
+/** The pinning as the results record it. */
+export function pinningDescription(): string {
+  if (!pinning) return 'not pinned';
+  const last = os.cpus().length - 1;
+  return serviceCpus === 'all'
+    ? `load generator on core 0, servers on all cores 0-${last} (taskset, --service-cpus all)`
+    : `load generator on core 0, servers on core ${last} (taskset)`;
+}
+
+/**
+ * The taskset core list for a server. With `all` the list must still be given: a child inherits this process's
+ * affinity, and pinSelfToLoadCore has put it on core 0.
+ */
+const serverCores = () => (serviceCpus === 'all' ? `0-${os.cpus().length - 1}` : serverCore);
 
 export function pinSelfToLoadCore(): void {
   if (pinning) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
@@ -67,9 +94,10 @@ export function serviceEnv(storage: Storage, extra: Record<string, string> = {})
   };
 }
 
-export function cli(storage: Storage, args: string[]): Record<string, unknown> {
-  const out = execFileSync(process.execPath, [BIN, ...args, '--json'], {
-    cwd: ROOT,
+/** Runs the CLI of the checkout at `root` (default this one) against the storage, `--json`. */
+export function cli(storage: Storage, args: string[], root = ROOT): Record<string, unknown> {
+  const out = execFileSync(process.execPath, [binOf(root), ...args, '--json'], {
+    cwd: root,
     env: serviceEnv(storage),
     encoding: 'utf8',
   });
@@ -110,7 +138,7 @@ export class Server {
     options: { cwd?: string; healthPath?: string; startTimeoutMs?: number } = {},
   ): Promise<Server> {
     const [command, argv] = pinning
-      ? ['taskset', ['-c', serverCore, process.execPath, ...args]]
+      ? ['taskset', ['-c', serverCores(), process.execPath, ...args]]
       : [process.execPath, args];
     const child = spawn(command as string, argv as string[], {
       cwd: options.cwd ?? ROOT,
@@ -124,8 +152,15 @@ export class Server {
     return server;
   }
 
-  static service(storage: Storage, port: number, nodeFlags: string[] = [], env: Record<string, string> = {}) {
-    return Server.start([...nodeFlags, BIN, 'serve'], serviceEnv(storage, env), port);
+  /** The service of the checkout at `root` (default this one), run from that directory. */
+  static service(
+    storage: Storage,
+    port: number,
+    nodeFlags: string[] = [],
+    env: Record<string, string> = {},
+    root = ROOT,
+  ) {
+    return Server.start([...nodeFlags, binOf(root), 'serve'], serviceEnv(storage, env), port, { cwd: root });
   }
 
   static ceiling(samplesFile: string, port: number) {

@@ -5,6 +5,8 @@
 //   npm run bench -- --db sqlite --duration 2 --warmup 1 --connections 1,32 --growth 1000,20000   a quick smoke run
 //   npm run bench -- --profile create-distinct --db sqlite   CPU profile of the service under one scenario
 //   npm run bench -- --peers strapi --db sqlite --scenarios none --growth off --conventions off   against Strapi 5
+//   npm run bench -- --scenarios none --growth off --conventions off --before ../bench-before --duration 8 --warmup 2
+//                                                   creates against an earlier commit, crowds, 1M leads (creates.ts)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -17,6 +19,7 @@ import sharp from 'sharp';
 import { LEAD_FIELDS } from '../src/leads/input.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { encodeCursor } from '../src/shared/paging.js';
+import { type CreatesReport, checkBefore, runCreates } from './creates.js';
 import { type Measurement, measure, type RequestSpec } from './load.js';
 import {
   checkStrapiList,
@@ -27,7 +30,17 @@ import {
   startStrapi,
   strapiSpecs,
 } from './peers/strapi.js';
-import { cli, freePort, pinning, pinSelfToLoadCore, ROOT, Server, type Storage } from './processes.js';
+import {
+  cli,
+  freePort,
+  pinningDescription,
+  pinSelfToLoadCore,
+  ROOT,
+  Server,
+  type ServiceCpus,
+  type Storage,
+  setServiceCpus,
+} from './processes.js';
 import { formatProfile, summarizeProfile } from './profile.js';
 import {
   databaseConfig,
@@ -52,6 +65,11 @@ const { values: flags } = parseArgs({
     'service-node-flags': { type: 'string' },
     profile: { type: 'string' },
     peers: { type: 'string' },
+    before: { type: 'string' },
+    rounds: { type: 'string' },
+    'service-cpus': { type: 'string' },
+    crowds: { type: 'string' },
+    'creates-at': { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -77,6 +95,17 @@ const HELP = `Usage: npm run bench -- [options]        (each option also reads f
                                default none). strapi: Strapi ${STRAPI_VERSION} on SQLite, installed on first use
                                into bench/.peers/strapi (npm registry only, about 700 MB); create and list of 100
                                against the service's create-distinct and list-100 with response reuse off
+  --before DIR                 creates of today's service against the built checkout of an earlier commit in DIR,
+                               in alternating rounds with the ceiling, at 32 connections (BENCH_BEFORE); with it,
+                               --crowds and --creates-at default on. See bench/README.md "Creates against an
+                               earlier commit, and crowds"
+  --rounds 3                   rounds of the creates section (BENCH_ROUNDS)
+  --crowds 100,100000          customers sharing one phone for the crowd creates, or "off" (BENCH_CROWDS;
+                               default 100,100000 with --before, else off)
+  --creates-at 1000000         leads in the brand for creates at size, or "off" (BENCH_CREATES_AT; default
+                               1000000 with --before, else off)
+  --service-cpus last          where the service and the ceiling run: "last" (the last core, as always) or "all"
+                               (every core); the load generator stays on core 0 (BENCH_SERVICE_CPUS)
   --out DIR                    where results go (default bench/results)`;
 
 if (flags.help) {
@@ -122,7 +151,29 @@ const settings = {
     .map((p) => p.trim())
     .filter((p) => p && p !== 'none'),
   outDir: path.resolve(flags.out ?? path.join(ROOT, 'bench/results')),
+  /** The built checkout of an earlier commit whose creates today's are compared with ("" : none). */
+  before: setting(flags.before, 'BENCH_BEFORE', ''),
+  rounds: Number(setting(flags.rounds, 'BENCH_ROUNDS', '3')),
+  serviceCpus: setting(flags['service-cpus'], 'BENCH_SERVICE_CPUS', 'last') as ServiceCpus,
 };
+const withBefore = settings.before !== '';
+const sizesOrOff = (text: string) => (text === 'off' ? [] : numbers(text));
+const createsSettings = {
+  crowdSizes: sizesOrOff(setting(flags.crowds, 'BENCH_CROWDS', withBefore ? '100,100000' : 'off')),
+  createsAt:
+    sizesOrOff(setting(flags['creates-at'], 'BENCH_CREATES_AT', withBefore ? '1000000' : 'off'))[0] ?? 0,
+};
+/** The creates section runs when asked: an earlier commit to compare with, crowds, or creates at size. */
+const wantCreates = withBefore || createsSettings.crowdSizes.length > 0 || createsSettings.createsAt > 0;
+if (settings.serviceCpus !== 'last' && settings.serviceCpus !== 'all') {
+  console.error(`--service-cpus ${settings.serviceCpus}: "last" or "all"`);
+  process.exit(2);
+}
+setServiceCpus(settings.serviceCpus);
+if (withBefore) {
+  settings.before = path.resolve(settings.before);
+  checkBefore(settings.before);
+}
 for (const peer of settings.peers) {
   if (!KNOWN_PEERS.includes(peer)) {
     console.error(`unknown peer ${peer}: known are ${KNOWN_PEERS.join(', ')}`);
@@ -375,12 +426,17 @@ async function createForm(url: string, key: string): Promise<string> {
   return formId;
 }
 
-function brandWithKey(storage: Storage): { brandId: string; key: string } {
-  const brand = cli(storage, ['brands', 'create', '--name', 'Bench Plumbing']);
-  const key = cli(storage, [
-    ...['keys', 'create', '--name', 'bench', '--scopes', 'full'],
-    ...['--reads-per-minute', '1000000', '--writes-per-minute', '1000000'],
-  ]);
+/** A brand and its full key, made with the CLI of the checkout at `root` (an earlier commit's, for --before). */
+function brandWithKey(storage: Storage, root = ROOT): { brandId: string; key: string } {
+  const brand = cli(storage, ['brands', 'create', '--name', 'Bench Plumbing'], root);
+  const key = cli(
+    storage,
+    [
+      ...['keys', 'create', '--name', 'bench', '--scopes', 'full'],
+      ...['--reads-per-minute', '1000000', '--writes-per-minute', '1000000'],
+    ],
+    root,
+  );
   return { brandId: String(brand.id), key: String(key.key) };
 }
 
@@ -1074,7 +1130,7 @@ function machine() {
     model: cpus[0]?.model ?? 'unknown',
     memoryMiB: Math.round(os.totalmem() / 2 ** 20),
     platform: `${os.type()} ${os.release()} ${os.arch()}`,
-    pinned: pinning ? `load generator on core 0, servers on core ${cpus.length - 1} (taskset)` : 'not pinned',
+    pinned: pinningDescription(),
   };
 }
 
@@ -1110,6 +1166,24 @@ async function main(): Promise<void> {
     const rows = await runScenarios(dialect);
     const conventions = settings.conventions ? await runConventions(dialect) : undefined;
     const peers = await runPeers(dialect);
+    const creates: CreatesReport | undefined = wantCreates
+      ? await runCreates(dialect, {
+          before: settings.before,
+          rounds: settings.rounds,
+          seconds: settings.seconds,
+          warmupSeconds: settings.warmupSeconds,
+          // The reference measurement of issue 33: 32 connections.
+          connections: 32,
+          serviceCpus: settings.serviceCpus,
+          serviceNodeFlags: settings.serviceNodeFlags,
+          ...createsSettings,
+          newStorage,
+          dropStorage,
+          brandWithKey,
+          captureSamples,
+          formLead,
+        })
+      : undefined;
     const out = path.join(settings.outDir, `${today()}-${dialect}.json`);
     const report = (growth: GrowthRow[]) => ({
       command,
@@ -1130,10 +1204,13 @@ async function main(): Promise<void> {
         growthConnections: settings.growthConnections,
         serviceNodeFlags: settings.serviceNodeFlags,
         peers: settings.peers,
+        serviceCpus: settings.serviceCpus,
+        ...(wantCreates ? { before: settings.before, rounds: settings.rounds, ...createsSettings } : {}),
       },
       scenarios: rows,
       conventions,
       peers,
+      creates,
       growth,
       growthRatios: growthRatios(growth),
     });
