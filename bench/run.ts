@@ -914,12 +914,13 @@ async function runProfile(dialect: 'sqlite' | 'postgres', scenario: string): Pro
     } finally {
       await service.stop();
     }
-    const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-    if (!file) throw new Error('the service wrote no CPU profile');
-    const text = `${dialect} ${scenario} at 32 connections: ${m.rps} req/s, p99 ${m.p99} ms, ${m.cpuUsPerRequest ?? '?'} µs of CPU per request\n\n${formatProfile(
-      summarizeProfile(path.join(dir, file)),
-      m.cpuUsPerRequest,
-    )}\n`;
+    // One profile per thread: the event loop's, and those of the write, search and backup threads that ran.
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+    if (!files.length) throw new Error('the service wrote no CPU profile');
+    const text = `${dialect} ${scenario} at 32 connections: ${m.rps} req/s, p99 ${m.p99} ms, ${m.cpuUsPerRequest ?? '?'} µs of CPU per request\n\n${files
+      .sort()
+      .map((f) => `## ${f}\n\n${formatProfile(summarizeProfile(path.join(dir, f)), m.cpuUsPerRequest)}`)
+      .join('\n\n')}\n`;
     console.log(text);
     fs.mkdirSync(settings.outDir, { recursive: true });
     const out = path.join(settings.outDir, `${today()}-${dialect}-profile-${scenario}.txt`);
