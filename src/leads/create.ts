@@ -4,7 +4,12 @@
 import { type Attachment, recordAttachments } from '../attachments/attachments.js';
 import type { ReceivedFile } from '../attachments/upload.js';
 import { findOrCreateAddress } from '../customers/addresses.js';
-import { linkCustomer, submissionLockKeys } from '../customers/customers.js';
+import {
+  type CustomerProbe,
+  customerProbe,
+  linkCustomer,
+  submissionLockKeys,
+} from '../customers/customers.js';
 import type { Store } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -71,10 +76,17 @@ function actorOf(origin: LeadSource): Actor | null {
  */
 export function createLead(store: Store, origin: LeadSource, given: LeadInput): Promise<CreatedLead> {
   return store.write(async (tx) => {
-    const brand = await selectBrandTakingContactLocks(
+    const now = Date.now();
+    // On PostgreSQL the customer's first find-or-insert goes with the brand's read, in one round trip.
+    let probe: CustomerProbe | undefined;
+    const { brand, customerRows } = await selectBrandTakingContactLocks(
       tx,
       origin.brandId,
       submissionLockKeys(origin.brandId, given),
+      () => {
+        probe = customerProbe(origin.brandId, given, now);
+        return probe.sent;
+      },
     );
     if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
     // No priority given: the brand's default (Settings > Brand), medium when it has none.
@@ -82,7 +94,6 @@ export function createLead(store: Store, origin: LeadSource, given: LeadInput): 
       given.priority ?? (isPriority(brand.default_priority) ? brand.default_priority : 'medium');
     const input = { ...given, priority };
     if (brand.endpoints) knowEndpoints(tx, origin.brandId, brand.endpoints);
-    const now = Date.now();
     const country = input.country ?? brand.default_country;
     const form = origin.form;
     const spam = form?.spam === true;
@@ -93,6 +104,7 @@ export function createLead(store: Store, origin: LeadSource, given: LeadInput): 
       quiet: spam,
       locked: true,
       anonymous,
+      ...(probe && customerRows ? { probed: { probe, rows: customerRows } } : {}),
     });
     const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
       newCustomer: customer.inserted,
