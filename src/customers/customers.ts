@@ -113,9 +113,9 @@ type ContactColumns = {
 };
 
 function contactColumns(input: ContactInput): ContactColumns {
-  return Object.fromEntries(
-    CONTACT.map(({ column, input: from }) => [column, input[from]]),
-  ) as ContactColumns;
+  const out: Record<string, unknown> = {};
+  for (const { column, input: from } of CONTACT) out[column] = input[from];
+  return out as ContactColumns;
 }
 
 /** The email as customers are matched by it: lower case. */
@@ -229,10 +229,11 @@ export interface LinkedCustomer {
 
 export type LinkedContact = Contact & Pick<Customer, 'type'>;
 
-const contactOf = (customer: Customer): LinkedContact => ({
-  type: customer.type,
-  ...(Object.fromEntries(CONTACT.map(({ field }) => [field, customer[field]])) as Contact),
-});
+const contactOf = (customer: Customer): LinkedContact => {
+  const contact: Record<string, unknown> = { type: customer.type };
+  for (const { field } of CONTACT) contact[field] = customer[field];
+  return contact as LinkedContact;
+};
 
 /**
  * linkCustomer's first find-or-insert on PostgreSQL (a fresh id, the row it inserts when it finds no one), for a
