@@ -82,7 +82,7 @@ export function createLead(store: Store, origin: LeadSource, given: LeadInput): 
     const { brand, customerRows } = await selectBrandTakingContactLocks(
       tx,
       origin.brandId,
-      submissionLockKeys(origin.brandId, given),
+      () => submissionLockKeys(origin.brandId, given),
       () => {
         probe = customerProbe(origin.brandId, given, now);
         return probe.sent;

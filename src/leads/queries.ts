@@ -66,9 +66,9 @@ function customerWithoutBrand(error: unknown): boolean {
 
 /**
  * The first read of a create: the brand's default country and priority (`brand`, absent when there is no such
- * brand); on PostgreSQL in the same statement the advisory locks of `lockKeys` (the submission's contact, see
- * contactLockKeys) and the brand's enabled webhook endpoints (`endpoints`). After it the contact's locks are held
- * wherever the database has them.
+ * brand); on PostgreSQL in the same statement the advisory locks of the keys `lockKeys` gives (the submission's
+ * contact, see contactLockKeys; SQLite has no such locks and never asks for them) and the brand's enabled webhook
+ * endpoints (`endpoints`). After it the contact's locks are held wherever the database has them.
  *
  * On PostgreSQL the statement `customer()` gives (the customer's find-or-insert, see customerProbe) goes to the
  * server right after it, in the same round trip (Tx.pipeline), and its rows come back as `customerRows`: it runs
@@ -78,13 +78,13 @@ function customerWithoutBrand(error: unknown): boolean {
 export async function selectBrandTakingContactLocks(
   tx: Tx,
   brandId: string,
-  lockKeys: readonly string[],
+  lockKeys: () => readonly string[],
   customer: () => SentStatement,
 ): Promise<{ brand?: CreateBrandRow | undefined; customerRows?: readonly unknown[] }> {
   if (tx.dialect !== 'postgres') return { brand: (await tx.all<CreateBrandRow>(BRAND, [brandId]))[0] };
   try {
     const [brands, customerRows] = await tx.pipeline([
-      { s: BRAND_LOCKING, params: [lockKeys, brandId] },
+      { s: BRAND_LOCKING, params: [lockKeys(), brandId] },
       customer(),
     ]);
     return { brand: brands?.[0] as CreateBrandRow | undefined, customerRows: customerRows ?? [] };
