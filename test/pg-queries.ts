@@ -11,6 +11,8 @@ export type SentQuery = {
   /** A command sent before or after the statement in the same messages (pg-transaction.ts). */
   before?: string;
   after?: string;
+  /** Statements sent after it in the same messages, before the one Sync (Tx.pipeline). */
+  following?: { text: string; name?: string }[];
 };
 
 let recording: SentQuery[] | undefined;
@@ -27,7 +29,15 @@ if (!proto[INSTALLED]) {
     recording?.push(
       typeof config === 'string'
         ? { text: config }
-        : { text: config.text, name: config.name, before: config.before, after: config.after },
+        : {
+            text: config.text,
+            name: config.name,
+            before: config.before,
+            after: config.after,
+            ...(config.following
+              ? { following: config.following.map(({ text, name }) => ({ text, name })) }
+              : {}),
+          },
     );
     return original.apply(this, args);
   };

@@ -14,7 +14,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { takeAdvisoryLocks } from '../platform/db/advisory-locks.js';
 import type { Runner } from '../platform/db/sql.js';
-import type { Store, Tx } from '../platform/db/store.js';
+import type { SentStatement, Store, Tx } from '../platform/db/store.js';
 import { DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { newRandomId } from '../shared/ids.js';
 import { NullableString, Timestamp } from '../shared/json-schema.js';
@@ -34,7 +34,10 @@ import {
   type FoundCustomerIds,
   findCustomer,
   findOrInsertCustomer,
+  findOrInsertCustomerStatement,
+  foundOrInserted,
   lockCustomer,
+  type NewCustomerRow,
   otherRealLeadExists,
   selectContactsOf,
   selectCustomer,
@@ -110,9 +113,9 @@ type ContactColumns = {
 };
 
 function contactColumns(input: ContactInput): ContactColumns {
-  return Object.fromEntries(
-    CONTACT.map(({ column, input: from }) => [column, input[from]]),
-  ) as ContactColumns;
+  const out: Record<string, unknown> = {};
+  for (const { column, input: from } of CONTACT) out[column] = input[from];
+  return out as ContactColumns;
 }
 
 /** The email as customers are matched by it: lower case. */
@@ -226,9 +229,46 @@ export interface LinkedCustomer {
 
 export type LinkedContact = Contact & Pick<Customer, 'type'>;
 
-const contactOf = (customer: Customer): LinkedContact => ({
-  type: customer.type,
-  ...(Object.fromEntries(CONTACT.map(({ field }) => [field, customer[field]])) as Contact),
+const contactOf = (customer: Customer): LinkedContact => {
+  const contact: Record<string, unknown> = { type: customer.type };
+  for (const { field } of CONTACT) contact[field] = customer[field];
+  return contact as LinkedContact;
+};
+
+/**
+ * linkCustomer's first find-or-insert on PostgreSQL (a fresh id, the row it inserts when it finds no one), for a
+ * caller that sends it in one round trip with a statement of its own that takes the contact's locks first
+ * (Tx.pipeline: the find runs after the locks are held, with a snapshot of its own). Its rows go to linkCustomer
+ * as `probed`.
+ */
+export interface CustomerProbe {
+  id: string;
+  sent: SentStatement;
+}
+
+export function customerProbe(brandId: string, input: ContactInput, now: number): CustomerProbe {
+  const email = customerEmailKey(input);
+  const id = newRandomId('customer');
+  return {
+    id,
+    sent: findOrInsertCustomerStatement(email, input.phone, newCustomerRow(id, brandId, input, email, now)),
+  };
+}
+
+const newCustomerRow = (
+  id: string,
+  brandId: string,
+  input: ContactInput,
+  email: string | null,
+  now: number,
+): NewCustomerRow => ({
+  id,
+  brand_id: brandId,
+  type: input.companyName ? 'business' : 'person',
+  ...contactColumns(input),
+  email_normalized: email,
+  created_at: now,
+  updated_at: now,
 });
 
 /**
@@ -242,24 +282,25 @@ export async function linkCustomer(
   now: number,
   /**
    * locked: the caller took this contact's locks already (contactLockKeys). anonymous: a website form's post, which
-   * never adds an email or phone to an existing customer (see the top of this file).
+   * never adds an email or phone to an existing customer (see the top of this file). probed: the caller ran the
+   * first find-or-insert already (customerProbe, after taking the locks: `locked` too), and these are its rows.
    */
-  options: { quiet?: boolean; locked?: boolean; anonymous?: boolean } = {},
+  options: {
+    quiet?: boolean;
+    locked?: boolean;
+    anonymous?: boolean;
+    probed?: { probe: CustomerProbe; rows: readonly unknown[] };
+  } = {},
 ): Promise<LinkedCustomer> {
   const fill = options.anonymous ? ANONYMOUS_FILL : ALL_FILL;
   const email = customerEmailKey(input);
   if (!options.locked) await lockContacts(tx, [{ brandId, email, phone: input.phone }]);
   for (let round = 0; round < 2; round++) {
-    const id = newRandomId('customer');
-    const { found, inserted } = await findOrInsertCustomer(tx, email, input.phone, {
-      id,
-      brand_id: brandId,
-      type: input.companyName ? 'business' : 'person',
-      ...contactColumns(input),
-      email_normalized: email,
-      created_at: now,
-      updated_at: now,
-    });
+    const probed = round === 0 ? options.probed : undefined;
+    const id = probed ? probed.probe.id : newRandomId('customer');
+    const { found, inserted } = probed
+      ? foundOrInserted(probed.rows)
+      : await findOrInsertCustomer(tx, email, input.phone, newCustomerRow(id, brandId, input, email, now));
     const existing = foundIn(found)?.id ?? null;
     // Quiet (a spam lead): linked, but the customer is neither filled in nor announced.
     if (existing) {

@@ -188,9 +188,23 @@ export function valuesByName<T extends FieldTable, R extends { [C in ColumnOf<T>
   row: R,
 ): ValuesByName<T, R> {
   const values = row as Record<string, unknown>;
-  return Object.fromEntries(
-    Object.entries(table).map(([name, f]) => [name, values[f.column]]),
-  ) as ValuesByName<T, R>;
+  const out: Record<string, unknown> = {};
+  for (const [name, column] of namesAndColumns(table)) out[name] = values[column];
+  return out as ValuesByName<T, R>;
+}
+
+/**
+ * Each field's API name and column, in the table's order, worked out once per table: these mappings run several
+ * times on every create and read (issue 33: no entries arrays built per call).
+ */
+const NAMES_AND_COLUMNS = new WeakMap<FieldTable, readonly (readonly [name: string, column: string])[]>();
+function namesAndColumns(table: FieldTable): readonly (readonly [string, string])[] {
+  let pairs = NAMES_AND_COLUMNS.get(table);
+  if (!pairs) {
+    pairs = Object.entries(table).map(([name, f]) => [name, f.column] as const);
+    NAMES_AND_COLUMNS.set(table, pairs);
+  }
+  return pairs;
 }
 
 /** Values of a table's fields by API name, by their columns (what an insert writes). */
@@ -204,9 +218,9 @@ export function valuesByColumn<T extends FieldTable, V extends { [K in keyof T]:
   values: V,
 ): ValuesByColumn<T, V> {
   const byName = values as Record<string, unknown>;
-  return Object.fromEntries(
-    Object.entries(table).map(([name, f]) => [f.column, byName[name]]),
-  ) as ValuesByColumn<T, V>;
+  const out: Record<string, unknown> = {};
+  for (const [name, column] of namesAndColumns(table)) out[column] = byName[name];
+  return out as ValuesByColumn<T, V>;
 }
 
 /** The schema of a field in the read shapes: a string, or a string or null unless it is always there. */

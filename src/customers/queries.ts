@@ -8,7 +8,7 @@ import { lockRow } from '../platform/db/portable.js';
 import type { AddressTable, CustomerTable, Tables } from '../platform/db/schema.js';
 import { appendSearch, brandSearch } from '../platform/db/search.js';
 import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
-import type { Store, Tx } from '../platform/db/store.js';
+import type { SentStatement, Store, Tx } from '../platform/db/store.js';
 import type { PageQuery, Position, SortOrder } from '../shared/paging.js';
 import { ADDRESS_FIELDS, CONTACT_FIELDS, columnsOf, type ValuesByName } from './fields.js';
 
@@ -106,6 +106,36 @@ export async function findCustomer(
   return row;
 }
 
+/** A customer's row as a create inserts it. */
+export type NewCustomerRow = Omit<Selectable<CustomerTable>, 'erased_at' | 'last_lead_at'>;
+
+/** What a customer's find-or-insert gives: the found ids (see FIND_TEXT), and the row when it inserted one. */
+export interface FoundOrInserted {
+  found: FoundCustomerIds | undefined;
+  inserted: CustomerRow | undefined;
+}
+
+/**
+ * PostgreSQL: the one statement of findOrInsertCustomer, for a caller that sends it along with another in one
+ * round trip (Tx.pipeline; its rows go to foundOrInserted).
+ */
+export function findOrInsertCustomerStatement(
+  email: string | null,
+  phone: string | null,
+  row: NewCustomerRow,
+): SentStatement {
+  return {
+    s: FIND_OR_INSERT[`${email !== null}`],
+    params: [...findParams(row.brand_id, email, phone), ...CUSTOMER_INSERT_COLUMNS.map((c) => row[c])],
+  };
+}
+
+/** What findOrInsertCustomerStatement's rows say. */
+export function foundOrInserted(rows: readonly unknown[]): FoundOrInserted {
+  const both = rows[0] as (FoundCustomerIds & Partial<CustomerRow>) | undefined;
+  return { found: both, inserted: both?.id ? (both as CustomerRow) : undefined };
+}
+
 /**
  * Finds the brand's customer for this email (lower case) and phone, and inserts `row` when there is none, which
  * `inserted` returns whole; neither when the insert conflicted with a customer inserted meanwhile (try again).
@@ -115,19 +145,23 @@ export async function findOrInsertCustomer(
   tx: Tx,
   email: string | null,
   phone: string | null,
-  row: Omit<Selectable<CustomerTable>, 'erased_at' | 'last_lead_at'>,
-): Promise<{ found: FoundCustomerIds | undefined; inserted: CustomerRow | undefined }> {
-  const values = CUSTOMER_INSERT_COLUMNS.map((c) => row[c]);
+  row: NewCustomerRow,
+): Promise<FoundOrInserted> {
   if (tx.dialect === 'postgres') {
-    const [both] = await tx.all<FoundCustomerIds & Partial<CustomerRow>>(
-      FIND_OR_INSERT[`${email !== null}`],
-      [...findParams(row.brand_id, email, phone), ...values],
-    );
-    return { found: both, inserted: both?.id ? (both as CustomerRow) : undefined };
+    const { s, params } = findOrInsertCustomerStatement(email, phone, row);
+    return foundOrInserted(await tx.all(s, params));
   }
   const found = await findCustomer(tx, row.brand_id, email, phone);
   if (found?.by_email || found?.by_phone) return { found, inserted: undefined };
-  return { found, inserted: (await tx.all<CustomerRow>(INSERT, values))[0] };
+  return {
+    found,
+    inserted: (
+      await tx.all<CustomerRow>(
+        INSERT,
+        CUSTOMER_INSERT_COLUMNS.map((c) => row[c]),
+      )
+    )[0],
+  };
 }
 
 export async function selectCustomer(

@@ -4,7 +4,12 @@
 import { type Attachment, recordAttachments } from '../attachments/attachments.js';
 import type { ReceivedFile } from '../attachments/upload.js';
 import { findOrCreateAddress } from '../customers/addresses.js';
-import { linkCustomer, submissionLockKeys } from '../customers/customers.js';
+import {
+  type CustomerProbe,
+  customerProbe,
+  linkCustomer,
+  submissionLockKeys,
+} from '../customers/customers.js';
 import { type Store, type Tx, writeProcedure } from '../platform/db/store.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -17,8 +22,8 @@ import { type LeadInput, submittedOf } from './input.js';
 import { queueNewLeadEmails } from './new-lead-mail.js';
 import { insertLead, OWN_COLUMNS, selectBrandTakingContactLocks, updateAttachmentCount } from './queries.js';
 import {
+  CREATE_ROW_ALIASES,
   type CreatedLead,
-  DETAIL_ALIAS_OF_COLUMN,
   DETAIL_PROJECTION,
   INPUT_COLUMNS,
   type LeadDetail,
@@ -79,17 +84,23 @@ export function createLead(store: Store, origin: LeadSource, given: LeadInput): 
 
 /** createLead's write, in the transaction `tx`. */
 export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput): Promise<CreatedLead> {
-  const brand = await selectBrandTakingContactLocks(
+  const now = Date.now();
+  // On PostgreSQL the customer's first find-or-insert goes with the brand's read, in one round trip.
+  let probe: CustomerProbe | undefined;
+  const { brand, customerRows } = await selectBrandTakingContactLocks(
     tx,
     origin.brandId,
-    submissionLockKeys(origin.brandId, given),
+    () => submissionLockKeys(origin.brandId, given),
+    () => {
+      probe = customerProbe(origin.brandId, given, now);
+      return probe.sent;
+    },
   );
   if (!brand) throw new NotFoundError(`No brand with id ${origin.brandId}`);
   // No priority given: the brand's default (Settings > Brand), medium when it has none.
   const priority = given.priority ?? (isPriority(brand.default_priority) ? brand.default_priority : 'medium');
   const input = { ...given, priority };
   if (brand.endpoints) knowEndpoints(tx, origin.brandId, brand.endpoints);
-  const now = Date.now();
   const country = input.country ?? brand.default_country;
   const form = origin.form;
   const spam = form?.spam === true;
@@ -100,11 +111,15 @@ export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput)
     quiet: spam,
     locked: true,
     anonymous,
+    ...(probe && customerRows ? { probed: { probe, rows: customerRows } } : {}),
   });
   const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
     newCustomer: customer.inserted,
   });
   const id = newId('lead', now);
+  // What the lead was submitted with, and the form's extras, serialised once: the columns take the text, the
+  // lead's row below the values themselves.
+  const submitted = submittedOf(input);
   const own: Record<(typeof OWN_COLUMNS)[number], unknown> = {
     id,
     brand_id: origin.brandId,
@@ -119,7 +134,7 @@ export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput)
     created_at: now,
     updated_at: now,
     scheduled_at: null,
-    submitted: JSON.stringify(submittedOf(input)),
+    submitted: JSON.stringify(submitted),
     source_form_id: form?.id ?? null,
     source_form_name: form?.name ?? null,
     spam: spam ? 1 : 0,
@@ -130,48 +145,53 @@ export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput)
     source_user_name: origin.user?.name ?? null,
     list_json: null,
   };
-  // The lead as a read of it would give it, from what the create knows (the row such a read would map, mapped
-  // the same way): lead.created carries it and its list item is stored with it (list-json.ts), with no read
-  // back. Spam is in no list and no event; a quiet link knows no contact.
+  const at = iso(now);
+  const actor = actorOf(origin);
+  // The lead as a read of it would give it, from what the create knows: the row such a read would map, with
+  // its values as the read shows them (Projection.build: ISO times, JSON as values, none serialised and parsed
+  // back). lead.created carries it and its list item is stored with it (list-json.ts), with no read back. Spam
+  // is in no list and no event; a quiet link knows no contact.
   const contact = customer.contact;
-  const row: Record<string, unknown> | undefined =
-    spam || !contact
-      ? undefined
-      : {
-          ...Object.fromEntries(
-            INPUT_COLUMNS.map((c) => [DETAIL_ALIAS_OF_COLUMN.get(c.column)!, input[c.input]]),
-          ),
-          id,
-          brandId: origin.brandId,
-          customerId: customer.id,
-          addressId: address.id,
-          status: 'request',
-          source: origin.source,
-          receivedAt: now,
-          createdAt: now,
-          updatedAt: now,
-          sourceKeyName: origin.keyName,
-          scheduledAt: null,
-          scheduledFor: null,
-          durationMinutes: null,
-          'assignee.id': null,
-          'assignee.name': null,
-          submitted: own.submitted,
-          sourceFormId: own.source_form_id,
-          sourceFormName: own.source_form_name,
-          sourceUserId: own.source_user_id,
-          sourceUserName: own.source_user_name,
-          extraFields: own.extra_fields,
-          attribution: own.attribution,
-          consent: own.consent,
-          ...Object.fromEntries(Object.entries(contact).map(([k, v]) => [`customer.${k}`, v])),
-          'customer.id': customer.id,
-          ...Object.fromEntries(Object.entries(address.listed).map(([k, v]) => [`address.${k}`, v])),
-          attachmentCount: origin.files?.received.length ?? 0,
-        };
-  if (row) own.list_json = JSON.stringify(LIST_PROJECTION.map(row));
-  await insertLead(tx, [...OWN_COLUMNS.map((c) => own[c]), ...INPUT_COLUMNS.map((c) => input[c.input])]);
-  await insertHistory(tx, id, 1, 'request', now, actorOf(origin));
+  let row: Record<string, unknown> | undefined;
+  if (!spam && contact) {
+    row = {
+      id,
+      brandId: origin.brandId,
+      customerId: customer.id,
+      addressId: address.id,
+      status: 'request',
+      source: origin.source,
+      receivedAt: at,
+      createdAt: at,
+      updatedAt: at,
+      sourceKeyName: origin.keyName,
+      scheduledAt: null,
+      scheduledFor: null,
+      durationMinutes: null,
+      'assignee.id': null,
+      'assignee.name': null,
+      submitted,
+      sourceFormId: own.source_form_id,
+      sourceFormName: own.source_form_name,
+      sourceUserId: own.source_user_id,
+      sourceUserName: own.source_user_name,
+      extraFields: own.extra_fields === null ? null : form?.extraFields,
+      attribution: own.attribution === null ? null : form?.attribution,
+      consent: own.consent === null ? null : form?.consent,
+      attachmentCount: origin.files?.received.length ?? 0,
+    };
+    for (const { alias, input: from } of CREATE_ROW_ALIASES.input) row[alias] = input[from];
+    const linked: Record<string, unknown> = contact;
+    for (const [name, alias] of CREATE_ROW_ALIASES.customer) row[alias] = linked[name];
+    row['customer.id'] = customer.id;
+    const listed: Record<string, unknown> = address.listed;
+    for (const [name, alias] of CREATE_ROW_ALIASES.address) row[alias] = listed[name];
+    own.list_json = JSON.stringify(LIST_PROJECTION.build(row));
+  }
+  const values = OWN_COLUMNS.map((c) => own[c]);
+  for (const c of INPUT_COLUMNS) values.push(input[c.input]);
+  await insertLead(tx, values);
+  await insertHistory(tx, id, 1, 'request', now, actor);
   let attachments: Attachment[] = [];
   if (origin.files?.received.length) {
     const { received, source, maxPerLead } = origin.files;
@@ -187,19 +207,16 @@ export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput)
   tx.onCommit(() => tx.metrics?.leadCreated(origin.source, spam));
   if (!spam) {
     if (!row) throw new Error('a lead that is not spam is linked to a customer whose contact is known');
-    const actor = actorOf(origin);
-    const lead: LeadDetail = {
-      ...DETAIL_PROJECTION.map(row),
-      statusHistory: [
-        {
-          status: 'request',
-          at: iso(now),
-          actor: actor && { type: actor.type, id: actor.id, name: actor.name },
-          reason: null,
-        },
-      ],
-      attachments,
-    };
+    const lead = DETAIL_PROJECTION.build(row) as LeadDetail;
+    lead.statusHistory = [
+      {
+        status: 'request',
+        at,
+        actor: actor && { type: actor.type, id: actor.id, name: actor.name },
+        reason: null,
+      },
+    ];
+    lead.attachments = attachments;
     await recordEvent(tx, origin.brandId, 'lead.created', { lead }, now);
     for (const attachment of attachments) {
       await recordEvent(tx, origin.brandId, 'attachment.created', { attachment }, now);
@@ -216,7 +233,7 @@ export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput)
     status: 'request',
     priority: input.priority,
     source: origin.source,
-    receivedAt: iso(now),
-    createdAt: iso(now),
+    receivedAt: at,
+    createdAt: at,
   };
 }

@@ -19,7 +19,7 @@ import type {
 } from '../platform/db/schema.js';
 import { appendSearch, brandSearch } from '../platform/db/search.js';
 import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
-import type { Dialect, Store, Tx } from '../platform/db/store.js';
+import type { Dialect, SentStatement, Store, Tx } from '../platform/db/store.js';
 import type { PageQuery, Position, SortOrder } from '../shared/paging.js';
 import type { SubscribedEndpoint } from '../webhooks/deliveries.js';
 import type { ListJsonWatched } from './list-json-triggers.js';
@@ -48,25 +48,51 @@ const BRAND_LOCKING = statement(
     'from webhook_endpoints e where e.brand_id = b.id and e.enabled = 1) as endpoints from brands b where b.id = ?',
 );
 
+/** The brand's settings a create reads first; on PostgreSQL with its enabled webhook endpoints. */
+export type CreateBrandRow = {
+  default_country: string;
+  default_priority: string | null;
+  endpoints?: SubscribedEndpoint[];
+};
+
 /**
- * The first read of a create: the brand's default country; on PostgreSQL in the same statement the advisory
- * locks of `lockKeys` (the submission's contact, see contactLockKeys) and the brand's enabled webhook endpoints
- * (`endpoints`, absent on SQLite). After it the contact's locks are held wherever the database has them.
+ * PostgreSQL: the customer's insert, sent with the brand's read before its answer came, had no brand to refer to
+ * (the only foreign key of customers).
+ */
+function customerWithoutBrand(error: unknown): boolean {
+  const { code, table } = error as { code?: unknown; table?: unknown };
+  return code === '23503' && table === 'customers';
+}
+
+/**
+ * The first read of a create: the brand's default country and priority (`brand`, absent when there is no such
+ * brand); on PostgreSQL in the same statement the advisory locks of the keys `lockKeys` gives (the submission's
+ * contact, see contactLockKeys; SQLite has no such locks and never asks for them) and the brand's enabled webhook
+ * endpoints (`endpoints`). After it the contact's locks are held wherever the database has them.
+ *
+ * On PostgreSQL the statement `customer()` gives (the customer's find-or-insert, see customerProbe) goes to the
+ * server right after it, in the same round trip (Tx.pipeline), and its rows come back as `customerRows`: it runs
+ * once the locks are held, with a snapshot of its own. On SQLite, where a statement costs no round trip, it is not
+ * run (no `customerRows`).
  */
 export async function selectBrandTakingContactLocks(
   tx: Tx,
   brandId: string,
-  lockKeys: readonly string[],
-): Promise<
-  { default_country: string; default_priority: string | null; endpoints?: SubscribedEndpoint[] } | undefined
-> {
-  const pg = tx.dialect === 'postgres';
-  const [brand] = await tx.all<{
-    default_country: string;
-    default_priority: string | null;
-    endpoints?: SubscribedEndpoint[];
-  }>(pg ? BRAND_LOCKING : BRAND, pg ? [lockKeys, brandId] : [brandId]);
-  return brand;
+  lockKeys: () => readonly string[],
+  customer: () => SentStatement,
+): Promise<{ brand?: CreateBrandRow | undefined; customerRows?: readonly unknown[] }> {
+  if (tx.dialect !== 'postgres') return { brand: (await tx.all<CreateBrandRow>(BRAND, [brandId]))[0] };
+  try {
+    const [brands, customerRows] = await tx.pipeline([
+      { s: BRAND_LOCKING, params: [lockKeys(), brandId] },
+      customer(),
+    ]);
+    return { brand: brands?.[0] as CreateBrandRow | undefined, customerRows: customerRows ?? [] };
+  } catch (error) {
+    // No brand: what the read alone would have said (the failed statement leaves the write to be rolled back).
+    if (customerWithoutBrand(error)) return {};
+    throw error;
+  }
 }
 
 /** The columns a create sets itself, then those copied from the input (shape.ts says which). */

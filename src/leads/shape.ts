@@ -342,13 +342,21 @@ export interface Projection<T> {
   /** `expr as "alias", …` */
   readonly columns: string;
   map(row: Record<string, unknown>): T;
+  /**
+   * The same object from values already as the API shows them (times in ISO 8601, JSON as its value), by the
+   * same aliases: a lead a create assembles from what it wrote, which no read gave.
+   */
+  build(values: Record<string, unknown>): T;
 }
 
 function projection<T>(shape: Shape): Projection<T> {
+  // Each column of the SELECT list: where its value goes (a top-level field, or `key` of the nested `group`), and
+  // how it is read. Flat and precomputed, so mapping a row allocates only the objects it returns.
   const parts: {
     alias: string;
     sql: string;
-    path: [string] | [string, string];
+    group: string | undefined;
+    key: string;
     time: boolean;
     json: boolean;
   }[] = [];
@@ -358,33 +366,48 @@ function projection<T>(shape: Shape): Projection<T> {
       'sql' in f ? { [name]: f as Field } : isNullableGroup(f) ? f.nullable : (f as { [k: string]: Field });
     if (isNullableGroup(f)) nullableGroups.push({ name, first: Object.keys(f.nullable)[0]! });
     for (const [inner, g] of Object.entries(nested)) {
-      const path: [string] | [string, string] = 'sql' in f ? [name] : [name, inner];
-      parts.push({ alias: path.join('.'), sql: g.sql, path, time: g.time === true, json: g.json === true });
+      const top = 'sql' in f;
+      parts.push({
+        alias: top ? name : `${name}.${inner}`,
+        sql: g.sql,
+        group: top ? undefined : name,
+        key: top ? name : inner,
+        time: g.time === true,
+        json: g.json === true,
+      });
     }
   }
+  // Keys in the shape's order, nested objects where their first field is: the order of the response schemas, so
+  // JSON.stringify of an item gives the bytes their serialiser gives (the lists' ready JSON relies on it).
+  const assemble = (row: Record<string, unknown>, read: boolean): T => {
+    const out: Record<string, unknown> = {};
+    for (const p of parts) {
+      let value = row[p.alias];
+      if (read) {
+        // PostgreSQL's int8 parser gives numbers too (database.ts); SQLite gives numbers.
+        if (p.time) {
+          if (value !== null) value = new Date(value as number).toISOString();
+        } else if (p.json) value = JSON.parse(value as string);
+      }
+      if (p.group === undefined) out[p.key] = value;
+      else {
+        let group = out[p.group] as Record<string, unknown> | undefined;
+        if (group === undefined) {
+          group = {};
+          out[p.group] = group;
+        }
+        group[p.key] = value;
+      }
+    }
+    for (const g of nullableGroups) {
+      if ((out[g.name] as Record<string, unknown>)[g.first] === null) out[g.name] = null;
+    }
+    return out as T;
+  };
   return {
     columns: parts.map((p) => `${p.sql} as "${p.alias}"`).join(', '),
-    map(row) {
-      // Keys in the shape's order, nested objects where their first field is: the order of the response schemas,
-      // so JSON.stringify of an item gives the bytes their serialiser gives (the lists' ready JSON relies on it).
-      const out: Record<string, unknown> = {};
-      for (const p of parts) {
-        let value = row[p.alias];
-        // PostgreSQL's int8 parser gives numbers too (database.ts); SQLite gives numbers.
-        if (p.time && value !== null) value = new Date(value as number).toISOString();
-        else if (p.json) value = JSON.parse(value as string);
-        if (p.path.length === 1) out[p.path[0]] = value;
-        else {
-          const group = (out[p.path[0]] ?? {}) as Record<string, unknown>;
-          group[p.path[1]] = value;
-          out[p.path[0]] = group;
-        }
-      }
-      for (const g of nullableGroups) {
-        if ((out[g.name] as Record<string, unknown>)[g.first] === null) out[g.name] = null;
-      }
-      return out as T;
-    },
+    map: (row) => assemble(row, true),
+    build: (values) => assemble(values, false),
   };
 }
 
@@ -460,12 +483,22 @@ function exportShape(shape: Shape): ExportShape {
 export const LEAD_EXPORT_SHAPE: ExportShape = exportShape(LEAD_EXPORT);
 export const WORK_ITEM_EXPORT_SHAPE: ExportShape = exportShape(WORK_ITEM_EXPORT);
 
-/** The single read's field name of each leads column a create fills from the input (title -> title, …). */
-export const DETAIL_ALIAS_OF_COLUMN: ReadonlyMap<string, string> = new Map(
-  Object.entries(DETAIL as Shape).flatMap(([name, f]) =>
-    'sql' in f && (f as Field).input ? [[(f as Field).sql.replace(/^l\./, ''), name] as const] : [],
+/**
+ * The aliases a create assembles its lead's row under (create.ts; see Projection.build): each job field it takes
+ * from the input, with the input field; and each field of the customer and of the address (`customer.name`, …),
+ * by its name there.
+ */
+export const CREATE_ROW_ALIASES: {
+  readonly input: readonly { alias: string; input: keyof LeadInput }[];
+  readonly customer: readonly (readonly [name: string, alias: string])[];
+  readonly address: readonly (readonly [name: string, alias: string])[];
+} = {
+  input: Object.entries(DETAIL as Shape).flatMap(([name, f]) =>
+    'sql' in f && (f as Field).input ? [{ alias: name, input: (f as Field).input! }] : [],
   ),
-);
+  customer: Object.keys(DETAIL.customer).map((name) => [name, `customer.${name}`] as const),
+  address: Object.keys(DETAIL.address).map((name) => [name, `address.${name}`] as const),
+};
 
 /** The leads columns a create fills straight from the input, with the input field each comes from. */
 export const INPUT_COLUMNS: readonly { column: string; input: keyof LeadInput }[] = (

@@ -1,6 +1,7 @@
 // PostgreSQL writes send BEGIN with their first statement and COMMIT with their last (src/platform/db/pg-transaction.ts):
-// what each path sends, that a failure anywhere commits nothing and leaves the connection usable, and that a
-// create of a new customer's lead is three round trips.
+// what each path sends, that a failure anywhere commits nothing and leaves the connection usable; statements sent
+// together (Tx.pipeline); and that a create of a new customer's lead is two round trips.
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { statement } from '../../src/platform/db/sql.js';
 import type { ApiResponse } from '../api.js';
@@ -12,6 +13,13 @@ const INSERT_BRAND = statement(
   'insert into brands (id, name, default_country, created_at) values (?, ?, ?, ?)',
 );
 const BRAND_NAME = statement('select name from brands where id = ?');
+const BRAND_COUNTRY = statement('select default_country from brands where id = ?');
+const LOCK = statement('select 1 as locked from (select pg_advisory_xact_lock(hashtext(?))) l');
+/** Sessions waiting for the advisory lock of this key (the lock's low 32 bits are its objid). */
+const WAITING = statement(
+  "select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted " +
+    'and objid::bigint = (hashtext(?)::bigint & 4294967295)',
+);
 
 describe.runIf(dialects().includes('postgres'))(
   'PostgreSQL transactions without round trips of their own',
@@ -108,11 +116,128 @@ describe.runIf(dialects().includes('postgres'))(
       await database.write((tx) => tx.run(INSERT_BRAND, ['brd_rt_after_unsent', 'After', 'NL', 1]));
       expect(await names('brd_rt_after_unsent')).toEqual([{ name: 'After' }]);
     });
+
+    it('sends pipelined statements in one round trip after the deferred inserts, each with its own rows', async () => {
+      let rows: unknown[][] = [];
+      const sent = await sentBy(() =>
+        database.write(async (tx) => {
+          await tx.defer(INSERT_BRAND, ['brd_pl_a', 'Pipelined A', 'NL', 1]);
+          rows = await tx.pipeline([
+            { s: BRAND_NAME, params: ['brd_pl_a'] },
+            { s: BRAND_COUNTRY, params: ['brd_pl_a'] },
+          ]);
+        }),
+      );
+      expect(rows).toEqual([[{ name: 'Pipelined A' }], [{ default_country: 'NL' }]]);
+      expect(sent.map(({ text, before, following }) => ({ text, before, following }))).toEqual([
+        {
+          text: INSERT_BRAND.postgres,
+          before: 'begin',
+          following: [
+            { text: BRAND_NAME.postgres, name: expect.any(String) },
+            { text: BRAND_COUNTRY.postgres, name: expect.any(String) },
+          ],
+        },
+        { text: 'commit', before: undefined, following: undefined },
+      ]);
+    });
+
+    it('runs a pipelined statement with a snapshot taken after the one before it got its lock', async () => {
+      const key = `pipeline-snapshot-${randomBytes(6).toString('hex')}`;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked!: () => void;
+      const holding = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const holder = database.write(async (tx) => {
+        await tx.all(LOCK, [key]);
+        locked();
+        await released;
+        await tx.run(INSERT_BRAND, ['brd_pl_locked', 'Committed under the lock', 'NL', 1]);
+      });
+      await holding;
+      const waiter = database.write((tx) =>
+        tx.pipeline([
+          { s: LOCK, params: [key] },
+          { s: BRAND_NAME, params: ['brd_pl_locked'] },
+        ]),
+      );
+      // The waiter's lock statement is waiting at the server before the holder inserts and commits.
+      while (Number((await database.all<{ n: number }>(WAITING, [key]))[0]!.n) === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      release();
+      await holder;
+      expect((await waiter)[1]).toEqual([{ name: 'Committed under the lock' }]);
+    });
+
+    it('commits nothing when a pipelined statement fails, and books right which statements the server parsed', async () => {
+      // Texts no connection has parsed yet.
+      const tag = randomBytes(6).toString('hex');
+      const neverParsed = statement(`select name from brands where id = ? and '${tag}' is not null`);
+      const parsedThenFailed = statement(
+        `insert into brands (id, name, default_country, created_at) select ?, ?, ?, ?::bigint where '${tag}' is not null`,
+      );
+      // The first statement fails: the server skips the second's Parse, so it must be parsed next time.
+      await expect(
+        database.write(async (tx) => {
+          await tx.pipeline([
+            { s: INSERT_BRAND, params: ['brd_pl_bad', 'Bad', 'NL', 'not a number'] },
+            { s: neverParsed, params: ['brd_pl_bad'] },
+          ]);
+        }),
+      ).rejects.toThrow(/invalid input syntax/);
+      // The second statement fails after its Parse: it must not be parsed again (that would fail as a duplicate).
+      await expect(
+        database.write(async (tx) => {
+          await tx.pipeline([
+            { s: INSERT_BRAND, params: ['brd_pl_first', 'First', 'NL', 1] },
+            { s: parsedThenFailed, params: ['brd_pl_second', 'Second', 'NL', 'not a number'] },
+          ]);
+        }),
+      ).rejects.toThrow(/invalid input syntax/);
+      expect(await names('brd_pl_bad', 'brd_pl_first', 'brd_pl_second')).toEqual([]);
+      // Every pooled connection runs both again: their bookkeeping matches what the server parsed.
+      const rows = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          database.write((tx) =>
+            tx.pipeline([
+              { s: parsedThenFailed, params: [`brd_pl_ok${i}`, 'Ok', 'NL', 1] },
+              { s: neverParsed, params: [`brd_pl_ok${i}`] },
+            ]),
+          ),
+        ),
+      );
+      expect(rows.map((r) => r[1])).toEqual(Array.from({ length: 12 }, () => [{ name: 'Ok' }]));
+    });
+
+    it('sends nothing when a value of a pipelined statement cannot be sent', async () => {
+      const unsendable = {
+        toPostgres() {
+          throw new Error('this value cannot be sent');
+        },
+      };
+      const sent = await sentBy(() =>
+        database
+          .write((tx) =>
+            tx.pipeline([
+              { s: INSERT_BRAND, params: ['brd_pl_unsent', 'Unsent', 'NL', 1] },
+              { s: BRAND_NAME, params: [unsendable] },
+            ]),
+          )
+          .catch((error: Error) => error.message),
+      );
+      expect(sent).toEqual([]);
+      expect(await names('brd_pl_unsent')).toEqual([]);
+    });
   },
 );
 
 describe.runIf(dialects().includes('postgres'))('a create on PostgreSQL', () => {
-  it("is three round trips for a new customer's lead: brand with locks, customer, inserts", async () => {
+  it("is two round trips for a new customer's lead: brand with locks and customer, inserts", async () => {
     const ctx = await createTestContext('postgres');
     try {
       const writer = ctx.api.as(ctx.keys['leads:write']);
@@ -129,18 +254,18 @@ describe.runIf(dialects().includes('postgres'))('a create on PostgreSQL', () => 
       });
       expect(response?.statusCode).toBe(201);
       const create = sent.filter((s) => !/api_keys/.test(s.text));
-      expect(create).toHaveLength(3);
+      expect(create).toHaveLength(2);
       expect(create[0]).toMatchObject({
         before: 'begin',
         text: expect.stringMatching(/pg_advisory_xact_lock.*from brands/s),
+        following: [{ text: expect.stringMatching(/^with found as .*insert into customers/s) }],
       });
-      expect(create[1]!.text).toMatch(/^with found as .*insert into customers/s);
-      expect(create[2]).toMatchObject({
+      expect(create[1]).toMatchObject({
         after: 'commit',
         text: expect.stringMatching(/^with d0 as \(insert into/),
       });
       for (const table of ['addresses', 'leads', 'lead_status_history', 'events']) {
-        expect(create[2]!.text).toContain(`insert into ${table} `);
+        expect(create[1]!.text).toContain(`insert into ${table} `);
       }
       // And what they wrote is all there.
       const lead = await ctx.app.inject({

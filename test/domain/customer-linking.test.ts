@@ -8,6 +8,7 @@ import { createBrand } from '../../src/accounts/brands.js';
 import { findCustomerFor } from '../../src/customers/customers.js';
 import { createLead, type LeadSource } from '../../src/leads/index.js';
 import { parseLeadInput } from '../../src/leads/input.js';
+import { NotFoundError } from '../../src/shared/errors.js';
 import { newId } from '../../src/shared/ids.js';
 import { dialects, validLead } from '../helpers.js';
 import { migratedDatabase } from '../migrated-database.js';
@@ -203,5 +204,16 @@ describe.each(dialects())('linking leads to customers on %s', (dialect) => {
     const number = phone();
     const byPhone = await Promise.all([1, 2, 3].map(() => customerOf({ email: undefined, phone: number })));
     expect(new Set(byPhone).size).toBe(1);
+  });
+
+  it('a lead for a brand that does not exist is refused, and leaves no customer behind', async () => {
+    const address = email('nobody');
+    // On PostgreSQL the customer's insert goes to the server before the brand's read is answered (Tx.pipeline).
+    const refused = customerOf({ email: address }, 'brd_00000000000000000000000000');
+    await expect(refused).rejects.toBeInstanceOf(NotFoundError);
+    await expect(refused).rejects.toThrow(/^No brand with id brd_00000000000000000000000000$/);
+    expect(
+      await findCustomerFor(database, 'brd_00000000000000000000000000', { email: address, phone: null }),
+    ).toBeNull();
   });
 });

@@ -11,6 +11,8 @@ import {
   renderMissingListJson,
   storeListJson,
 } from '../../src/leads/list-json.js';
+import { CREATED_FIELDS } from '../../src/leads/shape.js';
+import { newId } from '../../src/shared/ids.js';
 import { addUser } from '../dashboard/helpers.js';
 import { createTestContext, dialects, type TestContext, validLead, waitFor } from '../helpers.js';
 
@@ -148,6 +150,33 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
         parseLeadInput(validLead({ email: 'event-form@example.com', country: 'BE' })),
       ),
     );
+    // With files: lead.created carries their attachments, and the list item their count.
+    const withFiles = await createLead(
+      store(),
+      {
+        ...viaForm({ id: 'frm_00000000000000000000000002', name: 'Photos', spam: false }),
+        files: {
+          received: ['kitchen.png', 'tap.jpg'].map((fileName, i) => ({
+            id: newId('attachment'),
+            fileName,
+            contentType: i === 0 ? 'image/png' : 'image/jpeg',
+            size: 68 + i,
+            sha256: String(i).repeat(64),
+            width: 1,
+            height: 1,
+            storageKey: `list-json-test/${fileName}`,
+          })),
+          source: 'form',
+          maxPerLead: 10,
+        },
+      },
+      parseLeadInput(validLead({ email: 'event-files@example.com' })),
+    );
+    await compare(withFiles);
+    // Its stored item (if the count's update left one) is the one a rendering gives.
+    const filesItem = await stored(withFiles.id);
+    if (filesItem !== null) expect(filesItem).toBe((await render(withFiles.id)).json);
+    expect(JSON.parse((await render(withFiles.id)).json).attachmentCount).toBe(2);
     await compare(
       await createLead(
         store(),
@@ -161,6 +190,13 @@ describe.each(dialects())('lists from ready JSON on %s', (dialect) => {
         parseLeadInput(validLead({ email: null, phone: '+31622223333', description: null })),
       ),
     );
+  });
+
+  it('answers a create with the fields of the lead a read gives, in the order of the created schema', async () => {
+    const created = await ctx.api.post('/v1/leads', validLead({ email: 'created-body@example.com' }));
+    expect(created.statusCode, created.body).toBe(201);
+    const read = (await ctx.api.get(`/v1/leads/${created.json().id}`)).json() as Record<string, unknown>;
+    expect(created.body).toBe(JSON.stringify(Object.fromEntries(CREATED_FIELDS.map((f) => [f, read[f]]))));
   });
 
   it('sends the bytes the list always sent, for leads and for work items with and without a visit', async () => {

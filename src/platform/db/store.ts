@@ -84,11 +84,32 @@ export interface Tx extends Store {
    * no unique key a caller would handle).
    */
   defer(s: Statement, params: readonly unknown[]): Promise<void>;
+  /**
+   * Statements none of which needs another's answer, run in order: each one's rows. On PostgreSQL they go to the
+   * server in one round trip (after the deferred inserts, in the same one), yet each is a statement of its own with
+   * its own snapshot, so one sent after a statement that waited for a lock sees what was committed under that
+   * lock; none runs after one that failed. Elsewhere they run one by one.
+   */
+  pipeline(statements: readonly SentStatement[]): Promise<unknown[][]>;
   /** Runs `fn` after this transaction commits; never when it rolls back. */
   onCommit(fn: () => void): void;
   /** Signals `topic` to its listeners once this transaction has committed. */
   signalAfterCommit(topic: Topic): void;
 }
+
+/** A statement with its parameters. */
+export interface SentStatement {
+  s: Statement;
+  params: readonly unknown[];
+}
+
+/** A runner that can send statements without waiting for each one's answer (pg-transaction.ts). */
+interface PipeliningRunner extends Runner {
+  pipeline(statements: readonly SentStatement[]): Promise<unknown[][]>;
+}
+
+const pipelines = (runner: Runner): runner is PipeliningRunner =>
+  typeof (runner as Partial<PipeliningRunner>).pipeline === 'function';
 
 /** The opened database: a Store plus its life cycle. */
 export interface Database extends Store {
@@ -263,6 +284,17 @@ export class Transaction implements Tx {
     this.pending.push({ s, params });
   }
 
+  async pipeline(statements: readonly SentStatement[]): Promise<unknown[][]> {
+    if (!pipelines(this.runner)) {
+      const rows: unknown[][] = [];
+      for (const { s, params } of statements) rows.push(await this.all(s, params));
+      return rows;
+    }
+    const deferred = this.takeDeferred();
+    if (!deferred) return this.runner.pipeline(statements);
+    return (await this.runner.pipeline([deferred, ...statements])).slice(1);
+  }
+
   /** Sends the deferred inserts, as one statement. */
   async flush(): Promise<void> {
     const last = this.takeDeferred();
@@ -331,6 +363,9 @@ export class MeteredTx implements Tx {
   }
   defer(s: Statement, params: readonly unknown[]): Promise<void> {
     return this.tx.defer(s, params);
+  }
+  pipeline(statements: readonly SentStatement[]): Promise<unknown[][]> {
+    return this.tx.pipeline(statements);
   }
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return work(this);
