@@ -449,12 +449,12 @@ async function runData(dialect: Dialect, ctx: CreatesContext): Promise<Omit<Crea
         p99: median(of.map((m) => m.p99)),
       });
     }
-    const rows: DataRow[] = [];
-    for (const [scenario, baseName] of Object.entries(baseOf)) {
+    // A scenario against its base, every ratio the median of each round's ratio.
+    const compared = (scenario: string, baseName: string): DataRow => {
       const of = measured.get(scenario)!;
       const base = measured.get(baseName)!;
       const each = (pick: (m: Figures) => number) => median(of.map((m, i) => ratio(pick(m), pick(base[i]!))));
-      rows.push({
+      return {
         scenario,
         data: dataOf[scenario]!,
         comparedWith: baseName,
@@ -470,32 +470,13 @@ async function runData(dialect: Dialect, ctx: CreatesContext): Promise<Omit<Crea
         p99Ratio: each((m) => m.p99),
         non2xx: of.reduce((sum, m) => sum + m.non2xx, 0),
         errors: of.reduce((sum, m) => sum + m.errors, 0),
-      });
-    }
+      };
+    };
+    const rows: DataRow[] = Object.entries(baseOf).map(([scenario, baseName]) =>
+      compared(scenario, baseName),
+    );
     // What the crowd base itself costs against a fresh brand: the customers in it, not their sharing a phone.
-    if (crowded) {
-      const scenario = 'create-distinct (crowd brand)';
-      const of = measured.get(scenario)!;
-      const base = measured.get('create-distinct')!;
-      const each = (pick: (m: Figures) => number) => median(of.map((m, i) => ratio(pick(m), pick(base[i]!))));
-      rows.unshift({
-        scenario,
-        data: dataOf[scenario]!,
-        comparedWith: 'create-distinct',
-        roundsRps: of.map((m) => m.rps),
-        rps: median(of.map((m) => m.rps)),
-        p50: median(of.map((m) => m.p50)),
-        p99: median(of.map((m) => m.p99)),
-        baseRps: median(base.map((m) => m.rps)),
-        baseP50: median(base.map((m) => m.p50)),
-        baseP99: median(base.map((m) => m.p99)),
-        rpsRatio: each((m) => m.rps),
-        p50Ratio: each((m) => m.p50),
-        p99Ratio: each((m) => m.p99),
-        non2xx: of.reduce((sum, m) => sum + m.non2xx, 0),
-        errors: of.reduce((sum, m) => sum + m.errors, 0),
-      });
-    }
+    if (crowded) rows.unshift(compared('create-distinct (crowd brand)', 'create-distinct'));
     for (const { scenario, crowds, brandId } of emailCrowds) {
       const row = rows.find((r) => r.scenario === scenario)!;
       row.crowdAtEnd = await crowdSize(crowded!, brandId, crowds.at(-1)!.phone);
