@@ -169,6 +169,8 @@ export function groupCommitter(
   cache: StatementCache,
   topics: Topics,
   mail: MailSettings | null,
+  /** SqliteWriteBatcher's `scoped`: false on the write thread. */
+  scoped = true,
 ): SqliteWriteBatcher {
   // The Kysely instance a write's tx.db is: the same better-sqlite3 handle, without the connection lock the
   // batch already holds. Built once; it refuses to run while no batch holds the lock.
@@ -197,7 +199,12 @@ export function groupCommitter(
     ),
   });
   const runner = sqliteRunner(cache);
-  batcher = new SqliteWriteBatcher(db, cache, () => new Transaction(runner, () => held, topics, mail));
+  batcher = new SqliteWriteBatcher(
+    db,
+    cache,
+    () => new Transaction(runner, () => held, topics, mail),
+    scoped,
+  );
   return batcher;
 }
 

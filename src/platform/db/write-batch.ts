@@ -38,6 +38,11 @@ export class SqliteWriteBatcher {
     cache: StatementCache,
     /** A transaction handle for one write: its own commit hooks, the batch's connection. */
     private readonly newTransaction: () => Transaction,
+    /**
+     * Whether writes run in the write scope, so the outer handle refuses to be used inside them. On the write
+     * thread there is no outer handle, and the scope's promise hooks would only cost time.
+     */
+    private readonly scoped = true,
   ) {
     this.handle = cache.handle;
     const prepare = (text: string) => this.handle.prepare(text);
@@ -72,11 +77,11 @@ export class SqliteWriteBatcher {
         .connection()
         .execute(async () => {
           this.holding = true;
-          enterWrites();
+          if (this.scoped) enterWrites();
           try {
             await this.commit(jobs);
           } finally {
-            leaveWrites();
+            if (this.scoped) leaveWrites();
             this.holding = false;
           }
         })
@@ -99,7 +104,7 @@ export class SqliteWriteBatcher {
         c.savepoint.run();
         const tx = this.newTransaction();
         try {
-          const value = await inWriteScope(() => job.work(tx));
+          const value = await (this.scoped ? inWriteScope(() => job.work(tx)) : job.work(tx));
           c.release.run();
           done.push({ job, value, tx });
         } catch (error) {

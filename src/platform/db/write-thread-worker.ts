@@ -62,7 +62,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
     }),
   });
   const topics = new RecordedTopics();
-  const batcher = groupCommitter(db, cache, topics, data.mail);
+  const batcher = groupCommitter(db, cache, topics, data.mail, false);
   const post = (message: FromThread) => port.postMessage(message);
 
   /** Metrics that record what a write's commit hooks count, for the event loop to count. */
