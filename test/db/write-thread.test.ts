@@ -141,6 +141,32 @@ describe('the write thread (SQLite, a database file)', () => {
     expect((await ctx.api.get(`/v1/leads/${lead.id}`)).json().title).toBe(marker);
   });
 
+  it('lets a write through the outer handle wait on the event loop for a group that needs the event loop', async () => {
+    const held = await ctx.createLead({ title: 'Vastgehouden' });
+    const other = await ctx.createLead({ title: 'Daarnaast' });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A write whose callback runs here holds the thread's group, and so the write lock, until the gate opens.
+    const writing = database().write(async (tx) => {
+      await tx.run(statement('update leads set title = ? where id = ?'), ['Vrijgegeven', held.id]);
+      await gate;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Only the event loop can open the gate: a write through the outer handle that waited in SQLite's busy
+    // handler would hold it shut, and fail with "database is locked" after the busy timeout.
+    setTimeout(release, 100);
+    await database()
+      .db.updateTable('leads')
+      .set({ title: 'Ook gewijzigd' })
+      .where('id', '=', String(other.id))
+      .execute();
+    await writing;
+    expect((await ctx.api.get(`/v1/leads/${held.id}`)).json().title).toBe('Vrijgegeven');
+    expect((await ctx.api.get(`/v1/leads/${other.id}`)).json().title).toBe('Ook gewijzigd');
+  });
+
   it('empties the WAL between groups when asked (an erasure)', async () => {
     await ctx.createLead();
     expect(await database().forgetOverwritten()).toBe(true);

@@ -4,6 +4,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
   Kysely,
   type Migration,
   type MigrationProvider,
@@ -87,9 +90,45 @@ export function openDatabase(
 
 /** The outer Kysely's SQLite dialect: refuses to be used inside a write instead of waiting for its lock. */
 class GuardedSqliteDialect extends SqliteDialect {
+  /** With a write thread: SQLITE_BUSY is waited out on the event loop (waitOutBusy). */
+  busyWaits = false;
   override createDriver() {
-    return guardDriver(super.createDriver());
+    const driver = guardDriver(super.createDriver());
+    return this.busyWaits ? waitOutBusy(driver) : driver;
   }
+}
+
+const BUSY_WAIT_MS = 5000;
+
+/**
+ * A statement on the event loop's connection that finds the database locked (a write through the outer handle
+ * while the write thread holds the lock) is tried again a few milliseconds later, up to BUSY_WAIT_MS, instead of
+ * SQLite's busy handler sleeping on the event loop: the thread's group may be waiting for the event loop itself
+ * (a write whose callback runs here), and a blocked event loop would never let it finish.
+ */
+function waitOutBusy(driver: Driver): Driver {
+  const acquire = driver.acquireConnection.bind(driver);
+  const patched = new WeakSet<DatabaseConnection>();
+  driver.acquireConnection = async () => {
+    const connection = await acquire();
+    if (!patched.has(connection)) {
+      patched.add(connection);
+      const execute = connection.executeQuery.bind(connection);
+      connection.executeQuery = (async (query: CompiledQuery) => {
+        for (let waited = 0; ; waited += 5) {
+          try {
+            return await execute(query);
+          } catch (error) {
+            const code = (error as { code?: unknown }).code;
+            if (code !== 'SQLITE_BUSY' || waited >= BUSY_WAIT_MS) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+        }
+      }) as DatabaseConnection['executeQuery'];
+    }
+    return connection;
+  };
+  return driver;
 }
 
 class GuardedPostgresDialect extends PostgresDialect {
@@ -105,16 +144,20 @@ export function openSqlite(
   writeThread?: URL,
 ): Database {
   const sqlite = openSqliteConnection(file, synchronous);
+  const threaded = writeThread !== undefined && file !== ':memory:';
+  // The write thread holds the write lock; this connection waits for it on the event loop, never in SQLite's
+  // busy handler (waitOutBusy).
+  if (threaded) sqlite.pragma('busy_timeout = 0');
   const cache = new StatementCache(sqlite);
-  const db = new Kysely<Tables>({
-    dialect: new GuardedSqliteDialect({
-      database: { close: () => sqlite.close(), prepare: (text) => cache.prepare(text) },
-    }),
+  const dialect = new GuardedSqliteDialect({
+    database: { close: () => sqlite.close(), prepare: (text) => cache.prepare(text) },
   });
+  dialect.busyWaits = threaded;
+  const db = new Kysely<Tables>({ dialect });
   const topics = new Topics();
   // An in-memory database cannot be opened twice: its writes stay on the event loop.
   const thread =
-    writeThread && file !== ':memory:'
+    threaded && writeThread
       ? new SqliteWriteThread(writeThread, { file, synchronous, mail }, topics, mail)
       : undefined;
   const theBatcher = thread ? undefined : groupCommitter(db, cache, topics, mail);
