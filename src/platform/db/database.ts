@@ -23,6 +23,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { CheckpointThread, WRITER_AUTOCHECKPOINT } from './checkpoint-thread.js';
 import { migrations } from './migration-files.js';
 import { PostgresTransactionRunner } from './pg-transaction.js';
 import type { Tables } from './schema.js';
@@ -143,8 +144,11 @@ export function openSqlite(
   mail: MailSettings | null = null,
   writeThread?: URL,
 ): Database {
-  const sqlite = openSqliteConnection(file, synchronous);
   const threaded = writeThread !== undefined && file !== ':memory:';
+  // With the write thread, checkpoints run on a thread of their own (checkpoint-thread.ts); each connection's own
+  // is only the WAL's bound.
+  const autocheckpoint = threaded ? WRITER_AUTOCHECKPOINT : undefined;
+  const sqlite = openSqliteConnection(file, synchronous, autocheckpoint);
   // The write thread holds the write lock; this connection waits for it on the event loop, never in SQLite's
   // busy handler (waitOutBusy).
   if (threaded) sqlite.pragma('busy_timeout = 0');
@@ -158,8 +162,9 @@ export function openSqlite(
   // An in-memory database cannot be opened twice: its writes stay on the event loop.
   const thread =
     threaded && writeThread
-      ? new SqliteWriteThread(writeThread, { file, synchronous, mail }, topics, mail)
+      ? new SqliteWriteThread(writeThread, { file, synchronous, mail, autocheckpoint }, topics, mail)
       : undefined;
+  const checkpoints = thread ? new CheckpointThread(file, synchronous) : undefined;
   const theBatcher = thread ? undefined : groupCommitter(db, cache, topics, mail);
   // total_changes(): rows this connection has changed (committed or not, so only read outside a transaction);
   // data_version: changes when any other connection or process commits. Two statements: the table-valued
@@ -171,6 +176,7 @@ export function openSqlite(
     ...outerHandle(db, 'sqlite', kyselyRunner(db, 'sqlite'), topics, mail),
     searchThreads,
     writeThread: thread,
+    checkpoints,
     write: (work) => {
       assertOutsideWrite('database.write');
       return thread ? thread.write(work) : theBatcher!.run(work);
@@ -197,6 +203,7 @@ export function openSqlite(
           }),
     async close() {
       await searchThreads?.close();
+      await checkpoints?.close();
       await thread?.close();
       await db.destroy();
     },

@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 
-export function openSqliteConnection(file: string, synchronous: 'FULL' | 'NORMAL'): SQLite.Database {
+/**
+ * `autocheckpoint`: the connection's wal_autocheckpoint in pages; SQLite's 1,000 unless a checkpoint thread runs
+ * beside it (checkpoint-thread.ts).
+ */
+export function openSqliteConnection(
+  file: string,
+  synchronous: 'FULL' | 'NORMAL',
+  autocheckpoint?: number,
+): SQLite.Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
@@ -13,5 +21,6 @@ export function openSqliteConnection(file: string, synchronous: 'FULL' | 'NORMAL
   // Deleted and overwritten content is zeroed in the pages, so an erasure leaves no readable bytes behind
   // (issue 28; its cost on a create: bench/README.md "Personal data").
   sqlite.pragma('secure_delete = ON');
+  if (autocheckpoint !== undefined) sqlite.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
   return sqlite;
 }

@@ -19,6 +19,7 @@ import type {
   QueryCompiler,
   QueryResult,
 } from 'kysely';
+import type { CheckpointThread } from './checkpoint-thread.js';
 import type { Tables } from './schema.js';
 import type { SearchThreads } from './search-threads.js';
 import { combinedInserts, type Runner, type Statement } from './sql.js';
@@ -115,6 +116,8 @@ const pipelines = (runner: Runner): runner is PipeliningRunner =>
 export interface Database extends Store {
   /** SQLite with a database file: the thread its writes run on (write-thread.ts); absent elsewhere. */
   readonly writeThread?: SqliteWriteThread | undefined;
+  /** With the write thread: the thread that checkpoints the WAL beside it (checkpoint-thread.ts). */
+  readonly checkpoints?: CheckpointThread | undefined;
   /**
    * A write the database may run whole elsewhere, by name (SQLite's write thread runs these procedures itself:
    * write-thread-worker.ts); `work` is the same write as a callback, which every other database runs as write()
@@ -396,6 +399,7 @@ export function withWriteMetrics(database: Database, metrics: WriteMetrics): Dat
     searchBudgetMs: database.searchBudgetMs,
     searchThreads: database.searchThreads,
     writeThread: database.writeThread,
+    checkpoints: database.checkpoints,
     inTransaction: false,
     metrics,
     all: (s, params) => database.all(s, params),

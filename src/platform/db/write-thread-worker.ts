@@ -30,6 +30,8 @@ export interface WriteThreadData {
   file: string;
   synchronous: 'FULL' | 'NORMAL';
   mail: MailSettings | null;
+  /** The connection's wal_autocheckpoint (sqlite-connection.ts); SQLite's own when absent. */
+  autocheckpoint?: number;
 }
 
 export function serialize(error: unknown): SerializedError {
@@ -54,7 +56,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
   const port = parentPort;
   if (!port) throw new Error('serveWrites runs on a worker thread');
   const data = workerData as WriteThreadData;
-  const sqlite = openSqliteConnection(data.file, data.synchronous);
+  const sqlite = openSqliteConnection(data.file, data.synchronous, data.autocheckpoint);
   const cache = new StatementCache(sqlite);
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({
