@@ -251,7 +251,11 @@ export function customerProbe(brandId: string, input: ContactInput, now: number)
   const id = newRandomId('customer');
   return {
     id,
-    sent: findOrInsertCustomerStatement(email, input.phone, newCustomerRow(id, brandId, input, email, now)),
+    sent: findOrInsertCustomerStatement(
+      email,
+      input.phone,
+      newCustomerRow(id, brandId, input, email, now, now),
+    ),
   };
 }
 
@@ -261,6 +265,8 @@ const newCustomerRow = (
   input: ContactInput,
   email: string | null,
   now: number,
+  /** The received_at of the lead the customer is made for, inserted after it in the same write; else 0. */
+  leadAt: number,
 ): NewCustomerRow => ({
   id,
   brand_id: brandId,
@@ -269,6 +275,7 @@ const newCustomerRow = (
   email_normalized: email,
   created_at: now,
   updated_at: now,
+  last_lead_at: leadAt,
 });
 
 /**
@@ -290,6 +297,11 @@ export async function linkCustomer(
     locked?: boolean;
     anonymous?: boolean;
     probed?: { probe: CustomerProbe; rows: readonly unknown[] };
+    /**
+     * The new lead's received_at, when the caller inserts a new lead for this customer after linking: a customer
+     * made here starts with it as last_lead_at (NewCustomerRow).
+     */
+    leadAt?: number;
   } = {},
 ): Promise<LinkedCustomer> {
   const fill = options.anonymous ? ANONYMOUS_FILL : ALL_FILL;
@@ -300,7 +312,12 @@ export async function linkCustomer(
     const id = probed ? probed.probe.id : newRandomId('customer');
     const { found, inserted } = probed
       ? foundOrInserted(probed.rows)
-      : await findOrInsertCustomer(tx, email, input.phone, newCustomerRow(id, brandId, input, email, now));
+      : await findOrInsertCustomer(
+          tx,
+          email,
+          input.phone,
+          newCustomerRow(id, brandId, input, email, now, options.leadAt ?? 0),
+        );
     const existing = foundIn(found)?.id ?? null;
     // Quiet (a spam lead): linked, but the customer is neither filled in nor announced.
     if (existing) {

@@ -70,11 +70,13 @@ export const CUSTOMER_INSERT_COLUMNS = [
   'email_normalized',
   'created_at',
   'updated_at',
+  'last_lead_at',
 ] as const satisfies readonly (keyof CustomerTable)[];
 /** The insert's columns that are no text: FIND_OR_INSERT casts its parameters to their types. */
 const CUSTOMER_CASTS: Partial<Record<keyof CustomerTable, string>> = {
   created_at: 'bigint',
   updated_at: 'bigint',
+  last_lead_at: 'bigint',
 };
 const INSERT_COLUMNS = `insert into customers (${CUSTOMER_INSERT_COLUMNS.join(', ')})`;
 const INSERT = statement(
@@ -106,8 +108,13 @@ export async function findCustomer(
   return row;
 }
 
-/** A customer's row as a create inserts it. */
-export type NewCustomerRow = Omit<Selectable<CustomerTable>, 'erased_at' | 'last_lead_at'>;
+/**
+ * A customer's row as a create inserts it. `last_lead_at` is the new lead's `received_at` when the customer is made
+ * for a lead inserted in the same write, so the lead's insert trigger (2026112902) finds it current and leaves the
+ * row alone: on PostgreSQL that update wrote a second version of every new customer and new entries in all six of
+ * its indexes (last_lead_at is indexed, so it is no HOT update), dead at once.
+ */
+export type NewCustomerRow = Omit<Selectable<CustomerTable>, 'erased_at'>;
 
 /** What a customer's find-or-insert gives: the found ids (see FIND_TEXT), and the row when it inserted one. */
 export interface FoundOrInserted {

@@ -111,6 +111,7 @@ export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput)
     quiet: spam,
     locked: true,
     anonymous,
+    leadAt: now,
     ...(probe && customerRows ? { probed: { probe, rows: customerRows } } : {}),
   });
   const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {

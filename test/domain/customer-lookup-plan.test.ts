@@ -7,7 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
 import { findCustomerFor } from '../../src/customers/customers.js';
 import { FIND } from '../../src/customers/queries.js';
-import { dialects } from '../helpers.js';
+import { createLead } from '../../src/leads/create.js';
+import { parseLeadInput } from '../../src/leads/input.js';
+import { dialects, validLead } from '../helpers.js';
 import { migratedDatabase } from '../migrated-database.js';
 
 const SHARED = '+31201234567';
@@ -105,5 +107,60 @@ describe.each(dialects())('the customer lookup on %s', (dialect) => {
     expect(await find('new@example.com')).toEqual({ id: 'cus_crowd7', rule: 'phone' });
     // The email rule decides when it finds someone, whatever the phone.
     expect(await find('crowd8@example.com')).toEqual({ id: 'cus_crowd8', rule: 'email' });
+  });
+  it("starts a create's new customer at its lead's time, and writes the customer no second time", async () => {
+    // Every update of a customer's last_lead_at is logged: the create's own customer needs none (on PostgreSQL
+    // each was a second version of the row and new entries in all its indexes).
+    const pg = dialect === 'postgres';
+    await sql
+      .raw('create table last_lead_updates (id text not null, t bigint not null)')
+      .execute(database.db);
+    if (pg) {
+      await sql
+        .raw(`create function log_last_lead() returns trigger language plpgsql as $$ begin
+            insert into last_lead_updates values (new.id, new.last_lead_at); return null; end $$;
+          create trigger log_last_lead after update of last_lead_at on customers
+            for each row execute function log_last_lead()`)
+        .execute(database.db);
+    } else {
+      await sql
+        .raw(`create trigger log_last_lead after update of last_lead_at on customers begin
+            insert into last_lead_updates values (new.id, new.last_lead_at); end`)
+        .execute(database.db);
+    }
+    try {
+      const origin = { brandId, source: 'api', keyId: null, keyName: null };
+      const first = await createLead(
+        database,
+        origin,
+        parseLeadInput(validLead({ email: 'fresh@example.com' })),
+      );
+      const customer = await sql<{ t: number | string; c: number | string }>`
+        select last_lead_at as t, created_at as c from customers where id = ${first.customerId}`.execute(
+        database.db,
+      );
+      expect(Number(customer.rows[0]!.t)).toBe(Date.parse(first.receivedAt));
+      const updates = async () =>
+        (await sql<{ id: string }>`select id from last_lead_updates`.execute(database.db)).rows.map(
+          (r) => r.id,
+        );
+      expect(await updates()).toEqual([]);
+      // A later lead for that customer moves it on, as before.
+      await new Promise((r) => setTimeout(r, 5));
+      const second = await createLead(
+        database,
+        origin,
+        parseLeadInput(validLead({ email: 'fresh@example.com' })),
+      );
+      expect(second.customerId).toBe(first.customerId);
+      expect(await updates()).toEqual([first.customerId]);
+      const moved = await sql<{ t: number | string }>`
+        select last_lead_at as t from customers where id = ${first.customerId}`.execute(database.db);
+      expect(Number(moved.rows[0]!.t)).toBe(Date.parse(second.receivedAt));
+    } finally {
+      await sql.raw('drop trigger log_last_lead' + (pg ? ' on customers' : '')).execute(database.db);
+      if (pg) await sql.raw('drop function log_last_lead()').execute(database.db);
+      await sql.raw('drop table last_lead_updates').execute(database.db);
+    }
   });
 });
