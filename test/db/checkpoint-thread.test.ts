@@ -119,6 +119,16 @@ describe('the checkpoint thread', () => {
     expect(await thread.close()).toEqual(last);
     writer.close();
   });
+
+  it('answers at once, stats and close alike, once the thread is gone', async () => {
+    // A file in no directory: the thread's connection cannot open, and the thread ends with an error.
+    const thread = new CheckpointThread(path.join(dir, 'missing', 'gone.sqlite'), 'FULL', FAST);
+    const stats = await thread.stats();
+    expect(stats.errors).toBeGreaterThan(0);
+    expect(await thread.stats()).toEqual(stats);
+    expect(await thread.close()).toEqual(stats);
+    expect(await thread.stats()).toEqual(stats);
+  });
 });
 
 describe('checkpoints beside the write thread (the app, SQLite with a database file)', () => {

@@ -88,6 +88,9 @@ export class CheckpointThread {
   private readonly worker: Worker;
   private readonly waiting: ((stats: CheckpointStats) => void)[] = [];
   private stopped: Promise<CheckpointStats> | undefined;
+  /** The thread's last stats, and whether it is gone (failed, or stopped): then no message is answered. */
+  private last: CheckpointStats = { runs: 0, pages: 0, held: 0, errors: 0 };
+  private exited = false;
 
   constructor(file: string, synchronous: 'FULL' | 'NORMAL', pace: CheckpointPace = CHECKPOINT_PACE) {
     this.worker = new Worker(WORKER, {
@@ -98,19 +101,24 @@ export class CheckpointThread {
     // that the next open reads as it always did.
     this.worker.unref();
     this.worker.on('message', (message: { stats: CheckpointStats }) => {
+      this.last = message.stats;
       for (const settle of this.waiting.splice(0)) settle(message.stats);
     });
     // A thread that fails or stops leaves the writer's own checkpoint (WRITER_AUTOCHECKPOINT) to bound the WAL.
-    const gone = () => {
-      for (const settle of this.waiting.splice(0)) settle({ runs: 0, pages: 0, held: 0, errors: 1 });
-    };
-    this.worker.on('error', gone);
-    this.worker.on('exit', gone);
+    // Whoever waits, or asks later, gets its last stats at once (a failure counted as an error).
+    this.worker.on('error', () => {
+      this.last = { ...this.last, errors: this.last.errors + 1 };
+    });
+    this.worker.on('exit', () => {
+      this.exited = true;
+      for (const settle of this.waiting.splice(0)) settle(this.last);
+    });
   }
 
   /** What the thread has done so far. */
   stats(): Promise<CheckpointStats> {
     if (this.stopped) return this.stopped;
+    if (this.exited) return Promise.resolve(this.last);
     return new Promise((resolve) => {
       this.waiting.push(resolve);
       this.worker.postMessage('stats');
@@ -119,6 +127,7 @@ export class CheckpointThread {
 
   /** Stops the thread after the checkpoint it is running, and closes its connection. */
   close(): Promise<CheckpointStats> {
+    if (this.exited) this.stopped ??= Promise.resolve(this.last);
     this.stopped ??= new Promise<CheckpointStats>((resolve) => {
       this.waiting.push(resolve);
       this.worker.postMessage('close');
