@@ -12,7 +12,7 @@
 // last name and company name. What it sent is kept on the lead all the same (its `submitted`), for the office to
 // copy over by hand once they know it is right (docs/website-forms.md, "Customers").
 import { type Static, Type } from '@sinclair/typebox';
-import { takeAdvisoryLocks } from '../platform/db/advisory-locks.js';
+import { sharedLockKey, takeAdvisoryLocks } from '../platform/db/advisory-locks.js';
 import type { Runner } from '../platform/db/sql.js';
 import type { SentStatement, Store, Tx } from '../platform/db/store.js';
 import { DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
@@ -33,6 +33,7 @@ import {
   emailTakenByOther,
   type FoundCustomerIds,
   findCustomer,
+  findCustomerStatement,
   findOrInsertCustomer,
   findOrInsertCustomerStatement,
   foundOrInserted,
@@ -195,10 +196,41 @@ async function lockContacts(
   await takeAdvisoryLocks(tx, contactLockKeys(contacts));
 }
 
-/** The lock keys of one submission's contact (see contactLockKeys). */
-export function submissionLockKeys(brandId: string, input: ContactInput): string[] {
-  return contactLockKeys([{ brandId, email: customerEmailKey(input), phone: input.phone }]);
+/**
+ * How a create holds its phone's lock (PostgreSQL). Alone, as every other write that takes it. Shared, with other
+ * creates sharing it: enough to link to a customer found by email, to insert a customer with an email (its own
+ * lock, held alone, and the unique email keep that one customer), and to link a submission with only the phone
+ * to the customer found by it as it is. Not enough to insert a customer with only a phone, to give a customer
+ * found by phone an email, or to fill or announce one found by phone: those two at once could make two customers
+ * or overwrite each other. linkCustomer throws PhoneLockShared when it comes to one of them, and the create is
+ * tried again holding the lock alone (leads/create.ts). A crowd's creates (many customers sharing a phone, each
+ * create with its own email, or a company switchboard's number on every lead) then no longer wait for each other
+ * from their first statement to their commit (issue 33).
+ */
+export type PhoneLock = 'alone' | 'shared';
+
+/** Thrown by linkCustomer holding the phone's lock shared when what it must do needs it alone (see PhoneLock). */
+export class PhoneLockShared extends Error {
+  constructor() {
+    super("linking this submission needs the phone's lock alone");
+    this.name = 'PhoneLockShared';
+  }
 }
+
+/** The lock keys of one submission's contact (see contactLockKeys), the phone's shared when `phone` says so. */
+export function submissionLockKeys(
+  brandId: string,
+  input: ContactInput,
+  phone: PhoneLock = 'alone',
+): string[] {
+  const keys = contactLockKeys([{ brandId, email: customerEmailKey(input), phone: input.phone }]);
+  if (phone === 'alone' || !input.phone) return keys;
+  const key = phoneLockKey(brandId, input.phone);
+  return keys.map((k) => (k === key ? sharedLockKey(k) : k));
+}
+
+const emailLockKey = (brandId: string, email: string) => `${brandId}|e|${email}`;
+const phoneLockKey = (brandId: string, phone: string) => `${brandId}|p|${phone}`;
 
 /**
  * The advisory lock keys of these contacts (emails already lower case), in the order they must be taken: for a
@@ -208,8 +240,8 @@ export function submissionLockKeys(brandId: string, input: ContactInput): string
 export function contactLockKeys(
   contacts: readonly { brandId: string; email: string | null; phone: string | null }[],
 ): string[] {
-  const emails = contacts.flatMap((c) => (c.email ? [`${c.brandId}|e|${c.email}`] : []));
-  const phones = contacts.flatMap((c) => (c.phone ? [`${c.brandId}|p|${c.phone}`] : []));
+  const emails = contacts.flatMap((c) => (c.email ? [emailLockKey(c.brandId, c.email)] : []));
+  const phones = contacts.flatMap((c) => (c.phone ? [phoneLockKey(c.brandId, c.phone)] : []));
   return [...new Set(emails)].sort().concat([...new Set(phones)].sort());
 }
 export interface LinkedCustomer {
@@ -220,6 +252,11 @@ export interface LinkedCustomer {
   inserted?: true;
   /** Fields the submission filled on an existing customer. */
   changed: string[];
+  /**
+   * A submission with no email, linked by its phone to a customer it neither filled nor announced: what a create
+   * holding the phone's lock shared may do (PhoneLock), so the next one with this phone may try that.
+   */
+  shareable?: true;
   /**
    * The customer's type and contact as this transaction leaves them (the new lead's list item and lead.created
    * show them); absent for a quiet (spam) link.
@@ -246,9 +283,17 @@ export interface CustomerProbe {
   sent: SentStatement;
 }
 
-export function customerProbe(brandId: string, input: ContactInput, now: number): CustomerProbe {
+export function customerProbe(
+  brandId: string,
+  input: ContactInput,
+  now: number,
+  /** How the caller holds the phone's lock: shared, a submission without an email only finds (PhoneLock). */
+  phone: PhoneLock = 'alone',
+): CustomerProbe {
   const email = customerEmailKey(input);
   const id = newRandomId('customer');
+  if (phone === 'shared' && email === null)
+    return { id, sent: findCustomerStatement(brandId, null, input.phone) };
   return {
     id,
     sent: findOrInsertCustomerStatement(
@@ -302,6 +347,11 @@ export async function linkCustomer(
      * made here starts with it as last_lead_at (NewCustomerRow).
      */
     leadAt?: number;
+    /**
+     * The caller holds the phone's lock shared (PhoneLock; `locked` too): PhoneLockShared is thrown, before
+     * anything is written, when linking needs it alone.
+     */
+    phoneShared?: boolean;
   } = {},
 ): Promise<LinkedCustomer> {
   const fill = options.anonymous ? ANONYMOUS_FILL : ALL_FILL;
@@ -318,16 +368,27 @@ export async function linkCustomer(
           input.phone,
           newCustomerRow(id, brandId, input, email, now, options.leadAt ?? 0),
         );
-    const existing = foundIn(found)?.id ?? null;
+    const link = foundIn(found);
+    const existing = link?.id ?? null;
+    // Holding the phone's lock shared, a customer found by phone is linked to only as it is (PhoneLock): one
+    // without an email would gain this submission's.
+    const shared = options.phoneShared === true;
+    if (shared && link?.rule === 'phone' && email !== null) throw new PhoneLockShared();
     // Quiet (a spam lead): linked, but the customer is neither filled in nor announced.
     if (existing) {
-      if (options.quiet) return { id: existing, created: false, changed: [] };
+      const byPhoneOnly = email === null ? ({ shareable: true } as const) : {};
+      if (options.quiet) return { id: existing, created: false, changed: [], ...byPhoneOnly };
       // Only spam had this customer so far: to the outside it is new (customer.created), filled from this lead.
       if (!(await announced(tx, existing, ''))) {
+        if (shared && email === null) throw new PhoneLockShared();
         return announceQuietCustomer(tx, brandId, existing, input, now, '', fill);
       }
-      return fillCustomer(tx, brandId, existing, input, now, fill);
+      // Found by email: its own lock, held alone, keeps any other fill of it away.
+      const linked = await fillCustomer(tx, brandId, existing, input, now, fill, shared && email === null);
+      return linked.changed.length ? linked : { ...linked, ...byPhoneOnly };
     }
+    // Nothing found: a customer with only this phone is inserted holding its lock alone.
+    if (shared && email === null) throw new PhoneLockShared();
 
     // The row comes back whole (returning), so customer.created needs no read of it.
     if (inserted) {
@@ -360,6 +421,8 @@ async function fillCustomer(
   input: ContactInput,
   now: number,
   fillable: Fillable,
+  /** The caller holds the phone's lock shared: PhoneLockShared when there is anything to fill (PhoneLock). */
+  shared = false,
 ): Promise<LinkedCustomer> {
   const current = await readCustomer(tx, brandId, id);
   const fill: Partial<Contact> = {};
@@ -367,6 +430,7 @@ async function fillCustomer(
     const value = input[from];
     if (value !== null && current[field] === null && fillable.has(field)) fill[field] = value;
   }
+  if (shared && Object.keys(fill).length) throw new PhoneLockShared();
   const changed = await updateCustomer(tx, brandId, current, fill, now);
   const contact = { ...contactOf(current), ...fill };
   // As updateCustomer decides: a company name makes a person a business.

@@ -137,7 +137,19 @@ export function findOrInsertCustomerStatement(
   };
 }
 
-/** What findOrInsertCustomerStatement's rows say. */
+/**
+ * FIND alone, as a statement to send along with another (Tx.pipeline): for a create holding the phone's lock
+ * shared, which may link but never insert (see linkCustomer). Its rows go to foundOrInserted (none inserted).
+ */
+export function findCustomerStatement(
+  brandId: string,
+  email: string | null,
+  phone: string | null,
+): SentStatement {
+  return { s: FIND[`${email !== null}`], params: findParams(brandId, email, phone) };
+}
+
+/** What findOrInsertCustomerStatement's (or findCustomerStatement's) rows say. */
 export function foundOrInserted(rows: readonly unknown[]): FoundOrInserted {
   const both = rows[0] as (FoundCustomerIds & Partial<CustomerRow>) | undefined;
   return { found: both, inserted: both?.id ? (both as CustomerRow) : undefined };

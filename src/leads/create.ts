@@ -8,6 +8,8 @@ import {
   type CustomerProbe,
   customerProbe,
   linkCustomer,
+  type PhoneLock,
+  PhoneLockShared,
   submissionLockKeys,
 } from '../customers/customers.js';
 import { type Store, type Tx, writeProcedure } from '../platform/db/store.js';
@@ -20,7 +22,13 @@ import { recordEvent } from '../webhooks/events.js';
 import type { Actor } from './customer-details.js';
 import { type LeadInput, submittedOf } from './input.js';
 import { queueNewLeadEmails } from './new-lead-mail.js';
-import { insertLead, OWN_COLUMNS, selectBrandTakingContactLocks, updateAttachmentCount } from './queries.js';
+import {
+  insertLead,
+  OWN_COLUMNS,
+  selectBrandTakingContactLocks,
+  takesContactLocksOfItsOwn,
+  updateAttachmentCount,
+} from './queries.js';
 import {
   CREATE_ROW_ALIASES,
   type CreatedLead,
@@ -73,26 +81,84 @@ function actorOf(origin: LeadSource): Actor | null {
 /**
  * Creates customer (or links), address (or links), lead and its lead.created event in one transaction, and
  * resolves once that has committed (or, given a Tx, as part of that transaction).
+ *
+ * On PostgreSQL, outside a given write, a submission with a phone first holds the phone's lock shared when that
+ * is likely to be enough (customers.ts, PhoneLock): always with an email, and without one when the last create
+ * with this phone could have (sharedPhones). When it is not enough the write stops before writing anything and
+ * is made again holding the lock alone.
  */
-export function createLead(store: Store, origin: LeadSource, given: LeadInput): Promise<CreatedLead> {
-  const work = (tx: Tx) => createLeadIn(tx, origin, given);
-  // Files came with it: their records carry what only this thread has (streams, storage). Otherwise the create
-  // may run whole on SQLite's write thread (src/write-worker.ts).
-  if (origin.files?.received.length) return store.write(work);
-  return writeProcedure(store, 'createLead', { origin, input: given }, work);
+export async function createLead(store: Store, origin: LeadSource, given: LeadInput): Promise<CreatedLead> {
+  const run = (locking: CreateLocking) => {
+    const work = (tx: Tx) => createLeadIn(tx, origin, given, locking);
+    // Files came with it: their records carry what only this thread has (streams, storage). Otherwise the create
+    // may run whole on SQLite's write thread (src/write-worker.ts).
+    if (origin.files?.received.length) return store.write(work);
+    return writeProcedure(store, 'createLead', { origin, input: given }, work);
+  };
+  if (!given.phone || !takesContactLocksOfItsOwn(store)) return run({});
+  const hint = sharedPhoneHint(origin.brandId, given.phone);
+  const locking: CreateLocking = { phone: given.email || sharedPhones.has(hint) ? 'shared' : 'alone' };
+  try {
+    const lead = await run(locking);
+    if (!given.email) rememberSharedPhone(hint, locking.shareable === true);
+    return lead;
+  } catch (error) {
+    if (!(error instanceof PhoneLockShared)) throw error;
+    sharedPhones.delete(hint);
+    return run({ phone: 'alone' });
+  }
 }
 
-/** createLead's write, in the transaction `tx`. */
-export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput): Promise<CreatedLead> {
+/** How a create holds its phone's lock (PhoneLock), and what it learnt: that sharing it would have done. */
+export interface CreateLocking {
+  phone?: PhoneLock;
+  /** Set by the create: it linked by phone to a customer as it is (LinkedCustomer.shareable). */
+  shareable?: boolean;
+}
+
+/**
+ * Phones whose last create without an email (in this process) linked to their customer as it is, so the next
+ * may hold the phone's lock shared: a crowd's phone, not a new customer's. A wrong guess costs one more
+ * attempt, never a wrong link. Only 32-bit hashes of brand and phone are kept, never the phone, so an erased
+ * customer's number is in no memory; at most MAX_SHARED_PHONES of them, forgotten all at once when full.
+ */
+const sharedPhones = new Set<number>();
+const MAX_SHARED_PHONES = 4096;
+
+function sharedPhoneHint(brandId: string, phone: string): number {
+  // FNV-1a, 32 bits.
+  let hash = 0x811c9dc5;
+  const text = `${brandId}|${phone}`;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+function rememberSharedPhone(hint: number, shareable: boolean): void {
+  if (!shareable) {
+    sharedPhones.delete(hint);
+    return;
+  }
+  if (sharedPhones.size >= MAX_SHARED_PHONES) sharedPhones.clear();
+  sharedPhones.add(hint);
+}
+
+/** createLead's write, in the transaction `tx` (`locking`: how it holds the phone's lock, see createLead). */
+export async function createLeadIn(
+  tx: Tx,
+  origin: LeadSource,
+  given: LeadInput,
+  locking: CreateLocking = {},
+): Promise<CreatedLead> {
   const now = Date.now();
+  const phoneLock = locking.phone ?? 'alone';
   // On PostgreSQL the customer's first find-or-insert goes with the brand's read, in one round trip.
   let probe: CustomerProbe | undefined;
   const { brand, customerRows } = await selectBrandTakingContactLocks(
     tx,
     origin.brandId,
-    () => submissionLockKeys(origin.brandId, given),
+    () => submissionLockKeys(origin.brandId, given, phoneLock),
     () => {
-      probe = customerProbe(origin.brandId, given, now);
+      probe = customerProbe(origin.brandId, given, now, phoneLock);
       return probe.sent;
     },
   );
@@ -112,8 +178,10 @@ export async function createLeadIn(tx: Tx, origin: LeadSource, given: LeadInput)
     locked: true,
     anonymous,
     leadAt: now,
+    phoneShared: phoneLock === 'shared',
     ...(probe && customerRows ? { probed: { probe, rows: customerRows } } : {}),
   });
+  locking.shareable = customer.shareable === true;
   const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
     newCustomer: customer.inserted,
   });

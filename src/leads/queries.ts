@@ -95,6 +95,15 @@ export async function selectBrandTakingContactLocks(
   }
 }
 
+/**
+ * True when a create on `store` takes its contact's locks in a transaction of its own: PostgreSQL, outside a
+ * write. Only then may it hold the phone's lock shared and be tried again holding it alone (customers.ts,
+ * PhoneLock): SQLite has no such locks, and a write that is given cannot be tried again.
+ */
+export function takesContactLocksOfItsOwn(store: Store): boolean {
+  return store.dialect === 'postgres' && !store.inTransaction;
+}
+
 /** The columns a create sets itself, then those copied from the input (shape.ts says which). */
 export const OWN_COLUMNS = [
   'id',
