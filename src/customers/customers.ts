@@ -33,13 +33,12 @@ import {
   emailTakenByOther,
   type FoundCustomerIds,
   findCustomer,
-  findCustomerStatement,
   findOrInsertCustomer,
-  findOrInsertCustomerStatement,
-  foundOrInserted,
   lockCustomer,
   type NewCustomerRow,
   otherRealLeadExists,
+  probeCustomerStatement,
+  probedCustomer,
   selectContactsOf,
   selectCustomer,
   selectCustomerDetail,
@@ -276,7 +275,9 @@ const contactOf = (customer: Customer): LinkedContact => {
  * linkCustomer's first find-or-insert on PostgreSQL (a fresh id, the row it inserts when it finds no one), for a
  * caller that sends it in one round trip with a statement of its own that takes the contact's locks first
  * (Tx.pipeline: the find runs after the locks are held, with a snapshot of its own). Its rows go to linkCustomer
- * as `probed`.
+ * as `probed`. The customer it finds comes back whole, with whether it was announced, so linking to it reads
+ * nothing more (a repeat customer's create, or a crowd's, in as many round trips as a new one's). Holding the
+ * phone's lock shared, a submission without an email only finds (PhoneLock).
  */
 export interface CustomerProbe {
   id: string;
@@ -292,14 +293,14 @@ export function customerProbe(
 ): CustomerProbe {
   const email = customerEmailKey(input);
   const id = newRandomId('customer');
-  if (phone === 'shared' && email === null)
-    return { id, sent: findCustomerStatement(brandId, null, input.phone) };
+  const insert = phone === 'alone' || email !== null;
   return {
     id,
-    sent: findOrInsertCustomerStatement(
+    sent: probeCustomerStatement(
+      brandId,
       email,
       input.phone,
-      newCustomerRow(id, brandId, input, email, now, now),
+      insert ? newCustomerRow(id, brandId, input, email, now, now) : undefined,
     ),
   };
 }
@@ -360,8 +361,8 @@ export async function linkCustomer(
   for (let round = 0; round < 2; round++) {
     const probed = round === 0 ? options.probed : undefined;
     const id = probed ? probed.probe.id : newRandomId('customer');
-    const { found, inserted } = probed
-      ? foundOrInserted(probed.rows)
+    const { found, inserted, linked }: ReturnType<typeof probedCustomer> = probed
+      ? probedCustomer(probed.rows)
       : await findOrInsertCustomer(
           tx,
           email,
@@ -379,13 +380,16 @@ export async function linkCustomer(
       const byPhoneOnly = email === null ? ({ shareable: true } as const) : {};
       if (options.quiet) return { id: existing, created: false, changed: [], ...byPhoneOnly };
       // Only spam had this customer so far: to the outside it is new (customer.created), filled from this lead.
-      if (!(await announced(tx, existing, ''))) {
+      if (!(linked ? linked.announced : await announced(tx, existing, ''))) {
         if (shared && email === null) throw new PhoneLockShared();
         return announceQuietCustomer(tx, brandId, existing, input, now, '', fill);
       }
       // Found by email: its own lock, held alone, keeps any other fill of it away.
-      const linked = await fillCustomer(tx, brandId, existing, input, now, fill, shared && email === null);
-      return linked.changed.length ? linked : { ...linked, ...byPhoneOnly };
+      const filled = await fillCustomer(tx, brandId, existing, input, now, fill, {
+        shared: shared && email === null,
+        ...(linked ? { current: toCustomer(linked.row) } : {}),
+      });
+      return filled.changed.length ? filled : { ...filled, ...byPhoneOnly };
     }
     // Nothing found: a customer with only this phone is inserted holding its lock alone.
     if (shared && email === null) throw new PhoneLockShared();
@@ -421,16 +425,20 @@ async function fillCustomer(
   input: ContactInput,
   now: number,
   fillable: Fillable,
-  /** The caller holds the phone's lock shared: PhoneLockShared when there is anything to fill (PhoneLock). */
-  shared = false,
+  options: {
+    /** The caller holds the phone's lock shared: PhoneLockShared when there is anything to fill (PhoneLock). */
+    shared?: boolean;
+    /** The customer as this transaction reads it now, when the caller has it already (customerProbe). */
+    current?: Customer;
+  } = {},
 ): Promise<LinkedCustomer> {
-  const current = await readCustomer(tx, brandId, id);
+  const current = options.current ?? (await readCustomer(tx, brandId, id));
   const fill: Partial<Contact> = {};
   for (const { field, input: from } of CONTACT) {
     const value = input[from];
     if (value !== null && current[field] === null && fillable.has(field)) fill[field] = value;
   }
-  if (shared && Object.keys(fill).length) throw new PhoneLockShared();
+  if (options.shared && Object.keys(fill).length) throw new PhoneLockShared();
   const changed = await updateCustomer(tx, brandId, current, fill, now);
   const contact = { ...contactOf(current), ...fill };
   // As updateCustomer decides: a company name makes a person a business.

@@ -97,6 +97,60 @@ const findOrInsert = (withEmail: boolean) =>
   );
 const FIND_OR_INSERT = { true: findOrInsert(true), false: findOrInsert(false) } as const;
 
+/**
+ * PostgreSQL, a create's first find (customerProbe): FIND, INSERT when it finds nothing (unless `insert` is false),
+ * and the customer it found whole (`linked_` and its columns) with whether any lead of it is no spam
+ * (`linked_announced`), all in one statement: what linkCustomer would otherwise read in two more round trips.
+ */
+const LINKED_COLUMNS = CUSTOMER_COLUMNS.map((c) => `linked.${c} as linked_${c}`).join(', ');
+const probe = (withEmail: boolean, insert: boolean) =>
+  statement(
+    `with found as (${FIND_TEXT[`${withEmail}`]}), ` +
+      (insert
+        ? `inserted as (${INSERT_COLUMNS} ` +
+          `select ${CUSTOMER_INSERT_COLUMNS.map((c) => `?::${CUSTOMER_CASTS[c] ?? 'text'}`).join(', ')} ` +
+          'where not exists (select 1 from found where by_email is not null or by_phone is not null) ' +
+          `on conflict do nothing returning ${COLUMNS}), `
+        : '') +
+      `linked as (select ${CUSTOMER_COLUMNS.map((c) => `c.${c}`).join(', ')}, ` +
+      'exists (select 1 from leads l where l.customer_id = c.id and l.spam = 0) as announced from customers c ' +
+      'where c.id = (select coalesce(by_email, by_phone) from found)) ' +
+      `select found.by_email, found.by_phone, ${insert ? 'inserted.*, ' : ''}${LINKED_COLUMNS}, ` +
+      'linked.announced as linked_announced from found ' +
+      `${insert ? 'left join inserted on true ' : ''}left join linked on true`,
+  );
+const PROBE = {
+  true: { true: probe(true, true), false: probe(true, false) },
+  false: { true: probe(false, true), false: probe(false, false) },
+} as const;
+
+/**
+ * PostgreSQL: a create's first find-or-insert (or find alone, `row` absent), to send after the statement that
+ * takes the contact's locks (Tx.pipeline). Its rows go to probedCustomer.
+ */
+export function probeCustomerStatement(
+  brandId: string,
+  email: string | null,
+  phone: string | null,
+  row?: NewCustomerRow,
+): SentStatement {
+  const params: unknown[] = findParams(brandId, email, phone);
+  if (row) params.push(...CUSTOMER_INSERT_COLUMNS.map((c) => row[c]));
+  return { s: PROBE[`${email !== null}`][`${row !== undefined}`], params };
+}
+
+/** What probeCustomerStatement's rows say: foundOrInserted's, and the customer found, read whole. */
+export function probedCustomer(
+  rows: readonly unknown[],
+): FoundOrInserted & { linked?: { row: CustomerRow; announced: boolean } } {
+  const both = rows[0] as (FoundCustomerIds & Partial<CustomerRow> & Record<string, unknown>) | undefined;
+  const result = foundOrInserted(rows);
+  if (!both || both.linked_id === null || both.linked_id === undefined) return result;
+  const row: Record<string, unknown> = {};
+  for (const c of CUSTOMER_COLUMNS) row[c] = both[`linked_${c}`];
+  return { ...result, linked: { row: row as CustomerRow, announced: both.linked_announced === true } };
+}
+
 /** The brand's customer with this email (lower case), and the one with this phone (see FIND_TEXT). */
 export async function findCustomer(
   r: Runner,
@@ -122,34 +176,7 @@ export interface FoundOrInserted {
   inserted: CustomerRow | undefined;
 }
 
-/**
- * PostgreSQL: the one statement of findOrInsertCustomer, for a caller that sends it along with another in one
- * round trip (Tx.pipeline; its rows go to foundOrInserted).
- */
-export function findOrInsertCustomerStatement(
-  email: string | null,
-  phone: string | null,
-  row: NewCustomerRow,
-): SentStatement {
-  return {
-    s: FIND_OR_INSERT[`${email !== null}`],
-    params: [...findParams(row.brand_id, email, phone), ...CUSTOMER_INSERT_COLUMNS.map((c) => row[c])],
-  };
-}
-
-/**
- * FIND alone, as a statement to send along with another (Tx.pipeline): for a create holding the phone's lock
- * shared, which may link but never insert (see linkCustomer). Its rows go to foundOrInserted (none inserted).
- */
-export function findCustomerStatement(
-  brandId: string,
-  email: string | null,
-  phone: string | null,
-): SentStatement {
-  return { s: FIND[`${email !== null}`], params: findParams(brandId, email, phone) };
-}
-
-/** What findOrInsertCustomerStatement's (or findCustomerStatement's) rows say. */
+/** What a find-or-insert's rows say (FIND_OR_INSERT's, PROBE's). */
 export function foundOrInserted(rows: readonly unknown[]): FoundOrInserted {
   const both = rows[0] as (FoundCustomerIds & Partial<CustomerRow>) | undefined;
   return { found: both, inserted: both?.id ? (both as CustomerRow) : undefined };
@@ -167,8 +194,8 @@ export async function findOrInsertCustomer(
   row: NewCustomerRow,
 ): Promise<FoundOrInserted> {
   if (tx.dialect === 'postgres') {
-    const { s, params } = findOrInsertCustomerStatement(email, phone, row);
-    return foundOrInserted(await tx.all(s, params));
+    const params = [...findParams(row.brand_id, email, phone), ...CUSTOMER_INSERT_COLUMNS.map((c) => row[c])];
+    return foundOrInserted(await tx.all(FIND_OR_INSERT[`${email !== null}`], params));
   }
   const found = await findCustomer(tx, row.brand_id, email, phone);
   if (found?.by_email || found?.by_phone) return { found, inserted: undefined };

@@ -278,4 +278,35 @@ describe.runIf(dialects().includes('postgres'))('a create on PostgreSQL', () => 
       await ctx.close();
     }
   });
+
+  it("links a repeat customer's lead in three round trips: the customer found whole, its address, inserts", async () => {
+    const ctx = await createTestContext('postgres');
+    try {
+      const writer = ctx.api.as(ctx.keys['leads:write']);
+      const lead = validLead({
+        email: 'again@example.com',
+        phone: '+31612345098',
+        customerName: 'Jan Again',
+      });
+      const first = await writer.post('/v1/leads', lead);
+      expect(first.statusCode).toBe(201);
+      let response: ApiResponse | undefined;
+      const sent = await sentBy(async () => {
+        response = await writer.post('/v1/leads', lead);
+      });
+      expect(response?.statusCode).toBe(201);
+      expect(response?.json().customerId).toBe(first.json().customerId);
+      const create = sent.filter((s) => !/api_keys/.test(s.text));
+      // The find brings the customer and whether it was announced: no read of either follows it.
+      expect(create).toHaveLength(3);
+      expect(create[0]).toMatchObject({
+        before: 'begin',
+        following: [{ text: expect.stringMatching(/^with found as .*linked as \(select/s) }],
+      });
+      expect(create[1]!.text).toMatch(/from addresses/);
+      expect(create[2]).toMatchObject({ after: 'commit', text: expect.stringMatching(/insert into leads /) });
+    } finally {
+      await ctx.close();
+    }
+  });
 });
