@@ -314,6 +314,16 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * Resolves once Date.now() has moved past the millisecond it was called in: for a test whose rows are ordered
+ * by their time, so two made one after the other never share it (a fast machine makes several in one
+ * millisecond, and ties fall to random ids).
+ */
+export async function nextMillisecond(): Promise<void> {
+  const start = Date.now();
+  while (Date.now() === start) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 /** Rate-limit counts restart each minute: start a burst early enough in a window that it ends in the same one. */
 export async function awayFromWindowEdge(needMs = 5000): Promise<void> {
   const left = WINDOW_MS - (Date.now() % WINDOW_MS);

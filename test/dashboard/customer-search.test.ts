@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
-import { createTestContext, dialects, type TestContext } from '../helpers.js';
+import { createTestContext, dialects, nextMillisecond, type TestContext } from '../helpers.js';
 import { addUser, type Browser, signedIn, textOf } from './helpers.js';
 
 const YEAR = 365 * 24 * 60 * 60 * 1000;
@@ -90,9 +90,12 @@ describe.each(dialects())('finding customers in the dashboard on %s', (dialect) 
     ids.gutter = gutter.id as string;
     await ctx.setStatus(ids.gutter, 'cancelled');
     // People in between, for the pages (25 a page).
+    // Each in a millisecond of its own: customers are listed newest first, and a tie falls to their random ids.
     for (let n = 1; n <= PAGING_PEOPLE; n++) {
+      await nextMillisecond();
       await ctx.createLead({ customerName: `Paging Person ${n}`, title: `Window frame ${n}`, phone: '' });
     }
+    await nextMillisecond();
     ids.bakker = (
       await ctx.createLead({
         customerName: 'Piet Bakker',
@@ -103,6 +106,7 @@ describe.each(dialects())('finding customers in the dashboard on %s', (dialect) 
         title: 'Radiator cold',
       })
     ).customerId as string;
+    await nextMillisecond();
     const erased = await ctx.createLead({
       customerName: 'Erik Vergeten',
       email: 'erik@vergeten.example',
