@@ -12,6 +12,7 @@ import {
   findAddress,
   insertAddressUnlessMatched,
   insertFirstAddress,
+  type ListedAddressRow,
   selectAddressPage,
   selectCustomerAddresses,
 } from './queries.js';
@@ -49,21 +50,29 @@ export type { AddressInput };
  * The key that decides whether two addresses of one customer are the same place: postal code, number and
  * addition (upper case, no spaces), country, and the street (lower case, no spaces).
  */
-export function addressMatchKey(input: {
+export function addressMatchKey(input: MatchedAddress & { country: string }): string {
+  const { before, after } = addressMatchKeyAround(input);
+  return before + input.country + after;
+}
+
+/** What addressMatchKey reads of an address, country aside. */
+export type MatchedAddress = {
   street: string;
   postalCode: string;
   streetNumber: string | null;
   streetNumberAddition: string | null;
-  country: string;
-}): string {
+};
+
+/**
+ * addressMatchKey without its country: what comes before it and after it. For a statement that puts the
+ * country in itself (the brand's default when the submission names none; see customerProbe).
+ */
+export function addressMatchKeyAround(input: MatchedAddress): { before: string; after: string } {
   const norm = (v: string | null) => (v ?? '').replace(/\s+/g, '').toUpperCase();
-  return [
-    norm(input.postalCode),
-    norm(input.streetNumber),
-    norm(input.streetNumberAddition),
-    input.country,
-    input.street.replace(/\s+/g, '').toLowerCase(),
-  ].join('|');
+  return {
+    before: `${norm(input.postalCode)}|${norm(input.streetNumber)}|${norm(input.streetNumberAddition)}|`,
+    after: `|${input.street.replace(/\s+/g, '').toLowerCase()}`,
+  };
 }
 
 /** Same customer, postal code (upper case, no spaces), number, addition, country and street: the same address. */
@@ -75,12 +84,23 @@ export async function findOrCreateAddress(
     country: string;
   },
   now: number,
-  /** The customer was inserted in this transaction: it has no address yet, so none is looked for. */
-  options: { newCustomer?: boolean } = {},
+  options: {
+    /** The customer was inserted in this transaction: it has no address yet, so none is looked for. */
+    newCustomer?: boolean | undefined;
+    /**
+     * The customer's address with this match key as this transaction found it already (customerProbe), null
+     * when it has none: it is not looked for again.
+     */
+    found?: ListedAddressRow | null | undefined;
+  } = {},
 ): Promise<{ id: string; created: boolean; listed: ListedAddress }> {
   const matchKey = addressMatchKey(input);
   const find = () => findAddress(r, customerId, matchKey);
-  const existing = options.newCustomer ? undefined : await find();
+  const existing = options.newCustomer
+    ? undefined
+    : options.found !== undefined
+      ? (options.found ?? undefined)
+      : await find();
   if (existing) return { id: existing.id, created: false, listed: existing };
   const id = newRandomId('address');
   const row = {

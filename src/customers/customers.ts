@@ -22,6 +22,7 @@ import { type Page, type Position, type SortOrder, toPage } from '../shared/pagi
 import { iso } from '../shared/time.js';
 import { normalizePhone } from '../shared/values.js';
 import { recordEvent } from '../webhooks/events.js';
+import { addressMatchKeyAround, type MatchedAddress } from './addresses.js';
 import { CONTACT_FIELDS, type ContactField, type ContactInput, readSchemas, valuesByName } from './fields.js';
 import {
   type CustomerListRow,
@@ -34,6 +35,7 @@ import {
   type FoundCustomerIds,
   findCustomer,
   findOrInsertCustomer,
+  type ListedAddressRow,
   lockCustomer,
   type NewCustomerRow,
   otherRealLeadExists,
@@ -257,6 +259,11 @@ export interface LinkedCustomer {
    */
   shareable?: true;
   /**
+   * The customer's address with the submission's match key, as the caller's probe found it (customerProbe), null
+   * when it has none; absent when this link was not the probe's.
+   */
+  probedAddress?: ListedAddressRow | null;
+  /**
    * The customer's type and contact as this transaction leaves them (the new lead's list item and lead.created
    * show them); absent for a quiet (spam) link.
    */
@@ -289,7 +296,9 @@ export function customerProbe(
   input: ContactInput,
   now: number,
   /** How the caller holds the phone's lock: shared, a submission without an email only finds (PhoneLock). */
-  phone: PhoneLock = 'alone',
+  phone: PhoneLock,
+  /** The submission's address, and the country it names (else the brand's default is the key's). */
+  address: MatchedAddress & { country: string | null },
 ): CustomerProbe {
   const email = customerEmailKey(input);
   const id = newRandomId('customer');
@@ -300,6 +309,7 @@ export function customerProbe(
       brandId,
       email,
       input.phone,
+      { ...addressMatchKeyAround(address), country: address.country },
       insert ? newCustomerRow(id, brandId, input, email, now, now) : undefined,
     ),
   };
@@ -389,7 +399,8 @@ export async function linkCustomer(
         shared: shared && email === null,
         ...(linked ? { current: toCustomer(linked.row) } : {}),
       });
-      return filled.changed.length ? filled : { ...filled, ...byPhoneOnly };
+      const address = linked ? { probedAddress: linked.address } : {};
+      return filled.changed.length ? { ...filled, ...address } : { ...filled, ...byPhoneOnly, ...address };
     }
     // Nothing found: a customer with only this phone is inserted holding its lock alone.
     if (shared && email === null) throw new PhoneLockShared();

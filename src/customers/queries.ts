@@ -99,10 +99,16 @@ const FIND_OR_INSERT = { true: findOrInsert(true), false: findOrInsert(false) } 
 
 /**
  * PostgreSQL, a create's first find (customerProbe): FIND, INSERT when it finds nothing (unless `insert` is false),
- * and the customer it found whole (`linked_` and its columns) with whether any lead of it is no spam
- * (`linked_announced`), all in one statement: what linkCustomer would otherwise read in two more round trips.
+ * the customer it found whole (`linked_` and its columns) with whether any lead of it is no spam
+ * (`linked_announced`), and that customer's address with the submission's match key (`found_address_` and the
+ * columns FIND_ADDRESS reads; the key's country is the brand's default when the submission names none), all in
+ * one statement: what linkCustomer and findOrCreateAddress would otherwise read in three more round trips.
  */
 const LINKED_COLUMNS = CUSTOMER_COLUMNS.map((c) => `linked.${c} as linked_${c}`).join(', ');
+const ADDRESS_NAMES = Object.entries(ADDRESS_FIELDS).map(([name, f]) => ({ name, column: f.column }));
+const FOUND_ADDRESS_COLUMNS = ['id', ...ADDRESS_NAMES.map((a) => a.column)]
+  .map((c) => `address.${c} as found_address_${c}`)
+  .join(', ');
 const probe = (withEmail: boolean, insert: boolean) =>
   statement(
     `with found as (${FIND_TEXT[`${withEmail}`]}), ` +
@@ -114,10 +120,13 @@ const probe = (withEmail: boolean, insert: boolean) =>
         : '') +
       `linked as (select ${CUSTOMER_COLUMNS.map((c) => `c.${c}`).join(', ')}, ` +
       'exists (select 1 from leads l where l.customer_id = c.id and l.spam = 0) as announced from customers c ' +
-      'where c.id = (select coalesce(by_email, by_phone) from found)) ' +
+      'where c.id = (select coalesce(by_email, by_phone) from found)), ' +
+      `address as (select a.id, ${ADDRESS_NAMES.map((a) => `a.${a.column}`).join(', ')} from addresses a ` +
+      'where a.customer_id = (select coalesce(by_email, by_phone) from found) and a.match_key = ' +
+      '?::text || coalesce(?::text, (select b.default_country from brands b where b.id = ?)) || ?::text) ' +
       `select found.by_email, found.by_phone, ${insert ? 'inserted.*, ' : ''}${LINKED_COLUMNS}, ` +
-      'linked.announced as linked_announced from found ' +
-      `${insert ? 'left join inserted on true ' : ''}left join linked on true`,
+      `linked.announced as linked_announced, ${FOUND_ADDRESS_COLUMNS} from found ` +
+      `${insert ? 'left join inserted on true ' : ''}left join linked on true left join address on true`,
   );
 const PROBE = {
   true: { true: probe(true, true), false: probe(true, false) },
@@ -126,29 +135,49 @@ const PROBE = {
 
 /**
  * PostgreSQL: a create's first find-or-insert (or find alone, `row` absent), to send after the statement that
- * takes the contact's locks (Tx.pipeline). Its rows go to probedCustomer.
+ * takes the contact's locks (Tx.pipeline). `address`: the submission's address match key around its country
+ * (addressMatchKeyAround), and the country it names, if any. Its rows go to probedCustomer.
  */
 export function probeCustomerStatement(
   brandId: string,
   email: string | null,
   phone: string | null,
+  address: { before: string; after: string; country: string | null },
   row?: NewCustomerRow,
 ): SentStatement {
   const params: unknown[] = findParams(brandId, email, phone);
   if (row) params.push(...CUSTOMER_INSERT_COLUMNS.map((c) => row[c]));
+  params.push(address.before, address.country, brandId, address.after);
   return { s: PROBE[`${email !== null}`][`${row !== undefined}`], params };
 }
 
-/** What probeCustomerStatement's rows say: foundOrInserted's, and the customer found, read whole. */
-export function probedCustomer(
-  rows: readonly unknown[],
-): FoundOrInserted & { linked?: { row: CustomerRow; announced: boolean } } {
+/** The customer a probe found, read whole, and its address with the submission's match key (null: none). */
+export interface ProbedLink {
+  row: CustomerRow;
+  announced: boolean;
+  address: ListedAddressRow | null;
+}
+
+/** What probeCustomerStatement's rows say: foundOrInserted's, and the customer found (ProbedLink). */
+export function probedCustomer(rows: readonly unknown[]): FoundOrInserted & { linked?: ProbedLink } {
   const both = rows[0] as (FoundCustomerIds & Partial<CustomerRow> & Record<string, unknown>) | undefined;
   const result = foundOrInserted(rows);
   if (!both || both.linked_id === null || both.linked_id === undefined) return result;
   const row: Record<string, unknown> = {};
   for (const c of CUSTOMER_COLUMNS) row[c] = both[`linked_${c}`];
-  return { ...result, linked: { row: row as CustomerRow, announced: both.linked_announced === true } };
+  let address: Record<string, unknown> | null = null;
+  if (both.found_address_id !== null && both.found_address_id !== undefined) {
+    address = { id: both.found_address_id };
+    for (const { name, column } of ADDRESS_NAMES) address[name] = both[`found_address_${column}`];
+  }
+  return {
+    ...result,
+    linked: {
+      row: row as CustomerRow,
+      announced: both.linked_announced === true,
+      address: address as ListedAddressRow | null,
+    },
+  };
 }
 
 /** The brand's customer with this email (lower case), and the one with this phone (see FIND_TEXT). */

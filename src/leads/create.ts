@@ -158,7 +158,7 @@ export async function createLeadIn(
     origin.brandId,
     () => submissionLockKeys(origin.brandId, given, phoneLock),
     () => {
-      probe = customerProbe(origin.brandId, given, now, phoneLock);
+      probe = customerProbe(origin.brandId, given, now, phoneLock, given);
       return probe.sent;
     },
   );
@@ -184,6 +184,7 @@ export async function createLeadIn(
   locking.shareable = customer.shareable === true;
   const address = await findOrCreateAddress(tx, origin.brandId, customer.id, { ...input, country }, now, {
     newCustomer: customer.inserted,
+    found: customer.probedAddress,
   });
   const id = newId('lead', now);
   // What the lead was submitted with, and the form's extras, serialised once: the columns take the text, the
