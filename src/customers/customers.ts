@@ -46,6 +46,7 @@ import {
   selectCustomerDetail,
   selectCustomerErasedAt,
   selectCustomerListPage,
+  selectCustomerLocked,
   selectCustomerMatch,
   selectCustomerPage,
   selectOtherCustomerWithEmail,
@@ -443,13 +444,26 @@ async function fillCustomer(
     current?: Customer;
   } = {},
 ): Promise<LinkedCustomer> {
-  const current = options.current ?? (await readCustomer(tx, brandId, id));
-  const fill: Partial<Contact> = {};
-  for (const { field, input: from } of CONTACT) {
-    const value = input[from];
-    if (value !== null && current[field] === null && fillable.has(field)) fill[field] = value;
+  const fillFrom = (customer: Customer) => {
+    const fill: Partial<Contact> = {};
+    for (const { field, input: from } of CONTACT) {
+      const value = input[from];
+      if (value !== null && customer[field] === null && fillable.has(field)) fill[field] = value;
+    }
+    return fill;
+  };
+  let current = options.current ?? (await readCustomer(tx, brandId, id));
+  let fill = fillFrom(current);
+  if (Object.keys(fill).length) {
+    if (options.shared) throw new PhoneLockShared();
+    // What was read holds no lock: a write holding none of this submission's contact locks may fill or edit the
+    // same customer meanwhile (one found by its email beside one found by its phone, or an office edit). Read it
+    // again holding its row, as the last commit left it, so a field filled meanwhile is never overwritten.
+    const locked = await selectCustomerLocked(tx, brandId, id);
+    if (!locked) throw new NotFoundError(`No customer with id ${id}`);
+    current = toCustomer(locked);
+    fill = fillFrom(current);
   }
-  if (options.shared && Object.keys(fill).length) throw new PhoneLockShared();
   const changed = await updateCustomer(tx, brandId, current, fill, now);
   const contact = { ...contactOf(current), ...fill };
   // As updateCustomer decides: a company name makes a person a business.

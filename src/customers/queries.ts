@@ -4,7 +4,7 @@
 // commits b837174 (a customer found or inserted in one statement) and 9477ae2 (addresses found with all fields).
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import { keysetPage } from '../platform/db/keyset.js';
-import { lockRow } from '../platform/db/portable.js';
+import { lockingStatement, lockRow } from '../platform/db/portable.js';
 import type { AddressTable, CustomerTable, Tables } from '../platform/db/schema.js';
 import { appendSearch, brandSearch } from '../platform/db/search.js';
 import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
@@ -61,6 +61,8 @@ const findParams = (brandId: string, email: string | null, phone: string | null)
 ];
 // Hot (every create's customer read back or inserted; b837174, 9477ae2).
 const BY_ID = statement(`select ${COLUMNS} from customers where id = ? and brand_id = ?`);
+/** BY_ID holding the row until the commit (PostgreSQL; a read as it is on SQLite, whose writes take turns). */
+const BY_ID_LOCKED = lockingStatement(`select ${COLUMNS} from customers where id = ? and brand_id = ?`);
 /** What a customer's insert writes, in its values' order: every column, the contact fields' from fields.ts. */
 export const CUSTOMER_INSERT_COLUMNS = [
   'id',
@@ -245,6 +247,20 @@ export async function selectCustomer(
   id: string,
 ): Promise<CustomerRow | undefined> {
   const [row] = await r.all<CustomerRow>(BY_ID, [id, brandId]);
+  return row;
+}
+
+/**
+ * selectCustomer holding the row for the rest of the write, as the last commit left it (PostgreSQL): for a write
+ * that decides what to change from what it reads, when another may change the same row without taking any lock
+ * this one holds (linkCustomer's fill).
+ */
+export async function selectCustomerLocked(
+  tx: Tx,
+  brandId: string,
+  id: string,
+): Promise<CustomerRow | undefined> {
+  const [row] = await tx.all<CustomerRow>(BY_ID_LOCKED, [id, brandId]);
   return row;
 }
 

@@ -157,4 +157,81 @@ describe.runIf(dialects().includes('postgres'))("a create's contact locks on Pos
     expect(ids.size).toBe(1);
     expect([...ids][0]).not.toBe(first.customerId);
   });
+  /** Sessions waiting, directly or behind another waiter, for what the session `pid` holds. */
+  const BEHIND =
+    'select count(*)::int as n from pg_stat_activity s where $1 = any(pg_blocking_pids(s.pid)) or exists (' +
+    'select 1 from pg_stat_activity w where $1 = any(pg_blocking_pids(w.pid)) and w.pid = any(pg_blocking_pids(s.pid)))';
+
+  /**
+   * Starts each of `starts` while another session holds the customer's row, the next once the one before waits
+   * for it (so they get the row in this order), and lets the row go once all of them wait.
+   */
+  async function holdingRow(customerId: string, starts: (() => Promise<unknown>)[]): Promise<unknown[]> {
+    const { database } = ctx.app.deps.config;
+    if (database.dialect !== 'postgres') throw new Error('PostgreSQL only');
+    const pending: Promise<unknown>[] = [];
+    await other.query('begin');
+    try {
+      await other.query(`select id from "${database.schema}".customers where id = $1 for update`, [
+        customerId,
+      ]);
+      const { rows } = await other.query<{ pid: number }>('select pg_backend_pid() as pid');
+      for (const start of starts) {
+        const started = start();
+        // Settled later, with the rest (Promise.all below).
+        started.catch(() => {});
+        pending.push(started);
+        for (let waited = 0; ; waited += 10) {
+          const { rows: n } = await watcher.query<{ n: number }>(BEHIND, [rows[0]?.pid]);
+          if ((n[0]?.n ?? 0) >= pending.length) break;
+          if (waited > 10_000) throw new Error(`fewer than ${pending.length} waited for the row`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+    } finally {
+      await other.query('rollback');
+    }
+    return Promise.all(pending);
+  }
+
+  const updatesOf = async (customerId: string) =>
+    (
+      (await ctx.api.get('/v1/events?type=customer.updated&limit=100')).json().data as {
+        data: { customer: { id: string }; changed: string[] };
+      }[]
+    ).filter((e) => e.data.customer.id === customerId);
+
+  it('fills an empty field once when a create found by email and one found by phone fill it at once', async () => {
+    // The two hold no lock in common (one its email's, the other its phone's): before, both read the empty company
+    // name, both wrote theirs, and the second overwrote the first, each announcing it had filled it.
+    const phone = newPhone();
+    const email = `both-${phones}@example.com`;
+    const made = await lead({ email, phone, customerName: 'Anna Smit' });
+    const id = String(made.customerId);
+    // The one found by phone gets the row first.
+    const created = (await holdingRow(id, [
+      () => lead({ email: null, phone, customerName: 'Anna Smit', companyName: 'Phone BV' }),
+      () => lead({ email, customerName: 'Anna Smit', companyName: 'Email BV' }),
+    ])) as Record<string, unknown>[];
+    expect(created.map((c) => c.customerId)).toEqual([id, id]);
+    expect((await customer(id)).companyName).toBe('Phone BV');
+    const updates = (await updatesOf(id)).filter((e) => e.data.changed.includes('companyName'));
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.data.customer).toMatchObject({ companyName: 'Phone BV' });
+  });
+
+  it('never overwrites what an office edit set while a create was filling the same field', async () => {
+    const phone = newPhone();
+    const made = await lead({ email: null, phone, customerName: 'Kees Bakker' });
+    const id = String(made.customerId);
+    // The edit gets the row first; the create, which read the customer before it, must not undo it.
+    const [edited, created] = await holdingRow(id, [
+      () => ctx.api.patch(`/v1/customers/${id}`, { companyName: 'Set by the office' }),
+      () => lead({ email: null, phone, customerName: 'Kees Bakker', companyName: 'From the form' }),
+    ]);
+    expect((edited as { statusCode: number }).statusCode).toBe(200);
+    expect((created as Record<string, unknown>).customerId).toBe(id);
+    expect((await customer(id)).companyName).toBe('Set by the office');
+    expect((await updatesOf(id)).map((e) => e.data.changed)).toEqual([['companyName', 'type']]);
+  });
 });
