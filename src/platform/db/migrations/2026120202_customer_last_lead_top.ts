@@ -2,6 +2,16 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../store.js';
 
 /**
+ * The customer `c` (its row before the update) is not strictly first among those sharing its phone: the latest
+ * of the others is at least as late. Asked as the first entry of customers_brand_phone after c's own, whatever
+ * the number sharing the phone (an EXISTS over a range of it would be planned by PostgreSQL as a hash join over
+ * the whole crowd). Exported for the plan test.
+ */
+export const NOT_FIRST = `c.phone is not null and (select o.last_lead_at from customers o
+    where o.brand_id = c.brand_id and o.phone = c.phone and o.id <> c.id
+    order by o.last_lead_at desc, o.created_at desc limit 1) >= c.last_lead_at`;
+
+/**
  * A new lead moves its customer's `last_lead_at` (2026112902) only when the phone rule could otherwise rank that
  * customer wrongly (issue 33).
  *
@@ -26,20 +36,9 @@ import type { Dialect } from '../store.js';
  * create did not see the other's. Either was the latest lead within the time the two took; the next lead for the
  * first puts it back.
  */
-/**
- * The customer `c` (its row before the update) is not strictly first among those sharing its phone: the latest
- * of the others is at least as late. Asked as the first entry of customers_brand_phone after c's own, whatever
- * the number sharing the phone (an EXISTS over a range of it would be planned by PostgreSQL as a hash join over
- * the whole crowd). Exported for the plan test.
- */
-export const NOT_FIRST = `c.phone is not null and (select o.last_lead_at from customers o
-    where o.brand_id = c.brand_id and o.phone = c.phone and o.id <> c.id
-    order by o.last_lead_at desc, o.created_at desc limit 1) >= c.last_lead_at`;
-
 export function migration(dialect: Dialect) {
   const latest = (id: string) =>
     `coalesce((select max(l.received_at) from leads l where l.customer_id = ${id}), 0)`;
-  const notFirst = NOT_FIRST;
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       const exec = (text: string) => sql.raw(text).execute(db);
@@ -49,7 +48,7 @@ export function migration(dialect: Dialect) {
         await exec(`create trigger customers_last_lead_insert after insert on leads begin
           update customers set last_lead_at = new.received_at
             where id = new.customer_id and last_lead_at < new.received_at
-              and exists (select 1 from customers c where c.id = new.customer_id and ${notFirst});
+              and exists (select 1 from customers c where c.id = new.customer_id and ${NOT_FIRST});
         end`);
         await exec(`create trigger customers_last_lead_phone after update of phone on customers
           when new.phone is not old.phone begin
@@ -67,7 +66,7 @@ export function migration(dialect: Dialect) {
           select array_agg(c.id), array_agg(n.latest) into ids, times
             from (select customer_id, max(received_at) as latest from new_leads group by customer_id) n
             join customers c on c.id = n.customer_id
-            where c.last_lead_at < n.latest and ${notFirst};
+            where c.last_lead_at < n.latest and ${NOT_FIRST};
           if ids is not null then
             update customers c set last_lead_at = u.latest from unnest(ids, times) as u(id, latest)
               where c.id = u.id and c.last_lead_at < u.latest;
