@@ -5,9 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLead } from '../../src/leads/create.js';
 import { statement } from '../../src/platform/db/sql.js';
+import type { Database } from '../../src/platform/db/store.js';
 import { NotFoundError } from '../../src/shared/errors.js';
 import { validLead } from '../helpers.js';
 import { useTestContext } from '../test-context.js';
@@ -17,6 +19,39 @@ const file = path.join(dir, 'lead-intake.sqlite');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const countLeads = statement('select count(*) as n from leads where brand_id = ?');
+
+/** The files SQLite has open in its temporary directory (named etilqs_…): a spilled statement journal is one. */
+const temporaryFiles = () =>
+  fs
+    .readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.includes('etilqs_'));
+
+/**
+ * A write whose savepoint changes again ~100 pages its transaction had already changed: ~400 KB of statement
+ * journal, past the 64 KiB SQLite keeps in memory unless the connection's temp_store is MEMORY. Answers which
+ * temporary files the process had open while the journal was at its largest.
+ */
+async function journalHeavyWrite(database: Database): Promise<string[]> {
+  return database.write(async (tx) => {
+    const db = tx.db;
+    await sql`create table journal_probe (n integer primary key, body blob)`.execute(db);
+    await sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < 200)
+      insert into journal_probe (n, body) select n, randomblob(2000) from s`.execute(db);
+    await sql`savepoint journal_probe`.execute(db);
+    await sql`update journal_probe set body = randomblob(2000)`.execute(db);
+    const open = temporaryFiles();
+    await sql`release journal_probe`.execute(db);
+    await sql`drop table journal_probe`.execute(db);
+    return open;
+  });
+}
 
 describe('the write thread (SQLite, a database file)', () => {
   const ctx = useTestContext('sqlite', { database: { dialect: 'sqlite', file } });
@@ -167,6 +202,12 @@ describe('the write thread (SQLite, a database file)', () => {
     expect((await ctx.api.get(`/v1/leads/${other.id}`)).json().title).toBe('Ook gewijzigd');
   });
 
+  it("keeps a group's savepoint journal in memory, never in a temporary file", async () => {
+    const before = thread().sent.remote;
+    expect(await journalHeavyWrite(database())).toEqual([]);
+    expect(thread().sent.remote).toBeGreaterThan(before);
+  });
+
   it('empties the WAL between groups when asked (an erasure)', async () => {
     await ctx.createLead();
     expect(await database().forgetOverwritten()).toBe(true);
@@ -186,5 +227,9 @@ describe('SQLITE_WRITE_THREAD=off (SQLite, a database file)', () => {
     expect(ctx.app.deps.database.writeThread).toBeUndefined();
     const lead = await ctx.createLead({ title: 'Zonder draad' });
     expect((await ctx.api.get(`/v1/leads/${lead.id}`)).json().title).toBe('Zonder draad');
+  });
+
+  it("keeps a group's savepoint journal in memory here too", async () => {
+    expect(await journalHeavyWrite(ctx.app.deps.database)).toEqual([]);
   });
 });

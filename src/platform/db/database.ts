@@ -148,7 +148,7 @@ export function openSqlite(
   // With the write thread, checkpoints run on a thread of their own (checkpoint-thread.ts); each connection's own
   // is only the WAL's bound.
   const autocheckpoint = threaded ? WRITER_AUTOCHECKPOINT : undefined;
-  const sqlite = openSqliteConnection(file, synchronous, autocheckpoint);
+  const sqlite = openSqliteConnection(file, synchronous, autocheckpoint, !threaded);
   // The write thread holds the write lock; this connection waits for it on the event loop, never in SQLite's
   // busy handler (waitOutBusy).
   if (threaded) sqlite.pragma('busy_timeout = 0');

@@ -56,7 +56,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
   const port = parentPort;
   if (!port) throw new Error('serveWrites runs on a worker thread');
   const data = workerData as WriteThreadData;
-  const sqlite = openSqliteConnection(data.file, data.synchronous, data.autocheckpoint);
+  const sqlite = openSqliteConnection(data.file, data.synchronous, data.autocheckpoint, true);
   const cache = new StatementCache(sqlite);
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({
