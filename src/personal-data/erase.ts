@@ -131,28 +131,32 @@ export async function eraseCustomer(
   options: { reason?: string; now?: number } = {},
 ): Promise<ErasureResult> {
   const now = options.now ?? Date.now();
-  const outcome = await deps.database.write(async (tx) => {
-    const target = await lockCustomerToErase(tx, brandId, customerId);
-    if (!target) throw new NotFoundError(`No customer with id ${customerId}`);
-    if (target.erasedAt !== null) return { erasedAt: target.erasedAt, covered: null };
-    const alsoMentioned = await mergedCustomerIds(tx, brandId, [customerId]);
-    const leadIds = await leadIdsOfCustomers(tx, brandId, [customerId]);
-    const covered = await eraseRecords(
-      tx,
-      brandId,
-      { customerIds: [customerId], leadIds, alsoMentioned, contacts: target.contacts },
-      now,
-    );
-    await recordErasure(
-      tx,
-      brandId,
-      customerId,
-      actor,
-      options.reason ? { reason: options.reason } : {},
-      now,
-    );
-    return { erasedAt: now, covered };
-  });
+  const outcome = await deps.database.write(
+    async (tx) => {
+      const target = await lockCustomerToErase(tx, brandId, customerId);
+      if (!target) throw new NotFoundError(`No customer with id ${customerId}`);
+      if (target.erasedAt !== null) return { erasedAt: target.erasedAt, covered: null };
+      const alsoMentioned = await mergedCustomerIds(tx, brandId, [customerId]);
+      const leadIds = await leadIdsOfCustomers(tx, brandId, [customerId]);
+      const covered = await eraseRecords(
+        tx,
+        brandId,
+        { customerIds: [customerId], leadIds, alsoMentioned, contacts: target.contacts },
+        now,
+      );
+      await recordErasure(
+        tx,
+        brandId,
+        customerId,
+        actor,
+        options.reason ? { reason: options.reason } : {},
+        now,
+      );
+      return { erasedAt: now, covered };
+      // Large: eraseRecords rewrites the whole search index (compactSearchIndex).
+    },
+    { large: true },
+  );
   const result: ErasureResult = {
     id: customerId,
     erasedAt: iso(outcome.erasedAt),

@@ -34,27 +34,31 @@ async function eraseBatch(
   now: number,
 ): Promise<RetentionRun> {
   const cutoff = retentionCutoff(months, now);
-  const outcome = await deps.database.write(async (tx) => {
-    const due = await untouchedLeads(tx, brandId, cutoff, RETENTION_BATCH);
-    if (!due.length) return null;
-    const leadIds = due.map((l) => l.id);
-    const owners = [...new Set(due.map((l) => l.customer_id))];
-    const keeping = await customersKeepingLeads(tx, brandId, owners, leadIds);
-    const customerIds: string[] = [];
-    const contacts: string[] = [];
-    for (const id of owners.filter((o) => !keeping.has(o))) {
-      const target = await lockCustomerToErase(tx, brandId, id);
-      if (!target || target.erasedAt !== null) continue;
-      customerIds.push(id);
-      contacts.push(...target.contacts);
-    }
-    const alsoMentioned = await mergedCustomerIds(tx, brandId, customerIds);
-    const covered = await eraseRecords(tx, brandId, { customerIds, leadIds, alsoMentioned, contacts }, now);
-    for (const customerId of customerIds) {
-      await recordErasure(tx, brandId, customerId, RETENTION_ACTOR, { retentionMonths: months }, now);
-    }
-    return { covered, customers: customerIds.length };
-  });
+  const outcome = await deps.database.write(
+    async (tx) => {
+      const due = await untouchedLeads(tx, brandId, cutoff, RETENTION_BATCH);
+      if (!due.length) return null;
+      const leadIds = due.map((l) => l.id);
+      const owners = [...new Set(due.map((l) => l.customer_id))];
+      const keeping = await customersKeepingLeads(tx, brandId, owners, leadIds);
+      const customerIds: string[] = [];
+      const contacts: string[] = [];
+      for (const id of owners.filter((o) => !keeping.has(o))) {
+        const target = await lockCustomerToErase(tx, brandId, id);
+        if (!target || target.erasedAt !== null) continue;
+        customerIds.push(id);
+        contacts.push(...target.contacts);
+      }
+      const alsoMentioned = await mergedCustomerIds(tx, brandId, customerIds);
+      const covered = await eraseRecords(tx, brandId, { customerIds, leadIds, alsoMentioned, contacts }, now);
+      for (const customerId of customerIds) {
+        await recordErasure(tx, brandId, customerId, RETENTION_ACTOR, { retentionMonths: months }, now);
+      }
+      return { covered, customers: customerIds.length };
+      // Large: eraseRecords rewrites the whole search index (compactSearchIndex).
+    },
+    { large: true },
+  );
   if (!outcome) return { leads: 0, customers: 0 };
   await finishErasure(deps, outcome.covered, { brandId, retention: true });
   return { leads: outcome.covered.leads, customers: outcome.customers };

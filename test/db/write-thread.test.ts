@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLead } from '../../src/leads/create.js';
 import { statement } from '../../src/platform/db/sql.js';
-import type { Database } from '../../src/platform/db/store.js';
+import type { Database, WriteOptions } from '../../src/platform/db/store.js';
 import { NotFoundError } from '../../src/shared/errors.js';
 import { validLead } from '../helpers.js';
 import { useTestContext } from '../test-context.js';
@@ -34,11 +34,11 @@ const temporaryFiles = () =>
     .filter((target) => target.includes('etilqs_'));
 
 /**
- * A write whose savepoint changes again ~100 pages its transaction had already changed: ~400 KB of statement
- * journal, past the 64 KiB SQLite keeps in memory unless the connection's temp_store is MEMORY. Answers which
+ * A write whose savepoint changes ~100 pages that were there when it began: ~400 KB of statement journal, past
+ * the 64 KiB SQLite keeps in memory unless the connection's temp_store is MEMORY (write-batch.ts). Answers which
  * temporary files the process had open while the journal was at its largest.
  */
-async function journalHeavyWrite(database: Database): Promise<string[]> {
+async function journalHeavyWrite(database: Database, options?: WriteOptions): Promise<string[]> {
   return database.write(async (tx) => {
     const db = tx.db;
     await sql`create table journal_probe (n integer primary key, body blob)`.execute(db);
@@ -50,7 +50,7 @@ async function journalHeavyWrite(database: Database): Promise<string[]> {
     await sql`release journal_probe`.execute(db);
     await sql`drop table journal_probe`.execute(db);
     return open;
-  });
+  }, options);
 }
 
 describe('the write thread (SQLite, a database file)', () => {
@@ -202,10 +202,15 @@ describe('the write thread (SQLite, a database file)', () => {
     expect((await ctx.api.get(`/v1/leads/${other.id}`)).json().title).toBe('Ook gewijzigd');
   });
 
-  it("keeps a group's savepoint journal in memory, never in a temporary file", async () => {
+  it("keeps a group's savepoint journal in memory, in files for a group with a large write", async () => {
     const before = thread().sent.remote;
     expect(await journalHeavyWrite(database())).toEqual([]);
     expect(thread().sent.remote).toBeGreaterThan(before);
+    expect(await journalHeavyWrite(database(), { large: true })).toEqual([
+      expect.stringContaining('etilqs_'),
+    ]);
+    // And back in memory for the next group.
+    expect(await journalHeavyWrite(database())).toEqual([]);
   });
 
   it('empties the WAL between groups when asked (an erasure)', async () => {
@@ -229,7 +234,11 @@ describe('SQLITE_WRITE_THREAD=off (SQLite, a database file)', () => {
     expect((await ctx.api.get(`/v1/leads/${lead.id}`)).json().title).toBe('Zonder draad');
   });
 
-  it("keeps a group's savepoint journal in memory here too", async () => {
+  it("keeps a group's savepoint journal in memory here too, in files for a large write", async () => {
+    expect(await journalHeavyWrite(ctx.app.deps.database)).toEqual([]);
+    expect(await journalHeavyWrite(ctx.app.deps.database, { large: true })).toEqual([
+      expect.stringContaining('etilqs_'),
+    ]);
     expect(await journalHeavyWrite(ctx.app.deps.database)).toEqual([]);
   });
 });

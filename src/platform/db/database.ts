@@ -30,7 +30,7 @@ import type { Tables } from './schema.js';
 import { indexPendingLeads } from './search-index.js';
 import { SearchThreads } from './search-threads.js';
 import { kyselyRunner, postgresRunner, type Runner, StatementCache, sqliteRunner } from './sql.js';
-import { openSqliteConnection } from './sqlite-connection.js';
+import { openSqliteConnection, truncateWal } from './sqlite-connection.js';
 import {
   assertOutsideWrite,
   type Database,
@@ -148,7 +148,7 @@ export function openSqlite(
   // With the write thread, checkpoints run on a thread of their own (checkpoint-thread.ts); each connection's own
   // is only the WAL's bound.
   const autocheckpoint = threaded ? WRITER_AUTOCHECKPOINT : undefined;
-  const sqlite = openSqliteConnection(file, synchronous, autocheckpoint, !threaded);
+  const sqlite = openSqliteConnection(file, synchronous, autocheckpoint);
   // The write thread holds the write lock; this connection waits for it on the event loop, never in SQLite's
   // busy handler (waitOutBusy).
   if (threaded) sqlite.pragma('busy_timeout = 0');
@@ -177,9 +177,9 @@ export function openSqlite(
     searchThreads,
     writeThread: thread,
     checkpoints,
-    write: (work) => {
+    write: (work, options) => {
       assertOutsideWrite('database.write');
-      return thread ? thread.write(work) : theBatcher!.run(work);
+      return thread ? thread.write(work, undefined, options) : theBatcher!.run(work, options);
     },
     procedure: (name, args, work, metrics) => {
       assertOutsideWrite('database.write');
@@ -198,8 +198,7 @@ export function openSqlite(
         ? thread.checkpoint()
         : db.connection().execute(async () => {
             if (file === ':memory:') return true;
-            const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-            return result?.busy === 0;
+            return truncateWal(sqlite);
           }),
     async close() {
       await searchThreads?.close();

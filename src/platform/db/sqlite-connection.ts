@@ -5,14 +5,12 @@ import SQLite from 'better-sqlite3';
 
 /**
  * `autocheckpoint`: the connection's wal_autocheckpoint in pages; SQLite's 1,000 unless a checkpoint thread runs
- * beside it (checkpoint-thread.ts). `writer`: the connection the process writes through (the write thread's, or
- * the event loop's when there is no write thread).
+ * beside it (checkpoint-thread.ts).
  */
 export function openSqliteConnection(
   file: string,
   synchronous: 'FULL' | 'NORMAL',
   autocheckpoint?: number,
-  writer = false,
 ): SQLite.Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
@@ -23,16 +21,25 @@ export function openSqliteConnection(
   // Deleted and overwritten content is zeroed in the pages, so an erasure leaves no readable bytes behind
   // (issue 28; its cost on a create: bench/README.md "Personal data").
   sqlite.pragma('secure_delete = ON');
-  // The writer keeps its statement journal in memory. Each write of a group commit runs in a savepoint
-  // (write-batch.ts), and a page the group had already changed is copied to that journal before a later write
-  // changes it again: about 50 KB a create. Past 64 KiB SQLite spills the journal to a file of its own in the
-  // temporary directory, made and deleted for every group, and wrote it there with two system calls a page: a
-  // quarter of the write thread's time under creates (issue 33; bench/README.md). The journal only undoes a
-  // savepoint within a transaction (a crash discards an uncommitted transaction from the WAL whatever it holds),
-  // so durability is unchanged; it lives as long as the transaction, its size bounded by the pages the
-  // transaction changes. Temporary tables and indexes of this connection's statements are in memory too; the
-  // event loop's reading connection keeps SQLite's default when a write thread writes.
-  if (writer) sqlite.pragma('temp_store = MEMORY');
   if (autocheckpoint !== undefined) sqlite.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
   return sqlite;
+}
+
+/** How long truncateWal tries before it gives up (the connections' busy_timeout, for readers, is as long). */
+export const TRUNCATE_WAL_MS = 5000;
+
+/**
+ * Copies the whole WAL into the database file and truncates it to nothing (an erasure: no old version of a page is
+ * left in it). True once done; false if a reader kept it from being done within TRUNCATE_WAL_MS. SQLite waits for
+ * readers in the connection's busy handler, but answers busy at once while another connection runs a checkpoint
+ * (the checkpoint thread's PASSIVE ones, checkpoint-thread.ts): those take milliseconds, so this tries again.
+ */
+export async function truncateWal(sqlite: SQLite.Database): Promise<boolean> {
+  const deadline = Date.now() + TRUNCATE_WAL_MS;
+  for (;;) {
+    const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (result?.busy === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }

@@ -70,9 +70,18 @@ export interface Store extends Runner {
    * Runs `work` in a transaction and resolves once it has committed; on a Tx, runs it in that transaction. On
    * SQLite, writes that arrive together share one commit (see write-batch.ts).
    */
-  write<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  write<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** Calls `fn` on every signal of `topic` (after the commit that raised it). Returns an unsubscribe function. */
   listen(topic: Topic, fn: () => void): () => void;
+}
+
+/** How a write is run; none of it changes what the write does. */
+export interface WriteOptions {
+  /**
+   * The write may change a large part of the database (an erasure compacting the search index, a retention
+   * sweep). On SQLite its group keeps its statement journal in files, not in memory (write-batch.ts).
+   */
+  large?: boolean;
 }
 
 export interface Tx extends Store {
@@ -404,7 +413,7 @@ export function withWriteMetrics(database: Database, metrics: WriteMetrics): Dat
     metrics,
     all: (s, params) => database.all(s, params),
     run: (s, params) => database.run(s, params),
-    write: (work) => database.write((tx) => work(new MeteredTx(tx, metrics))),
+    write: (work, options) => database.write((tx) => work(new MeteredTx(tx, metrics)), options),
     procedure: (name, args, work) =>
       writeProcedure(database, name, args, (tx) => work(new MeteredTx(tx, metrics)), metrics),
     listen: (topic, fn) => database.listen(topic, fn),

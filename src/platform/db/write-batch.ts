@@ -6,13 +6,32 @@
 // commits them in one transaction. Each write runs in its own savepoint, so one that fails (a refused state
 // change, a conflict) is undone alone and rejected, while the others go on. No promise resolves before COMMIT
 // returns: a caller acknowledges a write only once it is on disk.
+//
+// A savepoint's statement journal is kept in memory for a group of ordinary writes. SQLite copies each page a
+// write changes, of those there when its savepoint began, to that journal first (to undo the write alone): about
+// 50 KB a create. With SQLite's default it keeps 64 KiB in memory and spills the rest to a file of its own in
+// the temporary directory, made and deleted for every group and written with two system calls a page: a quarter
+// of the write thread's time under creates (issue 33; bench/README.md). The journal only undoes a savepoint within
+// a transaction (a crash discards an uncommitted transaction from the WAL whatever it held), so durability is the
+// same either way. A group with a write that may change a large part of the database (WriteOptions.large: an
+// erasure rewrites the whole search index) keeps the journal in files instead, so its size is the disk's, not
+// the process's memory.
 import type SQLite from 'better-sqlite3';
 import { pendingLeadIndexer } from './search-index.js';
 import type { StatementCache } from './sql.js';
-import { type DB, enterWrites, inWriteScope, leaveWrites, type Transaction, type Tx } from './store.js';
+import {
+  type DB,
+  enterWrites,
+  inWriteScope,
+  leaveWrites,
+  type Transaction,
+  type Tx,
+  type WriteOptions,
+} from './store.js';
 
 interface Job {
   work: (tx: Tx) => Promise<unknown>;
+  large: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -31,6 +50,8 @@ export class SqliteWriteBatcher {
     'begin' | 'savepoint' | 'release' | 'rollbackTo' | 'commit',
     SQLite.Statement
   >;
+  /** Where the connection keeps temporary data now (temp_store): set before each group's BEGIN. */
+  private journalInMemory = false;
   private readonly indexPendingLeads: () => number;
 
   constructor(
@@ -56,9 +77,10 @@ export class SqliteWriteBatcher {
     this.indexPendingLeads = pendingLeadIndexer(this.handle);
   }
 
-  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  run<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      const large = options?.large === true;
+      this.queue.push({ work, large, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -98,6 +120,13 @@ export class SqliteWriteBatcher {
     // Jobs from `next` on have not been settled yet.
     let next = 0;
     try {
+      // SQLite takes the setting for the journal at BEGIN.
+      const inMemory = !jobs.some((job) => job.large);
+      if (inMemory !== this.journalInMemory) {
+        // Not a prepared statement: SQLite applies this pragma when it compiles it, not when it runs.
+        h.pragma(`temp_store = ${inMemory ? 'MEMORY' : 'FILE'}`);
+        this.journalInMemory = inMemory;
+      }
       c.begin.run();
       for (; next < jobs.length; next++) {
         const job = jobs[next]!;

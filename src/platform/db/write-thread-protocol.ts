@@ -10,8 +10,11 @@ export type MetricCall = ['leadCreated', string, boolean] | ['leadStatusChanged'
 
 /** Event loop → thread. */
 export type ToThread =
-  /** A write: a named procedure the thread runs itself, or (no name) one whose statements the event loop sends. */
-  | { t: 'job'; id: number; name?: string; args?: unknown }
+  /**
+   * A write: a named procedure the thread runs itself, or (no name) one whose statements the event loop sends.
+   * `large`: WriteOptions.large.
+   */
+  | { t: 'job'; id: number; name?: string; args?: unknown; large?: boolean }
   /** A statement of the remote write `id`, which is running. */
   | { t: 'sql'; id: number; seq: number; text: string; params: unknown[]; mode: StatementMode }
   /** The remote write `id` has finished: kept (its savepoint released) or undone. */

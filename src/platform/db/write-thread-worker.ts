@@ -12,7 +12,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { groupCommitter } from './database.js';
 import type { Tables } from './schema.js';
 import { StatementCache } from './sql.js';
-import { openSqliteConnection } from './sqlite-connection.js';
+import { openSqliteConnection, truncateWal } from './sqlite-connection.js';
 import { type MailSettings, MeteredTx, type Topic, Topics, type Tx, type WriteMetrics } from './store.js';
 import type {
   FromThread,
@@ -56,7 +56,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
   const port = parentPort;
   if (!port) throw new Error('serveWrites runs on a worker thread');
   const data = workerData as WriteThreadData;
-  const sqlite = openSqliteConnection(data.file, data.synchronous, data.autocheckpoint, true);
+  const sqlite = openSqliteConnection(data.file, data.synchronous, data.autocheckpoint);
   const cache = new StatementCache(sqlite);
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({
@@ -101,7 +101,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
   /** The remote write whose callback runs on the event loop now, and how to end it. */
   let running: { id: number; resolve: () => void; reject: (error: Error) => void } | undefined;
 
-  const remote = (id: number) =>
+  const remote = (id: number, large: boolean) =>
     batcher
       .run(
         () =>
@@ -109,6 +109,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
             running = { id, resolve, reject };
             post({ t: 'start', id });
           }),
+        { large },
       )
       .then(
         () => {
@@ -136,7 +137,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
       case 'job': {
         const { id, name } = message;
         if (name === undefined) {
-          void remote(id);
+          void remote(id, message.large === true);
           return;
         }
         const procedure = procedures[name];
@@ -189,10 +190,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
       case 'checkpoint': {
         // Under the connection lock: no group has a transaction open meanwhile.
         db.connection()
-          .execute(async () => {
-            const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-            return result?.busy === 0;
-          })
+          .execute(() => truncateWal(sqlite))
           .then(
             (ok) => post({ t: 'checkpointed', id: message.id, ok }),
             (error: unknown) =>

@@ -26,6 +26,7 @@ import {
   Transaction,
   type Tx,
   type WriteMetrics,
+  type WriteOptions,
 } from './store.js';
 import type { FromThread, SerializedError, StatementMode, ToThread } from './write-thread-protocol.js';
 import type { WriteThreadData } from './write-thread-worker.js';
@@ -128,8 +129,8 @@ export class SqliteWriteThread {
   }
 
   /** Any write: its callback runs here, its statements on the thread. */
-  write<T>(work: (tx: Tx) => Promise<T>, metrics?: WriteMetrics): Promise<T> {
-    return this.enqueue(work, metrics, undefined, undefined);
+  write<T>(work: (tx: Tx) => Promise<T>, metrics?: WriteMetrics, options?: WriteOptions): Promise<T> {
+    return this.enqueue(work, metrics, undefined, undefined, options?.large === true);
   }
 
   /**
@@ -178,6 +179,7 @@ export class SqliteWriteThread {
     metrics: WriteMetrics | undefined,
     name: string | undefined,
     args: unknown,
+    large = false,
   ): Promise<T> {
     if (this.broken) return Promise.reject(this.broken);
     const id = this.nextId++;
@@ -186,7 +188,13 @@ export class SqliteWriteThread {
     return new Promise<T>((resolve, reject) => {
       this.jobs.set(id, { work, resolve: resolve as (value: unknown) => void, reject, metrics });
       this.hold();
-      this.send(name === undefined ? { t: 'job', id } : { t: 'job', id, name, args });
+      this.send(
+        name !== undefined
+          ? { t: 'job', id, name, args }
+          : large
+            ? { t: 'job', id, large }
+            : { t: 'job', id },
+      );
     });
   }
 
