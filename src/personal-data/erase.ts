@@ -153,8 +153,8 @@ export async function eraseCustomer(
         now,
       );
       return { erasedAt: now, covered };
-      // Large: eraseRecords rewrites the whole search index (compactSearchIndex).
     },
+    // Large: eraseRecords rewrites the whole search index (compactSearchIndex).
     { large: true },
   );
   const result: ErasureResult = {

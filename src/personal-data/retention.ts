@@ -55,8 +55,8 @@ async function eraseBatch(
         await recordErasure(tx, brandId, customerId, RETENTION_ACTOR, { retentionMonths: months }, now);
       }
       return { covered, customers: customerIds.length };
-      // Large: eraseRecords rewrites the whole search index (compactSearchIndex).
     },
+    // Large: eraseRecords rewrites the whole search index (compactSearchIndex).
     { large: true },
   );
   if (!outcome) return { leads: 0, customers: 0 };
