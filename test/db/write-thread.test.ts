@@ -1,6 +1,7 @@
 // SQLite's writes on a thread of their own when the database is a file (src/platform/db/write-thread.ts, issue 33):
 // creates run whole on the thread, every other write sends its statements there, and a write's promise resolves
-// only once its group has committed. The event loop's own connection reads, and sees only committed data.
+// only once its group has committed and (at FULL) its WAL frames are synced. The event loop's own connection reads,
+// and sees only committed data.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,7 +55,8 @@ async function journalHeavyWrite(database: Database, options?: WriteOptions): Pr
 }
 
 describe('the write thread (SQLite, a database file)', () => {
-  const ctx = useTestContext('sqlite', { database: { dialect: 'sqlite', file } });
+  // FULL, the default outside tests: its writes are answered once the WAL sync thread has synced them.
+  const ctx = useTestContext('sqlite', { database: { dialect: 'sqlite', file }, sqliteSynchronous: 'FULL' });
   const database = () => ctx.app.deps.database;
   const thread = () => {
     const t = database().writeThread;
@@ -213,12 +215,72 @@ describe('the write thread (SQLite, a database file)', () => {
     expect(await journalHeavyWrite(database())).toEqual([]);
   });
 
+  it('answers a write only once its group is on disk: committed and readable before, answered after the sync', async () => {
+    const lead = await ctx.createLead({ title: 'Nog niet gesynct' });
+    const resume = thread().pauseSyncs();
+    let answered = false;
+    const writing = database()
+      .write((tx) => tx.run(statement('update leads set title = ? where id = ?'), ['Gesynct', lead.id]))
+      .then(() => {
+        answered = true;
+      });
+    try {
+      // Another connection sees the group committed (the writer's COMMIT has returned)...
+      const other = new SQLite(file, { readonly: true });
+      const title = other.prepare('select title from leads where id = ?').pluck();
+      try {
+        for (let n = 0; n < 200 && title.get(lead.id) !== 'Gesynct'; n++)
+          await new Promise((r) => setTimeout(r, 10));
+        expect(title.get(lead.id)).toBe('Gesynct');
+      } finally {
+        other.close();
+      }
+      // ...and its write is not answered while the WAL is not synced.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(answered).toBe(false);
+    } finally {
+      resume();
+    }
+    await writing;
+    expect(answered).toBe(true);
+    // Later groups are answered as before.
+    await ctx.createLead({ title: 'Daarna' });
+  });
+
+  it('syncs a group of creates once, and answers each create with its own lead', async () => {
+    const resume = thread().pauseSyncs();
+    const creating = Promise.all(
+      Array.from({ length: 8 }, (_, n) => ctx.api.post('/v1/leads', validLead({ title: `Samen ${n}` }))),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    resume();
+    const responses = await creating;
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(8).fill(201));
+    expect(responses.map((r) => r.json().title)).toEqual(Array.from({ length: 8 }, (_, n) => `Samen ${n}`));
+  });
+
   it('empties the WAL between groups when asked (an erasure)', async () => {
     await ctx.createLead();
     expect(await database().forgetOverwritten()).toBe(true);
     expect(fs.statSync(`${file}-wal`).size).toBe(0);
     // And goes on writing afterwards.
     await ctx.createLead();
+  });
+});
+
+describe('SQLITE_SYNCHRONOUS=NORMAL with the write thread (SQLite, a database file)', () => {
+  const normalFile = path.join(dir, 'normal.sqlite');
+  const ctx = useTestContext('sqlite', {
+    database: { dialect: 'sqlite', file: normalFile },
+    sqliteSynchronous: 'NORMAL',
+  });
+
+  it('answers once the COMMIT has returned, with no sync thread', async () => {
+    const thread = ctx.app.deps.database.writeThread;
+    expect(thread).toBeDefined();
+    expect(() => thread?.pauseSyncs()).toThrow(/NORMAL/);
+    const lead = await ctx.createLead({ title: 'Normaal' });
+    expect((await ctx.api.get(`/v1/leads/${lead.id}`)).json().title).toBe('Normaal');
   });
 });
 

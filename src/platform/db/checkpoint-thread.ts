@@ -9,8 +9,8 @@
 // checkpoint takes the checkpoint lock, not the write lock). The writing connection keeps a checkpoint of its own
 // at WRITER_AUTOCHECKPOINT pages, far above what this thread leaves behind, as a bound on the WAL: once the WAL
 // is wholly copied a later write starts it again from the beginning, and the writer's own checkpoint is what gets
-// it there under a load that never pauses. Durability is unchanged: each COMMIT still syncs the WAL
-// (synchronous=FULL), and a checkpoint syncs the WAL before it copies and the database file after.
+// it there under a load that never pauses. Durability is unchanged: no write is answered before its WAL frames
+// are synced (wal-sync-thread.ts), and a checkpoint syncs the WAL before it copies and the database file after.
 import { Worker } from 'node:worker_threads';
 
 /** The writing connection's own wal_autocheckpoint while this thread runs (pages; 32 MiB of 4 KiB pages). */

@@ -5,7 +5,8 @@
 // commit runs queue up in the socket buffers; they are all read in the next turn of the event loop, and this
 // commits them in one transaction. Each write runs in its own savepoint, so one that fails (a refused state
 // change, a conflict) is undone alone and rejected, while the others go on. No promise resolves before COMMIT
-// returns: a caller acknowledges a write only once it is on disk.
+// returns; on the write thread at FULL the COMMIT does not sync, and the event loop answers a write only once the
+// WAL sync thread has (wal-sync-thread.ts). Either way a caller acknowledges a write only once it is on disk.
 //
 // A savepoint's statement journal is kept in memory for a group of ordinary writes. SQLite copies each page a
 // write changes, of those there when its savepoint began, to that journal first (to undo the write alone): about
@@ -53,6 +54,13 @@ export class SqliteWriteBatcher {
   /** Where the connection keeps temporary data now (temp_store): set before each group's BEGIN. */
   private journalInMemory = false;
   private readonly indexPendingLeads: () => number;
+  /** Groups committed so far: the number of the last one. */
+  groups = 0;
+  /**
+   * Called with a group's number as soon as its COMMIT has returned, before its writes are settled (the write
+   * thread tells the WAL sync thread: wal-sync-thread.ts).
+   */
+  afterCommit: ((group: number) => void) | undefined;
 
   constructor(
     private readonly db: DB,
@@ -148,6 +156,8 @@ export class SqliteWriteBatcher {
       // The group's new leads into the search index, outside every savepoint: one FTS5 flush per commit.
       this.indexPendingLeads();
       c.commit.run();
+      this.groups++;
+      this.afterCommit?.(this.groups);
     } catch (error) {
       if (h.inTransaction) h.exec('ROLLBACK');
       for (const { job } of done) job.reject(error);

@@ -46,12 +46,14 @@ export type FromThread =
     }
   /**
    * A group has committed: each write's value (procedures) or nothing (remote writes), and what their commit hooks
-   * signalled and counted. `fallback`: procedures that failed on the thread; the event loop runs them as remote
-   * writes, so their errors are raised where the caller waits.
+   * signalled and counted. `group`: the number of the (last) group they were committed in; with a WAL sync thread
+   * they are answered once it has synced that group. `fallback`: procedures that failed on the thread; the event
+   * loop runs them as remote writes, so their errors are raised where the caller waits.
    */
   | {
       t: 'settled';
       committed: { id: number; value?: unknown; metrics?: MetricCall[] }[];
+      group: number;
       failed: { id: number; error: SerializedError }[];
       fallback: number[];
       signals: Topic[];

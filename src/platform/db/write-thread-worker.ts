@@ -7,7 +7,7 @@
 //     commit and replayed on the event loop.
 //   - remote writes: any other write. Its callback runs on the event loop, which sends each statement here; the
 //     thread runs them in the write's savepoint, in the open transaction, and answers each.
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { Kysely, SqliteDialect } from 'kysely';
 import { groupCommitter } from './database.js';
 import type { Tables } from './schema.js';
@@ -32,6 +32,12 @@ export interface WriteThreadData {
   mail: MailSettings | null;
   /** The connection's wal_autocheckpoint (sqlite-connection.ts); SQLite's own when absent. */
   autocheckpoint?: number;
+  /**
+   * The WAL sync thread's port (wal-sync-thread.ts), at FULL: the connection then commits without syncing
+   * (synchronous=NORMAL) and posts each group's number there once committed; the event loop answers the group's
+   * writes once that thread has synced the WAL.
+   */
+  syncPort?: MessagePort;
 }
 
 export function serialize(error: unknown): SerializedError {
@@ -56,7 +62,8 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
   const port = parentPort;
   if (!port) throw new Error('serveWrites runs on a worker thread');
   const data = workerData as WriteThreadData;
-  const sqlite = openSqliteConnection(data.file, data.synchronous, data.autocheckpoint);
+  const syncPort = data.syncPort;
+  const sqlite = openSqliteConnection(data.file, syncPort ? 'NORMAL' : data.synchronous, data.autocheckpoint);
   const cache = new StatementCache(sqlite);
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({
@@ -65,6 +72,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
   });
   const topics = new RecordedTopics();
   const batcher = groupCommitter(db, cache, topics, data.mail, false);
+  if (syncPort) batcher.afterCommit = (group) => syncPort.postMessage(group);
   const post = (message: FromThread) => port.postMessage(message);
 
   /** Metrics that record what a write's commit hooks count, for the event loop to count. */
@@ -78,6 +86,8 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
   let committed: { id: number; value?: unknown; metrics?: MetricCall[] }[] = [];
   let failed: { id: number; error: SerializedError }[] = [];
   let fallback: number[] = [];
+  /** The group the writes in `committed` were committed in (the last, if several). */
+  let group = 0;
   let reportQueued = false;
   const report = () => {
     if (reportQueued) return;
@@ -87,6 +97,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
       post({
         t: 'settled',
         committed,
+        group,
         failed,
         fallback,
         signals: [...topics.signalled],
@@ -114,6 +125,8 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
       .then(
         () => {
           committed.push({ id });
+          // Settled right after its group's COMMIT, before any other group runs.
+          group = batcher.groups;
           report();
         },
         (error: unknown) => {
@@ -152,6 +165,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
           .then(
             (value) => {
               committed.push(calls.length ? { id, value, metrics: calls } : { id, value });
+              group = batcher.groups;
               report();
             },
             // Undone on its own (its savepoint) or with its group: the event loop runs it again as a remote write,

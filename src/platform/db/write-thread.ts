@@ -6,12 +6,14 @@
 //
 // The thread runs a create whole (a procedure: write-thread-worker.ts), so the event loop only parses, validates
 // and answers; every other write runs its callback here and sends its statements there, one message each. A
-// promise of either resolves only after the thread's COMMIT has returned: a 201 still means the lead is on disk.
+// promise of either resolves only once its group is on disk: at SQLITE_SYNCHRONOUS=FULL the thread commits without
+// syncing and a thread of its own syncs the WAL (wal-sync-thread.ts) while the next group runs; at NORMAL, once
+// the COMMIT has returned. A 201 still means the lead is on disk.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { type MessagePort, Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { Tables } from './schema.js';
@@ -28,6 +30,7 @@ import {
   type WriteMetrics,
   type WriteOptions,
 } from './store.js';
+import { WalSyncThread } from './wal-sync-thread.js';
 import type { FromThread, SerializedError, StatementMode, ToThread } from './write-thread-protocol.js';
 import type { WriteThreadData } from './write-thread-worker.js';
 
@@ -76,8 +79,8 @@ interface TsxPackage {
   exports: { './esm/api': { import: { default: string } } };
 }
 
-function startWorker(entry: URL, data: WriteThreadData): Worker {
-  if (fs.existsSync(fileURLToPath(entry))) return new Worker(entry, { workerData: data });
+function startWorker(entry: URL, data: WriteThreadData, transferList: MessagePort[]): Worker {
+  if (fs.existsSync(fileURLToPath(entry))) return new Worker(entry, { workerData: data, transferList });
   const source = new URL(entry.href.replace(/\.js$/, '.ts'));
   if (!fs.existsSync(fileURLToPath(source))) throw new Error(`no write thread module at ${entry.href}`);
   // tsx's ESM API, as its package exports it (a data: URL module cannot resolve a bare name).
@@ -88,7 +91,10 @@ function startWorker(entry: URL, data: WriteThreadData): Worker {
   const boot = `const { register } = await import(${JSON.stringify(pathToFileURL(path.join(path.dirname(tsxPackage), api)).href)});
 register();
 await import(${JSON.stringify(source.href)});`;
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { workerData: data });
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), {
+    workerData: data,
+    transferList,
+  });
 }
 
 export class SqliteWriteThread {
@@ -106,6 +112,10 @@ export class SqliteWriteThread {
   >();
   private broken: Error | undefined;
   private readonly exited: Promise<void>;
+  /** At FULL: the thread that syncs the WAL, and the groups committed but not yet on disk, oldest first. */
+  private readonly sync: WalSyncThread | undefined;
+  private readonly unsynced: Extract<FromThread, { t: 'settled' }>[] = [];
+  private onSynced: (() => void) | undefined;
   private referenced = false;
   /** Writes sent so far: run whole on the thread, and run from here statement by statement. */
   readonly sent = { procedures: 0, remote: 0 };
@@ -116,7 +126,17 @@ export class SqliteWriteThread {
     private readonly topics: Topics,
     private readonly mail: MailSettings | null,
   ) {
-    this.worker = startWorker(entry, data);
+    this.sync =
+      data.synchronous === 'FULL' && data.file !== ':memory:'
+        ? new WalSyncThread(
+            data.file,
+            (group) => this.synced(group),
+            (error) => this.fail(error),
+          )
+        : undefined;
+    this.worker = this.sync
+      ? startWorker(entry, { ...data, syncPort: this.sync.port }, [this.sync.port])
+      : startWorker(entry, data, []);
     this.worker.unref();
     this.worker.on('message', (message: FromThread) => this.receive(message));
     this.worker.on('error', (error) => this.fail(error));
@@ -167,9 +187,23 @@ export class SqliteWriteThread {
       this.hold();
       this.send({ t: 'close' });
       await Promise.race([closed, this.exited]);
+      // The last groups' writes are answered once they are on disk.
+      if (this.unsynced.length && !this.broken) {
+        await new Promise<void>((resolve) => {
+          this.onSynced = resolve;
+        });
+      }
     }
     await this.worker.terminate();
     await this.exited;
+    await this.sync?.close();
+  }
+
+  /** Holds the WAL's syncs (tests: a group committed and readable, its writes not yet answered). */
+  pauseSyncs(): () => void {
+    if (!this.sync) throw new Error('no WAL sync thread (SQLITE_SYNCHRONOUS=NORMAL)');
+    this.sync.pause();
+    return () => this.sync?.resume();
   }
 
   private onClosed: (() => void) | undefined;
@@ -277,6 +311,33 @@ export class SqliteWriteThread {
   }
 
   private settle(message: Extract<FromThread, { t: 'settled' }>) {
+    // Undone, or to run again from here: nothing of them is in the WAL to wait for.
+    for (const { id, error } of message.failed) {
+      const job = this.jobs.get(id);
+      if (!job) continue;
+      this.jobs.delete(id);
+      job.reject(revive(error));
+    }
+    // Procedures that failed on the thread run again from here, so the caller gets its own code's error.
+    for (const id of message.fallback) {
+      if (this.jobs.has(id)) this.send({ t: 'job', id });
+    }
+    if (this.sync && message.group > this.sync.synced) this.unsynced.push(message);
+    else this.answer(message);
+    this.release();
+  }
+
+  /** Every group up to `group` is on disk: its writes are answered, in the order they committed. */
+  private synced(group: number) {
+    let n = 0;
+    while (n < this.unsynced.length && this.unsynced[n]!.group <= group) n++;
+    for (const message of this.unsynced.splice(0, n)) this.answer(message);
+    if (!this.unsynced.length) this.onSynced?.();
+    this.release();
+  }
+
+  /** A committed group's writes, on disk: resolved, with what their commit hooks signalled and counted. */
+  private answer(message: Extract<FromThread, { t: 'settled' }>) {
     for (const { id, value, metrics } of message.committed) {
       const job = this.jobs.get(id);
       if (!job) continue;
@@ -296,18 +357,7 @@ export class SqliteWriteThread {
       }
       job.resolve(value);
     }
-    for (const { id, error } of message.failed) {
-      const job = this.jobs.get(id);
-      if (!job) continue;
-      this.jobs.delete(id);
-      job.reject(revive(error));
-    }
     for (const topic of message.signals) this.topics.signal(topic);
-    // Procedures that failed on the thread run again from here, so the caller gets its own code's error.
-    for (const id of message.fallback) {
-      if (this.jobs.has(id)) this.send({ t: 'job', id });
-    }
-    this.release();
   }
 
   private call(id: number, text: string, params: readonly unknown[], mode: StatementMode): Promise<SqlReply> {
@@ -353,6 +403,8 @@ export class SqliteWriteThread {
 
   private fail(error: Error) {
     this.broken ??= error;
+    this.unsynced.length = 0;
+    this.onSynced?.();
     for (const job of this.jobs.values()) job.reject(error);
     this.jobs.clear();
     for (const s of this.statements.values()) s.reject(error);
