@@ -118,7 +118,13 @@ export class WalSyncThread {
       onFailed(error);
     });
     this.worker.on('error', (error) => onFailed(error));
+    // Stopped other than by close(): no write after it could be answered.
+    this.worker.on('exit', () => {
+      if (!this.closing) onFailed(new Error('The SQLite WAL sync thread has stopped.'));
+    });
   }
+
+  private closing = false;
 
   /** Holds every sync until resume() (tests: a write seen committed but not yet answered). */
   pause(): void {
@@ -130,6 +136,7 @@ export class WalSyncThread {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.worker.postMessage('close');
     await this.worker.terminate();
   }
