@@ -215,6 +215,65 @@ describe.each(dialects())('search on %s', (dialect) => {
     expect(await found('Fenna Hoekstra')).toEqual([id]); // still in what the lead was submitted with
   });
 
+  it("holds a contact's value once when the customer says the same, both again once they differ", async () => {
+    const database = ctx.app.deps.database;
+    // How often the document of lead `id` holds `term` (a trigram on SQLite: its FTS5 index read through an
+    // fts5vocab table; a folded substring of the stored body on PostgreSQL).
+    if (dialect === 'sqlite') {
+      await sql`create virtual table if not exists temp.search_terms using fts5vocab(main, lead_search, instance)`.execute(
+        database.db,
+      );
+    }
+    const held = async (id: string, term: string) => {
+      if (dialect === 'sqlite') {
+        const { rows } = await sql<{ n: number }>`select count(*) as n from temp.search_terms
+          where term = ${term} and doc = (select id from lead_search_rows where lead_id = ${id})`.execute(
+          database.db,
+        );
+        return Number(rows[0]!.n);
+      }
+      const { rows } = await sql<{
+        body: string;
+      }>`select body from lead_search where lead_id = ${id}`.execute(database.db);
+      return rows[0]!.body.split(term).length - 1;
+    };
+    const id = (
+      await ctx.createLead({
+        customerName: 'Quirijn Zwaagstra',
+        email: 'q.z@example.org',
+        phone: '+31 6 4455 6677',
+        title: 'Dakraam lekt',
+        street: 'Westerstraat',
+        postalCode: '1015 MN',
+        city: 'Amsterdam',
+      })
+    ).id as string;
+    // Name, email and phone as submitted are the new customer's own: each is in the document once, not twice.
+    expect(await held(id, 'zwa')).toBe(1);
+    expect(await held(id, 'q.z')).toBe(1);
+    expect(await held(id, '644')).toBe(1);
+    expect(await found('Quirijn Zwaagstra')).toEqual([id]);
+    expect(await found('06 4455 6677')).toEqual([id]);
+    const lead = (await ctx.api.get(`/v1/leads/${id}`)).json();
+    const current = await getCustomer(database, ctx.brandId, lead.customerId);
+    await database.write((tx) =>
+      updateCustomer(
+        tx,
+        ctx.brandId,
+        current,
+        { name: 'Quirijn Zwaagstra-Bos', email: 'qzb@example.org' },
+        Date.now(),
+      ),
+    );
+    // The customer's record now says otherwise: what was submitted is back in the document beside it.
+    expect(await held(id, 'zwa')).toBe(2);
+    expect(await held(id, 'q.z')).toBe(1);
+    expect(await held(id, 'qzb')).toBe(1);
+    expect(await held(id, '644')).toBe(1);
+    expect(await found('q.z@example')).toEqual([id]);
+    expect(await found('Zwaagstra-Bos')).toEqual([id]);
+  });
+
   it('searches customers: GET /v1/customers?q=', async () => {
     const customers = await found('Bakker Vastgoed', 'customers');
     const bakker = (await ctx.api.get(`/v1/leads/${ids.bakker}`)).json();

@@ -30,16 +30,23 @@ export function migration(dialect: Dialect) {
   };
 }
 
-/** The document of the leads `l` (joined to customers c, addresses a), unfolded. */
-export function body(dialect: Dialect): string {
+/**
+ * The document of the leads `l` (joined to customers c, addresses a), unfolded. `once` (migration 2026120701): a
+ * submitted value equal to its customer's is left out.
+ */
+export function body(dialect: Dialect, once = false): string {
   const pg = dialect === 'postgres';
   const sep = pg ? 'chr(10)' : 'char(10)';
-  const submitted = (field: string) =>
-    pg ? `(l.submitted::jsonb ->> '${field}')` : `json_extract(l.submitted, '$.${field}')`;
+  const submitted = (field: string, kept: string) => {
+    const value = pg ? `(l.submitted::jsonb ->> '${field}')` : `json_extract(l.submitted, '$.${field}')`;
+    const part = field === 'phone' ? `replace(${value}, '+', '')` : value;
+    return once ? `nullif(${part}, ${kept})` : part;
+  };
   return `concat_ws(${sep}, l.title, l.description, c.name, c.company_name, c.email, replace(c.phone, '+', ''),
     concat_ws(' ', a.street, a.street_number, a.street_number_addition), a.postal_code,
-    upper(replace(a.postal_code, ' ', '')), a.city, ${submitted('customerName')}, ${submitted('companyName')},
-    ${submitted('email')}, replace(${submitted('phone')}, '+', ''))`;
+    upper(replace(a.postal_code, ' ', '')), a.city, ${submitted('customerName', 'c.name')},
+    ${submitted('companyName', 'c.company_name')}, ${submitted('email', 'c.email')},
+    ${submitted('phone', "replace(c.phone, '+', '')")})`;
 }
 
 export const JOINS = 'join customers c on c.id = l.customer_id join addresses a on a.id = l.address_id';
@@ -112,18 +119,7 @@ async function upPostgres(db: Kysely<unknown>): Promise<void> {
     body text not null)`);
   await exec(`create index lead_search_body on lead_search using gin (body ${trgm}.gin_trgm_ops)`);
   const doc = `f_unaccent(${body('postgres')})`;
-  const upsert = (where: string) => `insert into lead_search (lead_id, body)
-      select l.id, ${doc} from leads l ${JOINS} where ${where}
-      on conflict (lead_id) do update set body = excluded.body`;
-  await exec(`create function lead_search_lead() returns trigger language plpgsql as $$
-    begin ${upsert('l.id = new.id')}; return null; end $$`);
-  await exec(`create function lead_search_customer() returns trigger language plpgsql as $$
-    begin ${upsert('l.customer_id = new.id')}; return null; end $$`);
-  await exec(`create function lead_search_address() returns trigger language plpgsql as $$
-    begin ${upsert('l.address_id = new.id')}; return null; end $$`);
-  // New leads per statement, from its transition table: one set-based insert for a bulk import too.
-  await exec(`create function lead_search_insert() returns trigger language plpgsql as $$
-    begin insert into lead_search (lead_id, body) select l.id, ${doc} from new_leads l ${JOINS}; return null; end $$`);
+  for (const text of postgresDocumentFunctions(doc)) await exec(text);
   await exec(`create trigger lead_search_insert after insert on leads referencing new table as new_leads
     for each statement execute function lead_search_insert()`);
   await exec(`create trigger lead_search_lead after update of title, description, customer_id, address_id, submitted
@@ -142,4 +138,25 @@ async function upPostgres(db: Kysely<unknown>): Promise<void> {
       or new.postal_code is distinct from old.postal_code or new.city is distinct from old.city)
     execute function lead_search_address()`);
   await exec(`insert into lead_search (lead_id, body) select l.id, ${doc} from leads l ${JOINS}`);
+}
+
+/**
+ * PostgreSQL: the functions that write lead_search's documents, given the document's definition (`doc`, over l, c
+ * and a, folded). Migrations that change the document (2026120701) replace them with theirs.
+ */
+export function postgresDocumentFunctions(doc: string): string[] {
+  const upsert = (where: string) => `insert into lead_search (lead_id, body)
+      select l.id, ${doc} from leads l ${JOINS} where ${where}
+      on conflict (lead_id) do update set body = excluded.body`;
+  return [
+    `create or replace function lead_search_lead() returns trigger language plpgsql as $$
+    begin ${upsert('l.id = new.id')}; return null; end $$`,
+    `create or replace function lead_search_customer() returns trigger language plpgsql as $$
+    begin ${upsert('l.customer_id = new.id')}; return null; end $$`,
+    `create or replace function lead_search_address() returns trigger language plpgsql as $$
+    begin ${upsert('l.address_id = new.id')}; return null; end $$`,
+    // New leads per statement, from its transition table: one set-based insert for a bulk import too.
+    `create or replace function lead_search_insert() returns trigger language plpgsql as $$
+    begin insert into lead_search (lead_id, body) select l.id, ${doc} from new_leads l ${JOINS}; return null; end $$`,
+  ];
 }

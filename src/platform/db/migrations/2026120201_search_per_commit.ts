@@ -43,14 +43,10 @@ async function upSqlite(db: Kysely<unknown>): Promise<void> {
   const exec = (text: string) => sql.raw(text).execute(db);
   const doc = body('sqlite');
   await exec('create table lead_search_pending (id integer primary key)');
-  // Driven by the marks (a handful of rows), each lead by its primary key; `id` is the mark's, so ordering by it
-  // is the marks' own order (no sort).
-  await exec(`create view lead_search_pending_documents (id, body) as
-    select p.id, ${doc} from lead_search_pending p cross join lead_search_rows r on r.id = p.id
-      cross join leads l on l.id = r.lead_id ${JOINS}`);
   for (const name of ['insert', 'lead', 'delete', 'customer', 'address']) {
     await exec(`drop trigger lead_search_${name}`);
   }
+  await createDocumentWriters(exec, doc);
   // The brand's range start, and the next free id in it (as in 2026112901).
   const start = '((select search_key from brands where id = new.brand_id) << 32)';
   const next = `coalesce((select id + 1 from lead_search_rows where id >= ${start} and id < ${start} + 4294967296
@@ -59,6 +55,30 @@ async function upSqlite(db: Kysely<unknown>): Promise<void> {
     insert into lead_search_rows (id, lead_id) values (${next}, new.id);
     insert into lead_search_pending (id) values (last_insert_rowid());
   end`);
+  const indexed = 'not exists (select 1 from lead_search_pending p where p.id = r.id)';
+  // A pending lead has no document yet: only its mark goes, and FTS5 is not touched in the write's savepoint (a
+  // delete, even of an absent rowid, would make the index take part in it).
+  await exec(`create trigger lead_search_delete after delete on leads begin
+    delete from lead_search where rowid = (select r.id from lead_search_rows r where r.lead_id = old.id and ${indexed});
+    delete from lead_search_pending where id = (select id from lead_search_rows where lead_id = old.id);
+    delete from lead_search_rows where lead_id = old.id;
+  end`);
+}
+
+/**
+ * What writes a lead's search document on SQLite, given the document's definition (`doc`, over l, c and a): the view
+ * the commit's flush reads (search-index.ts) and the triggers that write a document again when its lead, customer
+ * or address changes. Migrations that change the document (2026120701) make these again with theirs.
+ */
+export async function createDocumentWriters(
+  exec: (text: string) => Promise<unknown>,
+  doc: string,
+): Promise<void> {
+  // Driven by the marks (a handful of rows), each lead by its primary key; `id` is the mark's, so ordering by it
+  // is the marks' own order (no sort).
+  await exec(`create view lead_search_pending_documents (id, body) as
+    select p.id, ${doc} from lead_search_pending p cross join lead_search_rows r on r.id = p.id
+      cross join leads l on l.id = r.lead_id ${JOINS}`);
   // Rows of the indexed (not pending) leads selected by `where` (over l, r), written again.
   const indexed = 'not exists (select 1 from lead_search_pending p where p.id = r.id)';
   const rewrite = (where: string) => `
@@ -71,13 +91,6 @@ async function upSqlite(db: Kysely<unknown>): Promise<void> {
       or new.customer_id is not old.customer_id or new.address_id is not old.address_id
       or new.submitted is not old.submitted
   begin ${rewrite('l.id = new.id')} end`);
-  // A pending lead has no document yet: only its mark goes, and FTS5 is not touched in the write's savepoint (a
-  // delete, even of an absent rowid, would make the index take part in it).
-  await exec(`create trigger lead_search_delete after delete on leads begin
-    delete from lead_search where rowid = (select r.id from lead_search_rows r where r.lead_id = old.id and ${indexed});
-    delete from lead_search_pending where id = (select id from lead_search_rows where lead_id = old.id);
-    delete from lead_search_rows where lead_id = old.id;
-  end`);
   await exec(`create trigger lead_search_customer after update of name, company_name, email, phone on customers
     when new.name is not old.name or new.company_name is not old.company_name or new.email is not old.email
       or new.phone is not old.phone
