@@ -75,6 +75,13 @@ describe.each(dialects())('search on %s', (dialect) => {
     return (response.json().data as { id: string }[]).map((l) => l.id).sort();
   };
   const only = (...names: string[]) => names.map((n) => ids[n]!).sort();
+  /** Changes the customer that lead `id` is linked to, as the customer page does. */
+  const editCustomerOf = async (id: string, changes: Parameters<typeof updateCustomer>[3]) => {
+    const database = ctx.app.deps.database;
+    const lead = (await ctx.api.get(`/v1/leads/${id}`)).json();
+    const current = await getCustomer(database, ctx.brandId, lead.customerId);
+    await database.write((tx) => updateCustomer(tx, ctx.brandId, current, changes, Date.now()));
+  };
 
   it('finds each field', async () => {
     expect(await found('boiler')).toEqual(only('emile')); // title
@@ -198,17 +205,11 @@ describe.each(dialects())('search on %s', (dialect) => {
     );
     expect(await found('Lindengracht')).toEqual([]);
     expect(await found('Bloemgracht 1016KR Zaandam')).toEqual([id]);
-    const lead = (await ctx.api.get(`/v1/leads/${id}`)).json();
-    const current = await getCustomer(database, ctx.brandId, lead.customerId);
-    await database.write((tx) =>
-      updateCustomer(
-        tx,
-        ctx.brandId,
-        current,
-        { name: 'Fenna de Wit-Hoekstra', companyName: 'Hoekstra Daken', phone: '+31687654321' },
-        Date.now(),
-      ),
-    );
+    await editCustomerOf(id, {
+      name: 'Fenna de Wit-Hoekstra',
+      companyName: 'Hoekstra Daken',
+      phone: '+31687654321',
+    });
     expect(await found('de Wit')).toEqual([id]);
     expect(await found('hoekstra daken')).toEqual([id]);
     expect(await found('06 8765 4321')).toEqual([id]);
@@ -254,17 +255,7 @@ describe.each(dialects())('search on %s', (dialect) => {
     expect(await held(id, '644')).toBe(1);
     expect(await found('Quirijn Zwaagstra')).toEqual([id]);
     expect(await found('06 4455 6677')).toEqual([id]);
-    const lead = (await ctx.api.get(`/v1/leads/${id}`)).json();
-    const current = await getCustomer(database, ctx.brandId, lead.customerId);
-    await database.write((tx) =>
-      updateCustomer(
-        tx,
-        ctx.brandId,
-        current,
-        { name: 'Quirijn Zwaagstra-Bos', email: 'qzb@example.org' },
-        Date.now(),
-      ),
-    );
+    await editCustomerOf(id, { name: 'Quirijn Zwaagstra-Bos', email: 'qzb@example.org' });
     // The customer's record now says otherwise: what was submitted is back in the document beside it.
     expect(await held(id, 'zwa')).toBe(2);
     expect(await held(id, 'q.z')).toBe(1);
