@@ -39,6 +39,9 @@ export function migration(dialect: Dialect) {
   };
 }
 
+/** Over lead_search_rows r: the lead's document is in the index (it is not waiting for its commit's flush). */
+const INDEXED = 'not exists (select 1 from lead_search_pending p where p.id = r.id)';
+
 async function upSqlite(db: Kysely<unknown>): Promise<void> {
   const exec = (text: string) => sql.raw(text).execute(db);
   const doc = body('sqlite');
@@ -55,11 +58,10 @@ async function upSqlite(db: Kysely<unknown>): Promise<void> {
     insert into lead_search_rows (id, lead_id) values (${next}, new.id);
     insert into lead_search_pending (id) values (last_insert_rowid());
   end`);
-  const indexed = 'not exists (select 1 from lead_search_pending p where p.id = r.id)';
   // A pending lead has no document yet: only its mark goes, and FTS5 is not touched in the write's savepoint (a
   // delete, even of an absent rowid, would make the index take part in it).
   await exec(`create trigger lead_search_delete after delete on leads begin
-    delete from lead_search where rowid = (select r.id from lead_search_rows r where r.lead_id = old.id and ${indexed});
+    delete from lead_search where rowid = (select r.id from lead_search_rows r where r.lead_id = old.id and ${INDEXED});
     delete from lead_search_pending where id = (select id from lead_search_rows where lead_id = old.id);
     delete from lead_search_rows where lead_id = old.id;
   end`);
@@ -80,12 +82,11 @@ export async function createDocumentWriters(
     select p.id, ${doc} from lead_search_pending p cross join lead_search_rows r on r.id = p.id
       cross join leads l on l.id = r.lead_id ${JOINS}`);
   // Rows of the indexed (not pending) leads selected by `where` (over l, r), written again.
-  const indexed = 'not exists (select 1 from lead_search_pending p where p.id = r.id)';
   const rewrite = (where: string) => `
     delete from lead_search where rowid in (select r.id from leads l join lead_search_rows r on r.lead_id = l.id
-      where ${where} and ${indexed});
+      where ${where} and ${INDEXED});
     insert into lead_search (rowid, body)
-      select r.id, ${doc} from leads l join lead_search_rows r on r.lead_id = l.id ${JOINS} where ${where} and ${indexed};`;
+      select r.id, ${doc} from leads l join lead_search_rows r on r.lead_id = l.id ${JOINS} where ${where} and ${INDEXED};`;
   await exec(`create trigger lead_search_lead after update of title, description, customer_id, address_id, submitted
     on leads when new.title is not old.title or new.description is not old.description
       or new.customer_id is not old.customer_id or new.address_id is not old.address_id

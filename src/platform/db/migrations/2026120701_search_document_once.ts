@@ -14,8 +14,9 @@ import { createDocumentWriters } from './2026120201_search_per_commit.js';
  *
  * Now a submitted value is left out when it equals its customer's value. Search finds the same leads: a query is
  * matched within one part of the document (the parts are joined by a line feed, and a query with a control
- * character is refused, leads/search.ts), and a part left out is identical to one kept. When the customer's record
- * changes, its leads' documents are written again and the submitted values that now differ are back in them.
+ * character is refused, platform/db/search.ts), and a part left out is identical to one kept. When the customer's
+ * record changes, its leads' documents are written again and the submitted values that now differ are back in
+ * them.
  *
  * Documents already in the index keep their repeated values (they match the same queries); each is written the new
  * way when its lead, customer or address next changes. No rewrite of the whole index here: on a large database that
