@@ -47,16 +47,27 @@ const ZONE_WORDS = new Set(
 );
 
 /**
+ * Ids, keys' prefixes and tokens on a page (`frm_01m98drtfq1vjxxs4hfb851and`): random letters between digits,
+ * which the word scan would read as words ("and") one run in a few thousand. Eight or more characters of letters,
+ * digits, `_` and `-` with a digit among them; no word of either language looks like that.
+ */
+const TOKEN = /[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*/g;
+
+function withoutTokens(text: string): string {
+  return text.replace(TOKEN, (token) => (token.length >= 8 ? ' ' : token));
+}
+
+/**
  * What a reader sees and hears in prose: the text and the titles, labels, placeholders and alternative texts,
  * without code (`<code>`, `<pre>`, a snippet's `<textarea>`: scope names, event names, commands are the same in
- * every language) and without time zone names.
+ * every language), without ids and tokens, and without time zone names.
  */
 function readable(html: string): string {
   const prose = html.replace(/<(code|pre|textarea|kbd|samp)\b[^>]*>[\s\S]*?<\/\1>/g, ' ');
   const attributes = [...prose.matchAll(/\s(?:title|aria-label|placeholder|alt)="([^"]*)"/g)].map(
     (m) => m[1],
   );
-  return wordsOf(`${textOf(prose)} ${attributes.join(' ')}`)
+  return wordsOf(withoutTokens(`${textOf(prose)} ${attributes.join(' ')}`))
     .filter((w) => !ZONE_WORDS.has(w))
     .join(' ');
 }
@@ -176,6 +187,13 @@ describe.each(dialects())('pages in each language on %s', (dialect) => {
       expect(found).toEqual([]);
     });
   }
+
+  it('reads no words out of ids and tokens, and still reads the words around them', () => {
+    const words = wordsOf(
+      withoutTokens('Formulier frm_01m98drtfq1vjxxs4hfb851and, sleutel lik_ab3dthe9 and 2026 1015 CJ'),
+    );
+    expect(words).toEqual(['formulier', 'sleutel', 'and', 'cj']);
+  });
 
   it('the scan would see a leftover: an English word of the catalog is known as English only', () => {
     expect(onlyIn('en').has('customer') || onlyIn('en').has('leads')).toBe(true);
