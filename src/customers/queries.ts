@@ -3,12 +3,28 @@
 // read it back), hand-written for measured speed: bench/README.md "Speed, round two, continued: PostgreSQL" and
 // commits b837174 (a customer found or inserted in one statement) and 9477ae2 (addresses found with all fields).
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import {
+  linkColumn,
+  linkParameter,
+  linksByKey,
+  linksTo,
+  linksToAny,
+  linksToRow,
+  withLinks,
+} from '../platform/db/internal-keys.js';
 import { keysetPage } from '../platform/db/keyset.js';
 import { lockingStatement, lockRow } from '../platform/db/portable.js';
 import type { AddressTable, CustomerTable, Tables } from '../platform/db/schema.js';
 import { appendSearch, brandSearch } from '../platform/db/search.js';
-import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
-import type { SentStatement, Store, Tx } from '../platform/db/store.js';
+import {
+  FIRST_COLUMN,
+  firstColumn,
+  type Runner,
+  SqlBuilder,
+  statement,
+  statementPer,
+} from '../platform/db/sql.js';
+import type { Dialect, SentStatement, Store, Tx } from '../platform/db/store.js';
 import type { PageQuery, Position, SortOrder } from '../shared/paging.js';
 import { ADDRESS_FIELDS, CONTACT_FIELDS, columnsOf, type ValuesByName } from './fields.js';
 
@@ -199,7 +215,7 @@ export async function findCustomer(
  * row alone: on PostgreSQL that update wrote a second version of every new customer and new entries in all six of
  * its indexes (last_lead_at is indexed, so it is no HOT update), dead at once.
  */
-export type NewCustomerRow = Omit<Selectable<CustomerTable>, 'erased_at'>;
+export type NewCustomerRow = Omit<Selectable<CustomerTable>, 'erased_at' | 'key'>;
 
 /** What a customer's find-or-insert gives: the found ids (see FIND_TEXT), and the row when it inserted one. */
 export interface FoundOrInserted {
@@ -290,38 +306,37 @@ export async function lockCustomer(tx: Tx, id: string): Promise<void> {
  * A customer that only spam leads have is known to nobody outside (spam is in no list and fires no event): it is
  * in no list and no read until a real lead links to it or its spam is released.
  */
-function hasRealLead(customerId: 'c.id' | 'customers.id') {
-  return sql<boolean>`exists (select 1 from leads l where l.customer_id = ${sql.ref(customerId)} and l.spam = 0)`;
+function hasRealLead(dialect: Dialect, customer: 'c' | 'customers') {
+  return sql<boolean>`exists (select 1 from leads l where ${linksToRow(dialect, 'customer', 'l', customer)} and l.spam = 0)`;
 }
 
 /** The customer's count of real (not spam) leads, as lead_count: a column of a select from `customers as c`. */
-function realLeadCount(eb: ExpressionBuilder<Tables & { c: CustomerTable }, 'c'>) {
-  return eb
+const realLeadCount = (dialect: Dialect) => (eb: ExpressionBuilder<Tables & { c: CustomerTable }, 'c'>) =>
+  eb
     .selectFrom('leads as l')
     .select((e) => e.fn.countAll<number>().as('n'))
-    .whereRef('l.customer_id', '=', 'c.id')
+    .where(linksToRow(dialect, 'customer', 'l', 'c'))
     .where('l.spam', '=', 0)
     .as('lead_count');
-}
 
 /** The customer a lead being typed in would be added to, with its count of real leads; none if only spam has it. */
 export function selectCustomerMatch(
-  { db }: Store,
+  { db, dialect }: Store,
   brandId: string,
   id: string,
 ): Promise<(Pick<CustomerRow, 'id' | 'name' | 'company_name'> & { lead_count: number | null }) | undefined> {
   return db
     .selectFrom('customers as c')
-    .select(['c.id', 'c.name', 'c.company_name', realLeadCount])
+    .select(['c.id', 'c.name', 'c.company_name', realLeadCount(dialect)])
     .where('c.id', '=', id)
     .where('c.brand_id', '=', brandId)
-    .where(hasRealLead('c.id'))
+    .where(hasRealLead(dialect, 'c'))
     .executeTakeFirst();
 }
 
 /** One customer of the brand with its count of real leads and when the last came in; none if only spam has it. */
 export function selectCustomerDetail(
-  { db }: Store,
+  { db, dialect }: Store,
   brandId: string,
   id: string,
 ): Promise<
@@ -331,29 +346,29 @@ export function selectCustomerDetail(
     .selectFrom('customers as c')
     .select([
       ...CUSTOMER_COLUMNS.map((c) => `c.${c}` as const),
-      realLeadCount,
+      realLeadCount(dialect),
       (eb) =>
         eb
           .selectFrom('leads as l')
           .select((e) => e.fn.max('l.received_at').as('m'))
-          .whereRef('l.customer_id', '=', 'c.id')
+          .where(linksToRow(dialect, 'customer', 'l', 'c'))
           .where('l.spam', '=', 0)
           .as('last_lead_at'),
     ])
     .where('c.id', '=', id)
     .where('c.brand_id', '=', brandId)
-    .where(hasRealLead('c.id'))
+    .where(hasRealLead(dialect, 'c'))
     .executeTakeFirst();
 }
 
 /** True when the brand has this customer and a real lead has it. */
-export async function customerKnown({ db }: Store, brandId: string, id: string): Promise<boolean> {
+export async function customerKnown({ db, dialect }: Store, brandId: string, id: string): Promise<boolean> {
   const row = await db
     .selectFrom('customers')
     .select('id')
     .where('id', '=', id)
     .where('brand_id', '=', brandId)
-    .where(hasRealLead('customers.id'))
+    .where(hasRealLead(dialect, 'customers'))
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -388,7 +403,7 @@ export async function selectCustomerPage(
       .selectFrom('customers')
       .select(CUSTOMER_COLUMNS)
       .where('brand_id', '=', brandId)
-      .where(hasRealLead('customers.id')),
+      .where(hasRealLead(store.dialect, 'customers')),
     { time: 'created_at', id: 'id' },
     query,
   );
@@ -422,7 +437,10 @@ export type CustomerListRow = CustomerRow & {
 
 /** The brand's customers a real lead has, and those of them the lead search finds when there is a search. */
 async function listedCustomers(store: Store, brandId: string, search: string | undefined) {
-  let q = store.db.selectFrom('customers as c').where('c.brand_id', '=', brandId).where(hasRealLead('c.id'));
+  let q = store.db
+    .selectFrom('customers as c')
+    .where('c.brand_id', '=', brandId)
+    .where(hasRealLead(store.dialect, 'c'));
   if (search !== undefined) q = q.where(await searchedCustomer(store, brandId, search, 'c.id'));
   return q;
 }
@@ -438,12 +456,12 @@ export async function selectCustomerListPage(
 ): Promise<CustomerListRow[]> {
   const q = (await listedCustomers(store, brandId, query.search)).select([
     ...CUSTOMER_COLUMNS.map((c) => `c.${c}` as const),
-    realLeadCount,
+    realLeadCount(store.dialect),
     (eb) =>
       eb
         .selectFrom('leads as l')
         .select((e) => e.fn.max('l.received_at').as('m'))
-        .whereRef('l.customer_id', '=', 'c.id')
+        .where(linksToRow(store.dialect, 'customer', 'l', 'c'))
         .where('l.spam', '=', 0)
         .as('last_lead_at'),
   ]);
@@ -536,7 +554,7 @@ export async function otherRealLeadExists(
   const row = await tx.db
     .selectFrom('leads')
     .select('id')
-    .where('customer_id', '=', customerId)
+    .where(linksTo(tx.dialect, 'customer', customerId))
     .where('spam', '=', 0)
     .where('id', '!=', exceptLeadId)
     .limit(1)
@@ -564,15 +582,24 @@ export function selectContactsOf(
     .execute();
 }
 
-const unusedAddress = (eb: ExpressionBuilder<Tables, 'addresses'>) =>
+const unusedAddress = (dialect: Dialect) => (eb: ExpressionBuilder<Tables, 'addresses'>) =>
   eb.not(
-    eb.exists(eb.selectFrom('leads').select('leads.id').whereRef('leads.address_id', '=', 'addresses.id')),
+    eb.exists(
+      eb
+        .selectFrom('leads')
+        .select('leads.id')
+        .where(linksToRow(dialect, 'address', 'leads', 'addresses')),
+    ),
   );
 
 /** Deletes those of these addresses no lead refers to. */
 export async function deleteUnusedAddresses(tx: Tx, addressIds: readonly string[]): Promise<void> {
   if (!addressIds.length) return;
-  await tx.db.deleteFrom('addresses').where('id', 'in', addressIds).where(unusedAddress).execute();
+  await tx.db
+    .deleteFrom('addresses')
+    .where('id', 'in', addressIds)
+    .where(unusedAddress(tx.dialect))
+    .execute();
 }
 
 /**
@@ -586,12 +613,23 @@ export async function deleteUnusedCustomers(tx: Tx, customerIds: readonly string
     .select('c.id')
     .where('c.id', 'in', customerIds)
     .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('leads').select('leads.id').whereRef('leads.customer_id', '=', 'c.id'))),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('leads')
+            .select('leads.id')
+            .where(linksToRow(tx.dialect, 'customer', 'leads', 'c')),
+        ),
+      ),
     )
     .execute();
   const gone = unused.map((c) => c.id);
   if (!gone.length) return [];
-  await tx.db.deleteFrom('addresses').where('customer_id', 'in', gone).where(unusedAddress).execute();
+  await tx.db
+    .deleteFrom('addresses')
+    .where(linksToAny(tx.dialect, 'customer', gone))
+    .where(unusedAddress(tx.dialect))
+    .execute();
   await tx.db.deleteFrom('customers').where('id', 'in', gone).execute();
   return gone;
 }
@@ -604,11 +642,17 @@ export type ListedAddressRow = Pick<Selectable<AddressTable>, 'id'> &
 
 // Hot (every create with a known customer; 9477ae2: addresses found with all their fields, named as the API
 // names them, so the row is the lead's address as it stands).
-const FIND_ADDRESS = statement(
+const findAddressText = (dialect: Dialect) =>
   `select id, ${Object.entries(ADDRESS_FIELDS)
     .map(([name, f]) => (f.column === name ? name : `${f.column} as "${name}"`))
-    .join(', ')} from addresses where customer_id = ? and match_key = ?`,
-);
+    .join(
+      ', ',
+    )} from addresses where ${linkColumn(dialect, 'customer')} = ${linkParameter(dialect, 'customer')} ` +
+  'and match_key = ?';
+const FIND_ADDRESS = statementPer({
+  sqlite: findAddressText('sqlite'),
+  postgres: findAddressText('postgres'),
+});
 /** What an address's insert writes, in its values' order: every column, the fields' from fields.ts. */
 export const ADDRESS_INSERT_COLUMNS = [
   'id',
@@ -619,12 +663,22 @@ export const ADDRESS_INSERT_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof AddressTable)[];
-const INSERT_ADDRESS_TEXT =
-  `insert into addresses (${ADDRESS_INSERT_COLUMNS.join(', ')}) ` +
-  `values (${ADDRESS_INSERT_COLUMNS.map(() => '?').join(', ')})`;
-const INSERT_ADDRESS = statement(`${INSERT_ADDRESS_TEXT} on conflict do nothing returning id`);
+// SQLite: and customer_key (2026120801) from the customer's id, given again as the last value.
+const insertAddressText = (dialect: Dialect) =>
+  linksByKey(dialect)
+    ? `insert into addresses (${ADDRESS_INSERT_COLUMNS.join(', ')}, customer_key) ` +
+      `values (${ADDRESS_INSERT_COLUMNS.map(() => '?').join(', ')}, ${linkParameter(dialect, 'customer')})`
+    : `insert into addresses (${ADDRESS_INSERT_COLUMNS.join(', ')}) ` +
+      `values (${ADDRESS_INSERT_COLUMNS.map(() => '?').join(', ')})`;
+const INSERT_ADDRESS = statementPer({
+  sqlite: `${insertAddressText('sqlite')} on conflict do nothing returning id`,
+  postgres: `${insertAddressText('postgres')} on conflict do nothing returning id`,
+});
 /** The first address of a customer inserted in the same transaction: nothing can conflict with it (b837174). */
-const INSERT_FIRST_ADDRESS = statement(INSERT_ADDRESS_TEXT);
+const INSERT_FIRST_ADDRESS = statementPer({
+  sqlite: insertAddressText('sqlite'),
+  postgres: insertAddressText('postgres'),
+});
 
 /** The customer's address with this match key. */
 export async function findAddress(
@@ -637,17 +691,23 @@ export async function findAddress(
 
 /** An address as stored: every column (db/schema.ts). */
 export type AddressRow = Selectable<AddressTable>;
+/** A new address's row: its keys are the database's (2026120801). */
+export type NewAddressRow = Omit<AddressRow, 'key' | 'customer_key'>;
 
-const addressValues = (row: AddressRow) => ADDRESS_INSERT_COLUMNS.map((c) => row[c]);
+const addressValues = (dialect: Dialect, row: NewAddressRow) => {
+  const values: unknown[] = ADDRESS_INSERT_COLUMNS.map((c) => row[c]);
+  if (linksByKey(dialect)) values.push(row.customer_id);
+  return values;
+};
 
 /** Inserts the address unless the customer has one with its match key; whether it did. */
-export async function insertAddressUnlessMatched(tx: Tx, row: AddressRow): Promise<boolean> {
-  return (await tx.all<{ id: string }>(INSERT_ADDRESS, addressValues(row))).length > 0;
+export async function insertAddressUnlessMatched(tx: Tx, row: NewAddressRow): Promise<boolean> {
+  return (await tx.all<{ id: string }>(INSERT_ADDRESS, addressValues(tx.dialect, row))).length > 0;
 }
 
 /** Inserts the first address of a customer this write inserted, with the write's other inserts (Tx.defer). */
-export async function insertFirstAddress(tx: Tx, row: AddressRow): Promise<void> {
-  await tx.defer(INSERT_FIRST_ADDRESS, addressValues(row));
+export async function insertFirstAddress(tx: Tx, row: NewAddressRow): Promise<void> {
+  await tx.defer(INSERT_FIRST_ADDRESS, addressValues(tx.dialect, row));
 }
 
 /** A page of the brand's addresses (limit + 1 rows, see keysetPage), created in the window given. */
@@ -668,15 +728,14 @@ export function selectAddressPage(
 
 /** The customer's addresses, oldest first by (created_at, id): what a personal-data export lists. */
 export function selectCustomerAddresses(
-  { db }: Store,
+  { db, dialect }: Store,
   brandId: string,
   customerId: string,
 ): Promise<AddressRow[]> {
   return db
     .selectFrom('addresses')
     .selectAll()
-    .where('brand_id', '=', brandId)
-    .where('customer_id', '=', customerId)
+    .where(linksTo(dialect, 'customer', customerId, undefined, brandId))
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -714,7 +773,7 @@ export type MergedCustomerRow = CustomerRow &
 
 /** The brand's customers with these ids, with their erasure, as a merge reads them. */
 export function selectCustomersForMerge(
-  { db }: Store,
+  { db, dialect }: Store,
   brandId: string,
   ids: readonly string[],
 ): Promise<(MergedCustomerRow & { real: number | string | null })[]> {
@@ -727,7 +786,7 @@ export function selectCustomersForMerge(
         eb
           .selectFrom('leads as l')
           .select((e) => e.fn.countAll<number>().as('n'))
-          .whereRef('l.customer_id', '=', 'c.id')
+          .where(linksToRow(dialect, 'customer', 'l', 'c'))
           .where('l.spam', '=', 0)
           .as('real'),
     ])
@@ -741,7 +800,7 @@ export function selectAddressKeys(tx: Tx, customerId: string): Promise<{ id: str
   return tx.db
     .selectFrom('addresses')
     .select(['id', 'match_key'])
-    .where('customer_id', '=', customerId)
+    .where(linksTo(tx.dialect, 'customer', customerId))
     .orderBy('id')
     .execute();
 }
@@ -756,7 +815,7 @@ export async function updateAddressesOwner(
   if (!addressIds.length) return;
   await tx.db
     .updateTable('addresses')
-    .set({ customer_id: customerId, updated_at: now })
+    .set(withLinks(tx.dialect, { customer_id: customerId, updated_at: now }))
     .where('id', 'in', addressIds)
     .execute();
 }
@@ -792,7 +851,7 @@ export type DuplicateRow = Pick<CustomerRow, 'id' | 'name' | 'company_name' | 'e
  * first.
  */
 export function selectDuplicates(
-  { db }: Store,
+  { db, dialect }: Store,
   brandId: string,
   customer: { id: string; name: string; emailNormalized: string | null; phone: string | null },
   limit: number,
@@ -800,19 +859,19 @@ export function selectDuplicates(
   const postal = (alias: 'a' | 'b') => sql.raw(`upper(replace(${alias}.postal_code, ' ', ''))`);
   return db
     .selectFrom('customers as c')
-    .select(['c.id', 'c.name', 'c.company_name', 'c.email', 'c.phone', realLeadCount])
+    .select(['c.id', 'c.name', 'c.company_name', 'c.email', 'c.phone', realLeadCount(dialect)])
     .where('c.brand_id', '=', brandId)
     .where('c.id', '!=', customer.id)
     .where('c.erased_at', 'is', null)
-    .where(hasRealLead('c.id'))
+    .where(hasRealLead(dialect, 'c'))
     .where((eb) =>
       eb.or([
         ...(customer.emailNormalized ? [eb('c.email_normalized', '=', customer.emailNormalized)] : []),
         ...(customer.phone ? [eb('c.phone', '=', customer.phone)] : []),
         eb.and([
           eb(sql`lower(c.name)`, '=', customer.name.toLowerCase()),
-          sql<boolean>`exists (select 1 from addresses a where a.customer_id = c.id and ${postal('a')} in
-            (select ${postal('b')} from addresses b where b.customer_id = ${customer.id}))`,
+          sql<boolean>`exists (select 1 from addresses a where ${linksToRow(dialect, 'customer', 'a', 'c')} and ${postal('a')} in
+            (select ${postal('b')} from addresses b where ${linksTo(dialect, 'customer', customer.id, 'b')}))`,
         ]),
       ]),
     )
@@ -880,7 +939,7 @@ export async function updateAddressesErased(
     .selectFrom('addresses')
     .select('id')
     .where('brand_id', '=', brandId)
-    .where('customer_id', 'in', customerIds)
+    .where(linksToAny(tx.dialect, 'customer', customerIds))
     .execute();
   for (const { id } of rows) {
     // The match key holds the street: one of its own keeps the (customer, match_key) key unique.

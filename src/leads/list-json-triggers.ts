@@ -13,6 +13,11 @@ import { createListJsonTriggers, forgetListJson, tableColumns } from './queries.
 export interface ListJsonWatched {
   customers: readonly string[];
   addresses: readonly string[];
+  /**
+   * SQLite: a customer's or address's leads are found by its internal key (2026120801, where the only index over
+   * them is). PostgreSQL keeps finding them by id until the indexes over the ids go (that migration's contract).
+   */
+  byKey?: boolean;
 }
 
 /** What the field table lists of a lead's customer and address, by column. */
@@ -36,6 +41,7 @@ export async function recreateListJsonTriggers<DB>(db: Kysely<DB>, dialect: Dial
   const watched = {
     customers: wanted.customers.filter((c) => customers.has(c)),
     addresses: wanted.addresses.filter((c) => addresses.has(c)),
+    byKey: dialect === 'sqlite' && customers.has('key'),
   };
   await createListJsonTriggers(db, dialect, watched);
   // Moving list_rev on keeps a write-back rendered before this from storing an item of the old shape.

@@ -6,6 +6,14 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import { ADDRESS_FIELDS, columnsOf } from '../customers/fields.js';
 import { ADVISORY_LOCKS_SQL } from '../platform/db/advisory-locks.js';
+import {
+  linkColumn,
+  linkParameter,
+  linksByKey,
+  linksTo,
+  linksToAny,
+  withLinks,
+} from '../platform/db/internal-keys.js';
 import { keysetPage } from '../platform/db/keyset.js';
 import { forUpdate, lockRow } from '../platform/db/portable.js';
 import type {
@@ -18,7 +26,14 @@ import type {
   Tables,
 } from '../platform/db/schema.js';
 import { appendSearch, brandSearch } from '../platform/db/search.js';
-import { FIRST_COLUMN, firstColumn, type Runner, SqlBuilder, statement } from '../platform/db/sql.js';
+import {
+  FIRST_COLUMN,
+  firstColumn,
+  type Runner,
+  SqlBuilder,
+  statement,
+  statementPer,
+} from '../platform/db/sql.js';
 import type { Dialect, SentStatement, Store, Tx } from '../platform/db/store.js';
 import type { PageQuery, Position, SortOrder } from '../shared/paging.js';
 import type { SubscribedEndpoint } from '../webhooks/deliveries.js';
@@ -131,18 +146,26 @@ export const OWN_COLUMNS = [
   'list_json',
 ] as const;
 // Hot (every create; b837174: deferred with the create's other inserts, one round trip on PostgreSQL).
-const INSERT_LEAD = statement(
-  `insert into leads (${[...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)].join(', ')}) values (${[
-    ...OWN_COLUMNS,
-    ...INPUT_COLUMNS,
-  ]
-    .map(() => '?')
-    .join(', ')})`,
-);
+// SQLite: and the customer's and address's keys (2026120801), from their ids given again as the last values.
+const insertLeadText = (dialect: Dialect) => {
+  const columns = [...OWN_COLUMNS, ...INPUT_COLUMNS.map((c) => c.column)];
+  const values = columns.map(() => '?');
+  if (linksByKey(dialect)) {
+    columns.push('customer_key', 'address_key');
+    values.push(linkParameter(dialect, 'customer'), linkParameter(dialect, 'address'));
+  }
+  return `insert into leads (${columns.join(', ')}) values (${values.join(', ')})`;
+};
+const INSERT_LEAD = statementPer({ sqlite: insertLeadText('sqlite'), postgres: insertLeadText('postgres') });
+const CUSTOMER_ID_AT = OWN_COLUMNS.indexOf('customer_id');
+const ADDRESS_ID_AT = OWN_COLUMNS.indexOf('address_id');
 
 /** Inserts a new lead with the write's other inserts (Tx.defer): OWN_COLUMNS' values, then INPUT_COLUMNS'. */
 export async function insertLead(tx: Tx, values: readonly unknown[]): Promise<void> {
-  await tx.defer(INSERT_LEAD, values);
+  await tx.defer(
+    INSERT_LEAD,
+    linksByKey(tx.dialect) ? [...values, values[CUSTOMER_ID_AT], values[ADDRESS_ID_AT]] : values,
+  );
 }
 
 // Status history
@@ -320,7 +343,12 @@ export async function updateLeadRow(
   id: string,
   set: Updateable<LeadTable>,
 ): Promise<void> {
-  await tx.db.updateTable('leads').set(set).where('id', '=', id).where('brand_id', '=', brandId).execute();
+  await tx.db
+    .updateTable('leads')
+    .set(withLinks(tx.dialect, set))
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .execute();
 }
 
 /** The address's columns named. */
@@ -409,14 +437,14 @@ export function selectLeadActivity({ db }: Store, brandId: string, leadId: strin
 
 /** Every lead of the brand's customer, spam too, oldest first by (received_at, id): a personal-data export's. */
 export function selectAllCustomerLeadIds(
-  { db }: Store,
+  { db, dialect }: Store,
   brandId: string,
   customerId: string,
 ): Promise<{ id: string; spam: number }[]> {
   return db
     .selectFrom('leads')
     .select(['id', 'spam'])
-    .where('customer_id', '=', customerId)
+    .where(linksTo(dialect, 'customer', customerId))
     .where('brand_id', '=', brandId)
     .orderBy('received_at')
     .orderBy('id')
@@ -436,7 +464,12 @@ export function selectAllNotes({ db }: Store, brandId: string, leadId: string): 
 }
 
 /** The customer's real leads with their addresses, newest first (at most `limit`). */
-export function selectCustomerLeads({ db }: Store, brandId: string, customerId: string, limit: number) {
+export function selectCustomerLeads(
+  { db, dialect }: Store,
+  brandId: string,
+  customerId: string,
+  limit: number,
+) {
   return db
     .selectFrom('leads as l')
     .innerJoin('addresses as a', 'a.id', 'l.address_id')
@@ -451,7 +484,7 @@ export function selectCustomerLeads({ db }: Store, brandId: string, customerId: 
       'a.postal_code',
       'a.city',
     ])
-    .where('l.customer_id', '=', customerId)
+    .where(linksTo(dialect, 'customer', customerId, 'l'))
     .where('l.brand_id', '=', brandId)
     .where('l.spam', '=', 0)
     .orderBy('l.received_at', 'desc')
@@ -742,7 +775,12 @@ async function matching(
   if (filters.statuses) q.sql(' and l.status in ').list(filters.statuses);
   if (filters.priority) q.sql(' and l.priority = ').value(filters.priority);
   if (filters.source?.length) q.sql(' and l.source in ').list(filters.source);
-  if (filters.customerId !== undefined) q.sql(' and l.customer_id = ').value(filters.customerId);
+  if (filters.customerId !== undefined) {
+    const [before, after] = linkParameter(store.dialect, 'customer').split('?');
+    q.sql(` and l.${linkColumn(store.dialect, 'customer')} = ${before}`)
+      .value(filters.customerId)
+      .sql(after!);
+  }
   if (filters.scheduledFrom !== undefined) q.sql(' and l.scheduled_for >= ').value(filters.scheduledFrom);
   if (filters.scheduledTo !== undefined) q.sql(' and l.scheduled_for < ').value(filters.scheduledTo);
   if (filters.assigneeId !== undefined) q.sql(' and l.assignee_id = ').value(filters.assigneeId);
@@ -1018,13 +1056,13 @@ function listJsonTriggerStatements(dialect: Dialect, watched: ListJsonWatched): 
       ...(customers
         ? [
             `create trigger leads_list_json_customer after update of ${customers}
-          on customers when ${changed(watched.customers, 'is not')} begin ${clear('customer_id = new.id')}; end`,
+          on customers when ${changed(watched.customers, 'is not')} begin ${clear(watched.byKey ? 'customer_key = new.key' : 'customer_id = new.id')}; end`,
           ]
         : []),
       ...(addresses
         ? [
             `create trigger leads_list_json_address after update of ${addresses}
-          on addresses when ${changed(watched.addresses, 'is not')} begin ${clear('address_id = new.id')}; end`,
+          on addresses when ${changed(watched.addresses, 'is not')} begin ${clear(watched.byKey ? 'address_key = new.key' : 'address_id = new.id')}; end`,
           ]
         : []),
     ];
@@ -1106,10 +1144,10 @@ export async function updateLeadAddress(
 ): Promise<void> {
   await tx.db
     .updateTable('leads')
-    .set({ address_id: addressId })
+    .set(withLinks(tx.dialect, { address_id: addressId }))
     .where('brand_id', '=', brandId)
-    .where('customer_id', '=', customerId)
-    .where('address_id', '=', fromAddressId)
+    .where(linksTo(tx.dialect, 'customer', customerId))
+    .where(linksTo(tx.dialect, 'address', fromAddressId))
     .execute();
 }
 
@@ -1128,11 +1166,11 @@ export async function updateLeadsCustomer(
   const result = await tx.db
     .updateTable('leads')
     .set((eb) => ({
-      customer_id: toCustomerId,
+      ...withLinks(tx.dialect, { customer_id: toCustomerId }),
       updated_at: sql<number>`case when ${eb.ref('updated_at')} >= ${now} then ${eb.ref('updated_at')} + 1 else ${now} end`,
     }))
     .where('brand_id', '=', brandId)
-    .where('customer_id', '=', fromCustomerId)
+    .where(linksTo(tx.dialect, 'customer', fromCustomerId))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -1150,7 +1188,7 @@ export async function selectLeadIdsOfCustomers(
     .selectFrom('leads')
     .select('id')
     .where('brand_id', '=', brandId)
-    .where('customer_id', 'in', customerIds)
+    .where(linksToAny(tx.dialect, 'customer', customerIds))
     .execute();
   return rows.map((r) => r.id);
 }
@@ -1163,7 +1201,12 @@ export async function updateLeadRows(
   set: Updateable<LeadTable>,
 ): Promise<void> {
   if (!ids.length) return;
-  await tx.db.updateTable('leads').set(set).where('brand_id', '=', brandId).where('id', 'in', ids).execute();
+  await tx.db
+    .updateTable('leads')
+    .set(withLinks(tx.dialect, set))
+    .where('brand_id', '=', brandId)
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Deletes every note on these leads; returns their ids. */
@@ -1238,7 +1281,7 @@ export async function customersWithOtherLeads(
     .select('customer_id')
     .distinct()
     .where('brand_id', '=', brandId)
-    .where('customer_id', 'in', customerIds)
+    .where(linksToAny(tx.dialect, 'customer', customerIds))
     .where('erased_at', 'is', null);
   if (leadIds.length) query = query.where('id', 'not in', leadIds);
   const rows = await query.execute();

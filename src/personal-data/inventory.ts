@@ -14,6 +14,8 @@ const ids = (...columns: string[]) => Object.fromEntries(columns.map((c) => [c, 
 export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
   customers: {
     ...ids('id', 'brand_id', 'created_at', 'updated_at', 'erased_at', 'last_lead_at'),
+    // SQLite: the internal key the rows linked to it name (2026120801), a number in insert order.
+    key: 'none',
     type: 'kept',
     name: 'erased',
     first_name: 'erased',
@@ -24,7 +26,7 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
     company_name: 'erased',
   },
   addresses: {
-    ...ids('id', 'brand_id', 'customer_id', 'created_at', 'updated_at'),
+    ...ids('id', 'brand_id', 'customer_id', 'created_at', 'updated_at', 'key', 'customer_key'),
     street: 'erased',
     street_number: 'erased',
     street_number_addition: 'erased',
@@ -40,6 +42,8 @@ export const DATA_INVENTORY: Record<string, Record<string, ColumnRule>> = {
       'brand_id',
       'customer_id',
       'address_id',
+      'customer_key',
+      'address_key',
       'created_at',
       'updated_at',
       'erased_at',

@@ -3,7 +3,7 @@
 // rows, commits them with everything else, and a deferred insert that fails fails its whole write.
 import { describe, expect, it } from 'vitest';
 import { createBrand } from '../../src/accounts/brands.js';
-import { combinedInserts, statement } from '../../src/platform/db/sql.js';
+import { combinedInserts, statement, statementPer } from '../../src/platform/db/sql.js';
 import { dialects } from '../helpers.js';
 import { migratedDatabase } from '../migrated-database.js';
 
@@ -24,6 +24,20 @@ describe('combinedInserts', () => {
         'insert into c (w) values ($4)',
     );
     expect(params).toEqual([1, 2, 3, 4]);
+  });
+
+  it("takes PostgreSQL's own text of a statement whose texts differ (statementPer)", () => {
+    const { s } = combinedInserts([
+      {
+        s: statementPer({
+          sqlite: 'insert into a (x, k) values (?, ?)',
+          postgres: 'insert into a (x) values (?)',
+        }),
+        params: [1],
+      },
+      { s: statement('insert into b (y) values (?)'), params: [2] },
+    ]);
+    expect(s.postgres).toBe('with d0 as (insert into a (x) values ($1)) insert into b (y) values ($2)');
   });
 
   it('refuses what is not a plain insert', () => {

@@ -15,7 +15,12 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AddressListQuery, listAddresses } from '../../src/customers/addresses.js';
+import {
+  type AddressListQuery,
+  listAddresses,
+  listCustomerAddresses,
+} from '../../src/customers/addresses.js';
+import { getCustomer } from '../../src/customers/customers.js';
 import { type LeadListQuery, listLeads } from '../../src/leads/index.js';
 import type { Stage } from '../../src/leads/states.js';
 import {
@@ -353,6 +358,29 @@ describe.each(dialects())('list query plans on %s', (dialect) => {
     const filtered = await addressPlan({ createdAfter: BASE_TIME + (CUSTOMERS - 100) * MINUTE });
     expect(filtered.page.data.length).toBeGreaterThan(0);
     expectIndexedPlan(target, filtered.plan, 'addresses', 'addresses', { ordered: false });
+  });
+
+  it("a customer's leads and addresses are found through the indexes over its internal key", async () => {
+    // Customer 2 is the first brand's (brandOf), with the leads whose c is 2.
+    const customerId = `cus_${'2'.padStart(26, '0')}`;
+    const store = overKysely(target.db, dialect);
+    target.captured.length = 0;
+    const detail = await getCustomer(store, BRAND, customerId);
+    expect(detail.leadCount).toBe(LEADS / CUSTOMERS);
+    expect(await listCustomerAddresses(store, BRAND, customerId)).toHaveLength(1);
+    const plans = await Promise.all(target.captured.map((q) => target.explain(q)));
+    const text = plans.map((p) => p.join('\n')).join('\n--\n');
+    if (process.env.SHOW_PLANS) console.log(text);
+    if (dialect === 'postgres') {
+      expect(text, text).not.toMatch(/Seq Scan on (leads|addresses)\b/);
+      // Links by id there (platform/db/internal-keys.ts).
+      expect(text, text).toMatch(/using leads_customer_received on leads/);
+      expect(text, text).toMatch(/using addresses_customer_match on addresses/);
+    } else {
+      expect(text, text).not.toMatch(/^SCAN (l|leads|a|addresses)$/m);
+      expect(text, text).toMatch(/SEARCH l USING (COVERING )?INDEX leads_customer_received \(customer_key=/);
+      expect(text, text).toMatch(/SEARCH addresses USING INDEX addresses_customer_match \(customer_key=/);
+    }
   });
 });
 

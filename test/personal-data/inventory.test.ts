@@ -48,7 +48,15 @@ describe.each(dialects())('the personal-data inventory on %s', (dialect) => {
     expect(missing, 'columns with no erasure rule in src/personal-data/inventory.ts').toEqual([]);
     // The FTS5 tables and the search index's own (rows, pending marks) exist on SQLite only; the rest on both.
     const sqliteOnly = /^lead_search_(rows|pending|data|idx|docsize|config)$/;
-    const sqliteOnlyColumns = new Set(['brands.search_key']);
+    const sqliteOnlyColumns = new Set([
+      'brands.search_key',
+      // Internal keys (2026120801, platform/db/internal-keys.ts).
+      'customers.key',
+      'addresses.key',
+      'addresses.customer_key',
+      'leads.customer_key',
+      'leads.address_key',
+    ]);
     const stale: string[] = [];
     for (const [table, rules] of Object.entries(DATA_INVENTORY)) {
       if (dialect === 'postgres' && sqliteOnly.test(table)) continue;

@@ -87,12 +87,18 @@ export interface CustomerTable {
   erased_at: Defaulted<number | null>;
   /** The latest received_at of its leads, 0 without any; kept by triggers (2026112902). */
   last_lead_at: Defaulted<number>;
+  /** SQLite only: the internal key the rows linked to it name (2026120801); the database gives it, never shown. */
+  key: Defaulted<number>;
 }
 
 export interface AddressTable {
   id: string;
+  /** SQLite only: the internal key the leads at it name (2026120801); the database gives it, never shown. */
+  key: Defaulted<number>;
   brand_id: string;
   customer_id: string;
+  /** SQLite only: its customer's key (2026120801), how a customer's addresses are found (internal-keys.ts). */
+  customer_key: number;
   street: string;
   street_number: string | null;
   street_number_addition: string | null;
@@ -110,6 +116,9 @@ export interface LeadTable {
   brand_id: string;
   customer_id: string;
   address_id: string;
+  /** SQLite only: the keys of its customer and address (2026120801), how their leads are found (internal-keys.ts). */
+  customer_key: number;
+  address_key: number;
   // The job's fields (title, description, category, priority, budget_quote, notes, …) are declared with the rest
   // of each field in leads/fields.ts, which adds their columns to this interface (LeadFieldColumns there).
   status: string;

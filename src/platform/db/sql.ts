@@ -27,6 +27,8 @@ export interface Statement {
    * default is 15 s), and the error to throw when it is cancelled for that. SQLite callers bound their own work.
    */
   readonly budget?: StatementBudget;
+  /** PostgreSQL's text with `?` placeholders, where it differs from SQLite's (statementPer). */
+  readonly postgresText?: string;
 }
 
 export interface StatementBudget {
@@ -58,6 +60,17 @@ export function statement(
     },
     ...(options.planPerCall ? { planPerCall: true } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
+  };
+}
+
+/** A statement whose text differs between the databases (platform/db/internal-keys.ts: how rows are linked). */
+export function statementPer(texts: { sqlite: string; postgres: string }): Statement {
+  return {
+    sqlite: texts.sqlite,
+    postgresText: texts.postgres,
+    get postgres() {
+      return toPostgres(texts.postgres);
+    },
   };
 }
 
@@ -95,9 +108,10 @@ export function combinedInserts(statements: readonly { s: Statement; params: rea
   const params: unknown[] = [];
   const texts: string[] = [];
   for (const { s, params: p } of statements) {
-    if (!/^insert into /i.test(s.sqlite) || /\breturning\b/i.test(s.sqlite))
-      throw new Error(`only inserts without RETURNING can be combined: ${s.sqlite}`);
-    texts.push(s.sqlite);
+    const text = s.postgresText ?? s.sqlite;
+    if (!/^insert into /i.test(text) || /\breturning\b/i.test(text))
+      throw new Error(`only inserts without RETURNING can be combined: ${text}`);
+    texts.push(text);
     params.push(...p);
   }
   const last = texts.pop()!;
