@@ -762,11 +762,13 @@ async function matching(
   filters: LeadFilters,
 ): Promise<SqlBuilder> {
   const searching = filters.search !== undefined && filters.search.trim() !== '';
-  // A search starts from the text index's matches (few), never from a walk of the brand's leads checking each
-  // one: SQLite, without statistics, takes `brand_id = ?` for a narrow range and would walk all of them (100 ms
-  // at 1 million leads). A unary + keeps that term out of index selection there (SQLite's documented way).
+  // A search starts from the text index's matches (few), and one customer's leads from its index
+  // (leads_customer_received, in the list's order), never from a walk of the brand's leads checking each one:
+  // SQLite, without statistics, takes `brand_id = ?` for a narrow range and would walk all of them (100 ms at
+  // 1 million leads). A unary + keeps that term out of index selection there (SQLite's documented way).
+  const narrow = searching || filters.customerId !== undefined;
   const brandTerm =
-    searching && store.dialect === 'sqlite' ? select.replace(/l\.brand_id = $/, '+l.brand_id = ') : select;
+    narrow && store.dialect === 'sqlite' ? select.replace(/l\.brand_id = $/, '+l.brand_id = ') : select;
   const q = new SqlBuilder().sql(brandTerm).value(brandId).sql(' and l.spam = 0');
   if (stage !== 'all') q.sql(' and l.stage = ').value(stage);
   // A page of the brand's leads or work items is planned once (one index range, whatever the values); with

@@ -368,6 +368,10 @@ describe.each(dialects())('list query plans on %s', (dialect) => {
     const detail = await getCustomer(store, BRAND, customerId);
     expect(detail.leadCount).toBe(LEADS / CUSTOMERS);
     expect(await listCustomerAddresses(store, BRAND, customerId)).toHaveLength(1);
+    // A list filtered by customer (GET /v1/leads?customerId=) starts from the customer's leads too.
+    const work = await listLeads(store, BRAND, 'lead', { limit: 50, order: 'desc', customerId });
+    expect(work.data.length).toBeGreaterThan(0);
+    expect(work.data.every((l) => l.customer.id === customerId)).toBe(true);
     const plans = await Promise.all(target.captured.map((q) => target.explain(q)));
     const text = plans.map((p) => p.join('\n')).join('\n--\n');
     if (process.env.SHOW_PLANS) console.log(text);
@@ -379,6 +383,11 @@ describe.each(dialects())('list query plans on %s', (dialect) => {
     } else {
       expect(text, text).not.toMatch(/^SCAN (l|leads|a|addresses)$/m);
       expect(text, text).toMatch(/SEARCH l USING (COVERING )?INDEX leads_customer_received \(customer_key=/);
+      // Never the brand's leads walked and filtered; the customer's index gives the lists their order.
+      expect(text, text).not.toMatch(/INDEX leads_brand_/);
+      for (const plan of plans.filter((p) => p.some((line) => line.includes('leads_customer_received')))) {
+        expect(plan.join('\n'), text).not.toMatch(/TEMP B-TREE/);
+      }
       expect(text, text).toMatch(/SEARCH addresses USING INDEX addresses_customer_match \(customer_key=/);
     }
   });
