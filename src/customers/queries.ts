@@ -664,12 +664,15 @@ export const ADDRESS_INSERT_COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof AddressTable)[];
 // SQLite: and customer_key (2026120801) from the customer's id, given again as the last value.
-const insertAddressText = (dialect: Dialect) =>
-  linksByKey(dialect)
-    ? `insert into addresses (${ADDRESS_INSERT_COLUMNS.join(', ')}, customer_key) ` +
-      `values (${ADDRESS_INSERT_COLUMNS.map(() => '?').join(', ')}, ${linkParameter(dialect, 'customer')})`
-    : `insert into addresses (${ADDRESS_INSERT_COLUMNS.join(', ')}) ` +
-      `values (${ADDRESS_INSERT_COLUMNS.map(() => '?').join(', ')})`;
+const insertAddressText = (dialect: Dialect) => {
+  const columns: string[] = [...ADDRESS_INSERT_COLUMNS];
+  const values = columns.map(() => '?');
+  if (linksByKey(dialect)) {
+    columns.push('customer_key');
+    values.push(linkParameter(dialect, 'customer'));
+  }
+  return `insert into addresses (${columns.join(', ')}) values (${values.join(', ')})`;
+};
 const INSERT_ADDRESS = statementPer({
   sqlite: `${insertAddressText('sqlite')} on conflict do nothing returning id`,
   postgres: `${insertAddressText('postgres')} on conflict do nothing returning id`,

@@ -15,7 +15,7 @@ export interface ListJsonWatched {
   addresses: readonly string[];
   /**
    * SQLite: a customer's or address's leads are found by its internal key (2026120801, where the only index over
-   * them is). PostgreSQL keeps finding them by id until the indexes over the ids go (that migration's contract).
+   * them is). PostgreSQL links by id (platform/db/internal-keys.ts).
    */
   byKey?: boolean;
 }
