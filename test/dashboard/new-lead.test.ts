@@ -153,6 +153,8 @@ describe.each(dialects())('new lead in the dashboard on %s', (dialect) => {
     });
     const b = await ctx.createLead({ customerName: 'Bob Phone', email: undefined, phone: '+31622222222' });
     await ctx.createLead({ customerName: 'Cor One', email: 'c1@match.example', phone: '+31633333333' });
+    // C2's lead strictly later: two creates in one millisecond would tie, and a tie has no latest.
+    await new Promise((resolve) => setTimeout(resolve, 3));
     const c2 = await ctx.createLead({
       customerName: 'Cor Two',
       email: 'c2@match.example',

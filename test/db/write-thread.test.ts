@@ -93,6 +93,34 @@ describe('the write thread (SQLite, a database file)', () => {
     for (const r of responses) expect(listed.has(r.json().id)).toBe(true);
   });
 
+  it('finds creates in a search made right after them, their documents written first', async () => {
+    const bodies = Array.from({ length: 12 }, (_, n) => validLead({ title: `Kwelwater ${n}` }));
+    const responses = await Promise.all(bodies.map((body) => ctx.api.post('/v1/leads', body)));
+    expect(responses.map((r) => r.statusCode)).toEqual(bodies.map(() => 201));
+    const search = await ctx.api.get('/v1/leads?q=kwelwater&limit=100');
+    expect(search.statusCode).toBe(200);
+    expect(
+      search
+        .json()
+        .data.map((l: { id: string }) => l.id)
+        .sort(),
+    ).toEqual(responses.map((r) => r.json().id).sort());
+    // The search had them written: nothing of them waits any more.
+    const other = new SQLite(file, { readonly: true });
+    try {
+      const waiting = other
+        .prepare(
+          `select count(*) from lead_search_pending p join lead_search_rows r on r.id = p.id
+             join leads l on l.id = r.lead_id where l.title like 'Kwelwater %'`,
+        )
+        .pluck()
+        .get();
+      expect(waiting).toBe(0);
+    } finally {
+      other.close();
+    }
+  });
+
   it('counts a create made on the thread in the metrics, as one made here', async () => {
     const count = async () => {
       const text = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;

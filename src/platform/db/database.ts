@@ -143,6 +143,8 @@ export function openSqlite(
   synchronous: 'FULL' | 'NORMAL' = 'FULL',
   mail: MailSettings | null = null,
   writeThread?: URL,
+  /** searchIndexIntervalMs: how long new leads' search documents may wait (search-index.ts); its default else. */
+  options: { searchIndexIntervalMs?: number } = {},
 ): Database {
   const threaded = writeThread !== undefined && file !== ':memory:';
   // With the write thread, checkpoints run on a thread of their own (checkpoint-thread.ts); each connection's own
@@ -162,10 +164,17 @@ export function openSqlite(
   // An in-memory database cannot be opened twice: its writes stay on the event loop.
   const thread =
     threaded && writeThread
-      ? new SqliteWriteThread(writeThread, { file, synchronous, mail, autocheckpoint }, topics, mail)
+      ? new SqliteWriteThread(
+          writeThread,
+          { file, synchronous, mail, autocheckpoint, searchIndexIntervalMs: options.searchIndexIntervalMs },
+          topics,
+          mail,
+        )
       : undefined;
   const checkpoints = thread ? new CheckpointThread(file, synchronous) : undefined;
   const theBatcher = thread ? undefined : groupCommitter(db, cache, topics, mail);
+  if (theBatcher && options.searchIndexIntervalMs !== undefined)
+    theBatcher.searchIndexIntervalMs = options.searchIndexIntervalMs;
   // total_changes(): rows this connection has changed (committed or not, so only read outside a transaction);
   // data_version: changes when any other connection or process commits. Two statements: the table-valued
   // pragma_data_version costs more than both together.
@@ -204,6 +213,7 @@ export function openSqlite(
       await searchThreads?.close();
       await checkpoints?.close();
       await thread?.close();
+      await theBatcher?.close();
       await db.destroy();
     },
   };

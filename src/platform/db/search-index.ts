@@ -1,15 +1,23 @@
-// SQLite: the search documents of new leads, written once per commit (issue 33; migration 2026120201).
+// SQLite: the search documents of new leads, written together at most every SEARCH_INDEX_INTERVAL_MS, and before
+// any search of a brand that has some waiting (issue 33; migration 2026120201).
 //
-// The insert trigger on leads only numbers a new lead in its brand's range of the FTS5 index and marks it pending;
-// its document is written here, for every pending lead at once, in the transaction that made them and after the
-// last of its savepoints. FTS5 then writes one index segment per commit instead of one per create (it flushes at
-// every savepoint release it took part in).
+// The insert trigger on leads only numbers a new lead in its brand's range of the FTS5 index and marks it pending
+// (lead_search_pending, committed with the lead); its document is written here, for every pending lead at once,
+// after the last savepoint of a group. FTS5 writes one index segment each time, and a segment's own pages (its
+// leaves, its doclist index, the structure record) cost a group about as much as the documents in it. So the group
+// commit (write-batch.ts) writes them in the first group that commits once the interval is up since it last did,
+// or in a group of its own when no write comes (bench/README.md: creates ×1.09–1.23 against writing them at every
+// commit, issue 33).
 //
-// THE RULE: whatever inserts leads must call this before its transaction commits, or the leads stay unsearchable
-// until the next database open. Writes through database.write() do (the group commit, write-batch.ts, and
-// overKysely's write); migrate() calls it after the migrations; anything else that inserts leads with its own SQL
-// (bench/seed.ts, test/bulk-leads.ts) calls indexPendingLeads itself. PostgreSQL indexes in its own trigger: a
-// no-op there.
+// No search sees the lag: a search first reads whether its brand has pending leads and, if so, has them written
+// (a write that commits before the search reads; search.ts), so it finds every lead committed before it began,
+// as when every commit wrote them. Only what reads the index's own tables directly (a test, a tool) sees a lead
+// pending for up to the interval. A crash leaves the marks, which the next open indexes.
+//
+// THE RULE: whatever inserts leads must leave them pending, and something must write them: writes through
+// database.write() do (the group commit, within the interval; overKysely's write, before its commit); migrate()
+// calls it after the migrations; anything else that inserts leads with its own SQL (bench/seed.ts,
+// test/bulk-leads.ts) calls indexPendingLeads itself. PostgreSQL indexes in its own trigger: a no-op there.
 import type SQLite from 'better-sqlite3';
 import { type Runner, statement } from './sql.js';
 
@@ -23,6 +31,12 @@ const ANY_TEXT = 'select 1 from lead_search_pending limit 1';
 // Before migration 2026120201 (or on a database that is not lead-intake's: the group commit's own tests) there is
 // nothing to index.
 const TABLE_TEXT = "select 1 from sqlite_master where type = 'table' and name = 'lead_search_pending'";
+
+/**
+ * The longest a committed lead waits for its search document (a search never waits for it: it has the documents
+ * written first). 100 ms at 4,000 creates/s is 400 documents a segment.
+ */
+export const SEARCH_INDEX_INTERVAL_MS = 100;
 
 const INDEX = statement(INDEX_TEXT);
 const CLEAR = statement(CLEAR_TEXT);

@@ -29,9 +29,10 @@ import { setImmediate as yieldEventLoop } from 'node:timers/promises';
 import { type RawBuilder, sql } from 'kysely';
 import { AsYouType } from 'libphonenumber-js/max';
 import { ValidationError } from '../../shared/errors.js';
+import { indexPendingLeads } from './search-index.js';
 import { nextWindow, SEARCH_WINDOWS, type SearchThreads } from './search-threads.js';
 import { type Runner, type SqlBuilder, type StatementBudget, statement } from './sql.js';
-import type { Dialect } from './store.js';
+import type { Dialect, Store } from './store.js';
 
 /** Trigram indexes need this many characters in a term. */
 export const MIN_TERM = 3;
@@ -167,12 +168,13 @@ export async function planFor(store: Runner, brandId: string, query: string): Pr
 type Part = string | { value: unknown };
 
 /** What searching needs of the database: its statements, its dialect and its budget (SEARCH_BUDGET_MS). */
-export type SearchStore = Runner & {
-  readonly dialect: Dialect;
-  readonly searchBudgetMs?: number | undefined;
-  /** SQLite with a database file: the threads its searches run on (search-threads.ts). */
-  readonly searchThreads?: SearchThreads | undefined;
-};
+export type SearchStore = Runner &
+  Pick<Store, 'write' | 'inTransaction'> & {
+    readonly dialect: Dialect;
+    readonly searchBudgetMs?: number | undefined;
+    /** SQLite with a database file: the threads its searches run on (search-threads.ts). */
+    readonly searchThreads?: SearchThreads | undefined;
+  };
 
 /**
  * A brand's search, resolved: the lead-id subquery that lists and counts put in their WHERE (`l.id in (…)`), and
@@ -216,6 +218,10 @@ const BRAND_RANGE = statement(`select b.search_key << 32 as "start",
   (select id from lead_search_rows where id >= b.search_key << 32 and id < (b.search_key + 1) << 32
     order by id desc limit 1) as "last"
   from brands b where b.id = ?`);
+// Whether any of the brand's leads waits for its search document (search-index.ts): a seek in the brand's range.
+const BRAND_PENDING = statement(
+  'select 1 as "pending" from lead_search_pending where id >= ? and id < ? + 4294967296 limit 1',
+);
 // The matches among the rowids [from, to): FTS5 takes the rowid bounds into its doclist reads (seeks, not scans).
 const MATCH_WINDOW = statement(`select r.lead_id from lead_search s join lead_search_rows r on r.id = s.rowid
   where lead_search match ? and s.rowid >= ? and s.rowid < ?`);
@@ -234,6 +240,17 @@ async function sqliteMatches(
   const began = performance.now();
   const range = (await store.all<{ start: number; last: number | null }>(BRAND_RANGE, [brandId]))[0];
   if (!range || range.last === null) return NOTHING.parts as Part[];
+  // Documents still waiting for the interval (search-index.ts) are written first, so the search finds every lead
+  // committed before it began. Inside a write they go into its transaction (a search thread reads only what is
+  // committed, as it always has for a write's own leads).
+  if ((await store.all(BRAND_PENDING, [range.start, range.start])).length) {
+    if (store.inTransaction) await indexPendingLeads(store);
+    else {
+      // A search must not need the database to take writes: if it cannot (its disk full, its writes stopped after
+      // a failed sync), it searches what is indexed, without those last documents.
+      await store.write((tx) => indexPendingLeads(tx)).catch(() => undefined);
+    }
+  }
   // FTS5 query syntax: each term a quoted phrase (a quote doubled), which the trigram tokenizer matches as a
   // substring; the document's and the query's diacritics and case are folded by the same tokenizer.
   const match = plan

@@ -18,7 +18,7 @@
 // erasure rewrites the whole search index) keeps the journal in files instead, so its size is the disk's, not
 // the process's memory.
 import type SQLite from 'better-sqlite3';
-import { pendingLeadIndexer } from './search-index.js';
+import { pendingLeadIndexer, SEARCH_INDEX_INTERVAL_MS } from './search-index.js';
 import type { StatementCache } from './sql.js';
 import {
   type DB,
@@ -57,6 +57,17 @@ export class SqliteWriteBatcher {
   /** Groups committed so far: the number of the last one. */
   groups = 0;
   /**
+   * When the next group writes the pending search documents (performance.now()): at most once every
+   * SEARCH_INDEX_INTERVAL_MS, or at once when indexNow asks (search-index.ts tells why).
+   */
+  private nextIndexAt = 0;
+  /** SEARCH_INDEX_INTERVAL_MS, unless the database was opened with another (a test that must see the wait). */
+  searchIndexIntervalMs = SEARCH_INDEX_INTERVAL_MS;
+  private indexWanted = false;
+  /** Runs an empty group when the interval is up, so pending documents never wait for the next write. */
+  private indexTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /**
    * Called with a group's number as soon as its COMMIT has returned, before its writes are settled (the write
    * thread tells the WAL sync thread: wal-sync-thread.ts).
    */
@@ -83,6 +94,38 @@ export class SqliteWriteBatcher {
       commit: prepare('COMMIT'),
     };
     this.indexPendingLeads = pendingLeadIndexer(this.handle);
+  }
+
+  /**
+   * Writes the pending search documents now, in a group of their own or the next one: resolves once that group
+   * has committed. A search calls this through a write (search.ts); close calls it last.
+   */
+  indexNow(): Promise<void> {
+    this.indexWanted = true;
+    return this.run(async () => {});
+  }
+
+  /** Writes what is pending and stops the interval's timer: the connection is about to close. */
+  async close(): Promise<void> {
+    await this.indexNow();
+    this.closed = true;
+    if (this.indexTimer) clearTimeout(this.indexTimer);
+    this.indexTimer = undefined;
+  }
+
+  /** After a group that left its search documents for later: a group then, unless a write comes first. */
+  private indexLater() {
+    if (this.indexTimer || this.closed) return;
+    const wait = Math.max(0, this.nextIndexAt - performance.now());
+    this.indexTimer = setTimeout(() => {
+      this.indexTimer = undefined;
+      if (this.closed) return;
+      // A group with writes has indexed since: its own commit armed the timer again if it had to.
+      if (performance.now() < this.nextIndexAt) return;
+      this.indexWanted = true;
+      this.run(async () => {}).catch(() => {});
+    }, wait + 1);
+    this.indexTimer.unref();
   }
 
   run<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T> {
@@ -154,8 +197,15 @@ export class SqliteWriteBatcher {
         }
       }
       // The group's new leads into the search index, outside every savepoint: one FTS5 flush per commit.
-      this.indexPendingLeads();
+      const now = performance.now();
+      const indexing = this.indexWanted || now >= this.nextIndexAt;
+      if (indexing) {
+        this.indexWanted = false;
+        this.nextIndexAt = now + this.searchIndexIntervalMs;
+        this.indexPendingLeads();
+      }
       c.commit.run();
+      if (!indexing && done.length) this.indexLater();
       this.groups++;
       this.afterCommit?.(this.groups);
     } catch (error) {

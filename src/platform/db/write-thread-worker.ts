@@ -38,6 +38,8 @@ export interface WriteThreadData {
    * writes once that thread has synced the WAL.
    */
   syncPort?: MessagePort;
+  /** How long new leads' search documents may wait (search-index.ts); SEARCH_INDEX_INTERVAL_MS when absent. */
+  searchIndexIntervalMs?: number | undefined;
 }
 
 export function serialize(error: unknown): SerializedError {
@@ -72,6 +74,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
   });
   const topics = new RecordedTopics();
   const batcher = groupCommitter(db, cache, topics, data.mail, false);
+  if (data.searchIndexIntervalMs !== undefined) batcher.searchIndexIntervalMs = data.searchIndexIntervalMs;
   if (syncPort) batcher.afterCommit = (group) => syncPort.postMessage(group);
   const post = (message: FromThread) => port.postMessage(message);
 
@@ -213,9 +216,10 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
         return;
       }
       case 'close': {
-        // Every write sent before this one has been queued: once this empty one has committed, they all have.
+        // Every write sent before this one has been queued: once this empty group has committed (writing the
+        // search documents still pending), they all have.
         void batcher
-          .run(async () => {})
+          .close()
           .finally(() => db.destroy())
           .then(() => post({ t: 'closed' }));
         return;
