@@ -6,8 +6,8 @@
 // after the last savepoint of a group. FTS5 writes one index segment each time, and a segment's own pages (its
 // leaves, its doclist index, the structure record) cost a group about as much as the documents in it. So the group
 // commit (write-batch.ts) writes them in the first group that commits once the interval is up since it last did,
-// or in a group of its own when no write comes (bench/README.md: creates ×1.09–1.23 against writing them at every
-// commit, issue 33).
+// or in a group of its own when no write comes (creates ×1.09 and ×1.33 in two quick pairs against writing them at
+// every commit; bench/README.md, issue 33).
 //
 // No search sees the lag: a search first reads whether its brand has pending leads and, if so, has them written
 // (a write that commits before the search reads; search.ts), so it finds every lead committed before it began,
