@@ -105,12 +105,16 @@ export class SqliteWriteBatcher {
     return this.run(async () => {});
   }
 
-  /** Writes what is pending and stops the interval's timer: the connection is about to close. */
+  /**
+   * Stops the interval's timer and writes what is pending: the connection is about to close. Resolves once every
+   * write queued before it has committed. The documents are the one thing it may fail to write (its disk full):
+   * they stay marked, and the next open writes them (migrate()).
+   */
   async close(): Promise<void> {
-    await this.indexNow();
     this.closed = true;
     if (this.indexTimer) clearTimeout(this.indexTimer);
     this.indexTimer = undefined;
+    await this.indexNow().catch(() => undefined);
   }
 
   /** After a group that left its search documents for later: a group then, unless a write comes first. */
