@@ -200,7 +200,8 @@ export class SqliteWriteBatcher {
           job.reject(error);
         }
       }
-      // The group's new leads into the search index, outside every savepoint: one FTS5 flush per commit.
+      // The new leads of this group and of the groups before it into the search index, outside every savepoint
+      // (one FTS5 segment), once the interval since it was last written is up (search-index.ts); else later.
       const now = performance.now();
       const indexing = this.indexWanted || now >= this.nextIndexAt;
       if (indexing) {
