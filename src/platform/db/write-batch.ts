@@ -98,7 +98,7 @@ export class SqliteWriteBatcher {
 
   /**
    * Writes the pending search documents now, in a group of their own or the next one: resolves once that group
-   * has committed. A search calls this through a write (search.ts); close calls it last.
+   * has committed. Close calls it last (a search writes them with a write of its own: search.ts).
    */
   indexNow(): Promise<void> {
     this.indexWanted = true;
