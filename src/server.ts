@@ -26,7 +26,7 @@ export async function serve(config: Readonly<Config> = loadConfig()): Promise<vo
   const base = config.publicUrlExplicit ? config.publicUrl : address;
   const where =
     config.database.dialect === 'sqlite'
-      ? config.database.file
+      ? `${config.database.file} (${config.database.writeThread === false ? 'writes on the event loop' : 'writes on a thread of their own'})`
       : `PostgreSQL (schema ${config.database.schema})`;
   app.log.info(`lead-intake listening on ${base} with ${where}; API docs at ${base}/docs`);
 }

@@ -330,20 +330,31 @@ describe('SEARCH_BUDGET_MS', () => {
 });
 
 describe('SQLITE_WRITE_THREAD', () => {
-  it('defaults to on, takes on or off, and means nothing on PostgreSQL', () => {
-    const sqlite = (env: Record<string, string>) => {
-      const { database } = loadConfig(env);
-      return database.dialect === 'sqlite' ? database.writeThread : 'postgres';
-    };
-    expect(sqlite({})).toBe(true);
-    expect(sqlite({ SQLITE_WRITE_THREAD: 'off' })).toBe(false);
-    expect(sqlite({ SQLITE_WRITE_THREAD: 'ON' })).toBe(true);
-    expect(sqlite({ DATABASE_URL: 'postgres://x@127.0.0.1/db', SQLITE_WRITE_THREAD: 'off' })).toBe(
+  const sqlite = (env: Record<string, string>, cores: number) => {
+    const { database } = loadConfig(env, cores);
+    return database.dialect === 'sqlite' ? database.writeThread : 'postgres';
+  };
+
+  it('defaults to auto: the thread where the process may use two cores or more, the event loop on one', () => {
+    expect(sqlite({}, 2)).toBe(true);
+    expect(sqlite({}, 16)).toBe(true);
+    expect(sqlite({}, 1)).toBe(false);
+    expect(sqlite({ SQLITE_WRITE_THREAD: 'Auto' }, 1)).toBe(false);
+    expect(sqlite({ SQLITE_WRITE_THREAD: 'auto' }, 2)).toBe(true);
+  });
+
+  it('takes on or off whatever the cores, and means nothing on PostgreSQL', () => {
+    expect(sqlite({ SQLITE_WRITE_THREAD: 'on' }, 1)).toBe(true);
+    expect(sqlite({ SQLITE_WRITE_THREAD: 'ON' }, 4)).toBe(true);
+    expect(sqlite({ SQLITE_WRITE_THREAD: 'off' }, 4)).toBe(false);
+    expect(sqlite({ DATABASE_URL: 'postgres://x@127.0.0.1/db', SQLITE_WRITE_THREAD: 'off' }, 4)).toBe(
       'postgres',
     );
   });
 
   it('refuses anything else with an error naming the setting', () => {
-    expect(() => loadConfig({ SQLITE_WRITE_THREAD: 'yes' })).toThrow(/SQLITE_WRITE_THREAD must be on or off/);
+    expect(() => loadConfig({ SQLITE_WRITE_THREAD: 'yes' })).toThrow(
+      /SQLITE_WRITE_THREAD must be auto, on or off/,
+    );
   });
 });

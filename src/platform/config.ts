@@ -1,5 +1,6 @@
 // Reads and validates the environment once; everything else receives the frozen result.
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { hasUrlControl } from '../shared/text.js';
 
@@ -7,7 +8,10 @@ export type DatabaseConfig = (
   | {
       dialect: 'sqlite';
       file: string;
-      /** Writes on a thread of their own (SQLITE_WRITE_THREAD, default on; write-thread.ts). */
+      /**
+       * Writes on a thread of their own (write-thread.ts): SQLITE_WRITE_THREAD=on, or auto (the default) when the
+       * process may run on two cores or more.
+       */
       writeThread?: boolean;
     }
   | { dialect: 'postgres'; url: string; schema: string; poolMax: number }
@@ -394,7 +398,11 @@ function backupConfig(env: Env, dataDir: string): BackupConfig {
   };
 }
 
-export function loadConfig(env: Env = process.env): Readonly<Config> {
+/**
+ * `cores`: how many cores this process may run on (its CPU affinity, as taskset or a cpuset sets it); it decides
+ * SQLITE_WRITE_THREAD=auto.
+ */
+export function loadConfig(env: Env = process.env, cores = os.availableParallelism()): Readonly<Config> {
   const host = env.HOST || '127.0.0.1';
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const dataDir = path.resolve(env.DATA_DIR || './data');
@@ -415,12 +423,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 2, 1000),
     };
   } else {
-    const thread = (env.SQLITE_WRITE_THREAD || 'on').toLowerCase();
-    if (thread !== 'on' && thread !== 'off') throw new ConfigError('SQLITE_WRITE_THREAD must be on or off');
+    const thread = (env.SQLITE_WRITE_THREAD || 'auto').toLowerCase();
+    if (thread !== 'auto' && thread !== 'on' && thread !== 'off')
+      throw new ConfigError('SQLITE_WRITE_THREAD must be auto, on or off');
     database = {
       dialect: 'sqlite',
       file: path.join(dataDir, 'lead-intake.sqlite'),
-      writeThread: thread === 'on',
+      // On one core the thread only moves the work, and handing each write across costs more than it saves
+      // (bench/README.md, "one core"): auto keeps the writes on the event loop there.
+      writeThread: thread === 'on' || (thread === 'auto' && cores >= 2),
     };
   }
   database.searchBudgetMs = integer(env, 'SEARCH_BUDGET_MS', 2000, 50, 60_000);

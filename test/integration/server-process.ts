@@ -23,8 +23,14 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env };
 }
 
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [bin, 'serve'], { cwd: root, env: childEnv(env), stdio: 'pipe' });
+/** `cpus`: a taskset core list the server may run on (its CPU affinity), instead of this process's. */
+export async function startServer(
+  env: Record<string, string>,
+  options: { cpus?: string } = {},
+): Promise<ServerProcess> {
+  const command = [process.execPath, bin, 'serve'];
+  if (options.cpus !== undefined) command.unshift('taskset', '-c', options.cpus);
+  const child = spawn(command[0]!, command.slice(1), { cwd: root, env: childEnv(env), stdio: 'pipe' });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
