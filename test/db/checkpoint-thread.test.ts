@@ -131,31 +131,44 @@ describe('the checkpoint thread', () => {
   });
 });
 
+/** The app's database has its checkpoint thread, its writing connection only the WAL's bound, and loses nothing. */
+async function checkpointsBeside(ctx: ReturnType<typeof useTestContext>, file: string) {
+  const database = ctx.app.deps.database;
+  const checkpoints = database.checkpoints;
+  if (!checkpoints) throw new Error('no checkpoint thread beside the writes');
+  const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(database.db);
+  expect(rows[0]?.wal_autocheckpoint).toBe(WRITER_AUTOCHECKPOINT);
+  const before = (await checkpoints.stats()).pages;
+  const created = await Promise.all(
+    Array.from({ length: 30 }, (_, n) => ctx.createLead({ title: `Punt ${n}` })),
+  );
+  await until(checkpoints, (s) => s.pages > before);
+  // Every lead is there, read from the database as another process would open it.
+  const other = new SQLite(file, { readonly: true });
+  try {
+    const ids = new Set((other.prepare('select id from leads').all() as { id: string }[]).map((r) => r.id));
+    for (const lead of created) expect(ids.has(String(lead.id))).toBe(true);
+  } finally {
+    other.close();
+  }
+}
+
 describe('checkpoints beside the write thread (the app, SQLite with a database file)', () => {
   const file = path.join(dir, 'app.sqlite');
   const ctx = useTestContext('sqlite', { database: { dialect: 'sqlite', file } });
 
   it("runs with the write thread, whose connections keep only the WAL's bound", async () => {
-    const database = ctx.app.deps.database;
-    expect(database.writeThread).toBeDefined();
-    const checkpoints = database.checkpoints;
-    if (!checkpoints) throw new Error('no checkpoint thread beside the write thread');
-    const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
-      database.db,
-    );
-    expect(rows[0]?.wal_autocheckpoint).toBe(WRITER_AUTOCHECKPOINT);
-    const before = (await checkpoints.stats()).pages;
-    const created = await Promise.all(
-      Array.from({ length: 30 }, (_, n) => ctx.createLead({ title: `Punt ${n}` })),
-    );
-    await until(checkpoints, (s) => s.pages > before);
-    // Every lead is there, read from the database as another process would open it.
-    const other = new SQLite(file, { readonly: true });
-    try {
-      const ids = new Set((other.prepare('select id from leads').all() as { id: string }[]).map((r) => r.id));
-      for (const lead of created) expect(ids.has(String(lead.id))).toBe(true);
-    } finally {
-      other.close();
-    }
+    expect(ctx.app.deps.database.writeThread).toBeDefined();
+    await checkpointsBeside(ctx, file);
+  });
+});
+
+describe('checkpoints beside writes on the event loop (the app on one core: SQLITE_WRITE_THREAD=auto or off)', () => {
+  const file = path.join(dir, 'app-event-loop.sqlite');
+  const ctx = useTestContext('sqlite', { database: { dialect: 'sqlite', file, writeThread: false } });
+
+  it("runs there too: a COMMIT on the event loop checkpoints only at the WAL's bound", async () => {
+    expect(ctx.app.deps.database.writeThread).toBeUndefined();
+    await checkpointsBeside(ctx, file);
   });
 });

@@ -81,6 +81,8 @@ export function openDatabase(
           sqliteSynchronous,
           mail,
           config.writeThread === false ? undefined : writeThread,
+          // A served database (the app gives the thread's module) checkpoints beside its writes either way.
+          { checkpointThread: writeThread !== undefined },
         )
       : openPostgres(config, mail);
   // Read by search.ts from whichever handle a search is given (the database or a transaction made from it).
@@ -144,12 +146,18 @@ export function openSqlite(
   mail: MailSettings | null = null,
   writeThread?: URL,
   /** searchIndexIntervalMs: how long new leads' search documents may wait (search-index.ts); its default else. */
-  options: { searchIndexIntervalMs?: number } = {},
+  /**
+   * checkpointThread: checkpoints on a thread of their own with the writes on the event loop too (always with the
+   * write thread).
+   */
+  options: { searchIndexIntervalMs?: number; checkpointThread?: boolean } = {},
 ): Database {
   const threaded = writeThread !== undefined && file !== ':memory:';
-  // With the write thread, checkpoints run on a thread of their own (checkpoint-thread.ts); each connection's own
-  // is only the WAL's bound.
-  const autocheckpoint = threaded ? WRITER_AUTOCHECKPOINT : undefined;
+  // Checkpoints run on a thread of their own (checkpoint-thread.ts); each connection's own is only the WAL's
+  // bound. With the writes on the event loop (one core), a checkpoint in a COMMIT would stop every request while
+  // it copies and syncs, longer the larger the database.
+  const besideCheckpoints = file !== ':memory:' && (threaded || options.checkpointThread === true);
+  const autocheckpoint = besideCheckpoints ? WRITER_AUTOCHECKPOINT : undefined;
   const sqlite = openSqliteConnection(file, synchronous, autocheckpoint);
   // The write thread holds the write lock; this connection waits for it on the event loop, never in SQLite's
   // busy handler (waitOutBusy).
@@ -171,7 +179,7 @@ export function openSqlite(
           mail,
         )
       : undefined;
-  const checkpoints = thread ? new CheckpointThread(file, synchronous) : undefined;
+  const checkpoints = besideCheckpoints ? new CheckpointThread(file, synchronous) : undefined;
   const theBatcher = thread ? undefined : groupCommitter(db, cache, topics, mail);
   if (theBatcher && options.searchIndexIntervalMs !== undefined)
     theBatcher.searchIndexIntervalMs = options.searchIndexIntervalMs;
