@@ -145,8 +145,8 @@ export function openSqlite(
   synchronous: 'FULL' | 'NORMAL' = 'FULL',
   mail: MailSettings | null = null,
   writeThread?: URL,
-  /** searchIndexIntervalMs: how long new leads' search documents may wait (search-index.ts); its default else. */
   /**
+   * searchIndexIntervalMs: how long new leads' search documents may wait (search-index.ts); its default else.
    * checkpointThread: checkpoints on a thread of their own with the writes on the event loop too (always with the
    * write thread).
    */
@@ -180,9 +180,9 @@ export function openSqlite(
         )
       : undefined;
   const checkpoints = besideCheckpoints ? new CheckpointThread(file, synchronous) : undefined;
-  const theBatcher = thread ? undefined : groupCommitter(db, cache, topics, mail);
-  if (theBatcher && options.searchIndexIntervalMs !== undefined)
-    theBatcher.searchIndexIntervalMs = options.searchIndexIntervalMs;
+  const theBatcher = thread
+    ? undefined
+    : groupCommitter(db, cache, topics, mail, true, options.searchIndexIntervalMs);
   // total_changes(): rows this connection has changed (committed or not, so only read outside a transaction);
   // data_version: changes when any other connection or process commits. Two statements: the table-valued
   // pragma_data_version costs more than both together.
@@ -238,6 +238,8 @@ export function groupCommitter(
   mail: MailSettings | null,
   /** SqliteWriteBatcher's `scoped`: false on the write thread. */
   scoped = true,
+  /** How long new leads' search documents may wait: SEARCH_INDEX_INTERVAL_MS unless given (search-index.ts). */
+  searchIndexIntervalMs?: number,
 ): SqliteWriteBatcher {
   // The Kysely instance a write's tx.db is: the same better-sqlite3 handle, without the connection lock the
   // batch already holds. Built once; it refuses to run while no batch holds the lock.
@@ -271,6 +273,7 @@ export function groupCommitter(
     cache,
     () => new Transaction(runner, () => held, topics, mail),
     scoped,
+    searchIndexIntervalMs,
   );
   return batcher;
 }

@@ -62,7 +62,7 @@ export class SqliteWriteBatcher {
    */
   private nextIndexAt = 0;
   /** SEARCH_INDEX_INTERVAL_MS, unless the database was opened with another (a test that must see the wait). */
-  searchIndexIntervalMs = SEARCH_INDEX_INTERVAL_MS;
+  private readonly searchIndexIntervalMs: number;
   private indexWanted = false;
   /** Runs an empty group when the interval is up, so pending documents never wait for the next write. */
   private indexTimer: NodeJS.Timeout | undefined;
@@ -83,7 +83,9 @@ export class SqliteWriteBatcher {
      * thread there is no outer handle, and the scope's promise hooks would only cost time.
      */
     private readonly scoped = true,
+    searchIndexIntervalMs = SEARCH_INDEX_INTERVAL_MS,
   ) {
+    this.searchIndexIntervalMs = searchIndexIntervalMs;
     this.handle = cache.handle;
     const prepare = (text: string) => this.handle.prepare(text);
     this.control = {

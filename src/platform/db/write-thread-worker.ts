@@ -73,8 +73,7 @@ export function serveWrites(procedures: Record<string, Procedure>): void {
     }),
   });
   const topics = new RecordedTopics();
-  const batcher = groupCommitter(db, cache, topics, data.mail, false);
-  if (data.searchIndexIntervalMs !== undefined) batcher.searchIndexIntervalMs = data.searchIndexIntervalMs;
+  const batcher = groupCommitter(db, cache, topics, data.mail, false, data.searchIndexIntervalMs);
   if (syncPort) batcher.afterCommit = (group) => syncPort.postMessage(group);
   const post = (message: FromThread) => port.postMessage(message);
 
